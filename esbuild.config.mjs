@@ -1,0 +1,58 @@
+// Builds the browser assets into public/build: widget islands (ESM, one chunk per widget, shared React chunk)
+// and the site CSS, with content-hashed names, a metafile, and a manifest the server reads.
+import fs from "node:fs";
+import path from "node:path";
+import * as esbuild from "esbuild";
+
+const outdir = "public/build";
+const production = process.env.NODE_ENV === "production";
+
+fs.rmSync(outdir, { recursive: true, force: true });
+
+const result = await esbuild.build({
+  entryPoints: { boot: "widgets/boot.ts", site: "views/styles/site.css" },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "browser",
+  target: ["es2022", "chrome115", "firefox115", "safari16"],
+  minify: true,
+  sourcemap: production ? false : "linked",
+  entryNames: "[name]-[hash]",
+  chunkNames: "chunk-[hash]",
+  assetNames: "asset-[hash]",
+  jsx: "automatic",
+  metafile: true,
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
+  legalComments: "none",
+  logLevel: "warning",
+});
+
+// manifest: entry name -> public URL, and for each widget the chunks it needs (for modulepreload).
+const url = (file) => `/${path.relative("public", file).split(path.sep).join("/")}`;
+const manifest = { entries: {}, widgets: {} };
+const outputs = result.metafile.outputs;
+const staticImports = (file, seen = new Set()) => {
+  for (const imp of outputs[file]?.imports ?? []) {
+    if (imp.kind === "import-statement" && !seen.has(imp.path)) {
+      seen.add(imp.path);
+      staticImports(imp.path, seen);
+    }
+  }
+  return seen;
+};
+for (const [file, out] of Object.entries(outputs)) {
+  if (!out.entryPoint || file.endsWith(".map")) continue;
+  const entry = out.entryPoint;
+  const base = path.basename(entry).replace(/\.(tsx?|css)$/, "");
+  const ext = path.extname(file);
+  if (ext === ".js" && out.entryPoint !== "widgets/boot.ts" && entry.startsWith("widgets/")) {
+    manifest.widgets[base] = [url(file), ...[...staticImports(file)].map(url)];
+  } else if (ext === ".js" || ext === ".css") {
+    manifest.entries[`${base}${ext}`] = { url: url(file), imports: [...staticImports(file)].map(url) };
+  }
+}
+fs.writeFileSync(path.join(outdir, "manifest.json"), JSON.stringify(manifest, null, 2));
+fs.writeFileSync(path.join(outdir, "meta.json"), JSON.stringify(result.metafile));
+console.log(`built ${Object.keys(outputs).filter((f) => !f.endsWith(".map")).length} files into ${outdir}`);

@@ -1,0 +1,80 @@
+import express, { type Express } from "express";
+import { pinoHttp } from "pino-http";
+import type { Config } from "./config.ts";
+import type { Db } from "./db/knex.ts";
+import type { Redis } from "./redis.ts";
+import { hashForLog, type Logger } from "./logger.ts";
+import { buildSite } from "./site.ts";
+import type { Outbox } from "./email/outbox.ts";
+import { loadAssets, publicDirectory } from "./http/assets.ts";
+import { createSessionStore, sessionMiddleware } from "./http/session.ts";
+import { csrfProtection, sameOriginOnly, securityHeaders } from "./http/security.ts";
+import { healthRoutes } from "./http/health.ts";
+import { pageContext } from "./http/pageContext.ts";
+import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
+import { rateLimiterFactory } from "./http/rateLimit.ts";
+import { homeRoutes } from "./home/routes.tsx";
+import { testRoutes } from "./http/testRoutes.tsx";
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  redis: Redis | undefined;
+  logger: Logger;
+  outbox: Outbox;
+}
+
+/** The whole middleware order, top to bottom. */
+export function createApp(deps: AppDeps): Express {
+  const { config, db, redis, logger } = deps;
+  const site = buildSite(config.brandName);
+  const assets = loadAssets();
+  const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
+  const app = express();
+
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.trustProxyHops);
+  app.set("query parser", "extended");
+
+  // 1. request logs (no cookies, hashed session ids)
+  app.use(
+    pinoHttp({
+      logger,
+      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url?.startsWith("/build/") === true },
+      serializers: {
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        req: (req: { method: string; url: string; raw?: { sessionID?: string } }) => ({
+          method: req.method,
+          url: req.url,
+          session: req.raw?.sessionID ? hashForLog(req.raw.sessionID) : undefined,
+        }),
+      },
+    }),
+  );
+
+  // 2. security headers, static files, health
+  app.use(securityHeaders(config.isProduction));
+  app.use("/build", express.static(`${publicDirectory}/build`, { immutable: true, maxAge: "1y", fallthrough: false }));
+  app.use(express.static(publicDirectory, { maxAge: "1h", index: false }));
+  app.use(healthRoutes(db, redis));
+
+  // 3. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
+
+  // 4. bodies, session, same-origin check, CSRF, page context
+  app.use(express.json({ limit: "100kb" }));
+  app.use(express.urlencoded({ extended: true, limit: "100kb", parameterLimit: 500 }));
+  app.use(sessionMiddleware(config, createSessionStore(redis, config.redis?.prefix ?? "", logger)));
+  app.use(sameOriginOnly(config.publicUrl));
+  app.use(requireSessionForWrites);
+  app.use(csrfProtection);
+  app.use(pageContext({ site, assets, publicUrl: config.publicUrl, testMode: !config.stripe }));
+
+  // 5. features
+  app.use(homeRoutes({ site }));
+  if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));
+
+  // 6. not found, errors
+  app.use(notFound());
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,131 @@
+import path from "node:path";
+import { z } from "zod";
+
+const optional = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  HOST: z.string().default("0.0.0.0"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_URL: optional.pipe(z.url().optional()),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  BRAND_NAME: z.string().trim().min(1).default("Ironside"),
+  SESSION_SECRET: optional,
+  DATABASE_URL: optional,
+  SQLITE_PATH: z.string().default("var/app.sqlite3"),
+  REDIS_URL: optional,
+  REDIS_PREFIX: z.string().default("ironside:"),
+  STRIPE_SECRET_KEY: optional,
+  STRIPE_PUBLISHABLE_KEY: optional,
+  STRIPE_WEBHOOK_SECRET: optional,
+  SHOPIFY_STORE_DOMAIN: optional,
+  SHOPIFY_STOREFRONT_TOKEN: optional,
+  SHOPIFY_ADMIN_TOKEN: optional,
+  SHOPIFY_API_VERSION: z.string().default("2025-07"),
+  SMTP_URL: optional,
+  MAIL_DIR: z.string().default("var/mail"),
+  MAIL_FROM: z.string().default("Ironside Wrestling <no-reply@ironsidewrestling.com>"),
+  MAIL_TO: z.string().default("team@ironsidewrestling.com"),
+  EVENTS_HERO_VIDEO_URL: optional,
+  ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  env: Env["NODE_ENV"];
+  isProduction: boolean;
+  host: string;
+  port: number;
+  publicUrl: string | undefined;
+  trustProxyHops: number;
+  logLevel: Env["LOG_LEVEL"];
+  brandName: string;
+  sessionSecret: string | undefined;
+  database: { client: "mysql2"; url: string } | { client: "better-sqlite3"; filename: string };
+  redis: { url: string; prefix: string } | undefined;
+  stripe: { secretKey: string; publishableKey: string; webhookSecret: string } | undefined;
+  shopify: {
+    storeDomain: string;
+    storefrontToken: string;
+    adminToken: string | undefined;
+    apiVersion: string;
+  } | undefined;
+  mail: { smtpUrl: string | undefined; dir: string; from: string; brandInbox: string };
+  eventsHeroVideoUrl: string | undefined;
+  testRoutes: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment into a Config; throws ConfigError with one readable line when it cannot. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+  }
+  const e = parsed.data;
+  const isProduction = e.NODE_ENV === "production";
+
+  if (e.DATABASE_URL && !/^mysql2?:\/\//.test(e.DATABASE_URL)) {
+    throw new ConfigError("Invalid configuration: DATABASE_URL must be a mysql:// URL (leave it unset for SQLite)");
+  }
+  const stripeParts = [e.STRIPE_SECRET_KEY, e.STRIPE_PUBLISHABLE_KEY, e.STRIPE_WEBHOOK_SECRET];
+  if (stripeParts.some(Boolean) && !stripeParts.every(Boolean)) {
+    throw new ConfigError(
+      "Invalid configuration: set all of STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or none (offline test mode)",
+    );
+  }
+  if (Boolean(e.SHOPIFY_STORE_DOMAIN) !== Boolean(e.SHOPIFY_STOREFRONT_TOKEN)) {
+    throw new ConfigError("Invalid configuration: set both SHOPIFY_STORE_DOMAIN and SHOPIFY_STOREFRONT_TOKEN, or neither");
+  }
+
+  if (isProduction) {
+    const missing: string[] = [];
+    if (!e.SESSION_SECRET) missing.push("SESSION_SECRET");
+    if (!e.DATABASE_URL) missing.push("DATABASE_URL (mysql://...)");
+    if (!e.REDIS_URL) missing.push("REDIS_URL");
+    if (!e.STRIPE_SECRET_KEY) missing.push("STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET");
+    if (missing.length > 0) {
+      throw new ConfigError(`Production needs: ${missing.join(", ")}`);
+    }
+    if (e.SESSION_SECRET!.length < 32) throw new ConfigError("Production needs: SESSION_SECRET of at least 32 characters");
+    if (e.ENABLE_TEST_ROUTES === "1") throw new ConfigError("Invalid configuration: ENABLE_TEST_ROUTES is refused in production");
+  }
+
+  return {
+    env: e.NODE_ENV,
+    isProduction,
+    host: e.HOST,
+    port: e.PORT,
+    publicUrl: e.PUBLIC_URL?.replace(/\/$/, ""),
+    trustProxyHops: e.TRUST_PROXY_HOPS,
+    logLevel: e.LOG_LEVEL,
+    brandName: e.BRAND_NAME,
+    sessionSecret: e.SESSION_SECRET,
+    database: e.DATABASE_URL
+      ? { client: "mysql2", url: e.DATABASE_URL.replace(/^mysql2:/, "mysql:") }
+      : { client: "better-sqlite3", filename: e.SQLITE_PATH === ":memory:" ? ":memory:" : path.resolve(e.SQLITE_PATH) },
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
+    stripe: e.STRIPE_SECRET_KEY
+      ? { secretKey: e.STRIPE_SECRET_KEY, publishableKey: e.STRIPE_PUBLISHABLE_KEY!, webhookSecret: e.STRIPE_WEBHOOK_SECRET! }
+      : undefined,
+    shopify: e.SHOPIFY_STORE_DOMAIN
+      ? {
+          storeDomain: e.SHOPIFY_STORE_DOMAIN,
+          storefrontToken: e.SHOPIFY_STOREFRONT_TOKEN!,
+          adminToken: e.SHOPIFY_ADMIN_TOKEN,
+          apiVersion: e.SHOPIFY_API_VERSION,
+        }
+      : undefined,
+    mail: { smtpUrl: e.SMTP_URL, dir: path.resolve(e.MAIL_DIR), from: e.MAIL_FROM, brandInbox: e.MAIL_TO },
+    eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
+    testRoutes: e.ENABLE_TEST_ROUTES === "1",
+  };
+}

@@ -1,0 +1,58 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import knexFactory, { type Knex } from "knex";
+import type { Config } from "../config.ts";
+
+export type Db = Knex;
+
+export const migrationsDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../migrations");
+
+/** Knex options for either database; kept in one place so the app, the CLI and the tests agree. */
+export function knexOptions(database: Config["database"]): Knex.Config {
+  const migrations: Knex.MigratorConfig = {
+    directory: migrationsDirectory,
+    loadExtensions: [".ts"],
+    tableName: "knex_migrations",
+  };
+  if (database.client === "mysql2") {
+    return {
+      client: "mysql2",
+      connection: { uri: database.url, connectTimeout: 2000, dateStrings: false, timezone: "Z", charset: "utf8mb4" } as Knex.MySql2ConnectionConfig,
+      pool: { min: 0, max: 10 },
+      // A stopped MySQL must answer within 2 s instead of holding requests.
+      acquireConnectionTimeout: 2000,
+      migrations,
+    };
+  }
+  if (database.filename !== ":memory:") fs.mkdirSync(path.dirname(database.filename), { recursive: true });
+  return {
+    client: "better-sqlite3",
+    connection: { filename: database.filename },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate: (conn: { pragma: (s: string) => void }, done: (err: Error | null, conn: unknown) => void) => {
+        conn.pragma("foreign_keys = ON");
+        conn.pragma("journal_mode = WAL");
+        conn.pragma("busy_timeout = 2000");
+        done(null, conn);
+      },
+    },
+    acquireConnectionTimeout: 2000,
+    migrations,
+  };
+}
+
+export function createDb(database: Config["database"]): Db {
+  return knexFactory(knexOptions(database));
+}
+
+export async function migrateLatest(db: Db): Promise<void> {
+  await db.migrate.latest();
+}
+
+export function isMysql(db: Db): boolean {
+  return db.client.config.client === "mysql2";
+}

@@ -1,0 +1,26 @@
+/** MySQL returns JSON and timestamps parsed, SQLite returns strings: repositories normalise through these. */
+export function toDate(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value;
+  if (typeof value === "number") return new Date(value);
+  const s = String(value);
+  // SQLite stores knex Date bindings as epoch milliseconds, and CURRENT_TIMESTAMP as 'YYYY-MM-DD HH:MM:SS' (UTC).
+  if (/^\d+$/.test(s)) return new Date(Number(s));
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(" ", "T")}Z`);
+}
+
+export function toJson<T>(value: unknown, fallback: T): T {
+  if (value === null || value === undefined) return fallback;
+  if (typeof value === "string") {
+    try {
+      return JSON.parse(value) as T;
+    } catch {
+      return fallback;
+    }
+  }
+  return value as T;
+}
+
+export function toBool(value: unknown): boolean {
+  return value === true || value === 1 || value === "1";
+}

@@ -1,0 +1,87 @@
+import type { ReactElement } from "react";
+import type { Request, Response } from "express";
+import { renderToStaticMarkup, renderToString } from "react-dom/server";
+import { Layout, type ShellProps } from "../../views/layout/Layout.tsx";
+import { collectWidgets, serializeProps, WidgetCollector } from "../../views/components/Widget.tsx";
+import type { Assets } from "./assets.ts";
+import type { ToastMessage } from "../../views/components/Toast.tsx";
+import { CsrfContext } from "../../views/components/Form.tsx";
+
+export interface PageOptions {
+  /** The page's own name; the document title is "{title} | {brand}". */
+  title: string;
+  description: string;
+  status?: number;
+  /** schema.org objects, each emitted as JSON-LD. */
+  jsonLd?: object[];
+  openGraph?: { type?: string; image?: string };
+  /** Third-party or test-mode scripts the page needs before its widgets (Stripe.js on card pages only). */
+  scripts?: string[];
+  bare?: boolean;
+  noindex?: boolean;
+}
+
+/** What every page needs from the request; set by the page-context middleware. */
+export interface PageContext {
+  shell: Omit<ShellProps, "toast" | "bare" | "path">;
+  csrfToken: string;
+  assets: Assets;
+  publicUrl: string | undefined;
+  takeToast: () => ToastMessage | undefined;
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
+/** The one render function: a page component inside the layout, as a whole HTML document. */
+export function renderPage(req: Request, res: Response, page: ReactElement, options: PageOptions): void {
+  const ctx = res.locals.page as PageContext;
+  const collector = new WidgetCollector();
+  const shell: ShellProps = { ...ctx.shell, path: req.path, toast: ctx.takeToast(), bare: options.bare ?? false };
+  const body = collectWidgets(collector, () => renderToString(
+      <CsrfContext value={ctx.csrfToken}>
+        <Layout shell={shell}>{page}</Layout>
+      </CsrfContext>,
+    ));
+
+  const brand = ctx.shell.site.brandName;
+  const fullTitle = `${options.title} | ${brand}`;
+  const origin = ctx.publicUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+  const canonical = `${origin}${req.path}`;
+  const scripts = collector.used.size > 0 ? ctx.assets.entry("boot.js") : [];
+  const preloads = [...scripts.slice(1), ...[...collector.used].flatMap((w) => ctx.assets.widget(w))];
+
+  const head = renderToStaticMarkup(
+    <>
+      <meta charSet="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>{fullTitle}</title>
+      <meta name="description" content={options.description} />
+      {options.noindex ? <meta name="robots" content="noindex" /> : null}
+      <meta name="csrf-token" content={ctx.csrfToken} />
+      <meta name="theme-color" content="#0b0b0d" />
+      <link rel="canonical" href={canonical} />
+      <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+      <link rel="stylesheet" href={ctx.assets.css} />
+      <meta property="og:site_name" content={ctx.shell.site.displayName} />
+      <meta property="og:title" content={fullTitle} />
+      <meta property="og:description" content={options.description} />
+      <meta property="og:type" content={options.openGraph?.type ?? "website"} />
+      <meta property="og:url" content={canonical} />
+      {options.openGraph?.image ? <meta property="og:image" content={new URL(options.openGraph.image, origin).href} /> : null}
+      {[...new Set(preloads)].map((href) => <link key={href} rel="modulepreload" href={href} />)}
+    </>,
+  );
+  const jsonLd = (options.jsonLd ?? [])
+    .map((o) => `<script type="application/ld+json">${serializeProps(o)}</script>`)
+    .join("");
+  // Classic scripts (Stripe.js) run before the deferred module that boots the widgets.
+  const scriptTags = [
+    ...(options.scripts ?? []).map((src) => `<script src="${escapeAttr(src)}"></script>`),
+    ...scripts.slice(0, 1).map((src) => `<script type="module" src="${escapeAttr(src)}"></script>`),
+  ].join("");
+
+  res
+    .status(options.status ?? 200)
+    .type("html")
+    .send(`<!doctype html><html lang="en"><head>${head}${jsonLd}</head><body>${body}${scriptTags}</body></html>`);
+}

@@ -1,0 +1,41 @@
+import { Router } from "express";
+import { createElement } from "react";
+import { z } from "zod";
+import { renderPage } from "./render.tsx";
+import { formRoute, emptyForm, type FormState } from "./forms.ts";
+import { flashToast } from "./pageContext.ts";
+import type { RateLimiterFactory } from "./rateLimit.ts";
+import { TestPage } from "../../views/pages/TestPage.tsx";
+
+/**
+ * Fixtures for the foundation's own tests (widget hydration, the form helper, error pages, draining on shutdown).
+ * Mounted only when ENABLE_TEST_ROUTES=1, which production refuses.
+ */
+export function testRoutes({ rateLimiter }: { rateLimiter: RateLimiterFactory }): Router {
+  const router = Router();
+  const schema = z.object({ name: z.string().trim().min(2, "Name must be at least 2 characters") });
+  const page = (req: Parameters<typeof renderPage>[0], res: Parameters<typeof renderPage>[1], form: FormState, status?: number) =>
+    renderPage(req, res, createElement(TestPage, { form }), { title: "Test", description: "Test fixture", status, noindex: true });
+
+  router.get("/widget", (req, res) => page(req, res, emptyForm));
+  router.post(
+    "/form",
+    rateLimiter({ name: "test-form", windowMs: 60_000, limit: 1000 }),
+    formRoute(schema, {
+      invalid: (req, res, state) => page(req, res, state, 400),
+      valid: async (req, res, data) => {
+        flashToast(req, { title: "Saved", description: `Hello ${data.name}`, variant: "success" });
+        res.redirect(303, "/__test/widget");
+      },
+    }),
+  );
+  router.get("/boom", () => {
+    throw new Error("secret internal detail");
+  });
+  router.get("/slow", async (req, res) => {
+    await new Promise((r) => setTimeout(r, Number(req.query.ms ?? 1000)));
+    res.json({ done: true });
+  });
+  router.post("/echo", (req, res) => res.json({ ok: true, body: req.body }));
+  return router;
+}

@@ -1,0 +1,62 @@
+import type { AddressInfo } from "node:net";
+import { ConfigError, loadConfig } from "./config.ts";
+import { createLogger } from "./logger.ts";
+import { createDb, migrateLatest } from "./db/knex.ts";
+import { closeRedis, connectRedis } from "./redis.ts";
+import { createMailTransport } from "./email/transport.ts";
+import { createOutbox } from "./email/outbox.ts";
+import { createApp } from "./app.ts";
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const logger = createLogger(config.logLevel);
+if (config.database.client === "better-sqlite3") logger.warn({ file: config.database.filename }, "DATABASE_URL is not set: using embedded SQLite");
+
+const db = createDb(config.database);
+await migrateLatest(db);
+const redis = config.redis ? await connectRedis(config.redis.url, logger) : undefined;
+const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
+const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
+outbox.start();
+
+const app = createApp({ config, db, redis, logger, outbox });
+const server = app.listen(config.port, config.host, () => {
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port }, `listening on http://localhost:${port}`);
+});
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down: finishing in-flight requests");
+  const force = setTimeout(() => {
+    logger.error("in-flight requests did not finish in 20 s; exiting");
+    process.exit(1);
+  }, 20_000);
+  force.unref();
+  // Stop accepting; idle keep-alive sockets are closed, busy ones close after their response.
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  await outbox.stop();
+  transport.close();
+  await db.destroy();
+  if (redis) await closeRedis(redis);
+  logger.info("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,48 @@
+import type { Site } from "../../src/site.ts";
+import { BrandMark, MailIcon, PhoneIcon, PinIcon, socialIcons } from "./Icons.tsx";
+
+export function Footer({ site }: { site: Site }) {
+  const year = new Date().getFullYear();
+  return (
+    <footer className="site-footer">
+      <div className="container footer-grid">
+        <section className="footer-brand" aria-label={site.displayName}>
+          <a className="brand" href="/">
+            <BrandMark className="brand-mark" />
+            <span className="brand-name">{site.brandName.toUpperCase()}</span>
+          </a>
+          <p>{site.tagline}</p>
+          <ul className="social-links">
+            {site.socials.map((s) => {
+              const Icon = socialIcons[s.label];
+              return (
+                <li key={s.label}>
+                  <a href={s.href} aria-label={`${site.displayName} on ${s.label}`}>{Icon ? <Icon /> : s.label}</a>
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+        <nav aria-label="Footer">
+          <h2 className="footer-heading">Quick Links</h2>
+          <ul>{site.footerLinks.map((l) => <li key={l.href}><a href={l.href}>{l.label}</a></li>)}</ul>
+        </nav>
+        <nav aria-label="Events">
+          <h2 className="footer-heading">Events</h2>
+          <ul>{site.footerEvents.map((l) => <li key={l.href}><a href={l.href}>{l.label}</a></li>)}</ul>
+        </nav>
+        <section aria-label="Contact">
+          <h2 className="footer-heading">Contact</h2>
+          <ul className="footer-contact">
+            <li><MailIcon /><a href={`mailto:${site.email}`}>{site.email}</a></li>
+            <li><PhoneIcon /><a href={site.phoneHref}>{site.phone}</a></li>
+            <li><PinIcon /><span>{site.city}</span></li>
+          </ul>
+        </section>
+      </div>
+      <div className="container footer-bottom">
+        <p>© {year} {site.displayName}. All rights reserved.</p>
+      </div>
+    </footer>
+  );
+}

@@ -1,0 +1,48 @@
+/** The one toast mechanism in the browser: one toast at a time, in the top-right region of the layout. */
+export type ToastVariant = "default" | "success" | "destructive";
+export interface ToastMessage {
+  title: string;
+  description?: string;
+  variant?: ToastVariant;
+}
+
+export const TOAST_LIMIT = 1;
+/** A dismissed toast stays in the DOM (hidden) this long before it is removed, as the spec's constant says. */
+export const TOAST_REMOVE_DELAY = 1_000_000;
+const AUTO_DISMISS_MS = 6000;
+
+export function showToast(message: ToastMessage): void {
+  const region = document.getElementById("toast-region");
+  if (!region) return;
+  const toast = document.createElement("div");
+  toast.className = `toast toast-${message.variant ?? "default"}`;
+  toast.setAttribute("role", message.variant === "destructive" ? "alert" : "status");
+  const title = document.createElement("p");
+  title.className = "toast-title";
+  title.textContent = message.title;
+  toast.append(title);
+  if (message.description) {
+    const description = document.createElement("p");
+    description.className = "toast-description";
+    description.textContent = message.description;
+    toast.append(description);
+  }
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "toast-close";
+  close.setAttribute("aria-label", "Dismiss notification");
+  close.textContent = "×";
+  close.addEventListener("click", () => dismiss(toast));
+  toast.append(close);
+
+  const open = [...region.querySelectorAll<HTMLElement>(".toast:not([hidden])")];
+  for (const old of open.slice(0, Math.max(0, open.length - TOAST_LIMIT + 1))) dismiss(old);
+  region.append(toast);
+  setTimeout(() => dismiss(toast), AUTO_DISMISS_MS);
+}
+
+function dismiss(toast: HTMLElement): void {
+  if (toast.hidden) return;
+  toast.hidden = true;
+  setTimeout(() => toast.remove(), TOAST_REMOVE_DELAY);
+}
