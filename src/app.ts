@@ -60,14 +60,14 @@ export function createApp(deps: AppDeps): Express {
 
   // 3. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
 
-  // 4. bodies, session, same-origin check, CSRF, page context
+  // 4. bodies, session, page context (the error page needs it), same-origin check, CSRF
   app.use(express.json({ limit: "100kb" }));
   app.use(express.urlencoded({ extended: true, limit: "100kb", parameterLimit: 500 }));
   app.use(sessionMiddleware(config, createSessionStore(redis, config.redis?.prefix ?? "", logger)));
+  app.use(pageContext({ site, assets, publicUrl: config.publicUrl, testMode: !config.stripe }));
   app.use(sameOriginOnly(config.publicUrl));
   app.use(requireSessionForWrites);
   app.use(csrfProtection);
-  app.use(pageContext({ site, assets, publicUrl: config.publicUrl, testMode: !config.stripe }));
 
   // 5. features
   app.use(homeRoutes({ site }));

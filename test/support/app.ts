@@ -1,0 +1,113 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Express } from "express";
+import knexFactory from "knex";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { createLogger, type Logger } from "../../src/logger.ts";
+import { createDb, migrateLatest, type Db } from "../../src/db/knex.ts";
+import { closeRedis, connectRedis, type Redis } from "../../src/redis.ts";
+import { createMailTransport, type MailTransport } from "../../src/email/transport.ts";
+import { createOutbox, type Outbox } from "../../src/email/outbox.ts";
+import { createApp, type AppDeps } from "../../src/app.ts";
+
+export type Backend = "sqlite" | "mysql";
+
+/** The backend of this test run: the integration-mysql project sets TEST_BACKEND=mysql. */
+export const backend: Backend = process.env.TEST_BACKEND === "mysql" ? "mysql" : "sqlite";
+
+export interface TestApp extends AppDeps {
+  app: Express;
+  backend: Backend;
+  mailDir: string;
+  transport: MailTransport;
+  close(): Promise<void>;
+}
+
+/** A fresh MySQL database on the TEST_DATABASE_URL server; dropped by the returned function. */
+export async function createMysqlDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const serverUrl = new URL(process.env.TEST_DATABASE_URL!);
+  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  const admin = knexFactory({ client: "mysql2", connection: { uri: serverUrl.toString() } as never, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
+  await admin.destroy();
+  const url = new URL(serverUrl.toString());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const a = knexFactory({ client: "mysql2", connection: { uri: serverUrl.toString() } as never, pool: { min: 0, max: 1 } });
+      await a.raw(`drop database if exists \`${name}\``);
+      await a.destroy();
+    },
+  };
+}
+
+/** Test configuration on the chosen backend: its own database (or in-memory SQLite), Redis key prefix and mail folder. */
+export async function testConfig(env: Record<string, string> = {}): Promise<{ config: Config; mailDir: string; cleanup: () => Promise<void> }> {
+  const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), "mail-"));
+  const base: Record<string, string> = {
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    ENABLE_TEST_ROUTES: "1",
+    SQLITE_PATH: ":memory:",
+    MAIL_DIR: mailDir,
+  };
+  let dropDb = async () => {};
+  if (backend === "mysql") {
+    const created = await createMysqlDatabase();
+    base.DATABASE_URL = created.url;
+    base.REDIS_URL = process.env.TEST_REDIS_URL!;
+    base.REDIS_PREFIX = `test:${randomBytes(6).toString("hex")}:`;
+    dropDb = created.drop;
+  }
+  const config = loadConfig({ ...base, ...env });
+  return {
+    config,
+    mailDir,
+    cleanup: async () => {
+      await dropDb();
+      fs.rmSync(mailDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Deletes every Redis key under a test prefix. */
+export async function clearPrefix(redis: Redis, prefix: string): Promise<void> {
+  for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
+    if (keys.length) await redis.del(keys);
+  }
+}
+
+/**
+ * The app as server.ts builds it, on a fresh database of the current backend, migrated.
+ * The outbox is not started: tests call `outbox.drain()` to send what is queued.
+ */
+export async function createTestApp(env: Record<string, string> = {}, logger: Logger = createLogger("silent")): Promise<TestApp> {
+  const { config, mailDir, cleanup } = await testConfig(env);
+  const db: Db = createDb(config.database);
+  await migrateLatest(db);
+  const redis = config.redis ? await connectRedis(config.redis.url, logger) : undefined;
+  const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
+  const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
+  const deps: AppDeps = { config, db, redis, logger, outbox };
+  const app = createApp(deps);
+  return {
+    ...deps,
+    app,
+    backend,
+    mailDir,
+    transport,
+    async close() {
+      await outbox.stop();
+      transport.close();
+      await db.destroy();
+      if (redis) {
+        await clearPrefix(redis, config.redis!.prefix);
+        await closeRedis(redis);
+      }
+      await cleanup();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { AxeBuilder } from "@axe-core/playwright";
+import knexFactory, { type Knex } from "knex";
+import { inject } from "vitest";
+
+export const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+export const MOBILE = { width: 375, height: 800 };
+export const DESKTOP = { width: 1280, height: 900 };
+
+export function baseUrl(): string {
+  return inject("baseUrl");
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: CHROMIUM_FLAGS,
+  });
+}
+
+export interface Visit {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and warnings, page errors (hydration mismatches show up here). */
+  problems: string[];
+}
+
+export async function newVisit(browser: Browser, opts: { javaScript?: boolean; viewport?: { width: number; height: number } } = {}): Promise<Visit> {
+  const context = await browser.newContext({
+    baseURL: baseUrl(),
+    javaScriptEnabled: opts.javaScript ?? true,
+    viewport: opts.viewport ?? DESKTOP,
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (msg) => {
+    if (msg.type() === "error" || msg.type() === "warning") problems.push(`${msg.type()}: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  return { context, page, problems };
+}
+
+/** Serious and critical axe violations on the page, as readable lines (empty when clean). */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
+}
+
+/** The e2e server's database, to assert what a journey stored. */
+export function e2eDb(): Knex {
+  return knexFactory({ client: "better-sqlite3", connection: { filename: inject("sqlitePath") }, useNullAsDefault: true });
+}
+
+export function mailDir(): string {
+  return inject("mailDir");
+}

@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface RunningServer {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+/** Starts `src/server.ts` as `npm start` does (without the build) and waits for its "listening" log line. */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      const m = /listening on (http:\/\/localhost:\d+)/.exec(log);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1].replace("localhost", "127.0.0.1"));
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log}`)));
+  });
+  return {
+    url,
+    child,
+    output: () => log,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+describe("loadConfig", () => {
+  it("runs on embedded defaults with no variables", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.database.client).toBe("better-sqlite3");
+    expect(c.redis).toBeUndefined();
+    expect(c.stripe).toBeUndefined();
+    expect(c.brandName).toBe("Ironside");
+  });
+
+  it("uses MySQL and Redis when their URLs are set", () => {
+    const c = loadConfig({ DATABASE_URL: "mysql://root@127.0.0.1:3306/shop", REDIS_URL: "redis://127.0.0.1:6379" });
+    expect(c.database).toEqual({ client: "mysql2", url: "mysql://root@127.0.0.1:3306/shop" });
+    expect(c.redis?.url).toBe("redis://127.0.0.1:6379");
+  });
+
+  it("refuses production without its services, in one line naming every missing variable", () => {
+    expect(() => loadConfig({ NODE_ENV: "production" })).toThrowError(
+      new ConfigError(
+        "Production needs: SESSION_SECRET, DATABASE_URL (mysql://...), REDIS_URL, STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET",
+      ),
+    );
+    expect(() =>
+      loadConfig({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40), DATABASE_URL: "mysql://db/shop", STRIPE_SECRET_KEY: "sk", STRIPE_PUBLISHABLE_KEY: "pk", STRIPE_WEBHOOK_SECRET: "wh" }),
+    ).toThrowError("Production needs: REDIS_URL");
+  });
+
+  it("accepts a complete production configuration and refuses test routes there", () => {
+    const env = {
+      NODE_ENV: "production",
+      SESSION_SECRET: "x".repeat(40),
+      DATABASE_URL: "mysql://db/shop",
+      REDIS_URL: "redis://cache:6379",
+      STRIPE_SECRET_KEY: "sk_live_x",
+      STRIPE_PUBLISHABLE_KEY: "pk_live_x",
+      STRIPE_WEBHOOK_SECRET: "whsec_x",
+    };
+    expect(loadConfig(env).isProduction).toBe(true);
+    expect(() => loadConfig({ ...env, ENABLE_TEST_ROUTES: "1" })).toThrowError(/ENABLE_TEST_ROUTES/);
+  });
+
+  it("rejects a non-MySQL DATABASE_URL, half a Stripe configuration and a bad port", () => {
+    expect(() => loadConfig({ DATABASE_URL: "postgres://x/y" })).toThrowError(/mysql:\/\//);
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_test_x" })).toThrowError(/STRIPE_PUBLISHABLE_KEY/);
+    expect(() => loadConfig({ PORT: "abc" })).toThrowError(/PORT/);
+  });
+});

@@ -1,0 +1,36 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// Integration tests run on the embedded defaults, and again on MySQL + Redis when both are given.
+const withServices = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
+const integration = ["test/integration/**/*.test.ts", "test/integration/**/*.test.tsx"];
+
+export default defineConfig({
+  root,
+  test: {
+    pool: "forks",
+    execArgv: ["--import", "tsx"],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/unit/**/*.test.tsx"] } },
+      { extends: true, test: { name: "integration", include: integration, env: { TEST_BACKEND: "sqlite" } } },
+      ...(withServices
+        ? [{ extends: true, test: { name: "integration-mysql", include: integration, env: { TEST_BACKEND: "mysql" } } }]
+        : []),
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.e2e.ts"],
+          globalSetup: ["test/e2e/globalSetup.ts"],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
