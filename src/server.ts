@@ -21,7 +21,7 @@ try {
 const logger = createLogger(config.logLevel);
 if (config.database.client === "better-sqlite3") logger.warn({ file: config.database.filename }, "DATABASE_URL is not set: using embedded SQLite");
 
-const db = createDb(config.database);
+const db = createDb(config.database, logger);
 await migrateLatest(db);
 const redis = config.redis ? await connectRedis(config.redis.url, logger) : undefined;
 const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
@@ -49,6 +49,9 @@ async function shutdown(signal: string): Promise<void> {
   // Stop accepting; idle keep-alive sockets are closed, busy ones close after their response.
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
+    // Keep-alive sockets go idle as their last response ends; close them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.once("close", () => clearInterval(sweep));
     server.closeIdleConnections();
   });
   await outbox.stop();

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import knexFactory, { type Knex } from "knex";
 import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
 
 export type Db = Knex;
 
@@ -45,8 +46,17 @@ export function knexOptions(database: Config["database"]): Knex.Config {
   };
 }
 
-export function createDb(database: Config["database"]): Db {
-  return knexFactory(knexOptions(database));
+/** knex logs connection trouble itself; send it to our logger instead of the console. */
+export function createDb(database: Config["database"], logger?: Logger): Db {
+  const log = logger
+    ? {
+        warn: (m: unknown) => logger.warn({ knex: String(m) }, "database warning"),
+        error: (m: unknown) => logger.error({ knex: String(m) }, "database error"),
+        deprecate: (m: unknown) => logger.debug({ knex: String(m) }, "database deprecation"),
+        debug: (m: unknown) => logger.debug({ knex: m }, "database debug"),
+      }
+    : undefined;
+  return knexFactory({ ...knexOptions(database), ...(log ? { log } : {}) });
 }
 
 export async function migrateLatest(db: Db): Promise<void> {

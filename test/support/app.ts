@@ -45,7 +45,20 @@ export async function createMysqlDatabase(): Promise<{ url: string; drop: () => 
 }
 
 /** Test configuration on the chosen backend: its own database (or in-memory SQLite), Redis key prefix and mail folder. */
-export async function testConfig(env: Record<string, string> = {}): Promise<{ config: Config; mailDir: string; cleanup: () => Promise<void> }> {
+export interface TestOptions {
+  /** Reach MySQL / Redis through these loopback ports (a test proxy) instead of directly. */
+  viaPorts?: { database?: number; redis?: number };
+}
+
+function viaPort(u: string, port: number | undefined): string {
+  if (!port) return u;
+  const url = new URL(u);
+  url.hostname = "127.0.0.1";
+  url.port = String(port);
+  return url.toString();
+}
+
+export async function testConfig(env: Record<string, string> = {}, options: TestOptions = {}): Promise<{ config: Config; mailDir: string; cleanup: () => Promise<void> }> {
   const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), "mail-"));
   const base: Record<string, string> = {
     NODE_ENV: "test",
@@ -57,8 +70,8 @@ export async function testConfig(env: Record<string, string> = {}): Promise<{ co
   let dropDb = async () => {};
   if (backend === "mysql") {
     const created = await createMysqlDatabase();
-    base.DATABASE_URL = created.url;
-    base.REDIS_URL = process.env.TEST_REDIS_URL!;
+    base.DATABASE_URL = viaPort(created.url, options.viaPorts?.database);
+    base.REDIS_URL = viaPort(process.env.TEST_REDIS_URL!, options.viaPorts?.redis);
     base.REDIS_PREFIX = `test:${randomBytes(6).toString("hex")}:`;
     dropDb = created.drop;
   }
@@ -84,9 +97,13 @@ export async function clearPrefix(redis: Redis, prefix: string): Promise<void> {
  * The app as server.ts builds it, on a fresh database of the current backend, migrated.
  * The outbox is not started: tests call `outbox.drain()` to send what is queued.
  */
-export async function createTestApp(env: Record<string, string> = {}, logger: Logger = createLogger("silent")): Promise<TestApp> {
-  const { config, mailDir, cleanup } = await testConfig(env);
-  const db: Db = createDb(config.database);
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: TestOptions & { logger?: Logger } = {},
+): Promise<TestApp> {
+  const logger = options.logger ?? createLogger("silent");
+  const { config, mailDir, cleanup } = await testConfig(env, options);
+  const db: Db = createDb(config.database, logger);
   await migrateLatest(db);
   const redis = config.redis ? await connectRedis(config.redis.url, logger) : undefined;
   const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });

@@ -1,0 +1,315 @@
+/**
+ * The catalogue's pure rules: prices, variant resolution, availability, the retail filter, card text,
+ * shipping notes, add-to-cart checks and the cart item a product page sends. Browser-safe (no zod, no Node).
+ */
+import type { OptionSelection, Product, ProductImage, Variant } from "./types.ts";
+
+/** Retail list and product reads are cached this long (the spec's 300000 ms). */
+export const CATALOGUE_CACHE_MS = 300_000;
+export const DISPLAY_RATING = 4.8;
+export const FREE_SHIPPING_THRESHOLD_CENTS = 7_500;
+export const DEFAULT_SIZES = ["XS", "S", "M", "L", "XL", "XXL"] as const;
+export const DESCRIPTION_PREVIEW_LENGTH = 100;
+export const EVENT_PRODUCT_TYPE = "Event Registration";
+export const EVENT_TAG = "event";
+
+export const SHIPS_LATER_NOTE = "Ships starting June 25th";
+export const STANDARD_SHIPPING_NOTE = "2-3 business days";
+export const AIR_DRY_NOTE = "Air dry recommended: keeps the heavyweight cotton true to size.";
+export const CONTACT_FOR_PRICING = "Contact for pricing";
+export const FREE_SHIPPING_NOTE = "Free shipping on orders over $75";
+
+/** The spec's toasts for adding to the cart, word for word. */
+export const CART_MESSAGES = {
+  notAllowed: { title: "Cannot Add to Cart", description: "This item cannot be added to cart" },
+  noVariant: { title: "Selection Required", description: "Please select all required options" },
+  outOfStock: { title: "Out of Stock", description: "This variant is currently out of stock" },
+  noVariants: { title: "Error", description: "Product has no available variants" },
+  failed: { title: "Error", description: "Failed to add item to cart" },
+  addedTitle: "Added to Cart",
+} as const;
+
+export type AddToCartProblem = "notAllowed" | "noVariant" | "outOfStock";
+
+// ---------- money ----------
+
+/**
+ * Integer cents from a catalogue price: "30", "30.5", "$1,234.56", 30.5. Rounds half up past two
+ * decimals. Throws RangeError for anything else (the sources validate prices, so a throw is a bug).
+ */
+export function parsePriceCents(price: string | number | null | undefined): number {
+  if (typeof price === "number") {
+    if (!Number.isFinite(price) || price < 0) throw new RangeError(`Invalid price: ${price}`);
+    return Math.round(price * 100);
+  }
+  const text = (price ?? "").trim().replace(/^\$\s*/, "").replace(/,/g, "");
+  const m = /^(\d+)(?:\.(\d*))?$/.exec(text);
+  if (!m) throw new RangeError(`Invalid price: ${String(price)}`);
+  const whole = Number(m[1]);
+  const fraction = (m[2] ?? "").padEnd(3, "0");
+  const cents = Number(fraction.slice(0, 2)) + (Number(fraction[2]) >= 5 ? 1 : 0);
+  return whole * 100 + cents;
+}
+
+/** True when the value is a price parsePriceCents accepts. */
+export function isPrice(price: string | number | null | undefined): boolean {
+  try {
+    parsePriceCents(price);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** "$1,234.50" from 123450. */
+export function formatPrice(cents: number): string {
+  const sign = cents < 0 ? "-" : "";
+  const abs = Math.abs(Math.round(cents));
+  const dollars = Math.floor(abs / 100).toLocaleString("en-US");
+  return `${sign}$${dollars}.${String(abs % 100).padStart(2, "0")}`;
+}
+
+/** A card's price: 2 decimals, or 'Contact for pricing' when the price is 0. */
+export function priceLabel(cents: number): string {
+  return cents === 0 ? CONTACT_FOR_PRICING : formatPrice(cents);
+}
+
+export function variantPriceCents(variant: Variant): number {
+  return parsePriceCents(variant.price);
+}
+
+/** compare-at minus price when the compare-at price is higher, else 0. */
+export function savingsCents(variant: Variant): number {
+  if (variant.compare_at_price === null || variant.compare_at_price === undefined || variant.compare_at_price === "") return 0;
+  if (!isPrice(variant.compare_at_price)) return 0;
+  const diff = parsePriceCents(variant.compare_at_price) - parsePriceCents(variant.price);
+  return diff > 0 ? diff : 0;
+}
+
+// ---------- variants ----------
+
+/** Available unless `available` is false or a tracked stock is 0 or below. */
+export function isVariantAvailable(variant: Variant): boolean {
+  if (variant.available === false) return false;
+  const qty = variant.inventory_quantity;
+  return qty === undefined || qty === null || qty > 0;
+}
+
+function variantOption(variant: Variant, index: number): string | null {
+  return [variant.option1, variant.option2, variant.option3][index] ?? null;
+}
+
+/** The option values of a variant, keyed by the product's option names. */
+export function variantSelection(product: Product, variant: Variant): OptionSelection {
+  const selected: OptionSelection = {};
+  product.options.forEach((option, i) => {
+    const value = variantOption(variant, i);
+    if (value !== null) selected[option.name] = value;
+  });
+  return selected;
+}
+
+/** Selected values start from the first variant. */
+export function initialSelection(product: Product): OptionSelection {
+  const first = product.variants[0];
+  return first ? variantSelection(product, first) : {};
+}
+
+/**
+ * The variant whose option values all match the chosen ones (option1 is the product's first option,
+ * and so on); the first variant when none matches; null only when the product has no variants.
+ */
+export function resolveVariant(product: Product, selected: OptionSelection): Variant | null {
+  const match = product.variants.find((variant) =>
+    product.options.every((option, i) => variantOption(variant, i) === (selected[option.name] ?? null)),
+  );
+  return match ?? product.variants[0] ?? null;
+}
+
+/**
+ * A selection from a query string (?Size=M&Color=Black): the first variant's values, replaced by each
+ * query value that names a real value of that option. Unknown names and values are ignored.
+ */
+export function selectionFromQuery(product: Product, query: Record<string, unknown>): OptionSelection {
+  const selected = initialSelection(product);
+  for (const option of product.options) {
+    const raw = query[option.name];
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (typeof value === "string" && option.values.includes(value)) selected[option.name] = value;
+  }
+  return selected;
+}
+
+/** What a card adds with quantity 1: the first available variant. */
+export function firstAvailableVariant(product: Product): Variant | null {
+  return product.variants.find(isVariantAvailable) ?? null;
+}
+
+/** The most a visitor can add at once: the tracked stock, when there is one. */
+export function maxQuantity(variant: Variant | null): number | undefined {
+  const qty = variant?.inventory_quantity;
+  return qty === undefined || qty === null ? undefined : Math.max(qty, 0);
+}
+
+// ---------- kinds of product ----------
+
+const words = (product: Product) => `${product.title} ${product.product_type}`.toLowerCase();
+
+export function isEventProduct(product: Product): boolean {
+  return product.product_type === EVENT_PRODUCT_TYPE || product.tags.some((t) => t.toLowerCase() === EVENT_TAG);
+}
+
+/** Shirts, tees and heavyweight products (by title or product type). */
+export function isShirtLike(product: Product): boolean {
+  return /\b(t-shirts?|shirts?|tees?|heavyweight)\b/.test(words(product));
+}
+
+export function isCapLike(product: Product): boolean {
+  return /\b(caps?|hats?|snapbacks?)\b/.test(words(product));
+}
+
+export function hasSizeOption(product: Product): boolean {
+  return product.options.some((o) => o.name.toLowerCase() === "size");
+}
+
+/** The Size picker fallback: XS to XXL for a shirt-like product without a size option, else none. */
+export function fallbackSizes(product: Product): readonly string[] {
+  return isShirtLike(product) && !hasSizeOption(product) ? DEFAULT_SIZES : [];
+}
+
+/** Caps and shirts ship from June 25th; everything else ships in 2-3 business days. */
+export function shippingNote(product: Product): string {
+  return isShirtLike(product) || isCapLike(product) ? SHIPS_LATER_NOTE : STANDARD_SHIPPING_NOTE;
+}
+
+export function showsAirDryNote(product: Product): boolean {
+  return isShirtLike(product);
+}
+
+/**
+ * The retail collection: titles containing '{brand} heavyweight tee', or 'heavyweight tee', or both
+ * the brand name and 'cap' (case-insensitive).
+ */
+export function isRetailProduct(product: Product, brandName: string): boolean {
+  const title = product.title.toLowerCase();
+  const brand = brandName.toLowerCase();
+  return (
+    title.includes(`${brand} heavyweight tee`) ||
+    title.includes("heavyweight tee") ||
+    (title.includes(brand) && title.includes("cap"))
+  );
+}
+
+export function filterRetail(products: Product[], brandName: string): Product[] {
+  return products.filter((p) => isRetailProduct(p, brandName));
+}
+
+// ---------- text, links, pictures ----------
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", "#39": "'", "#x27": "'" };
+
+/** Plain text from description HTML: tags removed, common entities decoded, whitespace folded. */
+export function stripTags(html: string): string {
+  return html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&(amp|lt|gt|quot|apos|nbsp|#39|#x27);/g, (_, e: string) => ENTITIES[e] ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** A card's description: tags stripped, cut to 100 characters. */
+export function shortDescription(html: string): string {
+  return stripTags(html).slice(0, DESCRIPTION_PREVIEW_LENGTH);
+}
+
+/** /shop/{handle}, or /shop/{id} when there is no handle. */
+export function productPath(product: Product): string {
+  return `/shop/${encodeURIComponent(product.handle || product.id)}`;
+}
+
+export function imageSrc(image: ProductImage | null | undefined): string | undefined {
+  return image?.src || image?.url || image?.originalSrc || undefined;
+}
+
+export function imageAlt(image: ProductImage, product: Product): string {
+  return image.alt || image.altText || product.title;
+}
+
+/** The variant's own picture (image or featured_image). */
+export function variantImageSrc(variant: Variant | null): string | undefined {
+  return variant?.image?.src || variant?.featured_image?.src || undefined;
+}
+
+/** Index in the gallery of the variant's picture, or null when it is not among the product's images. */
+export function variantImageIndex(product: Product, variant: Variant | null): number | null {
+  const src = variantImageSrc(variant);
+  if (!src) return null;
+  const index = product.images.findIndex((img) => imageSrc(img) === src);
+  return index === -1 ? null : index;
+}
+
+// ---------- adding to the cart ----------
+
+/** Why a product page refuses to add, or null when it may. */
+export function addToCartProblem(product: Product, variant: Variant | null): AddToCartProblem | null {
+  if (isEventProduct(product)) return "notAllowed";
+  if (!variant) return "noVariant";
+  if (!isVariantAvailable(variant)) return "outOfStock";
+  return null;
+}
+
+/** The cart item JSON of the spec (POST /api/cart/add). Prices are numbers in dollars, as the spec gives them. */
+export interface CartItemInput {
+  shopifyProductId: string;
+  shopifyVariantId: string;
+  productHandle: string;
+  productTitle: string;
+  variantTitle: string;
+  price: number;
+  compareAtPrice: number | null;
+  quantity: number;
+  productImage: string | null;
+  productType: string;
+  vendor: string;
+  selectedSize: string | null;
+  selectedColor: string | null;
+  variantOptions: OptionSelection;
+}
+
+function optionNamed(selection: OptionSelection, names: string[]): string | null {
+  const key = Object.keys(selection).find((k) => names.includes(k.toLowerCase()));
+  return key ? (selection[key] ?? null) : null;
+}
+
+export function buildCartItem(
+  product: Product,
+  variant: Variant,
+  quantity: number,
+  fallbackSize: string | null = null,
+): CartItemInput {
+  const options = variantSelection(product, variant);
+  const compare = variant.compare_at_price && isPrice(variant.compare_at_price) ? parsePriceCents(variant.compare_at_price) : null;
+  return {
+    shopifyProductId: product.id,
+    shopifyVariantId: variant.id,
+    productHandle: product.handle ?? product.id,
+    productTitle: product.title,
+    variantTitle: variant.title || "Default",
+    price: parsePriceCents(variant.price) / 100,
+    compareAtPrice: compare === null ? null : compare / 100,
+    quantity,
+    productImage: variantImageSrc(variant) ?? imageSrc(product.images[0]) ?? null,
+    productType: product.product_type || "Product",
+    vendor: product.vendor,
+    selectedSize: optionNamed(options, ["size"]) ?? fallbackSize,
+    selectedColor: optionNamed(options, ["color", "colour"]),
+    variantOptions: fallbackSize && !hasSizeOption(product) ? { ...options, Size: fallbackSize } : options,
+  };
+}
+
+/** The product page's success text: quantity, title and variant. */
+export function addedDescription(product: Product, variant: Variant, quantity: number): string {
+  const variantPart = variant.title && variant.title !== "Default Title" ? ` (${variant.title})` : "";
+  return `${quantity} × ${product.title}${variantPart} added to cart!`;
+}

@@ -1,0 +1,109 @@
+import Stripe from "stripe";
+
+/** What is being paid for: the payment core is shared by shop orders and event registrations. */
+export interface PaymentMetadata {
+  kind: string;
+  reference: string;
+}
+
+/** The part of a Stripe PaymentIntent the payment core reads. */
+export interface IntentSnapshot {
+  id: string;
+  status: string;
+  amountCents: number;
+  currency: string;
+  metadata: Record<string, string>;
+  clientSecret: string | null;
+  /** The provider's message for the last failed attempt (declined card, ...). */
+  lastErrorMessage: string | null;
+}
+
+export interface CreateIntentInput {
+  amountCents: number;
+  currency: string;
+  metadata: PaymentMetadata;
+  idempotencyKey: string;
+  description: string;
+  receiptEmail?: string;
+}
+
+export class WebhookSignatureError extends Error {}
+
+/** The one payment gateway: Stripe through its SDK (live keys, or the offline fake on loopback). */
+export interface PaymentGateway {
+  readonly mode: "live" | "offline";
+  readonly publishableKey: string;
+  createIntent(input: CreateIntentInput): Promise<IntentSnapshot>;
+  retrieveIntent(id: string): Promise<IntentSnapshot>;
+  /** A later amount change (a discount) updates the same PaymentIntent instead of making a second one. */
+  updateIntentAmount(id: string, amountCents: number): Promise<IntentSnapshot>;
+  cancelIntent(id: string): Promise<IntentSnapshot>;
+  /** Verifies the Stripe-Signature header on the raw body; throws WebhookSignatureError when it does not match. */
+  verifyWebhook(rawBody: Buffer, signature: string | undefined): Stripe.Event;
+}
+
+export function snapshot(pi: Stripe.PaymentIntent): IntentSnapshot {
+  return {
+    id: pi.id,
+    status: pi.status,
+    amountCents: pi.amount,
+    currency: pi.currency,
+    metadata: { ...(pi.metadata ?? {}) },
+    clientSecret: pi.client_secret ?? null,
+    lastErrorMessage: pi.last_payment_error?.message ?? null,
+  };
+}
+
+export interface StripeGatewayOptions {
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string;
+  mode: "live" | "offline";
+  /** Only for the offline fake: where the SDK sends its requests. */
+  api?: { host: string; port: number; protocol: "http" | "https" };
+}
+
+export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway {
+  const stripe = new Stripe(opts.secretKey, {
+    maxNetworkRetries: 2,
+    timeout: 15_000,
+    appInfo: { name: "wrestling-brand-site" },
+    ...(opts.api ?? {}),
+  });
+
+  return {
+    mode: opts.mode,
+    publishableKey: opts.publishableKey,
+    async createIntent(input) {
+      const pi = await stripe.paymentIntents.create(
+        {
+          amount: input.amountCents,
+          currency: input.currency,
+          metadata: { kind: input.metadata.kind, reference: input.metadata.reference },
+          description: input.description,
+          receipt_email: input.receiptEmail,
+          payment_method_types: ["card"],
+        },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      return snapshot(pi);
+    },
+    async retrieveIntent(id) {
+      return snapshot(await stripe.paymentIntents.retrieve(id));
+    },
+    async updateIntentAmount(id, amountCents) {
+      return snapshot(await stripe.paymentIntents.update(id, { amount: amountCents }));
+    },
+    async cancelIntent(id) {
+      return snapshot(await stripe.paymentIntents.cancel(id));
+    },
+    verifyWebhook(rawBody, signature) {
+      if (!signature) throw new WebhookSignatureError("No Stripe-Signature header");
+      try {
+        return stripe.webhooks.constructEvent(rawBody, signature, opts.webhookSecret);
+      } catch (err) {
+        throw new WebhookSignatureError((err as Error).message);
+      }
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import request from "supertest";
+import { backend, createTestApp, type TestApp } from "../support/app.ts";
+import { startTcpProxy } from "../support/proxy.ts";
+import { textOf, visitor } from "../support/http.ts";
+import { SESSION_DOWN_NOTICE } from "../../src/http/pageContext.ts";
+
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("condition not met in time");
+}
+
+async function timed<T>(p: PromiseLike<T>): Promise<{ value: T; ms: number }> {
+  const start = Date.now();
+  const value = await p;
+  return { value, ms: Date.now() - start };
+}
+
+// These take MySQL and Redis away from the app (through a proxy) and bring them back.
+describe.runIf(backend === "mysql")("when Redis or MySQL stops", () => {
+  let t: TestApp;
+  let redisProxy: Awaited<ReturnType<typeof startTcpProxy>>;
+  let mysqlProxy: Awaited<ReturnType<typeof startTcpProxy>>;
+
+  beforeAll(async () => {
+    const redisUrl = new URL(process.env.TEST_REDIS_URL!);
+    const mysqlUrl = new URL(process.env.TEST_DATABASE_URL!);
+    redisProxy = await startTcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    mysqlProxy = await startTcpProxy({ host: mysqlUrl.hostname, port: Number(mysqlUrl.port || 3306) });
+    t = await createTestApp({}, { viaPorts: { database: mysqlProxy.port, redis: redisProxy.port } });
+  });
+
+  afterAll(async () => {
+    await redisProxy.up().catch(() => undefined);
+    await mysqlProxy.up().catch(() => undefined);
+    await t?.close();
+    await redisProxy.close();
+    await mysqlProxy.close();
+  });
+
+  it("keeps rendering pages, answers writes with 503 and readyz names Redis, then recovers without a restart", async () => {
+    const before = await visitor(t.app);
+    await redisProxy.down();
+    await until(async () => !t.redis!.isReady);
+
+    const page = await timed(request(t.app).get("/about"));
+    expect(page.value.status).toBe(200);
+    expect(textOf(page.value.text)).toContain(SESSION_DOWN_NOTICE);
+    expect(page.ms).toBeLessThan(2000);
+
+    const ready = await timed(request(t.app).get("/readyz"));
+    expect(ready.value.status).toBe(503);
+    expect(ready.value.body.unavailable).toEqual(["redis"]);
+    expect(ready.ms).toBeLessThan(2000);
+
+    const write = await timed(before.post("/__test/echo").set("accept", "application/json").send({ a: 1 }));
+    expect(write.value.status).toBe(503);
+    expect(write.value.body.error).toMatch(/session service is unavailable/);
+    expect(write.ms).toBeLessThan(2000);
+
+    await redisProxy.up();
+    await until(async () => (await request(t.app).get("/readyz")).status === 200);
+    const after = await visitor(t.app);
+    await after.post("/__test/echo").send({ a: 2 }).expect(200);
+  });
+
+  it("answers readyz 503 naming the database within 2 s while MySQL is away, then recovers", async () => {
+    await mysqlProxy.down();
+    const ready = await timed(request(t.app).get("/readyz"));
+    expect(ready.value.status).toBe(503);
+    expect(ready.value.body.unavailable).toEqual(["database"]);
+    expect(ready.ms).toBeLessThan(2000);
+
+    const page = await timed(request(t.app).get("/about"));
+    expect(page.value.status).toBe(200);
+    expect(page.ms).toBeLessThan(2000);
+
+    await mysqlProxy.up();
+    await until(async () => (await request(t.app).get("/readyz")).status === 200);
+  });
+});
