@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Integration tests run on the embedded defaults, and again on MySQL + Redis when both are given.
@@ -15,10 +15,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/unit/**/*.test.tsx"] } },
+      { extends: true as const, test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/unit/**/*.test.tsx"] } },
       { extends: true, test: { name: "integration", include: integration, env: { TEST_BACKEND: "sqlite" } } },
       ...(withServices
-        ? [{ extends: true, test: { name: "integration-mysql", include: integration, env: { TEST_BACKEND: "mysql" } } }]
+        ? [{ extends: true, test: { name: "integration-mysql", include: integration, env: { TEST_BACKEND: "mysql" } } } satisfies TestProjectInlineConfiguration]
         : []),
       {
         extends: true,
