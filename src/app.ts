@@ -6,6 +6,7 @@ import type { Redis } from "./redis.ts";
 import { hashForLog, type Logger } from "./logger.ts";
 import { buildSite } from "./site.ts";
 import type { Outbox } from "./email/outbox.ts";
+import type { CatalogueSource } from "./catalogue/source.ts";
 import { loadAssets, publicDirectory } from "./http/assets.ts";
 import { createSessionStore, sessionMiddleware } from "./http/session.ts";
 import { csrfProtection, sameOriginOnly, securityHeaders } from "./http/security.ts";
@@ -22,6 +23,7 @@ export interface AppDeps {
   redis: Redis | undefined;
   logger: Logger;
   outbox: Outbox;
+  catalogue: CatalogueSource;
 }
 
 /** The whole middleware order, top to bottom. */

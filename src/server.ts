@@ -6,6 +6,7 @@ import { closeRedis, connectRedis } from "./redis.ts";
 import { createMailTransport } from "./email/transport.ts";
 import { createOutbox } from "./email/outbox.ts";
 import { createApp } from "./app.ts";
+import { createCatalogueSource } from "./catalogue/source.ts";
 
 let config;
 try {
@@ -28,7 +29,8 @@ const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: confi
 const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
 outbox.start();
 
-const app = createApp({ config, db, redis, logger, outbox });
+const catalogue = createCatalogueSource(config, logger);
+const app = createApp({ config, db, redis, logger, outbox, catalogue });
 const server = app.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   logger.info({ port }, `listening on http://localhost:${port}`);

@@ -11,6 +11,7 @@ import { closeRedis, connectRedis, type Redis } from "../../src/redis.ts";
 import { createMailTransport, type MailTransport } from "../../src/email/transport.ts";
 import { createOutbox, type Outbox } from "../../src/email/outbox.ts";
 import { createApp, type AppDeps } from "../../src/app.ts";
+import { createCatalogueSource } from "../../src/catalogue/source.ts";
 
 export type Backend = "sqlite" | "mysql";
 
@@ -108,7 +109,8 @@ export async function createTestApp(
   const redis = config.redis ? await connectRedis(config.redis.url, logger) : undefined;
   const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
   const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
-  const deps: AppDeps = { config, db, redis, logger, outbox };
+  const catalogue = createCatalogueSource(config, logger);
+  const deps: AppDeps = { config, db, redis, logger, outbox, catalogue };
   const app = createApp(deps);
   return {
     ...deps,
