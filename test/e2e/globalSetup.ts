@@ -20,7 +20,7 @@ export async function setup(project: TestProject): Promise<void> {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
   const sqlitePath = path.join(dir, "app.sqlite3");
   const mailDir = path.join(dir, "mail");
-  server = await startServer({ SQLITE_PATH: sqlitePath, MAIL_DIR: mailDir, ENABLE_TEST_ROUTES: "1", LOG_LEVEL: "warn" });
+  server = await startServer({ SQLITE_PATH: sqlitePath, MAIL_DIR: mailDir, ENABLE_TEST_ROUTES: "1" });
   project.provide("baseUrl", server.url);
   project.provide("sqlitePath", sqlitePath);
   project.provide("mailDir", mailDir);
