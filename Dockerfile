@@ -1,0 +1,37 @@
+# syntax=docker/dockerfile:1
+# Build stage: install everything, build the browser assets, then keep production dependencies only.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY esbuild.config.mjs tsconfig.json knexfile.ts ./
+COPY src ./src
+COPY views ./views
+COPY widgets ./widgets
+COPY migrations ./migrations
+COPY public ./public
+RUN NODE_ENV=production npm run build && npm prune --omit=dev
+
+# Runtime stage: no compilers, no dev dependencies, a non-root user.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/public ./public
+COPY package.json knexfile.ts tsconfig.json ./
+COPY src ./src
+COPY views ./views
+COPY widgets ./widgets
+COPY migrations ./migrations
+RUN mkdir -p var && chown node:node var
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Migrations run at start; SIGTERM drains in-flight requests and exits 0.
+CMD ["node", "--import", "tsx", "src/server.ts"]
