@@ -15,6 +15,7 @@ import { pageContext } from "./http/pageContext.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
 import { rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
+import { eventRoutes } from "./events/routes.tsx";
 import { testRoutes } from "./http/testRoutes.tsx";
 
 export interface AppDeps {
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps): Express {
 
   // 5. features
   app.use(homeRoutes({ site }));
+  app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
   if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));
 
   // 6. not found, errors

@@ -1,0 +1,113 @@
+import { Router, type Request, type Response } from "express";
+import type { Db } from "../db/knex.ts";
+import type { Site } from "../site.ts";
+import { renderPage, type PageContext } from "../http/render.tsx";
+import { findEvent, listEvents, placesLeft } from "./repository.ts";
+import {
+  EVENT_LOAD_FAILED,
+  EVENT_NOT_FOUND,
+  EVENT_NOT_FOUND_TITLE,
+  EVENT_NOT_FOUND_TEXT,
+  eventApiBody,
+  eventJsonLd,
+  parseEventId,
+  registrationStatus,
+} from "./rules.ts";
+import { withPictures } from "./pictures.ts";
+import { EventsPage, EVENTS_HERO_POSTER } from "../../views/pages/events/EventsPage.tsx";
+import { EventDetailPage } from "../../views/pages/events/EventDetailPage.tsx";
+import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";
+
+export interface EventRoutesDeps {
+  db: Db;
+  site: Site;
+  /** EVENTS_HERO_VIDEO_URL: the /events hero plays it over the poster when set. */
+  heroVideoUrl?: string | undefined;
+  now?: () => Date;
+}
+
+function origin(req: Request, res: Response): string {
+  const ctx = res.locals.page as PageContext;
+  return ctx.publicUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+}
+
+function renderNotFound(req: Request, res: Response, status: number, message = EVENT_NOT_FOUND_TEXT): void {
+  renderPage(req, res, <EventNotFoundPage message={message} />, {
+    title: EVENT_NOT_FOUND_TITLE,
+    description: message,
+    status,
+    noindex: true,
+  });
+}
+
+/** /events, /events/:id and GET /api/events/:id. */
+export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: EventRoutesDeps): Router {
+  const router = Router();
+
+  router.get("/events", async (req, res) => {
+    const description = `Summer wrestling camps, clinics and tours from ${site.displayName}: elite coaching for athletes 10+ through high school.`;
+    try {
+      const events = (await listEvents(db)).map(withPictures);
+      renderPage(req, res, <EventsPage events={events} heroVideoUrl={heroVideoUrl} />, {
+        title: "Events",
+        description,
+        openGraph: { image: EVENTS_HERO_POSTER },
+      });
+    } catch (err) {
+      req.log.error({ err }, "events list could not be loaded");
+      renderPage(req, res, <EventsPage events={[]} heroVideoUrl={heroVideoUrl} loadError={EVENT_LOAD_FAILED} />, {
+        title: "Events",
+        description,
+        status: 503,
+        noindex: true,
+      });
+    }
+  });
+
+  router.get("/events/:id", async (req, res) => {
+    const id = parseEventId(req.params.id);
+    if (id === null) return renderNotFound(req, res, 404);
+    try {
+      const found = await findEvent(db, id);
+      if (!found) return renderNotFound(req, res, 404);
+      const at = now();
+      const left = await placesLeft(db, id, at);
+      const status = registrationStatus(found, left, at);
+      const event = withPictures(found);
+      renderPage(req, res, <EventDetailPage event={event} placesLeft={left} status={status} />, {
+        title: event.title,
+        description: event.shortDescription,
+        openGraph: { type: "website", image: event.image },
+        jsonLd: [eventJsonLd(event, { origin: origin(req, res), brand: site.displayName, image: event.image, placesLeft: left, status })],
+        noindex: !event.listed,
+      });
+    } catch (err) {
+      req.log.error({ err, eventId: id }, "event could not be loaded");
+      res.set("retry-after", "30");
+      renderNotFound(req, res, 503, EVENT_LOAD_FAILED);
+    }
+  });
+
+  router.get("/api/events/:id", async (req, res) => {
+    const id = parseEventId(req.params.id);
+    if (id === null) {
+      res.status(404).json({ error: EVENT_NOT_FOUND });
+      return;
+    }
+    try {
+      const event = await findEvent(db, id);
+      if (!event) {
+        res.status(404).json({ error: EVENT_NOT_FOUND });
+        return;
+      }
+      const at = now();
+      const left = await placesLeft(db, id, at);
+      res.json(eventApiBody(withPictures(event), left, at));
+    } catch (err) {
+      req.log.error({ err, eventId: id }, "event could not be loaded");
+      res.set("retry-after", "30").status(503).json({ error: EVENT_LOAD_FAILED });
+    }
+  });
+
+  return router;
+}

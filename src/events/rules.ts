@@ -1,0 +1,126 @@
+import type { EventDetail, EventPackage, EventSummary } from "./types.ts";
+
+/** Pure event rules and the spec's texts. Browser-safe: no database, no process. */
+
+export const EVENT_NOT_FOUND = "Event not found";
+export const EVENT_NOT_FOUND_TITLE = "Event Not Found";
+export const EVENT_NOT_FOUND_TEXT = "The event you're looking for doesn't exist or has been removed.";
+export const EVENT_LOAD_FAILED = "Could not load event data. Please try again later.";
+
+/** Ids are positive whole numbers written plainly; anything else ('abc', '1.5', '01', '-2') names no event. */
+export function parseEventId(raw: unknown): number | null {
+  if (typeof raw !== "string" || !/^[1-9]\d{0,8}$/.test(raw)) return null;
+  return Number(raw);
+}
+
+/** The event's headline price: the full package, else its dearest package, else 0. */
+export function headlinePriceCents(packages: EventPackage[]): number {
+  const full = packages.find((p) => p.code === "full");
+  if (full) return full.priceCents;
+  return packages.reduce((max, p) => Math.max(max, p.priceCents), 0);
+}
+
+/** What the promo saves against the struck-through price; null when there is no promotion. */
+export function savingsCents(event: Pick<EventSummary, "originalPriceCents" | "fullPriceCents">): number | null {
+  if (event.originalPriceCents === null || event.originalPriceCents <= event.fullPriceCents) return null;
+  return event.originalPriceCents - event.fullPriceCents;
+}
+
+/** Team savings per athlete: regular price minus team price, never negative. */
+export function teamSavingsCents(event: Pick<EventSummary, "regularPriceCents" | "teamPriceCents">): number {
+  return Math.max(0, event.regularPriceCents - event.teamPriceCents);
+}
+
+/** "$299.00": the one way amounts are shown. */
+export function formatPrice(cents: number): string {
+  const sign = cents < 0 ? "-" : "";
+  const abs = Math.abs(Math.round(cents));
+  const dollars = Math.floor(abs / 100).toLocaleString("en-US");
+  return `${sign}$${dollars}.${String(abs % 100).padStart(2, "0")}`;
+}
+
+/** "$50" for whole dollars (as in 'SAVE $50'), "$50.50" otherwise. */
+export function formatDollars(cents: number): string {
+  return cents % 100 === 0 ? `$${(cents / 100).toLocaleString("en-US")}` : formatPrice(cents);
+}
+
+export const centsToDollars = (cents: number) => cents / 100;
+
+export type RegistrationStatus = "open" | "closed" | "soldOut";
+
+/** Whether an athlete can register now: closed after the closing time, sold out when no place is left. */
+export function registrationStatus(event: Pick<EventSummary, "registrationClosesAt">, placesLeft: number, now: Date): RegistrationStatus {
+  if (event.registrationClosesAt && event.registrationClosesAt.getTime() <= now.getTime()) return "closed";
+  if (placesLeft <= 0) return "soldOut";
+  return "open";
+}
+
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/** schema.org Event with one Offer per package, for the detail page's JSON-LD. */
+export function eventJsonLd(
+  event: EventDetail,
+  opts: { origin: string; brand: string; image: string; placesLeft: number; status: RegistrationStatus },
+): object {
+  const url = (path: string) => new URL(path, opts.origin).href;
+  const availability =
+    opts.status === "soldOut" ? "https://schema.org/SoldOut" : opts.status === "closed" ? "https://schema.org/Discontinued" : "https://schema.org/InStock";
+  return {
+    "@context": "https://schema.org",
+    "@type": "Event",
+    name: event.title,
+    description: event.shortDescription,
+    startDate: isoDay(event.startDate),
+    endDate: isoDay(event.endDate),
+    eventStatus: "https://schema.org/EventScheduled",
+    eventAttendanceMode: "https://schema.org/OfflineEventAttendanceMode",
+    image: [url(opts.image)],
+    url: url(`/events/${event.id}`),
+    location: { "@type": "Place", name: event.location, address: event.location },
+    organizer: { "@type": "Organization", name: opts.brand, url: url("/") },
+    maximumAttendeeCapacity: event.capacity,
+    remainingAttendeeCapacity: opts.placesLeft,
+    typicalAgeRange: "10-18",
+    offers: event.packages.map((p) => ({
+      "@type": "Offer",
+      name: p.label,
+      price: (p.priceCents / 100).toFixed(2),
+      priceCurrency: "USD",
+      availability,
+      url: url(`/register/${event.id}`),
+      ...(event.registrationClosesAt ? { validThrough: event.registrationClosesAt.toISOString() } : {}),
+    })),
+  };
+}
+
+/** The body of GET /api/events/{id}: the spec's fields, plus packages, days and places. Dollar amounts are numbers; *Cents are exact. */
+export function eventApiBody(event: EventDetail, placesLeft: number, now: Date) {
+  return {
+    id: event.id,
+    title: event.title,
+    shortDescription: event.shortDescription,
+    description: event.description,
+    image: event.image,
+    category: event.category,
+    basePrice: centsToDollars(event.fullPriceCents),
+    basePriceCents: event.fullPriceCents,
+    originalPrice: event.originalPriceCents === null ? null : centsToDollars(event.originalPriceCents),
+    regularPrice: centsToDollars(event.regularPriceCents),
+    teamPrice: centsToDollars(event.teamPriceCents),
+    features: event.features,
+    location: event.location,
+    date: event.dateText,
+    startDate: isoDay(event.startDate),
+    endDate: isoDay(event.endDate),
+    time: event.time,
+    ageGroup: event.ageGroup,
+    capacity: event.capacity,
+    placesLeft,
+    registrationStatus: registrationStatus(event, placesLeft, now),
+    registrationClosesAt: event.registrationClosesAt ? event.registrationClosesAt.toISOString() : null,
+    packages: event.packages.map((p) => ({ ...p, price: centsToDollars(p.priceCents) })),
+    days: event.days,
+    coaches: event.coaches,
+    collegeLogos: event.collegeLogos,
+  };
+}

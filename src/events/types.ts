@@ -1,0 +1,70 @@
+/** Event data as pages, APIs and registration read it. Browser-safe (types only). */
+
+export const PACKAGE_CODES = ["full", "1day", "2day", "singleDay"] as const;
+export type PackageCode = (typeof PACKAGE_CODES)[number];
+
+export interface EventPackage {
+  code: PackageCode;
+  label: string;
+  priceCents: number;
+  /** How many days the athlete attends (the full package covers every day). */
+  dayCount: number;
+}
+
+export interface EventDay {
+  id: number;
+  label: string;
+  /** Calendar date, YYYY-MM-DD. */
+  date: string;
+}
+
+export interface EventCoach {
+  id: number;
+  name: string;
+  title: string;
+  bio: string;
+  image: string;
+}
+
+export interface CollegeLogo {
+  id: number;
+  name: string;
+  image: string;
+}
+
+export interface EventSummary {
+  id: number;
+  title: string;
+  shortDescription: string;
+  category: string;
+  /** Dates as shown to visitors, e.g. 'June 5-7, 2025'. */
+  dateText: string;
+  startDate: Date;
+  endDate: Date;
+  time: string;
+  location: string;
+  image: string;
+  /** A line printed over the card picture on /events (event 3). */
+  cardOverlay: string | null;
+  capacity: number;
+  ageGroup: string;
+  listed: boolean;
+  /** null: open until full. */
+  registrationClosesAt: Date | null;
+  /** The full package's price: the event's headline price. */
+  fullPriceCents: number;
+  /** Regular individual price per athlete (the full package price), against which team savings are counted. */
+  regularPriceCents: number;
+  teamPriceCents: number;
+  /** Struck-through promotional price, e.g. 34900 for event 2. */
+  originalPriceCents: number | null;
+  packages: EventPackage[];
+  days: EventDay[];
+  collegeLogos: CollegeLogo[];
+}
+
+export interface EventDetail extends EventSummary {
+  description: string;
+  features: string[];
+  coaches: EventCoach[];
+}

@@ -1,0 +1,89 @@
+import type { EventSummary } from "../../../src/events/types.ts";
+import { EventPrice } from "../../components/events/EventPrice.tsx";
+import { CalendarIcon, MapPinIcon } from "../../components/events/EventIcons.tsx";
+
+export const EVENTS_HERO_POSTER = "/images/events/events-hero.svg";
+
+export interface EventsPageProps {
+  events: EventSummary[];
+  /** Set when the hero has a configured video; otherwise the poster picture stands alone. */
+  heroVideoUrl?: string | undefined;
+  /** The spec's fetch-failure text, when the events could not be read. */
+  loadError?: string | undefined;
+}
+
+function EventCard({ event }: { event: EventSummary }) {
+  const titleId = `event-${event.id}-title`;
+  return (
+    <article className="card event-card" aria-labelledby={titleId}>
+      <div className="event-card-media">
+        <img src={event.image} alt={`${event.title} poster`} width="1200" height="800" loading="lazy" decoding="async" />
+        <span className="badge event-card-badge">{event.category}</span>
+        {event.cardOverlay || event.collegeLogos.length > 0 ? (
+          <div className="event-card-overlay">
+            {event.cardOverlay ? <p className="event-card-overlay-text">{event.cardOverlay}</p> : null}
+            {event.collegeLogos.length > 0 ? (
+              <ul className="college-logos college-logos-small" aria-label="Colleges attending">
+                {event.collegeLogos.map((logo) => (
+                  <li key={logo.id}><img src={logo.image} alt={logo.name} width="56" height="64" loading="lazy" /></li>
+                ))}
+              </ul>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+      <div className="card-body event-card-body">
+        <h3 id={titleId} className="event-card-title">{event.title}</h3>
+        <ul className="event-meta">
+          <li><CalendarIcon /><span>{event.dateText}</span></li>
+          <li><MapPinIcon /><span>{event.location}</span></li>
+        </ul>
+        <p className="event-card-summary">{event.shortDescription}</p>
+        <div className="event-card-foot">
+          <EventPrice event={event} />
+          <a className="btn btn-primary" href={`/events/${event.id}`} aria-describedby={titleId}>View Details</a>
+        </div>
+      </div>
+    </article>
+  );
+}
+
+export function EventsPage({ events, heroVideoUrl, loadError }: EventsPageProps) {
+  return (
+    <>
+      <section className="events-hero">
+        <div className="events-hero-media">
+          <img src={EVENTS_HERO_POSTER} alt="" width="1600" height="900" />
+          {heroVideoUrl ? (
+            <video className="events-hero-video" autoPlay muted loop playsInline preload="metadata" poster={EVENTS_HERO_POSTER} aria-hidden="true" tabIndex={-1}>
+              <source src={heroVideoUrl} />
+            </video>
+          ) : null}
+        </div>
+        <div className="container events-hero-content">
+          <p className="eyebrow">Summer 2025 camps, clinics &amp; tours</p>
+          <h1 className="display">Events</h1>
+          <p className="lead">
+            Train with champions. Three days of hard, technical wrestling, recruiting exposure in front of college
+            coaches, and a training tour on the road. Ages 10+ through high school.
+          </p>
+        </div>
+      </section>
+
+      <section className="section" aria-labelledby="events-list-heading">
+        <div className="container">
+          <h2 id="events-list-heading" className="section-title">Upcoming Events</h2>
+          {loadError ? (
+            <p className="event-alert" role="alert">{loadError}</p>
+          ) : events.length === 0 ? (
+            <p className="lead">No events are open right now. New camps are announced here first: check back soon.</p>
+          ) : (
+            <div className="events-grid">
+              {events.map((e) => <EventCard key={e.id} event={e} />)}
+            </div>
+          )}
+        </div>
+      </section>
+    </>
+  );
+}
