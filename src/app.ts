@@ -17,6 +17,7 @@ import { rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
 import { testRoutes } from "./http/testRoutes.tsx";
+import { shopRoutes } from "./catalogue/routes.tsx";
 
 export interface AppDeps {
   config: Config;
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Express {
   // 5. features
   app.use(homeRoutes({ site }));
   app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
+  app.use(shopRoutes({ catalogue: deps.catalogue, site, logger }));
   if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));
 
   // 6. not found, errors

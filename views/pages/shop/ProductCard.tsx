@@ -1,0 +1,69 @@
+import type { Product } from "../../../src/catalogue/types.ts";
+import {
+  AIR_DRY_NOTE,
+  firstAvailableVariant,
+  imageSrc,
+  isCapLike,
+  isEventProduct,
+  isShirtLike,
+  parsePriceCents,
+  priceLabel,
+  productPath,
+  SHIPS_LATER_NOTE,
+  shortDescription,
+} from "../../../src/catalogue/rules.ts";
+import { Form } from "../../components/Form.tsx";
+
+/** A retail card: picture, title, short description, price, shipping notes and an add-to-cart form (quantity 1). */
+export function ProductCard({ product }: { product: Product }) {
+  const href = productPath(product);
+  const image = product.images[0];
+  const first = product.variants[0];
+  const priceCents = first ? parsePriceCents(first.price) : 0;
+  const addable = firstAvailableVariant(product);
+  const headingId = `product-${product.id.replace(/[^a-zA-Z0-9_-]/g, "-")}`;
+
+  let action;
+  if (isEventProduct(product)) {
+    action = <a className="btn btn-primary btn-block" href={href}>Register for Event</a>;
+  } else if (priceCents === 0) {
+    action = <a className="btn btn-secondary btn-block" href="/contact">Contact Us</a>;
+  } else if (!addable) {
+    action = <button type="button" className="btn btn-ghost btn-block" disabled>Out of Stock</button>;
+  } else {
+    action = (
+      <Form action="/cart/add" className="card-add" label={`Add ${product.title} to cart`}>
+        <input type="hidden" name="productId" value={product.id} />
+        <input type="hidden" name="variantId" value={addable.id} />
+        <input type="hidden" name="quantity" value="1" />
+        <button type="submit" className="btn btn-primary btn-block" aria-describedby={headingId}>Add to Cart</button>
+      </Form>
+    );
+  }
+
+  return (
+    <article className="card product-card" aria-labelledby={headingId}>
+      <a className="product-card-image" href={href} tabIndex={-1} aria-hidden="true">
+        {image ? (
+          <img src={imageSrc(image)} alt="" width={600} height={600} loading="lazy" />
+        ) : (
+          <span className="image-placeholder" />
+        )}
+      </a>
+      <div className="card-body product-card-body">
+        <h3 className="product-card-title" id={headingId}>
+          <a href={href}>{product.title}</a>
+        </h3>
+        <p className="product-card-description">{shortDescription(product.body_html)}</p>
+        <p className="product-card-price price">{priceLabel(priceCents)}</p>
+        {isShirtLike(product) || isCapLike(product) ? (
+          <ul className="product-card-notes">
+            <li>{SHIPS_LATER_NOTE}</li>
+            {isShirtLike(product) ? <li>{AIR_DRY_NOTE}</li> : null}
+          </ul>
+        ) : null}
+        <div className="product-card-action">{action}</div>
+      </div>
+    </article>
+  );
+}

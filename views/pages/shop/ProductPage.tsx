@@ -1,0 +1,58 @@
+import type { ProductPickerProps } from "../../../widgets/ProductPicker.tsx";
+import { Widget } from "../../components/Widget.tsx";
+import { CareIcon, QualityIcon, ReturnIcon, SupportIcon, TruckIcon } from "./ShopIcons.tsx";
+import { shippingNote } from "../../../src/catalogue/rules.ts";
+
+function InfoGrid({ shipping }: { shipping: string }) {
+  const items = [
+    { Icon: QualityIcon, title: "Quality", text: "Premium materials, double-stitched seams and prints that last." },
+    { Icon: TruckIcon, title: "Shipping", text: `${shipping}. Standard shipping 3-5 business days in the continental US.` },
+    { Icon: CareIcon, title: "Care", text: "Machine wash cold inside out; hang or air dry." },
+    { Icon: ReturnIcon, title: "Returns", text: "30-day policy on unworn, unwashed items in original packaging." },
+    { Icon: SupportIcon, title: "Support", text: "24/7 customer care by e-mail, phone Monday to Friday." },
+  ];
+  return (
+    <section className="section product-info-section" aria-labelledby="product-details-heading">
+      <div className="container">
+        <h2 id="product-details-heading" className="visually-hidden">Product details</h2>
+        <ul className="info-grid" role="list">
+          {items.map(({ Icon, title, text }) => (
+            <li key={title}>
+              <Icon />
+              <h3>{title}</h3>
+              <p className="muted">{text}</p>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </section>
+  );
+}
+
+export function ProductPage({ picker }: { picker: ProductPickerProps }) {
+  return (
+    <>
+      <div className="container product-page">
+        <p className="back-link">
+          <a href="/shop">← Back to Shop</a>
+        </p>
+        <Widget name="ProductPicker" props={picker} />
+      </div>
+      <InfoGrid shipping={shippingNote(picker.product)} />
+    </>
+  );
+}
+
+export function ProductNotFoundPage({ unavailable }: { unavailable: boolean }) {
+  return (
+    <section className="page-center">
+      <h1 className="display">Product not found</h1>
+      <p className="lead">
+        {unavailable
+          ? "Our store is not answering right now, so we could not load this product. Please try again in a few minutes."
+          : "This product does not exist or is no longer available."}
+      </p>
+      <a className="btn btn-primary" href="/shop">Back to Shop</a>
+    </section>
+  );
+}
