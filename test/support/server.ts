@@ -15,7 +15,8 @@ export interface RunningServer {
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
     cwd: root,
-    env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    // LOG_LEVEL stays info: the "listening" line tells the port.
+    env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
