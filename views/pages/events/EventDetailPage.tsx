@@ -58,14 +58,30 @@ export function EventDetailPage({ event, placesLeft, status }: EventDetailPagePr
       </header>
 
       <div className="container event-layout">
-        <div className="event-main">
-          <ul className="event-facts" aria-label="Event essentials">
-            <li><CalendarIcon /><span><strong>Date</strong>{event.dateText}</span></li>
-            <li><ClockIcon /><span><strong>Time</strong>{event.time}</span></li>
-            <li><MapPinIcon /><span><strong>Location</strong>{event.location}</span></li>
-            <li><TagIcon /><span><strong>Price</strong>{formatPrice(event.fullPriceCents)}</span></li>
-          </ul>
+        <ul className="event-facts" aria-label="Event essentials">
+          <li><CalendarIcon /><span><strong>Date</strong>{event.dateText}</span></li>
+          <li><ClockIcon /><span><strong>Time</strong>{event.time}</span></li>
+          <li><MapPinIcon /><span><strong>Location</strong>{event.location}</span></li>
+          <li><TagIcon /><span><strong>Price</strong>{formatPrice(event.fullPriceCents)}</span></li>
+        </ul>
 
+        <section className="card event-box register-box" aria-labelledby="register-heading">
+          <h2 id="register-heading" className="event-box-title">Individual Registration</h2>
+          <EventPrice event={event} size="lg" />
+          <ul className="package-list" aria-label="Registration options">
+            {event.packages.map((p) => (
+              <li key={p.code}><span>{p.label}</span><strong>{formatPrice(p.priceCents)}</strong></li>
+            ))}
+          </ul>
+          <PlacesLine event={event} placesLeft={placesLeft} status={status} />
+          <RegisterAction event={event} status={status} />
+          <ul className="event-assurances">
+            <li><UsersIcon /><span>{event.ageGroup}</span></li>
+            <li><ShieldIcon /><span>Limited to {event.capacity} wrestlers</span></li>
+          </ul>
+        </section>
+
+        <div className="event-content">
           {event.coaches.length > 0 ? (
             <section className="event-section" aria-labelledby="coaches-heading">
               <h2 id="coaches-heading">Elite Coaching Staff</h2>
@@ -107,7 +123,7 @@ export function EventDetailPage({ event, placesLeft, status }: EventDetailPagePr
               <ul className="college-logos">
                 {event.collegeLogos.map((l) => (
                   <li key={l.id}>
-                    <img src={l.image} alt="" width="120" height="140" loading="lazy" />
+                    <img src={l.image} alt="" width="120" height="140" />
                     <span>{l.name}</span>
                   </li>
                 ))}
@@ -116,23 +132,7 @@ export function EventDetailPage({ event, placesLeft, status }: EventDetailPagePr
           ) : null}
         </div>
 
-        <aside className="event-sidebar" aria-label="Registration">
-          <section className="card event-box register-box" aria-labelledby="register-heading">
-            <h2 id="register-heading" className="event-box-title">Individual Registration</h2>
-            <EventPrice event={event} size="lg" />
-            <ul className="package-list" aria-label="Registration options">
-              {event.packages.map((p) => (
-                <li key={p.code}><span>{p.label}</span><strong>{formatPrice(p.priceCents)}</strong></li>
-              ))}
-            </ul>
-            <PlacesLine event={event} placesLeft={placesLeft} status={status} />
-            <RegisterAction event={event} status={status} />
-            <ul className="event-assurances">
-              <li><UsersIcon /><span>{event.ageGroup}</span></li>
-              <li><ShieldIcon /><span>Limited to {event.capacity} wrestlers</span></li>
-            </ul>
-          </section>
-
+        <div className="event-side">
           <section className="card event-box team-box" aria-labelledby="team-heading">
             <h2 id="team-heading" className="event-box-title">Team Registration</h2>
             <p className="team-price">
@@ -169,7 +169,7 @@ export function EventDetailPage({ event, placesLeft, status }: EventDetailPagePr
               ) : null}
             </dl>
           </section>
-        </aside>
+        </div>
       </div>
     </article>
   );
