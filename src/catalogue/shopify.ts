@@ -151,7 +151,7 @@ type ShopifyConfig = NonNullable<Config["shopify"]>;
 
 /** The catalogue from Shopify's Storefront API: cached 5 minutes, each read retried once, with a timeout. */
 export function createShopifyCatalogue(config: ShopifyConfig, logger: Logger, opts: ShopifyCatalogueOptions = {}): CatalogueSource {
-  const timeoutMs = opts.timeoutMs ?? 1200;
+  const timeoutMs = opts.timeoutMs ?? 1000;
   const retryDelayMs = opts.retryDelayMs ?? 150;
   const client: StorefrontApiClient = createStorefrontApiClient({
     storeDomain: config.storeDomain,
