@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from "express";
+import { Router, type NextFunction, type Request, type Response } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Site } from "../site.ts";
 import { renderPage, type PageContext } from "../http/render.tsx";
@@ -107,6 +107,16 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       req.log.error({ err, eventId: id }, "event could not be loaded");
       res.set("retry-after", "30").status(503).json({ error: EVENT_LOAD_FAILED });
     }
+  });
+
+  // A path that is not even valid percent-encoding ('/events/%E0%A4%A') names no event either: 404, like any unknown id.
+  router.use(["/events", "/api/events"], (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (!(err instanceof URIError)) return next(err);
+    if (req.originalUrl.startsWith("/api/")) {
+      res.status(404).json({ error: EVENT_NOT_FOUND });
+      return;
+    }
+    renderNotFound(req, res, 404);
   });
 
   return router;
