@@ -195,7 +195,7 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
         {event ? (
           <p className="actions">
             <a className="btn btn-primary btn-block" href={`/events/${encodeURIComponent(product.handle ?? product.id)}`}>
-              Register for Event - {formatPrice(priceCents)}
+              {`Register for Event - ${formatPrice(priceCents)}`}
             </a>
           </p>
         ) : (
@@ -203,7 +203,7 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
             {options.map((option) => (
               <fieldset className="option-picker" key={option.name}>
                 <legend>
-                  {option.name}: <span className="option-chosen">{selection[option.name] ?? ""}</span>
+                  {`${option.name}: `}<span className="option-chosen">{selection[option.name] ?? ""}</span>
                 </legend>
                 <ul className="option-values">
                   {option.values.map((value) => (
@@ -274,7 +274,7 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
 
         <ul className="product-notes">
           <li>{FREE_SHIPPING_NOTE}</li>
-          <li>Shipping: {shippingNote(product)}</li>
+          <li>{`Shipping: ${shippingNote(product)}`}</li>
           {showsAirDryNote(product) ? <li>{AIR_DRY_NOTE}</li> : null}
         </ul>
       </div>

@@ -29,7 +29,10 @@ export interface FakeShopify {
   /** The environment that points the app at this fake. */
   env(): Record<string, string>;
   products: StorefrontProduct[];
+  /** GraphQL operations answered (not those refused by the outage modes). */
   calls: GraphqlCall[];
+  /** Every request that reached the fake, answered or not. */
+  requestCount(): number;
   /** Orders received through the Admin API's orderCreate, with the ids the fake gave them. */
   orders: { id: string; name: string; input: Record<string, unknown> }[];
   /** up: answers; down: 503 like an outage; hang: accepts the request and never answers. */
@@ -94,6 +97,7 @@ export async function startFakeShopify(opts: { products?: StorefrontProduct[]; a
   const orders: FakeShopify["orders"] = [];
   let mode: FakeShopifyMode = "up";
   let failures = 0;
+  let requests = 0;
   const hanging = new Set<http.ServerResponse>();
 
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
@@ -137,6 +141,7 @@ export async function startFakeShopify(opts: { products?: StorefrontProduct[]; a
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      requests += 1;
       const url = new URL(req.url ?? "/", "http://fake");
       const api = url.pathname === `/api/${apiVersion}/graphql.json` ? "storefront" : url.pathname === `/admin/api/${apiVersion}/graphql.json` ? "admin" : null;
       if (req.method !== "POST" || !api) return send(res, 404, { errors: "Not Found" });
@@ -184,6 +189,7 @@ export async function startFakeShopify(opts: { products?: StorefrontProduct[]; a
     }),
     products,
     calls,
+    requestCount: () => requests,
     orders,
     setMode: (m) => {
       mode = m;
