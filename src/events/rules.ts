@@ -80,7 +80,6 @@ export function eventJsonLd(
     organizer: { "@type": "Organization", name: opts.brand, url: url("/") },
     maximumAttendeeCapacity: event.capacity,
     remainingAttendeeCapacity: opts.placesLeft,
-    typicalAgeRange: "10-18",
     offers: event.packages.map((p) => ({
       "@type": "Offer",
       name: p.label,
