@@ -1,0 +1,79 @@
+/**
+ * Bundle sizes from esbuild's metafile (public/build/meta.json, written by `npm run build`): raw and gzip
+ * bytes of every widget chunk, the boot script, the shared chunks (React's among them), and what each widget
+ * page downloads in total (boot + its static imports + the widget's chunks). Run: `npm run bench:bundles`.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
+
+interface Output {
+  bytes: number;
+  entryPoint?: string;
+  imports: { path: string; kind: string }[];
+  inputs: Record<string, { bytesInOutput: number }>;
+}
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const metaFile = path.join(root, "public/build/meta.json");
+if (!fs.existsSync(metaFile)) {
+  console.error("public/build/meta.json is missing: run `npm run build` first (npm run bench:bundles does).");
+  process.exit(1);
+}
+const outputs = (JSON.parse(fs.readFileSync(metaFile, "utf8")) as { outputs: Record<string, Output> }).outputs;
+const jsFiles = Object.keys(outputs).filter((f) => f.endsWith(".js"));
+
+const sizes = new Map<string, { raw: number; gzip: number }>();
+for (const file of jsFiles) {
+  const content = fs.readFileSync(path.join(root, file));
+  sizes.set(file, { raw: content.length, gzip: gzipSync(content, { level: 9 }).length });
+}
+
+/** Packages (or our own folders) whose code ends up in a chunk: names it for a reader. */
+function contents(file: string): string {
+  const names = new Set<string>();
+  for (const [input, { bytesInOutput }] of Object.entries(outputs[file]!.inputs)) {
+    if (bytesInOutput === 0) continue;
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+    names.add(m ? m[1]! : input.split("/").slice(0, -1).join("/") || input);
+  }
+  return [...names].join(", ");
+}
+
+function label(file: string): string {
+  const entry = outputs[file]!.entryPoint;
+  if (entry) return entry.startsWith("widgets/") && !entry.endsWith("boot.ts") ? `widget ${path.basename(entry).replace(/\.tsx?$/, "")}` : `entry ${entry} (${contents(file)})`;
+  const what = contents(file);
+  return /\breact\b/.test(what) && !/react-dom/.test(what) ? `shared React chunk (${what})` : `shared chunk (${what})`;
+}
+
+const staticImports = (file: string, seen = new Set<string>()): Set<string> => {
+  for (const imp of outputs[file]?.imports ?? []) {
+    if (imp.kind === "import-statement" && !seen.has(imp.path)) {
+      seen.add(imp.path);
+      staticImports(imp.path, seen);
+    }
+  }
+  return seen;
+};
+
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`.padStart(10);
+const row = (name: string, s: { raw: number; gzip: number }) => console.log(`${name.padEnd(70)} ${kb(s.raw)} ${kb(s.gzip)} gzip`);
+const total = (files: Iterable<string>) =>
+  [...files].reduce((acc, f) => ({ raw: acc.raw + sizes.get(f)!.raw, gzip: acc.gzip + sizes.get(f)!.gzip }), { raw: 0, gzip: 0 });
+
+console.log(`${"chunk".padEnd(70)} ${"raw".padStart(10)} ${"gzip".padStart(10)}`);
+for (const file of jsFiles.sort((a, b) => label(a).localeCompare(label(b)))) row(`${label(file)} ${path.basename(file)}`, sizes.get(file)!);
+
+const boot = jsFiles.find((f) => outputs[f]!.entryPoint === "widgets/boot.ts");
+if (boot) {
+  const bootSet = new Set([boot, ...staticImports(boot)]);
+  console.log("\nwhat a page with one widget downloads (boot + its imports + the widget's chunks):");
+  for (const file of jsFiles) {
+    const entry = outputs[file]!.entryPoint;
+    if (!entry?.startsWith("widgets/") || entry.endsWith("boot.ts")) continue;
+    const files = new Set([...bootSet, file, ...staticImports(file)]);
+    row(`page with ${path.basename(entry).replace(/\.tsx?$/, "")} (${files.size} files)`, total(files));
+  }
+}
