@@ -15,6 +15,7 @@ import { pageContext } from "./http/pageContext.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
 import { rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
+import { messagesRoutes } from "./messages/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
 import { testRoutes } from "./http/testRoutes.tsx";
 import { shopRoutes } from "./catalogue/routes.tsx";
@@ -74,7 +75,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(csrfProtection);
 
   // 5. features
-  app.use(homeRoutes({ site }));
+  app.use(homeRoutes({ site, db }));
+  app.use(messagesRoutes({ db, site, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter }));
   app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
   app.use(shopRoutes({ catalogue: deps.catalogue, site, logger }));
   if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));

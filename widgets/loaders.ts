@@ -2,6 +2,13 @@
 export const widgetLoaders = {
   TestCounter: () => import("./TestCounter.tsx"),
   ProductPicker: () => import("./ProductPicker.tsx"),
+  TeamEventModal: () => import("./TeamEventModal.tsx"),
+  NewsletterForm: () => import("./NewsletterForm.tsx"),
+  ContactForm: () => import("./ContactForm.tsx"),
+  QuoteForm: () => import("./QuoteForm.tsx"),
+  SchoolPackages: () => import("./SchoolPackages.tsx"),
+  ApparelSets: () => import("./ApparelSets.tsx"),
+  PortfolioSets: () => import("./PortfolioSets.tsx"),
 };
 
 export type WidgetName = keyof typeof widgetLoaders;
