@@ -198,6 +198,7 @@ export async function startFakeShopify(opts: { products?: StorefrontProduct[]; a
       failures = n;
     },
     stop: async () => {
+      if (!server.listening) return;
       for (const res of hanging) res.destroy();
       hanging.clear();
       server.closeAllConnections();
