@@ -159,6 +159,12 @@ export function createShopifyCatalogue(config: ShopifyConfig, logger: Logger, op
     publicAccessToken: config.storefrontToken,
     retries: 0,
     customFetchApi: shopifyFetch(timeoutMs),
+    // The client's own notices (an API version Shopify no longer supports) go to our log, not the console.
+    logger: (log) => {
+      if (log.type === "Unsupported_Api_Version") {
+        logger.warn({ apiVersion: log.content.apiVersion, supported: log.content.supportedApiVersions }, "SHOPIFY_API_VERSION is not supported by Shopify any more");
+      }
+    },
   });
   const cache = createReadCache({
     ttlMs: opts.cacheMs ?? CATALOGUE_CACHE_MS,
