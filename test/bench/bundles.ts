@@ -58,12 +58,12 @@ const staticImports = (file: string, seen = new Set<string>()): Set<string> => {
   return seen;
 };
 
-const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`.padStart(10);
-const row = (name: string, s: { raw: number; gzip: number }) => console.log(`${name.padEnd(70)} ${kb(s.raw)} ${kb(s.gzip)} gzip`);
+const bytes = (n: number) => `${n.toLocaleString("en-US")} B (${(n / 1024).toFixed(1)} KiB)`.padStart(22);
+const row = (name: string, s: { raw: number; gzip: number }) => console.log(`${name.padEnd(70)} ${bytes(s.raw)} ${bytes(s.gzip)}`);
 const total = (files: Iterable<string>) =>
   [...files].reduce((acc, f) => ({ raw: acc.raw + sizes.get(f)!.raw, gzip: acc.gzip + sizes.get(f)!.gzip }), { raw: 0, gzip: 0 });
 
-console.log(`${"chunk".padEnd(70)} ${"raw".padStart(10)} ${"gzip".padStart(10)}`);
+console.log(`${"chunk".padEnd(70)} ${"raw".padStart(22)} ${"gzip".padStart(22)}`);
 for (const file of jsFiles.sort((a, b) => label(a).localeCompare(label(b)))) row(`${label(file)} ${path.basename(file)}`, sizes.get(file)!);
 
 const boot = jsFiles.find((f) => outputs[f]!.entryPoint === "widgets/boot.ts");
