@@ -26,8 +26,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
         <a className="team-banner" href="#signup-portal">
           <span className="team-banner-tag">Team Discount</span>
           <span>
-            Teams of {TEAM_MINIMUM_ATHLETES}+ pay {formatDollars(teamDeal.teamPriceCents)} per athlete: save up to{" "}
-            {formatDollars(teamDeal.maxSavingsCents)} each.
+            {`Teams of ${TEAM_MINIMUM_ATHLETES}+ pay ${formatDollars(teamDeal.teamPriceCents)} per athlete: save up to ${formatDollars(teamDeal.maxSavingsCents)} each.`}
           </span>
           <span className="team-banner-cta">Register your team <span aria-hidden="true">→</span></span>
         </a>
@@ -39,7 +38,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
           <span className="featured-athlete-text">
             <span className="eyebrow">Featured Athlete</span>
             <strong>A two-time national champion leads the room at the {featured.title}</strong>
-            <span>{featured.dateText} · {featured.location}. Drill with the coaches who built champions.</span>
+            <span>{`${featured.dateText} · ${featured.location}. Drill with the coaches who built champions.`}</span>
           </span>
           <span className="featured-athlete-cta">See the camp <span aria-hidden="true">→</span></span>
         </a>
@@ -127,8 +126,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
               <div className="card-body">
                 <h3>Team</h3>
                 <p className="muted">
-                  Coaches register {TEAM_MINIMUM_ATHLETES} or more athletes under one payment
-                  {teamDeal ? <> at {formatDollars(teamDeal.teamPriceCents)} per athlete</> : null}, and stay the primary contact.
+                  {`Coaches register ${TEAM_MINIMUM_ATHLETES} or more athletes under one payment${teamDeal ? ` at ${formatDollars(teamDeal.teamPriceCents)} per athlete` : ""}, and stay the primary contact.`}
                 </p>
                 <a className="btn btn-secondary" href={TEAM_EVENTS_PATH} data-team-modal-open>Register as Team</a>
               </div>
