@@ -291,6 +291,33 @@ describe("shop on Shopify: caching, retry and outages", () => {
     }
   });
 
+  it("a store without retail products shows 'No Products Available' (200, not an outage)", async () => {
+    const empty = await startFakeShopify({ products: [] });
+    const t = await createTestApp(empty.env());
+    try {
+      const shop = await request(t.app).get("/shop").expect(200);
+      expect(textOf(shop.text)).toContain("No Products Available");
+      expect(textOf(shop.text)).not.toContain("not answering");
+      expect(shop.text).toContain('href="/events">Explore Training Camps</a>');
+      expect((await request(t.app).get("/api/products/retail").expect(200)).body).toEqual([]);
+    } finally {
+      await t.close();
+      await empty.stop();
+    }
+  });
+
+  it("names the retail collection after the configured brand", async () => {
+    const t = await createTestApp({ ...fake.env(), BRAND_NAME: "Granite" });
+    try {
+      const res = await request(t.app).get("/api/products/retail").expect(200);
+      // The fake serves titles with "Ironside": the tees pass ('heavyweight tee'), the Ironside cap does not.
+      expect((res.body as Product[]).map((p) => p.handle)).toEqual(["heavyweight-tee", "heavyweight-tee-blackout", "heavyweight-tee-team-pack"]);
+      expect((await request(t.app).get("/shop").expect(200)).text).toContain("<title>Shop | Granite</title>");
+    } finally {
+      await t.close();
+    }
+  });
+
   it("when the Shopify server is gone, pages still answer", async () => {
     const gone = await startFakeShopify();
     const env = gone.env();
