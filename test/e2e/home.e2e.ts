@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const hydrated = (page: Page, widget: string) => page.waitForSelector(`[data-widget="${widget}"][data-hydrated="true"]`, { state: "attached" });
+const activeInside = (page: Page, selector: string) => page.evaluate((s) => Boolean(document.activeElement?.closest(s)), selector);
+
+describe("home page in Chromium", () => {
+  it("opens the team modal with the mouse and lands on /team-registration?eventId=2", async () => {
+    const { page, context, problems } = await newVisit(browser);
+    await page.goto("/");
+    await hydrated(page, "TeamEventModal");
+    const dialog = page.getByRole("dialog", { name: "Choose Your Team Event" });
+    expect(await dialog.isVisible()).toBe(false);
+    await page.locator(".home-hero").getByRole("link", { name: "Register as Team" }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(page.url()).toMatch(/\/$/);
+    expect(await dialog.getByRole("link").count()).toBe(3);
+    await dialog.getByRole("link", { name: /National Champ Camp/ }).click();
+    await page.waitForURL(/\/team-registration\?eventId=2$/);
+    expect(problems.filter((p) => !p.includes("404"))).toEqual([]);
+    await context.close();
+  });
+
+  it("works from the keyboard: focus stays in the modal, Escape closes it and focus returns", async () => {
+    const { page, context } = await newVisit(browser);
+    await page.goto("/");
+    await hydrated(page, "TeamEventModal");
+    const trigger = page.locator("#signup-portal").getByRole("link", { name: "Register as Team" });
+    await trigger.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Choose Your Team Event" });
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(await activeInside(page, "dialog")).toBe(true);
+    for (let i = 0; i < 6; i += 1) {
+      await page.keyboard.press("Tab");
+      expect(await activeInside(page, "dialog")).toBe(true);
+    }
+    await page.keyboard.press("Escape");
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(await trigger.evaluate((el) => el === document.activeElement)).toBe(true);
+
+    await page.keyboard.press("Enter");
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    // Close button, then the three events in order: the second is the National Champ Camp.
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("href"))).toBe("/team-registration?eventId=2");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/team-registration\?eventId=2$/);
+    await context.close();
+  });
+
+  it("leads to the same choice on a page of its own without JavaScript", async () => {
+    const { page, context } = await newVisit(browser, { javaScript: false });
+    await page.goto("/");
+    await page.locator(".home-hero").getByRole("link", { name: "Register as Team" }).click();
+    await page.waitForURL(/\/team-events$/);
+    await page.locator(".team-choices").getByRole("link", { name: /National Champ Camp/ }).click();
+    await page.waitForURL(/\/team-registration\?eventId=2$/);
+    await context.close();
+  });
+
+  it("scrolls to the registration section from the sticky banner and 'Register as Individual'", async () => {
+    const { page, context } = await newVisit(browser);
+    await page.goto("/");
+    expect(await page.locator(".team-banner").evaluate((el) => getComputedStyle(el).position)).toBe("sticky");
+    await page.getByRole("link", { name: "Register as Individual" }).click();
+    await page.waitForURL(/#signup-portal$/);
+    await expect.poll(() => page.locator("#signup-portal h2").evaluate((el) => el.getBoundingClientRect().top < window.innerHeight)).toBe(true);
+    await context.close();
+  });
+
+  it("subscribes to the newsletter with JavaScript and without, keeping one row per address", async () => {
+    const db = e2eDb();
+    try {
+      const { page, context } = await newVisit(browser);
+      await page.goto("/");
+      await hydrated(page, "NewsletterForm");
+      const form = page.getByRole("form", { name: "Newsletter sign-up" });
+      await form.getByLabel("Email address").fill("e2e-fan@example.com");
+      await form.getByRole("button", { name: "Subscribe" }).click();
+      await page.getByTestId("newsletter-sent").waitFor();
+      expect(await page.getByTestId("newsletter-sent").textContent()).toContain("You're on the list!");
+      await context.close();
+
+      const noJs = await newVisit(browser, { javaScript: false });
+      await noJs.page.goto("/");
+      await noJs.page.getByLabel("Email address").fill("e2e-fan@example.com");
+      await noJs.page.getByRole("button", { name: "Subscribe" }).click();
+      await noJs.page.waitForURL(/\/#newsletter$/);
+      expect(await noJs.page.getByTestId("newsletter-sent").textContent()).toContain("You're on the list!");
+      await noJs.context.close();
+      expect(await db("newsletter_subscribers").where({ email: "e2e-fan@example.com" })).toHaveLength(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  for (const [label, viewport] of [["mobile", MOBILE], ["desktop", DESKTOP]] as const) {
+    it(`has no serious accessibility violations at ${label} width, modal closed and open`, async () => {
+      const { page, context } = await newVisit(browser, { viewport });
+      await page.goto("/", { waitUntil: "networkidle" });
+      await hydrated(page, "TeamEventModal");
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await page.locator(".home-hero").getByRole("link", { name: "Register as Team" }).click();
+      await page.getByRole("dialog", { name: "Choose Your Team Event" }).waitFor();
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      const page2 = await context.newPage();
+      await page2.goto("/team-events");
+      expect(await seriousA11yViolations(page2)).toEqual([]);
+      await context.close();
+    });
+  }
+});
