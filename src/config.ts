@@ -26,7 +26,7 @@ const EnvSchema = z.object({
   SHOPIFY_STORE_DOMAIN: optional,
   SHOPIFY_STOREFRONT_TOKEN: optional,
   SHOPIFY_ADMIN_TOKEN: optional,
-  SHOPIFY_API_VERSION: z.string().default("2025-07"),
+  SHOPIFY_API_VERSION: z.string().default("2026-10"),
   SMTP_URL: optional,
   MAIL_DIR: z.string().default("var/mail"),
   MAIL_FROM: z.string().default("Ironside Wrestling <no-reply@ironsidewrestling.com>"),

@@ -89,7 +89,7 @@ function operationName(query: string, given: unknown): string {
 }
 
 export async function startFakeShopify(opts: { products?: StorefrontProduct[]; apiVersion?: string; brandName?: string } = {}): Promise<FakeShopify> {
-  const apiVersion = opts.apiVersion ?? "2025-07";
+  const apiVersion = opts.apiVersion ?? "2026-10";
   const storefrontToken = "fake-storefront-token";
   const adminToken = "shpat_fake_admin_token";
   const products = opts.products ?? fixtureProducts(opts.brandName);
