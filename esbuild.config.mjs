@@ -53,6 +53,24 @@ for (const [file, out] of Object.entries(outputs)) {
     manifest.entries[`${base}${ext}`] = { url: url(file), imports: [...staticImports(file)].map(url) };
   }
 }
+// Offline Stripe test mode only: the fake Stripe.js, a classic script (IIFE, no shared chunks) that the
+// app serves at /__offline-stripe/stripe.js when no Stripe keys are configured.
+const fakeStripe = await esbuild.build({
+  entryPoints: { fakeStripeJs: "src/payments/offline/fakeStripeJs.ts" },
+  outdir,
+  bundle: true,
+  format: "iife",
+  platform: "browser",
+  target: ["es2022", "chrome115", "firefox115", "safari16"],
+  minify: true,
+  entryNames: "[name]-[hash]",
+  metafile: true,
+  legalComments: "none",
+  logLevel: "warning",
+});
+for (const file of Object.keys(fakeStripe.metafile.outputs)) {
+  if (file.endsWith(".js")) manifest.entries["fakeStripeJs.js"] = { url: url(file), imports: [] };
+}
 fs.writeFileSync(path.join(outdir, "manifest.json"), JSON.stringify(manifest, null, 2));
 fs.writeFileSync(path.join(outdir, "meta.json"), JSON.stringify(result.metafile));
 console.log(`built ${Object.keys(outputs).filter((f) => !f.endsWith(".map")).length} files into ${outdir}`);

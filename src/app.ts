@@ -19,6 +19,13 @@ import { messagesRoutes } from "./messages/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
 import { testRoutes } from "./http/testRoutes.tsx";
 import { shopRoutes } from "./catalogue/routes.tsx";
+import type { PaymentGateway } from "./payments/gateway.ts";
+import { createPaymentCore } from "./payments/core.ts";
+import { stripeWebhookRoutes } from "./payments/webhook.ts";
+import { offlineStripeRoutes } from "./payments/offline/routes.ts";
+import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
+import { createShopifyOrderWriter } from "./orders/shopifyWriteBack.ts";
+import { cartRoutes } from "./cart/routes.tsx";
 
 export interface AppDeps {
   config: Config;
@@ -27,6 +34,8 @@ export interface AppDeps {
   logger: Logger;
   outbox: Outbox;
   catalogue: CatalogueSource;
+  /** Stripe (live keys) or the offline test mode's fake, through the same SDK code. */
+  payments: PaymentGateway;
 }
 
 /** The whole middleware order, top to bottom. */
@@ -35,6 +44,10 @@ export function createApp(deps: AppDeps): Express {
   const site = buildSite(config.brandName);
   const assets = loadAssets();
   const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
+  // The payment core: shop orders register their kind here (event registrations will too).
+  const payments = createPaymentCore({ db, gateway: deps.payments, logger });
+  const orders: OrdersDeps = { db, payments, outbox: deps.outbox, logger, site, shopifyWriter: createShopifyOrderWriter(config.shopify) };
+  registerOrderPayments(orders);
   const app = express();
 
   app.disable("x-powered-by");
@@ -64,6 +77,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes(db, redis));
 
   // 3. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
+  app.use(stripeWebhookRoutes({ db, payments, logger }));
+  if (deps.payments.offline) app.use(offlineStripeRoutes(deps.payments.offline));
 
   // 4. bodies, session, page context (the error page needs it), same-origin check, CSRF
   app.use(express.json({ limit: "100kb" }));
@@ -79,6 +94,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(messagesRoutes({ db, site, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter }));
   app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
   app.use(shopRoutes({ catalogue: deps.catalogue, site, logger }));
+  app.use(cartRoutes({ catalogue: deps.catalogue, orders, rateLimiter }));
   if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));
 
   // 6. not found, errors

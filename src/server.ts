@@ -7,6 +7,7 @@ import { createMailTransport } from "./email/transport.ts";
 import { createOutbox } from "./email/outbox.ts";
 import { createApp } from "./app.ts";
 import { createCatalogueSource } from "./catalogue/source.ts";
+import { createPaymentGateway } from "./payments/setup.ts";
 
 let config;
 try {
@@ -30,9 +31,12 @@ const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
 outbox.start();
 
 const catalogue = createCatalogueSource(config, logger);
-const app = createApp({ config, db, redis, logger, outbox, catalogue });
+const payments = await createPaymentGateway(config, logger);
+const app = createApp({ config, db, redis, logger, outbox, catalogue, payments: payments.gateway });
 const server = app.listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
+  // Offline test mode: the fake Stripe delivers its signed webhooks to this process, like Stripe would.
+  payments.gateway.offline?.setWebhookUrl(`http://127.0.0.1:${port}/api/stripe/webhook`);
   logger.info({ port }, `listening on http://localhost:${port}`);
 });
 server.keepAliveTimeout = 65_000;
@@ -57,6 +61,7 @@ async function shutdown(signal: string): Promise<void> {
     server.closeIdleConnections();
   });
   await outbox.stop();
+  await payments.close();
   transport.close();
   await db.destroy();
   if (redis) await closeRedis(redis);

@@ -9,6 +9,8 @@ export const widgetLoaders = {
   SchoolPackages: () => import("./SchoolPackages.tsx"),
   ApparelSets: () => import("./ApparelSets.tsx"),
   PortfolioSets: () => import("./PortfolioSets.tsx"),
+  CartStepper: () => import("./CartStepper.tsx"),
+  CardForm: () => import("./CardForm.tsx"),
 };
 
 export type WidgetName = keyof typeof widgetLoaders;

@@ -5,3 +5,17 @@ export const MOBILE_BADGE_CAP = 9;
 export function badgeText(count: number, cap: number): string {
   return count > cap ? `${cap}+` : String(count);
 }
+
+/** Browser: sets both header badges (and the cart link's label) after a cart change. */
+export function updateCartBadges(count: number): void {
+  for (const [selector, cap] of [['[data-cart-badge="desktop"]', DESKTOP_BADGE_CAP], ['[data-cart-badge="mobile"]', MOBILE_BADGE_CAP]] as const) {
+    for (const badge of document.querySelectorAll<HTMLElement>(selector)) {
+      badge.textContent = badgeText(count, cap);
+      badge.hidden = count === 0;
+    }
+  }
+  document.querySelector("[data-cart-link]")?.setAttribute("aria-label", `Cart, ${count} ${count === 1 ? "item" : "items"}`);
+}
+
+/** The event widgets send after changing the cart (the ProductPicker, the CartStepper); detail is the server cart answer. */
+export const CART_UPDATED_EVENT = "cart:updated";

@@ -1,4 +1,5 @@
 import Stripe from "stripe";
+import type { FakeStripe } from "./offline/fakeStripeServer.ts";
 
 /** What is being paid for: the payment core is shared by shop orders and event registrations. */
 export interface PaymentMetadata {
@@ -33,6 +34,8 @@ export class WebhookSignatureError extends Error {}
 export interface PaymentGateway {
   readonly mode: "live" | "offline";
   readonly publishableKey: string;
+  /** Offline test mode only: the in-process fake Stripe the SDK talks to. */
+  readonly offline?: FakeStripe;
   createIntent(input: CreateIntentInput): Promise<IntentSnapshot>;
   retrieveIntent(id: string): Promise<IntentSnapshot>;
   /** A later amount change (a discount) updates the same PaymentIntent instead of making a second one. */
@@ -59,6 +62,7 @@ export interface StripeGatewayOptions {
   publishableKey: string;
   webhookSecret: string;
   mode: "live" | "offline";
+  offline?: FakeStripe;
   /** Only for the offline fake: where the SDK sends its requests. */
   api?: { host: string; port: number; protocol: "http" | "https" };
 }
@@ -73,6 +77,7 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
 
   return {
     mode: opts.mode,
+    offline: opts.offline,
     publishableKey: opts.publishableKey,
     async createIntent(input) {
       const pi = await stripe.paymentIntents.create(
@@ -82,7 +87,7 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
           metadata: { kind: input.metadata.kind, reference: input.metadata.reference },
           description: input.description,
           receipt_email: input.receiptEmail,
-          payment_method_types: ["card"],
+          allowed_payment_method_types: ["card"],
         },
         { idempotencyKey: input.idempotencyKey },
       );

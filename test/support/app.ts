@@ -12,6 +12,7 @@ import { createMailTransport, type MailTransport } from "../../src/email/transpo
 import { createOutbox, type Outbox } from "../../src/email/outbox.ts";
 import { createApp, type AppDeps } from "../../src/app.ts";
 import { createCatalogueSource } from "../../src/catalogue/source.ts";
+import { createPaymentGateway } from "../../src/payments/setup.ts";
 
 export type Backend = "sqlite" | "mysql";
 
@@ -110,7 +111,9 @@ export async function createTestApp(
   const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
   const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
   const catalogue = createCatalogueSource(config, logger);
-  const deps: AppDeps = { config, db, redis, logger, outbox, catalogue };
+  // Offline Stripe test mode unless the env gives keys; the fake's webhooks need a listening app (see test/support/payments.ts).
+  const payments = await createPaymentGateway(config, logger);
+  const deps: AppDeps = { config, db, redis, logger, outbox, catalogue, payments: payments.gateway };
   const app = createApp(deps);
   return {
     ...deps,
@@ -120,6 +123,7 @@ export async function createTestApp(
     transport,
     async close() {
       await outbox.stop();
+      await payments.close();
       transport.close();
       await db.destroy();
       if (redis) {

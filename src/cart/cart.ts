@@ -1,0 +1,208 @@
+import { randomBytes } from "node:crypto";
+import type { Request } from "express";
+import type { CatalogueSource } from "../catalogue/source.ts";
+import { CatalogueUnavailableError } from "../catalogue/source.ts";
+import type { Product, Variant } from "../catalogue/types.ts";
+import {
+  buildCartItem,
+  CART_MESSAGES,
+  fallbackSizes,
+  formatPrice,
+  isEventProduct,
+  isVariantAvailable,
+  maxQuantity,
+  productPath,
+  variantPriceCents,
+} from "../catalogue/rules.ts";
+import { HttpError } from "../http/errors.ts";
+import {
+  addItem,
+  centsToDecimal,
+  itemCount,
+  lineProblem,
+  problemMessage,
+  quantityLimit,
+  sameLine,
+  subtotalCents,
+  type LineProblem,
+  type SessionCartItem,
+} from "./rules.ts";
+import { CART_ERRORS } from "./schemas.ts";
+
+/** One cart line as the page, the widgets and GET /api/cart show it: session identity + catalogue facts now. */
+export interface CartLineView {
+  id: string;
+  shopifyProductId: string;
+  shopifyVariantId: string;
+  productHandle: string;
+  productTitle: string;
+  variantTitle: string;
+  /** The server cart's decimal string (the catalogue's current price). */
+  price: string;
+  priceCents: number;
+  compareAtPrice: string | null;
+  quantity: number;
+  productImage: string | null;
+  productType: string;
+  vendor: string;
+  selectedSize: string | null;
+  selectedColor: string | null;
+  variantOptions: Record<string, string>;
+  updatedAt: string;
+  productUrl: string | null;
+  maxQuantity: number;
+  problem: LineProblem | null;
+  problemMessage: string | null;
+}
+
+export interface CartView {
+  items: CartLineView[];
+  subtotalCents: number;
+  itemCount: number;
+  /** Lines that block paying (gone, out of stock, price changed), as messages. */
+  problems: string[];
+}
+
+/** The spec's server cart answer. */
+export function cartJson(view: CartView) {
+  return { success: true, cartItems: view.items, subtotal: centsToDecimal(view.subtotalCents), itemCount: view.itemCount };
+}
+
+export function newLineId(): string {
+  return `li_${randomBytes(9).toString("base64url")}`;
+}
+
+/** The visitor's cart lines from the session (anything malformed is dropped). */
+export function readCart(req: Request): SessionCartItem[] {
+  const items = req.session?.cart?.items;
+  if (!Array.isArray(items)) return [];
+  return items.filter(
+    (i): i is SessionCartItem =>
+      Boolean(i) && typeof i.id === "string" && typeof i.productId === "string" && typeof i.variantId === "string" &&
+      Number.isInteger(i.quantity) && i.quantity > 0 && Number.isInteger(i.priceCents),
+  );
+}
+
+export function writeCart(req: Request, items: SessionCartItem[]): void {
+  if (!req.session) throw new HttpError(503, "We can't save changes right now because our session service is unavailable. Please try again in a minute.");
+  req.session.cart = { items };
+}
+
+/** Catalogue reads for the cart; an outage answers 503 with a clear message. */
+async function productsFor(catalogue: CatalogueSource, ids: string[]): Promise<Map<string, Product | null>> {
+  const found = new Map<string, Product | null>();
+  try {
+    await Promise.all([...new Set(ids)].map(async (id) => found.set(id, await catalogue.findById(id))));
+  } catch (err) {
+    if (err instanceof CatalogueUnavailableError) throw new HttpError(503, CART_ERRORS.catalogueDown, "Temporarily unavailable");
+    throw err;
+  }
+  return found;
+}
+
+function currentFacts(product: Product | null | undefined, variant: Variant | undefined) {
+  if (!product || !variant) return null;
+  return {
+    priceCents: variantPriceCents(variant),
+    available: isVariantAvailable(variant),
+    stock: maxQuantity(variant),
+    purchasable: !isEventProduct(product) && variantPriceCents(variant) > 0,
+  };
+}
+
+/** The session cart checked against the catalogue as it is now. */
+export async function viewCart(catalogue: CatalogueSource, items: SessionCartItem[]): Promise<CartView> {
+  const products = await productsFor(catalogue, items.map((i) => i.productId));
+  const lines: CartLineView[] = items.map((item) => {
+    const product = products.get(item.productId) ?? null;
+    const variant = product?.variants.find((v) => v.id === item.variantId);
+    const facts = currentFacts(product, variant);
+    const problem = lineProblem(item, facts);
+    const title = product?.title ?? "This item";
+    const base = product && variant ? buildCartItem(product, variant, item.quantity, item.selectedSize) : null;
+    return {
+      id: item.id,
+      shopifyProductId: item.productId,
+      shopifyVariantId: item.variantId,
+      productHandle: base?.productHandle ?? item.productId,
+      productTitle: base?.productTitle ?? "Item no longer available",
+      variantTitle: base?.variantTitle ?? "Default",
+      price: centsToDecimal(facts?.priceCents ?? item.priceCents),
+      priceCents: facts?.priceCents ?? item.priceCents,
+      compareAtPrice: base?.compareAtPrice ? centsToDecimal(Math.round(base.compareAtPrice * 100)) : null,
+      quantity: item.quantity,
+      productImage: base?.productImage ?? null,
+      productType: base?.productType ?? "Product",
+      vendor: base?.vendor ?? "",
+      selectedSize: base?.selectedSize ?? item.selectedSize,
+      selectedColor: base?.selectedColor ?? null,
+      variantOptions: base?.variantOptions ?? {},
+      updatedAt: new Date(item.updatedAt).toISOString(),
+      productUrl: product ? productPath(product) : null,
+      maxQuantity: quantityLimit(facts?.stock),
+      problem,
+      problemMessage: problem ? problemMessage(title, problem, formatPrice) : null,
+    };
+  });
+  const payable = lines.filter((l) => l.problem?.kind !== "unavailable");
+  return {
+    items: lines,
+    subtotalCents: subtotalCents(payable.map((l) => ({ unitPriceCents: l.priceCents, quantity: l.quantity }))),
+    itemCount: itemCount(lines),
+    problems: lines.flatMap((l) => (l.problemMessage ? [l.problemMessage] : [])),
+  };
+}
+
+/** Adds to the session cart with the catalogue's facts; bad input throws an HttpError with a clear message and changes nothing. */
+export async function addToCart(
+  req: Request,
+  catalogue: CatalogueSource,
+  input: { productId: string; variantId: string; quantity: number; selectedSize: string | null },
+): Promise<{ product: Product; variant: Variant; items: SessionCartItem[] }> {
+  const product = (await productsFor(catalogue, [input.productId])).get(input.productId);
+  if (!product) throw new HttpError(404, CART_ERRORS.productGone);
+  if (isEventProduct(product)) throw new HttpError(400, CART_MESSAGES.notAllowed.description);
+  if (product.variants.length === 0) throw new HttpError(400, CART_MESSAGES.noVariants.description);
+  const variant = product.variants.find((v) => v.id === input.variantId);
+  if (!variant) throw new HttpError(400, CART_MESSAGES.noVariant.description);
+  if (!isVariantAvailable(variant)) throw new HttpError(409, CART_MESSAGES.outOfStock.description);
+  const priceCents = variantPriceCents(variant);
+  if (priceCents <= 0) throw new HttpError(400, CART_ERRORS.priceOnRequest);
+
+  const sizes = fallbackSizes(product);
+  let selectedSize: string | null = null;
+  if (sizes.length > 0 && input.selectedSize) {
+    if (!sizes.includes(input.selectedSize)) throw new HttpError(400, CART_ERRORS.invalidSize);
+    selectedSize = input.selectedSize;
+  }
+
+  const items = readCart(req);
+  const line = { productId: product.id, variantId: variant.id, selectedSize, quantity: input.quantity, priceCents };
+  const already = items.find((i) => sameLine(i, line))?.quantity ?? 0;
+  const limit = quantityLimit(maxQuantity(variant));
+  if (already + input.quantity > limit) {
+    throw new HttpError(409, already > 0 ? `${CART_ERRORS.notEnoughStock(limit)}: you already have ${already} in your cart` : CART_ERRORS.notEnoughStock(limit));
+  }
+  const next = addItem(items, line, newLineId(), Date.now());
+  writeCart(req, next);
+  return { product, variant, items: next };
+}
+
+/** Checks a new quantity for a line against the stock now; lowering is always allowed. */
+export async function checkQuantity(catalogue: CatalogueSource, item: SessionCartItem, quantity: number): Promise<void> {
+  if (quantity <= item.quantity) return;
+  const product = (await productsFor(catalogue, [item.productId])).get(item.productId);
+  const variant = product?.variants.find((v) => v.id === item.variantId);
+  const facts = currentFacts(product, variant);
+  if (!facts || !facts.purchasable) throw new HttpError(409, CART_ERRORS.productGone);
+  if (!facts.available) throw new HttpError(409, CART_MESSAGES.outOfStock.description);
+  const limit = quantityLimit(facts.stock);
+  if (quantity > limit) throw new HttpError(409, CART_ERRORS.notEnoughStock(limit));
+}
+
+export async function currentPriceCents(catalogue: CatalogueSource, item: SessionCartItem): Promise<number> {
+  const product = (await productsFor(catalogue, [item.productId])).get(item.productId);
+  const variant = product?.variants.find((v) => v.id === item.variantId);
+  if (!product || !variant) throw new HttpError(409, CART_ERRORS.productGone);
+  return variantPriceCents(variant);
+}

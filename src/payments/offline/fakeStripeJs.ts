@@ -1,0 +1,270 @@
+/**
+ * The offline test mode's Stripe.js (browser script, loaded as a classic script before the widgets).
+ * It exposes `window.Stripe(pk)` with `elements()`, a card element made of real labelled inputs that
+ * follows Stripe's test cards, and `confirmCardPayment`, so @stripe/react-stripe-js works unchanged.
+ * Its API calls go to the app's /__offline-stripe pass-through, which forwards them to the in-process fake.
+ */
+import { cardBrand, digitsOnly, expectedLength, luhnValid } from "./testCards.ts";
+
+type Handler = (event: unknown) => void;
+interface FieldError {
+  type: "validation_error";
+  code: string;
+  message: string;
+}
+
+const API = "/__offline-stripe/v1";
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string>, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+let uid = 0;
+
+class FakeCardElement {
+  readonly elementType = "card";
+  private handlers = new Map<string, Set<Handler>>();
+  private root: HTMLElement | null = null;
+  private inputs: { number: HTMLInputElement; expiry: HTMLInputElement; cvc: HTMLInputElement; postal: HTMLInputElement | null } | null = null;
+  private options: Record<string, unknown>;
+  private destroyed = false;
+
+  constructor(options: Record<string, unknown> = {}) {
+    this.options = options;
+  }
+
+  on(event: string, handler: Handler): this {
+    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
+    this.handlers.get(event)!.add(handler);
+    return this;
+  }
+  off(event: string, handler?: Handler): this {
+    if (handler) this.handlers.get(event)?.delete(handler);
+    else this.handlers.delete(event);
+    return this;
+  }
+  once(event: string, handler: Handler): this {
+    const wrapped: Handler = (e) => {
+      this.off(event, wrapped);
+      handler(e);
+    };
+    return this.on(event, wrapped);
+  }
+  private emit(event: string, payload: unknown): void {
+    for (const h of [...(this.handlers.get(event) ?? [])]) h(payload);
+  }
+
+  mount(target: HTMLElement | string): void {
+    if (this.destroyed) throw new Error("This Element has already been destroyed. Please create a new one.");
+    const node = typeof target === "string" ? document.querySelector<HTMLElement>(target) : target;
+    if (!node) throw new Error("The selector you specified does not apply to any DOM elements.");
+    const id = `offline-card-${++uid}`;
+    const input = (name: string, label: string, attrs: Record<string, string>) => {
+      const i = el("input", { id: `${id}-${name}`, name: `offline-card-${name}`, type: "text", inputmode: "numeric", "aria-label": label, autocomplete: "off", ...attrs });
+      i.addEventListener("input", () => this.onInput(name));
+      i.addEventListener("focus", () => this.emit("focus", { elementType: "card" }));
+      i.addEventListener("blur", () => {
+        this.emit("blur", { elementType: "card" });
+        this.emitChange(true);
+      });
+      return i;
+    };
+    const number = input("number", "Card number", { placeholder: "1234 1234 1234 1234", autocomplete: "cc-number", maxlength: "19" });
+    const expiry = input("expiry", "Expiration date MM / YY", { placeholder: "MM / YY", autocomplete: "cc-exp", maxlength: "7" });
+    const cvc = input("cvc", "Security code (CVC)", { placeholder: "CVC", autocomplete: "cc-csc", maxlength: "4" });
+    const postal = this.options.hidePostalCode ? null : input("postal", "ZIP code", { placeholder: "ZIP", autocomplete: "postal-code", maxlength: "10" });
+    this.inputs = { number, expiry, cvc, postal };
+    this.root = el("div", { class: "offline-card-field", "data-offline-stripe": "card" }, number, expiry, cvc, ...(postal ? [postal] : []));
+    node.append(this.root);
+    if (this.options.disabled) this.setDisabled(true);
+    setTimeout(() => this.emit("ready", { elementType: "card" }), 0);
+  }
+
+  private onInput(name: string): void {
+    const i = this.inputs!;
+    if (name === "number") {
+      const d = digitsOnly(i.number.value).slice(0, expectedLength(i.number.value));
+      i.number.value = d.replace(/(\d{4})(?=\d)/g, "$1 ");
+    } else if (name === "expiry") {
+      const d = digitsOnly(i.expiry.value).slice(0, 4);
+      i.expiry.value = d.length > 2 ? `${d.slice(0, 2)} / ${d.slice(2)}` : d;
+    } else if (name === "cvc") {
+      i.cvc.value = digitsOnly(i.cvc.value).slice(0, 4);
+    }
+    this.emitChange(false);
+  }
+
+  /** The first problem with what was typed, as Stripe words it (incomplete fields only count once left or submitted). */
+  validation(final: boolean): { complete: boolean; empty: boolean; error: FieldError | undefined } {
+    const i = this.inputs;
+    if (!i) return { complete: false, empty: true, error: undefined };
+    const number = digitsOnly(i.number.value);
+    const exp = digitsOnly(i.expiry.value);
+    const cvc = digitsOnly(i.cvc.value);
+    const postal = i.postal?.value.trim() ?? "";
+    const empty = !number && !exp && !cvc && !postal;
+    const err = (code: string, message: string): FieldError => ({ type: "validation_error", code, message });
+    let error: FieldError | undefined;
+    const len = expectedLength(number);
+    if (number.length === len && !luhnValid(number)) error = err("invalid_number", "Your card number is invalid.");
+    else if (number.length < len && final) error = err("incomplete_number", "Your card number is incomplete.");
+    if (!error && exp.length === 4) {
+      const month = Number(exp.slice(0, 2));
+      const year = 2000 + Number(exp.slice(2));
+      const now = new Date();
+      if (month < 1 || month > 12) error = err("invalid_expiry_month", "Your card's expiration date is incomplete.");
+      else if (year < now.getFullYear()) error = err("invalid_expiry_year_past", "Your card's expiration year is in the past.");
+      else if (year === now.getFullYear() && month < now.getMonth() + 1) error = err("invalid_expiry_month_past", "Your card's expiration date is in the past.");
+    } else if (!error && final) error = err("incomplete_expiry", "Your card's expiration date is incomplete.");
+    const cvcLen = cardBrand(number) === "amex" ? 4 : 3;
+    if (!error && cvc.length < cvcLen && final) error = err("incomplete_cvc", "Your card's security code is incomplete.");
+    if (!error && i.postal && postal.length < 5 && final) error = err("incomplete_zip", "Your postal code is incomplete.");
+    const complete = number.length === len && luhnValid(number) && exp.length === 4 && cvc.length >= cvcLen && (!i.postal || postal.length >= 5) && !error;
+    return { complete, empty, error: final && empty ? undefined : error };
+  }
+
+  private emitChange(final: boolean): void {
+    const v = this.validation(final);
+    this.emit("change", { elementType: "card", empty: v.empty, complete: v.complete, error: v.error, brand: cardBrand(this.inputs?.number.value ?? ""), value: { postalCode: this.inputs?.postal?.value ?? "" } });
+  }
+
+  cardData(): Record<string, string> {
+    const i = this.inputs!;
+    const exp = digitsOnly(i.expiry.value);
+    return {
+      number: digitsOnly(i.number.value),
+      exp_month: exp.slice(0, 2),
+      exp_year: `20${exp.slice(2)}`,
+      cvc: digitsOnly(i.cvc.value),
+      ...(i.postal ? { postal_code: i.postal.value.trim() } : {}),
+    };
+  }
+
+  private setDisabled(disabled: boolean): void {
+    for (const i of Object.values(this.inputs ?? {})) if (i) i.disabled = disabled;
+  }
+  update(options: Record<string, unknown>): void {
+    this.options = { ...this.options, ...options };
+    if ("disabled" in options) this.setDisabled(Boolean(options.disabled));
+  }
+  focus(): void {
+    this.inputs?.number.focus();
+  }
+  blur(): void {
+    (document.activeElement as HTMLElement | null)?.blur();
+  }
+  clear(): void {
+    for (const i of Object.values(this.inputs ?? {})) if (i) i.value = "";
+    this.emitChange(false);
+  }
+  unmount(): void {
+    this.root?.remove();
+    this.root = null;
+  }
+  destroy(): void {
+    this.unmount();
+    this.destroyed = true;
+    this.handlers.clear();
+  }
+}
+
+class FakeElements {
+  private elements = new Map<string, FakeCardElement>();
+  create(type: string, options?: Record<string, unknown>): FakeCardElement {
+    if (type !== "card") throw new Error(`The offline Stripe test mode only provides the 'card' Element, not '${type}'.`);
+    if (this.elements.has(type)) throw new Error("Can only create one Element of type card.");
+    const element = new FakeCardElement(options);
+    this.elements.set(type, element);
+    return element;
+  }
+  getElement(type: string | { __elementType?: string }): FakeCardElement | null {
+    const name = typeof type === "string" ? type : type?.__elementType;
+    const element = name ? this.elements.get(name) : undefined;
+    return element ?? null;
+  }
+  update(): void {}
+  fetchUpdates(): Promise<{ error?: undefined }> {
+    return Promise.resolve({});
+  }
+}
+
+function form(data: Record<string, unknown>, prefix = "", out = new URLSearchParams()): URLSearchParams {
+  for (const [k, v] of Object.entries(data)) {
+    if (v === undefined || v === null || v === "") continue;
+    const key = prefix ? `${prefix}[${k}]` : k;
+    if (typeof v === "object") form(v as Record<string, unknown>, key, out);
+    else out.append(key, String(v));
+  }
+  return out;
+}
+
+const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0] ?? "";
+
+class FakeStripe {
+  constructor(readonly publishableKey: string) {}
+
+  elements(): FakeElements {
+    return new FakeElements();
+  }
+
+  async confirmCardPayment(clientSecret: string, data: { payment_method?: { card?: unknown; billing_details?: Record<string, unknown> } } = {}) {
+    const card = data.payment_method?.card as FakeCardElement | undefined;
+    if (!(card instanceof FakeCardElement)) {
+      return { error: { type: "invalid_request_error", message: "A card Element is required to confirm this payment." } };
+    }
+    const v = card.validation(true);
+    if (v.error || !v.complete) return { error: v.error ?? { type: "validation_error", code: "incomplete_number", message: "Your card number is incomplete." } };
+    const { postal_code, ...cardFields } = card.cardData();
+    const body = form({
+      key: this.publishableKey,
+      client_secret: clientSecret,
+      payment_method_data: {
+        type: "card",
+        card: cardFields,
+        billing_details: { ...(data.payment_method?.billing_details ?? {}), address: postal_code ? { postal_code } : undefined },
+      },
+    });
+    try {
+      const res = await fetch(`${API}/payment_intents/${encodeURIComponent(intentIdOf(clientSecret))}/confirm`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body,
+      });
+      const json = (await res.json()) as { error?: Record<string, unknown> } & Record<string, unknown>;
+      if (!res.ok) return { error: json.error ?? { type: "api_error", message: "An unexpected error occurred." } };
+      return { paymentIntent: json };
+    } catch {
+      return { error: { type: "api_connection_error", message: "We are experiencing issues connecting to our payments provider. Please check your internet connection." } };
+    }
+  }
+
+  async retrievePaymentIntent(clientSecret: string) {
+    const qs = new URLSearchParams({ key: this.publishableKey, client_secret: clientSecret });
+    const res = await fetch(`${API}/payment_intents/${encodeURIComponent(intentIdOf(clientSecret))}?${qs}`);
+    const json = (await res.json()) as { error?: unknown };
+    return res.ok ? { paymentIntent: json } : { error: json.error };
+  }
+
+  createToken() {
+    return Promise.resolve({ error: { type: "invalid_request_error", message: "Tokens are not available in offline test mode." } });
+  }
+  createPaymentMethod() {
+    return Promise.resolve({ error: { type: "invalid_request_error", message: "Payment methods are not available in offline test mode." } });
+  }
+  registerAppInfo(): void {}
+  _registerWrapper(): void {}
+}
+
+(() => {
+  const factory = (publishableKey: string) => {
+    if (typeof publishableKey !== "string" || !publishableKey.startsWith("pk_")) {
+      throw new Error("Invalid value for Stripe(): apiKey should be a publishable key.");
+    }
+    return new FakeStripe(publishableKey);
+  };
+  (factory as unknown as { version: string }).version = "endive";
+  (window as unknown as { Stripe: typeof factory }).Stripe = factory;
+})();

@@ -1,0 +1,365 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import type { Logger } from "../../logger.ts";
+import { testCardOutcome } from "./testCards.ts";
+
+/**
+ * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,
+ * spoken to by the real stripe SDK (`new Stripe(key, { host, port, protocol: "http" })`) and by the fake
+ * Stripe.js (confirm). Like Stripe, it signs and delivers payment_intent.* events to the webhook URL.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface FakePaymentIntent {
+  id: string;
+  object: "payment_intent";
+  amount: number;
+  amount_received: number;
+  currency: string;
+  status: "requires_payment_method" | "requires_confirmation" | "processing" | "succeeded" | "canceled";
+  client_secret: string;
+  metadata: Record<string, string>;
+  description: string | null;
+  receipt_email: string | null;
+  payment_method_types: string[];
+  payment_method: string | null;
+  latest_charge: string | null;
+  last_payment_error: Json | null;
+  canceled_at: number | null;
+  created: number;
+  livemode: false;
+}
+
+export interface FakeEvent {
+  id: string;
+  object: "event";
+  api_version: string;
+  created: number;
+  type: string;
+  livemode: false;
+  pending_webhooks: number;
+  request: { id: string | null; idempotency_key: string | null };
+  data: { object: FakePaymentIntent };
+}
+
+export interface Delivery {
+  eventId: string;
+  type: string;
+  status: number | null;
+  error?: string;
+}
+
+export interface FakeStripe {
+  host: string;
+  port: number;
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string;
+  intents: Map<string, FakePaymentIntent>;
+  events: FakeEvent[];
+  deliveries: Delivery[];
+  /** Where events go; until it is set, events are only recorded. */
+  setWebhookUrl(url: string | undefined): void;
+  /** false: events are recorded but not sent (tests deliver them by hand, in any order, any number of times). */
+  autoDeliver: boolean;
+  /** Sends one event now, signed (or with a given Stripe-Signature header); resolves with the HTTP status. */
+  deliver(event: FakeEvent, signature?: string): Promise<number>;
+  sign(payload: string, timestamp?: number): string;
+  /** Resolves when every delivery under way (with its retries) has finished. */
+  idle(): Promise<void>;
+  /** Confirms an intent as Stripe.js would (for tests that drive the server without a browser). */
+  confirm(intentId: string, card: { number: string }): { status: number; body: Json };
+  close(): Promise<void>;
+}
+
+const API_VERSION = "2026-10-28.endive";
+const RETRY_DELAYS_MS = [250, 1000, 4000, 10_000];
+
+const randomId = (prefix: string, n = 24) => `${prefix}_${randomBytes(n).toString("base64url").replace(/[-_]/g, "").slice(0, n)}`;
+
+/** Parses Stripe's form encoding (`metadata[kind]=order`, `payment_method_types[0]=card`) into nested objects. */
+export function parseStripeForm(body: string): Json {
+  const out: Json = {};
+  for (const [rawKey, value] of new URLSearchParams(body)) {
+    const parts = rawKey.split(/\[|\]\[|\]/).filter((p, i) => p !== "" || i === 0);
+    let node = out;
+    parts.forEach((part, i) => {
+      if (i === parts.length - 1) node[part] = value;
+      else node = (node[part] ??= {}) as Json;
+    });
+  }
+  return out;
+}
+
+const listOf = (v: unknown): string[] => (v && typeof v === "object" ? Object.values(v as Json).map(String) : typeof v === "string" ? [v] : []);
+
+class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: Json,
+  ) {
+    super(String(error.message));
+  }
+}
+
+const invalid = (message: string, extra: Json = {}) => new ApiFailure(400, { type: "invalid_request_error", message, ...extra });
+
+export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: string } = {}): Promise<FakeStripe> {
+  const secretKey = `sk_test_offline_${randomBytes(12).toString("hex")}`;
+  const publishableKey = `pk_test_offline_${randomBytes(12).toString("hex")}`;
+  const webhookSecret = opts.webhookSecret ?? `whsec_offline_${randomBytes(16).toString("hex")}`;
+  const intents = new Map<string, FakePaymentIntent>();
+  const idempotency = new Map<string, { hash: string; status: number; body: Json }>();
+  const events: FakeEvent[] = [];
+  const deliveries: Delivery[] = [];
+  const inFlight = new Set<Promise<unknown>>();
+  let webhookUrl: string | undefined;
+  let closed = false;
+
+  function sign(payload: string, timestamp = Math.floor(Date.now() / 1000)): string {
+    const v1 = createHmac("sha256", webhookSecret).update(`${timestamp}.${payload}`).digest("hex");
+    return `t=${timestamp},v1=${v1}`;
+  }
+
+  async function deliver(event: FakeEvent, signature?: string): Promise<number> {
+    if (!webhookUrl) throw new Error("fake Stripe has no webhook URL");
+    const payload = JSON.stringify(event, null, 2);
+    const res = await fetch(webhookUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": signature ?? sign(payload), "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" },
+      body: payload,
+      signal: AbortSignal.timeout(10_000),
+    });
+    await res.arrayBuffer();
+    deliveries.push({ eventId: event.id, type: event.type, status: res.status });
+    return res.status;
+  }
+
+  /** Stripe retries a webhook that did not get a 2xx; here a few times, quickly. */
+  async function deliverWithRetries(event: FakeEvent): Promise<void> {
+    for (let attempt = 0; attempt <= RETRY_DELAYS_MS.length && !closed; attempt++) {
+      try {
+        const status = await deliver(event);
+        if (status >= 200 && status < 300) return;
+      } catch (err) {
+        deliveries.push({ eventId: event.id, type: event.type, status: null, error: (err as Error).message });
+      }
+      const delay = RETRY_DELAYS_MS[attempt];
+      if (delay === undefined) break;
+      await new Promise((r) => setTimeout(r, delay).unref());
+    }
+    opts.logger?.warn({ eventId: event.id }, "fake Stripe gave up delivering a webhook");
+  }
+
+  const fake: FakeStripe = {
+    host: "127.0.0.1",
+    port: 0,
+    secretKey,
+    publishableKey,
+    webhookSecret,
+    intents,
+    events,
+    deliveries,
+    autoDeliver: true,
+    setWebhookUrl: (url) => {
+      webhookUrl = url;
+    },
+    deliver,
+    sign,
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    confirm: (intentId, card) => {
+      try {
+        return { status: 200, body: confirmIntent(intentId, { payment_method_data: { type: "card", card: { number: card.number, exp_month: "12", exp_year: "2034", cvc: "123" } } }) as unknown as Json };
+      } catch (err) {
+        if (err instanceof ApiFailure) return { status: err.status, body: { error: err.error } };
+        throw err;
+      }
+    },
+    close: async () => {
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+
+  function emit(type: string, pi: FakePaymentIntent): void {
+    const event: FakeEvent = {
+      id: randomId("evt"),
+      object: "event",
+      api_version: API_VERSION,
+      created: Math.floor(Date.now() / 1000),
+      type,
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: randomId("req", 14), idempotency_key: null },
+      data: { object: structuredClone(pi) },
+    };
+    events.push(event);
+    if (!fake.autoDeliver || !webhookUrl) return;
+    const p = deliverWithRetries(event).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+
+  function findIntent(id: string): FakePaymentIntent {
+    const pi = intents.get(id);
+    if (!pi) throw new ApiFailure(404, { type: "invalid_request_error", code: "resource_missing", param: "intent", message: `No such payment_intent: '${id}'` });
+    return pi;
+  }
+
+  function createIntent(p: Json): FakePaymentIntent {
+    const amount = Number(p.amount);
+    if (!Number.isInteger(amount)) throw invalid("Missing required param: amount.", { param: "amount" });
+    if (typeof p.currency !== "string") throw invalid("Missing required param: currency.", { param: "currency" });
+    if (amount < 50) throw invalid("Amount must be at least $0.50 usd", { code: "amount_too_small", param: "amount" });
+    const id = randomId("pi");
+    const pi: FakePaymentIntent = {
+      id,
+      object: "payment_intent",
+      amount,
+      amount_received: 0,
+      currency: p.currency.toLowerCase(),
+      status: "requires_payment_method",
+      client_secret: `${id}_secret_${randomBytes(12).toString("hex")}`,
+      metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
+      description: typeof p.description === "string" ? p.description : null,
+      receipt_email: typeof p.receipt_email === "string" ? p.receipt_email : null,
+      payment_method_types: listOf(p.allowed_payment_method_types ?? p.payment_method_types).length ? listOf(p.allowed_payment_method_types ?? p.payment_method_types) : ["card"],
+      payment_method: null,
+      latest_charge: null,
+      last_payment_error: null,
+      canceled_at: null,
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+    };
+    intents.set(id, pi);
+    return pi;
+  }
+
+  function updateIntent(id: string, p: Json): FakePaymentIntent {
+    const pi = findIntent(id);
+    if (pi.status === "succeeded" || pi.status === "canceled") {
+      throw invalid(`This PaymentIntent's amount could not be updated because it has a status of ${pi.status}.`, { code: "payment_intent_unexpected_state" });
+    }
+    if (p.amount !== undefined) {
+      const amount = Number(p.amount);
+      if (!Number.isInteger(amount) || amount < 50) throw invalid("Amount must be at least $0.50 usd", { code: "amount_too_small", param: "amount" });
+      pi.amount = amount;
+    }
+    if (p.metadata && typeof p.metadata === "object") {
+      for (const [k, v] of Object.entries(p.metadata as Json)) pi.metadata[k] = String(v);
+    }
+    if (typeof p.description === "string") pi.description = p.description;
+    return pi;
+  }
+
+  function cancelIntent(id: string): FakePaymentIntent {
+    const pi = findIntent(id);
+    if (pi.status === "succeeded") {
+      throw invalid("You cannot cancel this PaymentIntent because it has a status of succeeded.", { code: "payment_intent_unexpected_state" });
+    }
+    pi.status = "canceled";
+    pi.canceled_at = Math.floor(Date.now() / 1000);
+    emit("payment_intent.canceled", pi);
+    return pi;
+  }
+
+  function confirmIntent(id: string, p: Json): FakePaymentIntent {
+    const pi = findIntent(id);
+    if (pi.status === "succeeded" || pi.status === "canceled") {
+      throw invalid(`You cannot confirm this PaymentIntent because it has a status of ${pi.status}.`, { code: "payment_intent_unexpected_state", payment_intent: pi });
+    }
+    const card = ((p.payment_method_data as Json | undefined)?.card ?? {}) as Json;
+    const number = String(card.number ?? "");
+    if (!number) throw invalid("You must provide a card or payment method to confirm this PaymentIntent.", { param: "payment_method_data" });
+    const decline = testCardOutcome(number);
+    const pm = randomId("pm");
+    if (decline) {
+      pi.status = "requires_payment_method";
+      pi.last_payment_error = { type: "card_error", code: decline.code, decline_code: decline.declineCode, message: decline.message, payment_method: { id: pm, type: "card" } };
+      emit("payment_intent.payment_failed", pi);
+      throw new ApiFailure(402, { ...pi.last_payment_error, payment_intent: structuredClone(pi) });
+    }
+    pi.status = "succeeded";
+    pi.amount_received = pi.amount;
+    pi.payment_method = pm;
+    pi.latest_charge = randomId("ch");
+    pi.last_payment_error = null;
+    emit("payment_intent.succeeded", pi);
+    return pi;
+  }
+
+  /** Publishable-key calls (Stripe.js) must carry the intent's client secret; secret-key calls carry the key. */
+  function authorize(req: http.IncomingMessage, params: Json, intentId?: string): void {
+    const auth = req.headers.authorization ?? "";
+    if (auth === `Bearer ${secretKey}`) return;
+    if (intentId && params.key === publishableKey) {
+      const pi = findIntent(intentId);
+      if (params.client_secret === pi.client_secret) return;
+    }
+    throw new ApiFailure(401, { type: "invalid_request_error", message: "Invalid API Key provided" });
+  }
+
+  function route(req: http.IncomingMessage, body: string): { status: number; body: Json } {
+    const url = new URL(req.url ?? "/", "http://fake-stripe");
+    const params = req.method === "GET" ? parseStripeForm(url.searchParams.toString()) : parseStripeForm(body);
+    const m = /^\/v1\/payment_intents(?:\/([A-Za-z0-9_]+))?(?:\/(confirm|cancel))?$/.exec(url.pathname);
+    if (!m) throw new ApiFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
+    const [, id, action] = m;
+    authorize(req, params, id);
+
+    if (!id && req.method === "POST") {
+      const key = req.headers["idempotency-key"];
+      if (typeof key === "string") {
+        const hash = createHash("sha256").update(body).digest("hex");
+        const seen = idempotency.get(`create:${key}`);
+        if (seen) {
+          if (seen.hash !== hash) {
+            throw new ApiFailure(400, { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` });
+          }
+          return { status: seen.status, body: structuredClone(intents.get(String(seen.body.id)) ?? seen.body) as Json };
+        }
+        const pi = createIntent(params);
+        idempotency.set(`create:${key}`, { hash, status: 200, body: pi as unknown as Json });
+        return { status: 200, body: structuredClone(pi) as unknown as Json };
+      }
+      return { status: 200, body: structuredClone(createIntent(params)) as unknown as Json };
+    }
+    if (id && req.method === "GET" && !action) return { status: 200, body: structuredClone(findIntent(id)) as unknown as Json };
+    if (id && req.method === "POST" && !action) return { status: 200, body: structuredClone(updateIntent(id, params)) as unknown as Json };
+    if (id && req.method === "POST" && action === "confirm") return { status: 200, body: structuredClone(confirmIntent(id, params)) as unknown as Json };
+    if (id && req.method === "POST" && action === "cancel") return { status: 200, body: structuredClone(cancelIntent(id)) as unknown as Json };
+    throw new ApiFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      let status = 200;
+      let payload: Json;
+      try {
+        ({ status, body: payload } = route(req, Buffer.concat(chunks).toString("utf8")));
+      } catch (err) {
+        if (err instanceof ApiFailure) {
+          status = err.status;
+          payload = { error: { ...err.error, request_log_url: null } };
+        } else {
+          status = 500;
+          payload = { error: { type: "api_error", message: "An unknown error occurred in the offline Stripe fake." } };
+          opts.logger?.error({ err }, "fake Stripe failed");
+        }
+      }
+      res.writeHead(status, { "content-type": "application/json", "request-id": randomId("req", 14), "stripe-version": API_VERSION });
+      res.end(JSON.stringify(payload));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  fake.port = (server.address() as AddressInfo).port;
+  return fake;
+}

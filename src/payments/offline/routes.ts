@@ -1,0 +1,39 @@
+import fs from "node:fs";
+import path from "node:path";
+import express, { Router } from "express";
+import { loadAssets, publicDirectory } from "../../http/assets.ts";
+import type { FakeStripe } from "./fakeStripeServer.ts";
+
+/**
+ * Offline test mode only (mounted before the session and CSRF, like Stripe's own API is another origin):
+ * the fake Stripe.js, and the two API calls it makes, passed through to the in-process fake.
+ */
+export function offlineStripeRoutes(fake: FakeStripe): Router {
+  const router = Router();
+
+  router.get("/__offline-stripe/stripe.js", (_req, res) => {
+    const url = loadAssets().entry("fakeStripeJs.js")[0]!;
+    const file = path.join(publicDirectory, url);
+    if (!fs.existsSync(file)) {
+      res.status(503).type("text").send("// The offline Stripe.js is not built: run npm run build");
+      return;
+    }
+    res.type("application/javascript").set("cache-control", "no-cache").sendFile(file);
+  });
+
+  const pass = express.raw({ type: "*/*", limit: "20kb" });
+  router.all(/^\/__offline-stripe(\/v1\/payment_intents\/[A-Za-z0-9_]+(?:\/confirm)?)$/, pass, async (req, res) => {
+    if (req.method !== "GET" && req.method !== "POST") {
+      res.status(405).json({ error: { type: "invalid_request_error", message: "Method not allowed" } });
+      return;
+    }
+    const target = `http://${fake.host}:${fake.port}${req.params[0]}${req.method === "GET" ? req.url.slice(req.path.length) : ""}`;
+    const upstream = await fetch(target, {
+      method: req.method,
+      headers: { "content-type": req.get("content-type") ?? "application/x-www-form-urlencoded" },
+      body: req.method === "POST" && Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : undefined,
+    });
+    res.status(upstream.status).type("application/json").send(await upstream.text());
+  });
+  return router;
+}

@@ -1,0 +1,34 @@
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import { createStripeGateway, type PaymentGateway } from "./gateway.ts";
+import { startFakeStripe } from "./offline/fakeStripeServer.ts";
+
+/** Real Stripe.js for pages with a card form (loaded only there); the offline fake is served by the app. */
+export const STRIPE_JS_URL = "https://js.stripe.com/endive/stripe.js";
+export const OFFLINE_STRIPE_JS_PATH = "/__offline-stripe/stripe.js";
+
+export function stripeScripts(gateway: PaymentGateway): string[] {
+  return [gateway.mode === "offline" ? OFFLINE_STRIPE_JS_PATH : STRIPE_JS_URL];
+}
+
+/**
+ * The payment gateway for this process: Stripe with the configured keys, or (no keys; config refuses
+ * that in production) the offline test mode, where the same SDK code talks to an in-process fake.
+ */
+export async function createPaymentGateway(config: Config, logger: Logger): Promise<{ gateway: PaymentGateway; close: () => Promise<void> }> {
+  if (config.stripe) {
+    return { gateway: createStripeGateway({ ...config.stripe, mode: "live" }), close: async () => {} };
+  }
+  if (config.isProduction) throw new Error("Offline Stripe test mode is refused in production");
+  const fake = await startFakeStripe({ logger });
+  logger.warn("STRIPE_SECRET_KEY is not set: payments run in offline test mode (no real card is charged)");
+  const gateway = createStripeGateway({
+    secretKey: fake.secretKey,
+    publishableKey: fake.publishableKey,
+    webhookSecret: fake.webhookSecret,
+    mode: "offline",
+    offline: fake,
+    api: { host: fake.host, port: fake.port, protocol: "http" },
+  });
+  return { gateway, close: () => fake.close() };
+}

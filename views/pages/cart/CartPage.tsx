@@ -1,0 +1,59 @@
+import { Widget } from "../../components/Widget.tsx";
+import type { FormState } from "../../../src/http/forms.ts";
+import type { CartState } from "../../../widgets/CartStepper.tsx";
+import { CART_TEXT } from "../../../src/cart/schemas.ts";
+
+export interface CartPageProps {
+  cart: CartState;
+  csrfToken: string;
+  publishableKey: string;
+  form: FormState;
+  /** A message from a post without JavaScript (card entry needs it). */
+  notice?: string;
+}
+
+/** /cart: the lines (CartStepper) beside the order summary and card checkout (CardForm). */
+export function CartPage({ cart, csrfToken, publishableKey, form, notice }: CartPageProps) {
+  const empty = cart.cartItems.length === 0;
+  return (
+    <section className="section cart-page">
+      <div className="container">
+        <p className="back-link-row">
+          <a className="back-link" href="/shop">
+            <span aria-hidden="true">←</span> Back to Shop
+          </a>
+        </p>
+        <h1 className="cart-heading">Your Cart</h1>
+        {notice ? <p className="notice-inline" role="status">{notice}</p> : null}
+        {empty ? (
+          <div className="cart-empty">
+            <h2>{CART_TEXT.emptyTitle}</h2>
+            <p className="muted">{CART_TEXT.emptyBody}</p>
+            <a className="btn btn-primary" href="/shop">Continue Shopping</a>
+          </div>
+        ) : (
+          <div className="cart-layout">
+            <div className="cart-items-col">
+              <Widget name="CartStepper" props={{ cart, csrfToken }} />
+            </div>
+            <aside className="cart-summary-col" aria-label="Order summary and checkout">
+              <Widget
+                name="CardForm"
+                props={{
+                  publishableKey,
+                  csrfToken,
+                  cart,
+                  form,
+                  checkoutUrl: "/api/cart/checkout",
+                  completeUrl: "/api/cart/checkout/complete",
+                  successUrl: "/shop?success=true",
+                  action: "/cart/checkout",
+                }}
+              />
+            </aside>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
