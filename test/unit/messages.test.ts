@@ -106,7 +106,7 @@ describe("e-mails to the brand", () => {
   });
 
   it("lists the quote's needs, quantity and the design it should resemble", () => {
-    const mail = quoteEmail(3, { organization: "Lone Star Grapplers", contactName: "Coach Diaz", email: "diaz@example.com", apparelNeeds: ["Rashguards", "Team Warmups"], estimatedQuantity: "11-25", referenceDesign: "Lone Star Grapplers Warmup" }, "inbox@brand.test");
+    const mail = quoteEmail(3, { organization: "Lone Star Grapplers", contactName: "Coach Diaz", email: "diaz@example.com", apparelNeeds: ["Rashguards", "Team Warmups"], estimatedQuantity: "11-25", referenceDesign: "Lone Star Grapplers Warmup", phone: undefined, details: undefined }, "inbox@brand.test");
     expect(mail.subject).toBe("Custom quote request: Lone Star Grapplers");
     expect(mail.replyTo).toBe("diaz@example.com");
     expect(mail.text).toContain("Apparel needs: Rashguards, Team Warmups");
