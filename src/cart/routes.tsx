@@ -35,7 +35,7 @@ const lineNotFound = () => new HttpError(404, CART_ERRORS.itemGone);
 export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDeps; rateLimiter: RateLimiterFactory }): Router {
   const { catalogue, orders } = deps;
   const router = Router();
-  const checkoutLimit = deps.rateLimiter({ name: "cart-checkout", windowMs: 60_000, limit: 20 });
+  const checkoutLimit = deps.rateLimiter({ name: "cart-checkout", windowMs: 60_000, limit: 60 });
 
   /** A checkout paid through either path (the browser's return, or only the webhook) empties the cart on the next visit. */
   async function settledCart(req: Request, res: Response): Promise<SessionCartItem[]> {
