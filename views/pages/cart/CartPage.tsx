@@ -18,8 +18,8 @@ export function CartPage({ cart, csrfToken, publishableKey, form, notice }: Cart
   return (
     <section className="section cart-page">
       <div className="container">
-        <p className="back-link-row">
-          <a className="back-link" href="/shop">
+        <p className="back-link">
+          <a href="/shop">
             <span aria-hidden="true">←</span> Back to Shop
           </a>
         </p>

@@ -1,0 +1,160 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { e2eDb, launchBrowser, mailDir, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function addFromProductPage(page: Page, query: string) {
+  await page.goto(`/shop/heavyweight-tee?${query}`);
+  await page.locator('[data-widget="ProductPicker"][data-hydrated="true"]').waitFor();
+  const added = page.waitForResponse((r) => r.url().endsWith("/api/cart/add") && r.status() === 200);
+  await page.getByRole("button", { name: "Add to Cart" }).click();
+  await added;
+}
+
+async function addCapFromShop(page: Page) {
+  await page.goto("/shop");
+  const card = page.locator(".product-card", { hasText: "Snapback Cap" });
+  await card.getByRole("button", { name: "Add to Cart" }).click();
+  await page.waitForURL("**/shop");
+}
+
+async function fillCheckout(page: Page, card: string) {
+  await page.locator('[data-widget="CardForm"][data-hydrated="true"]').waitFor();
+  await page.getByLabel("First Name").fill("Jordan");
+  await page.getByLabel("Last Name").fill("Burroughs");
+  await page.getByLabel("Email").fill("jordan.e2e@example.com");
+  await page.getByLabel("Phone (optional)").fill("205-555-0100");
+  await page.getByLabel("Card number").fill(card);
+  await page.getByLabel("Expiration date MM / YY").fill("1234");
+  await page.getByLabel("Security code (CVC)").fill("123");
+  await page.getByLabel("ZIP code").fill("35203");
+}
+
+describe("cart and card checkout in Chromium", () => {
+  it("browse, add a tee in two sizes and a cap, change a quantity, pay with 4242 and land on /shop?success=true with an empty cart", async () => {
+    const { page, context, problems } = await newVisit(browser);
+    await addCapFromShop(page);
+    expect(await page.locator(".toast-title").first().textContent()).toBe("Added to Cart");
+    await addFromProductPage(page, "Size=M&Color=Black");
+    await addFromProductPage(page, "Size=L&Color=Black");
+
+    await page.goto("/cart");
+    await page.locator('[data-widget="CartStepper"][data-hydrated="true"]').waitFor();
+    const lines = page.locator(".cart-line");
+    expect(await lines.count()).toBe(3);
+    expect(await page.getByTestId("subtotal").textContent()).toBe("$92.00");
+    expect(await page.locator('[data-cart-badge="desktop"]').textContent()).toBe("3");
+
+    // plus on the L tee: quantity, line total, subtotal and badge follow
+    const tee = lines.filter({ hasText: "L / Black" });
+    await tee.getByRole("button", { name: /Increase quantity/ }).click();
+    await expect_(() => tee.locator(".cart-qty").innerText(), /2/);
+    await expect_(() => page.getByTestId("subtotal").innerText(), /\$124\.00/);
+    expect(await page.locator('[data-cart-badge="desktop"]').textContent()).toBe("4");
+
+    await fillCheckout(page, "4242 4242 4242 4242");
+    await page.getByRole("button", { name: "Pay $124.00" }).click();
+    await page.waitForURL("**/shop?success=true", { timeout: 15_000 });
+    expect(await page.locator(".toast-title").first().textContent()).toBe("Payment Successful!");
+    expect(await page.locator('[data-cart-badge="desktop"]').isHidden()).toBe(true);
+    const cart = await (await context.request.get("/api/cart")).json();
+    expect(cart.itemCount).toBe(0);
+
+    const db = e2eDb();
+    try {
+      const order = await db("orders").where({ customer_email: "jordan.e2e@example.com", status: "paid" }).first();
+      expect(order).toBeTruthy();
+      expect(order.total_cents).toBe(12400);
+      const items = await db("order_items").where({ order_id: order.id });
+      expect(items.map((i: { variant_id: string; quantity: number }) => `${i.variant_id}x${i.quantity}`).sort()).toEqual(["2002x1", "2003x2", "2101x1"]);
+      expect((await db("payments").where({ reference: order.reference }).first()).status).toBe("paid");
+      // the confirmation e-mail is written to the mail folder by the outbox
+      await expect_(async () => fs.readdirSync(mailDir()).map((f) => fs.readFileSync(path.join(mailDir(), f), "utf8")).join("\n"), new RegExp(order.reference));
+    } finally {
+      await db.destroy();
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("a declined card shows 'Payment Failed' with the provider's message and leaves the cart intact", async () => {
+    const { page, context } = await newVisit(browser);
+    await addCapFromShop(page);
+    await page.goto("/cart");
+    await fillCheckout(page, "4000 0000 0000 0002");
+    await page.getByRole("button", { name: "Pay $28.00" }).click();
+    await page.locator(".payment-error").waitFor();
+    expect(await page.locator(".payment-error").innerText()).toContain("Your card was declined.");
+    expect(await page.locator("#toast-region .toast:not([hidden]) .toast-title").last().textContent()).toBe("Payment Failed");
+    expect(page.url()).toMatch(/\/cart$/);
+    expect(await page.getByRole("button", { name: "Pay $28.00" }).isEnabled()).toBe(true);
+    const cart = await (await context.request.get("/api/cart")).json();
+    expect(cart.itemCount).toBe(1);
+    await context.close();
+  });
+
+  it("minus at 1 removes the item with the spec's toast; the empty cart says so", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await addCapFromShop(page);
+    await page.goto("/cart");
+    await page.locator('[data-widget="CartStepper"][data-hydrated="true"]').waitFor();
+    // the minus button at quantity 1 is labelled as removing
+    await page.getByRole("button", { name: "Remove Ironside Snapback Cap", exact: true }).click();
+    await page.getByText("Your cart is empty").first().waitFor();
+    expect(await page.locator(".toast-title").last().textContent()).toBe("Item Removed");
+    expect(await page.locator('[data-cart-badge="mobile"]').isHidden()).toBe(true);
+    await context.close();
+  });
+
+  it("works without JavaScript: add, plus, minus, remove by form posts; the card form says it needs JavaScript", async () => {
+    const { page, context } = await newVisit(browser, { javaScript: false });
+    await addCapFromShop(page);
+    await page.goto("/cart");
+    expect(await page.getByText("Card payment needs JavaScript").count()).toBe(1);
+    const line = page.locator(".cart-line");
+    await line.getByRole("button", { name: /Increase quantity/ }).click();
+    await page.waitForURL("**/cart");
+    expect(await line.locator(".cart-qty").innerText()).toContain("2");
+    expect(await page.getByTestId("subtotal").textContent()).toBe("$56.00");
+    await line.getByRole("button", { name: /Decrease quantity/ }).click();
+    expect(await line.locator(".cart-qty").innerText()).toContain("1");
+    await line.getByRole("button", { name: "Remove Ironside Snapback Cap from cart" }).click();
+    await page.getByText("Item has been removed from your cart").waitFor();
+    expect(await page.getByText("Your cart is empty").count()).toBe(1);
+    await context.close();
+  });
+
+  it("has no serious accessibility violations on /cart, empty or full", async () => {
+    const { page, context } = await newVisit(browser);
+    await page.goto("/cart");
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await addCapFromShop(page);
+    await page.goto("/cart");
+    await page.locator('[data-widget="CardForm"][data-hydrated="true"]').waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.setViewportSize(MOBILE);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await context.close();
+  });
+});
+
+/** Retries a read until it matches (widgets update after their API call answers). */
+async function expect_(read: () => Promise<string>, pattern: RegExp, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  let last = "";
+  while (Date.now() < end) {
+    last = await read();
+    if (pattern.test(last)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(last).toMatch(pattern);
+}
