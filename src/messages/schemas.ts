@@ -2,7 +2,7 @@
  * The message forms' rules, shared by the server and the widgets so both show the same words.
  * Browser-safe: zod and plain data only.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const CONTACT_MIN = { name: 2, subject: 2, message: 10 } as const;
 
