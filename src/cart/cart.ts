@@ -190,7 +190,7 @@ export async function addToCart(
 
 /** Checks a new quantity for a line against the stock now; lowering is always allowed. */
 export async function checkQuantity(catalogue: CatalogueSource, item: SessionCartItem, quantity: number): Promise<void> {
-  if (quantity <= item.quantity) return;
+  if (quantity < item.quantity) return;
   const product = (await productsFor(catalogue, [item.productId])).get(item.productId);
   const variant = product?.variants.find((v) => v.id === item.variantId);
   const facts = currentFacts(product, variant);

@@ -20,7 +20,7 @@ export function CartPage({ cart, csrfToken, publishableKey, form, notice }: Cart
       <div className="container">
         <p className="back-link">
           <a href="/shop">
-            <span aria-hidden="true">←</span> Back to Shop
+            <span aria-hidden="true">←&nbsp;</span>Back to Shop
           </a>
         </p>
         <h1 className="cart-heading">Your Cart</h1>
