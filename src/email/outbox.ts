@@ -2,17 +2,12 @@ import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
 import { maskEmail } from "../logger.ts";
-import type { MailTransport } from "./transport.ts";
+import type { MailMessage, MailTransport } from "./transport.ts";
 
-export interface OutgoingEmail {
+/** What a feature queues: the message without its sender, plus what it is about. */
+export interface OutgoingEmail extends Omit<MailMessage, "from"> {
   kind: string;
   reference?: string;
-  to: string;
-  replyTo?: string;
-  subject: string;
-  text: string;
-  html?: string;
-  attachments?: { filename: string; contentType: string; content: string }[];
 }
 
 export const MAX_ATTEMPTS = 8;

@@ -2,6 +2,12 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import nodemailer from "nodemailer";
 
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: string;
+}
+
 export interface MailMessage {
   from: string;
   to: string;
@@ -9,7 +15,7 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
-  attachments?: { filename: string; contentType: string; content: string }[];
+  attachments?: MailAttachment[];
 }
 
 export interface MailTransport {

@@ -1,9 +1,22 @@
-import type { Site } from "../../src/site.ts";
+import type { NavLink, Site } from "../../src/site.ts";
 import { badgeText, DESKTOP_BADGE_CAP, MOBILE_BADGE_CAP } from "../../src/cart/badge.ts";
 import { BrandMark, CartIcon, CloseIcon, MenuIcon } from "./Icons.tsx";
 
 function isCurrent(path: string, href: string): boolean {
   return href === "/" ? path === "/" : path === href || path.startsWith(`${href}/`);
+}
+
+/** The five links, the same in the desktop bar and the mobile menu. */
+function NavList({ links, path }: { links: NavLink[]; path: string }) {
+  return (
+    <ul>
+      {links.map((l) => (
+        <li key={l.href}>
+          <a href={l.href} aria-current={isCurrent(path, l.href) ? "page" : undefined}>{l.label}</a>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 export function Header({ site, path, cartCount }: { site: Site; path: string; cartCount: number }) {
@@ -16,13 +29,7 @@ export function Header({ site, path, cartCount }: { site: Site; path: string; ca
           <span className="brand-name">{site.brandName.toUpperCase()}</span>
         </a>
         <nav className="nav-desktop" aria-label="Main">
-          <ul>
-            {site.nav.map((l) => (
-              <li key={l.href}>
-                <a href={l.href} aria-current={isCurrent(path, l.href) ? "page" : undefined}>{l.label}</a>
-              </li>
-            ))}
-          </ul>
+          <NavList links={site.nav} path={path} />
         </nav>
         <div className="header-actions">
           <a className="cart-link" href="/cart" aria-label={cartLabel} data-cart-link>
@@ -46,13 +53,7 @@ export function Header({ site, path, cartCount }: { site: Site; path: string; ca
             <CloseIcon />
           </button>
         </div>
-        <ul>
-          {site.nav.map((l) => (
-            <li key={l.href}>
-              <a href={l.href} aria-current={isCurrent(path, l.href) ? "page" : undefined}>{l.label}</a>
-            </li>
-          ))}
-        </ul>
+        <NavList links={site.nav} path={path} />
       </nav>
     </header>
   );
