@@ -4,12 +4,12 @@ import type { Stripe, StripeCardElementChangeEvent } from "@stripe/stripe-js";
 import { CsrfContext, Form, FormErrors, TextField } from "../views/components/Form.tsx";
 import type { FormState } from "../src/http/forms.ts";
 import { validate } from "../src/http/forms.ts";
-import { formatPrice } from "../src/catalogue/rules.ts";
 import { CART_TEXT, CustomerInfo } from "../src/cart/schemas.ts";
 import { CART_UPDATED_EVENT } from "../src/cart/badge.ts";
 import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
+import { formatPrice } from "../src/money.ts";
 
 export interface CardFormProps {
   publishableKey: string;

@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState, type MouseEvent } from "react";
 import { CsrfContext, Form } from "../views/components/Form.tsx";
-import { formatPrice } from "../src/catalogue/rules.ts";
 import type { CartLineView } from "../src/cart/cart.ts";
 import { CART_STALE_MS } from "../src/cart/rules.ts";
 import { CART_TEXT } from "../src/cart/schemas.ts";
-import { CART_UPDATED_EVENT, updateCartBadges } from "../src/cart/badge.ts";
+import { announceCartChange } from "../src/cart/badge.ts";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
+import { formatPrice } from "../src/money.ts";
 
 export interface CartState {
   cartItems: CartLineView[];
@@ -45,8 +45,7 @@ export default function CartStepper({ cart: initial, csrfToken }: CartStepperPro
   function apply(next: CartState) {
     fetchedAt.current = Date.now();
     setCart(next);
-    updateCartBadges(next.itemCount);
-    window.dispatchEvent(new CustomEvent(CART_UPDATED_EVENT, { detail: next }));
+    announceCartChange(next);
   }
 
   // The cart is refetched on window focus once it is older than 5 minutes.

@@ -9,7 +9,6 @@ import {
   CART_MESSAGES,
   DISPLAY_RATING,
   fallbackSizes,
-  formatPrice,
   FREE_SHIPPING_NOTE,
   imageAlt,
   imageSrc,
@@ -27,6 +26,8 @@ import {
 } from "../src/catalogue/rules.ts";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
+import { announceCartChange } from "../src/cart/badge.ts";
+import { formatPrice } from "../src/money.ts";
 
 export interface ProductPickerProps {
   /** The product, its description already made safe by the server. */
@@ -134,12 +135,12 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
     }
     setBusy(true);
     try {
-      const result = await apiFetch<Record<string, unknown>>("/api/cart/add", {
+      const result = await apiFetch<{ itemCount: number }>("/api/cart/add", {
         method: "POST",
         json: buildCartItem(product, variant, quantity, sizes.length > 0 ? size : null),
       });
       showToast({ title: CART_MESSAGES.addedTitle, description: addedDescription(product, variant, quantity), variant: "success" });
-      window.dispatchEvent(new CustomEvent("cart:updated", { detail: result }));
+      announceCartChange(result);
     } catch (err) {
       const description = (err instanceof ApiError ? err.serverMessage : undefined) ?? CART_MESSAGES.failed.description;
       showToast({ title: CART_MESSAGES.failed.title, description, variant: "destructive" });

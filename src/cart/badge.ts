@@ -17,5 +17,11 @@ export function updateCartBadges(count: number): void {
   document.querySelector("[data-cart-link]")?.setAttribute("aria-label", `Cart, ${count} ${count === 1 ? "item" : "items"}`);
 }
 
-/** The event widgets send after changing the cart (the ProductPicker, the CartStepper); detail is the server cart answer. */
+/** The event sent after a cart change (the card form listens); detail is the server's cart answer. */
 export const CART_UPDATED_EVENT = "cart:updated";
+
+/** Browser: every widget that changes the cart reports the server's answer here: badges, then listeners. */
+export function announceCartChange(cart: { itemCount: number }): void {
+  updateCartBadges(cart.itemCount);
+  window.dispatchEvent(new CustomEvent(CART_UPDATED_EVENT, { detail: cart }));
+}

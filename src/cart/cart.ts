@@ -7,7 +7,6 @@ import {
   buildCartItem,
   CART_MESSAGES,
   fallbackSizes,
-  formatPrice,
   isEventProduct,
   isVariantAvailable,
   maxQuantity,
@@ -28,6 +27,7 @@ import {
   type SessionCartItem,
 } from "./rules.ts";
 import { CART_ERRORS } from "./schemas.ts";
+import { formatPrice } from "../money.ts";
 
 /** One cart line as the page, the widgets and GET /api/cart show it: session identity + catalogue facts now. */
 export interface CartLineView {

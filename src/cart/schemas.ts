@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_LINE_QUANTITY } from "./rules.ts";
 
 /** The spec's cart, payment and checkout messages, word for word (browser-safe, shared with the widgets). */

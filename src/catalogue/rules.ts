@@ -3,6 +3,7 @@
  * shipping notes, add-to-cart checks and the cart item a product page sends. Browser-safe (no zod, no Node).
  */
 import type { OptionSelection, Product, ProductImage, Variant } from "./types.ts";
+import { formatPrice } from "../money.ts";
 
 /** Retail list and product reads are cached this long (the spec's 300000 ms). */
 export const CATALOGUE_CACHE_MS = 300_000;
@@ -61,13 +62,6 @@ export function isPrice(price: string | number | null | undefined): boolean {
   }
 }
 
-/** "$1,234.50" from 123450. */
-export function formatPrice(cents: number): string {
-  const sign = cents < 0 ? "-" : "";
-  const abs = Math.abs(Math.round(cents));
-  const dollars = Math.floor(abs / 100).toLocaleString("en-US");
-  return `${sign}$${dollars}.${String(abs % 100).padStart(2, "0")}`;
-}
 
 /** A card's price: 2 decimals, or 'Contact for pricing' when the price is 0. */
 export function priceLabel(cents: number): string {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { isPrice } from "./rules.ts";
 import type { Product } from "./types.ts";
 

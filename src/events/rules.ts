@@ -31,18 +31,7 @@ export function teamSavingsCents(event: Pick<EventSummary, "regularPriceCents" |
   return Math.max(0, event.regularPriceCents - event.teamPriceCents);
 }
 
-/** "$299.00": the one way amounts are shown. */
-export function formatPrice(cents: number): string {
-  const sign = cents < 0 ? "-" : "";
-  const abs = Math.abs(Math.round(cents));
-  const dollars = Math.floor(abs / 100).toLocaleString("en-US");
-  return `${sign}$${dollars}.${String(abs % 100).padStart(2, "0")}`;
-}
 
-/** "$50" for whole dollars (as in 'SAVE $50'), "$50.50" otherwise. */
-export function formatDollars(cents: number): string {
-  return cents % 100 === 0 ? `$${(cents / 100).toLocaleString("en-US")}` : formatPrice(cents);
-}
 
 export const centsToDollars = (cents: number) => cents / 100;
 

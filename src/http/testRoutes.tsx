@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { createElement } from "react";
-import { z } from "zod";
+import * as z from "zod";
 import { renderPage } from "./render.tsx";
 import { formRoute, emptyForm, type FormState } from "./forms.ts";
 import { flashToast } from "./pageContext.ts";

@@ -2,7 +2,8 @@
  * The spec's shipping, returns, custom order and support constants, and the contact FAQ answered from them.
  * Browser-safe.
  */
-import { FREE_SHIPPING_THRESHOLD_CENTS, formatPrice } from "../catalogue/rules.ts";
+import { FREE_SHIPPING_THRESHOLD_CENTS } from "../catalogue/rules.ts";
+import { formatDollars } from "../money.ts";
 
 export const SHIPPING = {
   freeOverCents: FREE_SHIPPING_THRESHOLD_CENTS,
@@ -25,7 +26,7 @@ export function supportHoursText(): string {
   return `${SUPPORT_HOURS.days}, ${SUPPORT_HOURS.open} to ${SUPPORT_HOURS.close} ${SUPPORT_HOURS.timeZone}`;
 }
 
-const wholeDollars = (cents: number) => formatPrice(cents).replace(/\.00$/, "");
+
 
 export interface FaqEntry {
   question: string;
@@ -39,7 +40,7 @@ export function contactFaq(): FaqEntry[] {
       question: "How long does shipping take?",
       answer:
         `Standard shipping takes ${s.standardBusinessDays.min}-${s.standardBusinessDays.max} business days in ${s.standardRegion}. ` +
-        `Orders over ${wholeDollars(s.freeOverCents)} ship free and arrive in ${s.freeDeliveryBusinessDays.min}-${s.freeDeliveryBusinessDays.max} business days.`,
+        `Orders over ${formatDollars(s.freeOverCents)} ship free and arrive in ${s.freeDeliveryBusinessDays.min}-${s.freeDeliveryBusinessDays.max} business days.`,
     },
     {
       question: "What is your return policy?",

@@ -1,7 +1,7 @@
 import type { Site } from "../site.ts";
-import { formatPrice } from "../catalogue/rules.ts";
 import type { OutgoingEmail } from "../email/outbox.ts";
 import type { Order } from "./repository.ts";
+import { formatPrice } from "../money.ts";
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 

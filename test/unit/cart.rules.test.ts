@@ -14,9 +14,9 @@ import {
   updateQuantity,
   type SessionCartItem,
 } from "../../src/cart/rules.ts";
-import { formatPrice } from "../../src/catalogue/rules.ts";
 import { AddItemJson, CheckoutJson, CustomerInfo } from "../../src/cart/schemas.ts";
 import { badgeText } from "../../src/cart/badge.ts";
+import { formatPrice } from "../../src/money.ts";
 
 const line = (productId: string, variantId: string, quantity: number, priceCents = 3200, selectedSize: string | null = null) => ({ productId, variantId, quantity, priceCents, selectedSize });
 

@@ -9,7 +9,6 @@ import {
   fallbackSizes,
   filterRetail,
   firstAvailableVariant,
-  formatPrice,
   imageSrc,
   initialSelection,
   isEventProduct,
@@ -29,6 +28,7 @@ import {
   variantImageIndex,
 } from "../../src/catalogue/rules.ts";
 import type { Product, Variant } from "../../src/catalogue/types.ts";
+import { formatPrice } from "../../src/money.ts";
 
 function variant(over: Partial<Variant> = {}): Variant {
   return { id: "v1", title: "Default Title", price: "10.00", compare_at_price: null, option1: null, option2: null, option3: null, ...over };

@@ -2,8 +2,6 @@ import { describe, expect, it } from "vitest";
 import {
   eventApiBody,
   eventJsonLd,
-  formatDollars,
-  formatPrice,
   headlinePriceCents,
   parseEventId,
   registrationStatus,
@@ -12,6 +10,7 @@ import {
 } from "../../src/events/rules.ts";
 import { EVENT_PLACEHOLDER, pictureOr, withPictures } from "../../src/events/pictures.ts";
 import type { EventDetail } from "../../src/events/types.ts";
+import { formatDollars, formatPrice } from "../../src/money.ts";
 
 const champCamp: EventDetail = {
   id: 2,

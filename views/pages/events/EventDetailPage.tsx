@@ -1,7 +1,8 @@
 import type { EventDetail } from "../../../src/events/types.ts";
-import { formatPrice, teamSavingsCents, type RegistrationStatus } from "../../../src/events/rules.ts";
+import { teamSavingsCents, type RegistrationStatus } from "../../../src/events/rules.ts";
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, CheckIcon, ClockIcon, MapPinIcon, ShieldIcon, TagIcon, UsersIcon } from "../../components/events/EventIcons.tsx";
+import { formatPrice } from "../../../src/money.ts";
 
 export interface EventDetailPageProps {
   event: EventDetail;

@@ -2,11 +2,11 @@ import { useContext } from "react";
 import type { Site } from "../../../src/site.ts";
 import type { HomeOffers } from "../../../src/home/eventOffers.ts";
 import { TEAM_MINIMUM_ATHLETES } from "../../../src/home/eventOffers.ts";
-import { formatDollars, formatPrice } from "../../../src/events/rules.ts";
 import type { FormState } from "../../../src/http/forms.ts";
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { formValues } from "../../../src/messages/formValues.ts";
+import { formatDollars, formatPrice } from "../../../src/money.ts";
 
 export interface HomePageProps {
   site: Site;
