@@ -178,6 +178,23 @@ describe("shop in Chromium, JavaScript on", () => {
     await context.close();
   });
 
+  it("adds to the real cart: the header badge follows at once and /cart lists the line", async () => {
+    const { page, context } = await newVisit(browser);
+    await page.goto("/shop/heavyweight-tee?Size=M&Color=Black");
+    await hydrated(page);
+    const badge = page.locator('[data-cart-badge="desktop"]');
+    expect(await badge.isHidden()).toBe(true);
+    await page.getByRole("button", { name: "Increase quantity" }).click();
+    await page.getByRole("button", { name: "Add to Cart" }).click();
+    await expect.poll(() => badge.textContent()).toBe("2");
+    expect(await badge.isVisible()).toBe(true);
+    expect(await page.locator("[data-cart-link]").getAttribute("aria-label")).toBe("Cart, 2 items");
+    const cart = (await (await page.request.get("/api/cart")).json()) as { itemCount: number; cartItems: { productTitle: string }[] };
+    expect(cart.itemCount).toBe(2);
+    expect(cart.cartItems.map((i) => i.productTitle)).toEqual(["Ironside Heavyweight Tee"]);
+    await context.close();
+  });
+
   it("sends the fallback size of a tee without a size option", async () => {
     const { page, context } = await newVisit(browser);
     const bodies: Record<string, unknown>[] = [];
