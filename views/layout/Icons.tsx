@@ -1,9 +1,10 @@
 /** Our own inline SVG icons (no icon fonts, no external images). */
 type P = { className?: string; title?: string };
 
-function Svg({ className, title, children, viewBox = "0 0 24 24" }: P & { children: React.ReactNode; viewBox?: string }) {
+/** The one line-icon frame (24-unit grid, current colour); decorative unless given a title. */
+export function Svg({ className, title, children, size = 24 }: P & { children: React.ReactNode; size?: number }) {
   return (
-    <svg className={className} viewBox={viewBox} width="24" height="24" fill="none" stroke="currentColor" strokeWidth="2"
+    <svg className={className} viewBox="0 0 24 24" width={size} height={size} fill="none" stroke="currentColor" strokeWidth="2"
       strokeLinecap="round" strokeLinejoin="round" aria-hidden={title ? undefined : true} role={title ? "img" : undefined} focusable="false">
       {title ? <title>{title}</title> : null}
       {children}

@@ -1,12 +1,7 @@
+import { Svg } from "../../layout/Icons.tsx";
+
 /** Small inline icons for the event pages (decorative: the text next to them says the same). */
-function Icon({ children }: { children: React.ReactNode }) {
-  return (
-    <svg className="event-icon" viewBox="0 0 24 24" width="20" height="20" fill="none" stroke="currentColor" strokeWidth="2"
-      strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
-      {children}
-    </svg>
-  );
-}
+const Icon = ({ children }: { children: React.ReactNode }) => <Svg className="event-icon" size={20}>{children}</Svg>;
 
 export const CalendarIcon = () => (
   <Icon><rect x="3" y="4" width="18" height="18" rx="2" /><path d="M16 2v4M8 2v4M3 10h18" /></Icon>

@@ -1,12 +1,7 @@
+import { Svg as Frame } from "../../layout/Icons.tsx";
+
 /** The shop's own small inline icons (feature strip, info grid). */
-function Svg({ children }: { children: React.ReactNode }) {
-  return (
-    <svg className="shop-icon" viewBox="0 0 24 24" width="28" height="28" fill="none" stroke="currentColor" strokeWidth="2"
-      strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
-      {children}
-    </svg>
-  );
-}
+const Svg = ({ children }: { children: React.ReactNode }) => <Frame className="shop-icon" size={28}>{children}</Frame>;
 
 export const QualityIcon = () => <Svg><path d="M12 2l3 6.5 7 .9-5.1 4.8 1.3 7L12 17.8 5.8 21.2l1.3-7L2 9.4l7-.9z" /></Svg>;
 export const TruckIcon = () => (
