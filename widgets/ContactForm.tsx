@@ -1,5 +1,5 @@
 import { contactSchema, CONTACT_MESSAGES } from "../src/messages/schemas.ts";
-import { CsrfField, Field, FormSummary, SubmitButton, text, useMessageForm, type MessageFormProps } from "./messageForm.tsx";
+import { CsrfField, Field, FormSummary, SubmitButton, useMessageForm, type MessageFormProps } from "./messageForm.tsx";
 
 /** The contact page's message form: a real post to /contact, sent as JSON to /api/contact when JavaScript runs. */
 export default function ContactForm(props: MessageFormProps & { supportHours: string }) {
@@ -18,13 +18,7 @@ export default function ContactForm(props: MessageFormProps & { supportHours: st
     );
   }
 
-  const field = (name: string) => ({
-    name,
-    value: text(f.values[name]),
-    error: f.errors[name],
-    onChange: (v: string) => f.setValue(name, v),
-    disabled: f.disabled,
-  });
+  const field = f.field;
   return (
     <form method="post" action="/contact" className="message-form" aria-label="Send us a message" noValidate ref={f.formRef} onSubmit={f.onSubmit}>
       <CsrfField token={props.csrfToken} />

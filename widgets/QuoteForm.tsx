@@ -17,13 +17,7 @@ export default function QuoteForm(props: MessageFormProps) {
     );
   }
 
-  const field = (name: string) => ({
-    name,
-    value: text(f.values[name]),
-    error: f.errors[name],
-    onChange: (v: string) => f.setValue(name, v),
-    disabled: f.disabled,
-  });
+  const field = f.field;
   const needs = list(f.values.apparelNeeds);
   const toggleNeed = (need: string, on: boolean) =>
     f.setValue("apparelNeeds", on ? [...needs, need] : needs.filter((n) => n !== need));

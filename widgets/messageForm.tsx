@@ -72,7 +72,16 @@ export function useMessageForm(opts: {
     }
   };
 
-  return { values, errors, status, setValue, onSubmit, formRef, disabled: status === "submitting" };
+  const disabled = status === "submitting";
+  /** The props a <Field> needs for one named value. */
+  const field = (name: string) => ({
+    name,
+    value: text(values[name]),
+    error: errors[name],
+    onChange: (v: string) => setValue(name, v),
+    disabled,
+  });
+  return { values, errors, status, setValue, onSubmit, formRef, disabled, field };
 }
 
 /** One labelled input with its error, the markup and classes of the server's form fields. */

@@ -9,7 +9,7 @@ import { createLogger, type Logger } from "../../src/logger.ts";
 import { createDb, migrateLatest, type Db } from "../../src/db/knex.ts";
 import { closeRedis, connectRedis, type Redis } from "../../src/redis.ts";
 import { createMailTransport, type MailTransport } from "../../src/email/transport.ts";
-import { createOutbox, type Outbox } from "../../src/email/outbox.ts";
+import { createOutbox } from "../../src/email/outbox.ts";
 import { createApp, type AppDeps } from "../../src/app.ts";
 import { createCatalogueSource } from "../../src/catalogue/source.ts";
 import { createPaymentGateway } from "../../src/payments/setup.ts";
