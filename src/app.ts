@@ -25,7 +25,7 @@ import { stripeWebhookRoutes } from "./payments/webhook.ts";
 import { offlineStripeRoutes } from "./payments/offline/routes.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
 import { createShopifyOrderWriter } from "./orders/shopifyWriteBack.ts";
-import { cartRoutes } from "./cart/routes.tsx";
+import { cartRoutes, paidCheckoutClearsCart } from "./cart/routes.tsx";
 
 export interface AppDeps {
   config: Config;
@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(sameOriginOnly(config.publicUrl));
   app.use(requireSessionForWrites);
   app.use(csrfProtection);
+  app.use(paidCheckoutClearsCart(orders));
 
   // 5. features
   app.use(homeRoutes({ site, db }));

@@ -32,19 +32,31 @@ function backTo(req: Request, fallback = "/cart"): string {
 
 const lineNotFound = () => new HttpError(404, CART_ERRORS.itemGone);
 
+
+/** A checkout paid through either path (the browser's return, or only the webhook) empties the cart on the next request. */
+async function clearCartOfPaidCheckout(orders: OrdersDeps, req: Request, res: Response): Promise<void> {
+  if (req.session?.checkout && (await pendingCheckoutPaid(orders, req.session.checkout))) {
+    req.session.cart = { items: [] };
+    delete req.session.checkout;
+    const page = res.locals.page as PageContext | undefined;
+    if (page) page.shell.cartCount = 0;
+  }
+}
+
+/** Mounted before every page, so the header badge is right even when only the webhook confirmed the payment. */
+export function paidCheckoutClearsCart(orders: OrdersDeps): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== "GET" || !req.session?.checkout) return next();
+    clearCartOfPaidCheckout(orders, req, res).then(() => next(), next);
+  };
+}
 export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDeps; rateLimiter: RateLimiterFactory }): Router {
   const { catalogue, orders } = deps;
   const router = Router();
   const checkoutLimit = deps.rateLimiter({ name: "cart-checkout", windowMs: 60_000, limit: 60 });
 
-  /** A checkout paid through either path (the browser's return, or only the webhook) empties the cart on the next visit. */
   async function settledCart(req: Request, res: Response): Promise<SessionCartItem[]> {
-    if (req.session?.checkout && (await pendingCheckoutPaid(orders, req.session.checkout))) {
-      req.session.cart = { items: [] };
-      delete req.session.checkout;
-      const page = res.locals.page as PageContext | undefined;
-      if (page) page.shell.cartCount = 0;
-    }
+    await clearCartOfPaidCheckout(orders, req, res);
     return readCart(req);
   }
 

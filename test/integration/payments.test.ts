@@ -148,7 +148,8 @@ describe("cart checkout", () => {
     expect(stored.order.status).toBe("paid");
     expect(stored.payments[0].paid_via).toBe("webhook");
     expect(stored.emails).toHaveLength(1);
-    // Only the webhook saw it (the browser never returned): the cart empties on the next visit.
+    // Only the webhook saw it (the browser never returned): whatever page comes next shows an empty cart.
+    expect((await v.get("/about")).text).toContain('aria-label="Cart, 0 items"');
     expect(((await v.get("/api/cart")).body as Cart).itemCount).toBe(0);
   });
 
