@@ -48,14 +48,18 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
     const description = `Summer wrestling camps, clinics and tours from ${site.displayName}: elite coaching for athletes 10+ through high school.`;
     try {
       const events = (await listEvents(db)).map(withPictures);
-      renderPage(req, res, <EventsPage events={events} heroVideoUrl={heroVideoUrl} />, {
+      const at = now();
+      const statuses = Object.fromEntries(
+        await Promise.all(events.map(async (e) => [e.id, registrationStatus(e, await placesLeft(db, e.id, at), at)] as const)),
+      );
+      renderPage(req, res, <EventsPage events={events} statuses={statuses} heroVideoUrl={heroVideoUrl} />, {
         title: "Events",
         description,
         openGraph: { image: EVENTS_HERO_POSTER },
       });
     } catch (err) {
       req.log.error({ err }, "events list could not be loaded");
-      renderPage(req, res, <EventsPage events={[]} heroVideoUrl={heroVideoUrl} loadError={EVENT_LOAD_FAILED} />, {
+      renderPage(req, res, <EventsPage events={[]} statuses={{}} heroVideoUrl={heroVideoUrl} loadError={EVENT_LOAD_FAILED} />, {
         title: "Events",
         description,
         status: 503,

@@ -37,6 +37,12 @@ export const centsToDollars = (cents: number) => cents / 100;
 
 export type RegistrationStatus = "open" | "closed" | "soldOut";
 
+/** The label a closed or full event shows in place of its registration link. */
+export const REGISTRATION_STATUS_LABEL: Record<Exclude<RegistrationStatus, "open">, string> = {
+  soldOut: "Sold Out",
+  closed: "Registration Closed",
+};
+
 /** Whether an athlete can register now: closed after the closing time, sold out when no place is left. */
 export function registrationStatus(event: Pick<EventSummary, "registrationClosesAt">, placesLeft: number, now: Date): RegistrationStatus {
   if (event.registrationClosesAt && event.registrationClosesAt.getTime() <= now.getTime()) return "closed";

@@ -279,6 +279,9 @@ describe("an operator edits the database", () => {
       expect(closed.text).not.toContain('href="/register/3"');
       expect(closed.text).not.toContain('href="/team-register/3"');
       expect((await request(t.app).get("/api/events/3")).body.registrationStatus).toBe("closed");
+      const closedCards = cards((await request(t.app).get("/events")).text);
+      expect(closedCards[2]).toMatch(/^Clinic Registration Closed /);
+      expect(closedCards[0]).not.toContain("Registration Closed");
 
       await t.db("events").where("id", 3).update({ registration_closes_at: new Date(Date.now() + 86_400_000) });
       const open = await request(t.app).get("/events/3");
@@ -305,6 +308,7 @@ describe("an operator edits the database", () => {
       expect(res.text).not.toContain('href="/register/4"');
       expect(jsonLd(res.text)[0]!.offers[0].availability).toBe("https://schema.org/SoldOut");
       expect((await request(t.app).get("/api/events/4")).body).toMatchObject({ placesLeft: 0, registrationStatus: "soldOut" });
+      expect(cards((await request(t.app).get("/events")).text)[3]).toMatch(/^Tour Sold Out Panther Train Tour/);
     } finally {
       await t.db("events").where("id", 4).update({ capacity: 200 });
     }

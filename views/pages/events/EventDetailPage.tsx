@@ -1,5 +1,5 @@
 import type { EventDetail } from "../../../src/events/types.ts";
-import { teamSavingsCents, type RegistrationStatus } from "../../../src/events/rules.ts";
+import { REGISTRATION_STATUS_LABEL, teamSavingsCents, type RegistrationStatus } from "../../../src/events/rules.ts";
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, CheckIcon, ClockIcon, MapPinIcon, ShieldIcon, TagIcon, UsersIcon } from "../../components/events/EventIcons.tsx";
 import { formatPrice } from "../../../src/money.ts";
@@ -18,7 +18,7 @@ function RegisterAction({ event, status }: { event: EventDetail; status: Registr
   }
   return (
     <button type="button" className="btn btn-primary btn-block btn-lg" disabled>
-      {status === "soldOut" ? "Sold Out" : "Registration Closed"}
+      {REGISTRATION_STATUS_LABEL[status]}
     </button>
   );
 }

@@ -1,4 +1,5 @@
 import type { EventSummary } from "../../../src/events/types.ts";
+import { REGISTRATION_STATUS_LABEL, type RegistrationStatus } from "../../../src/events/rules.ts";
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, MapPinIcon } from "../../components/events/EventIcons.tsx";
 
@@ -6,19 +7,22 @@ export const EVENTS_HERO_POSTER = "/images/events/events-hero.svg";
 
 export interface EventsPageProps {
   events: EventSummary[];
+  /** Whether each event (by id) is open, sold out or closed. */
+  statuses: Record<number, RegistrationStatus>;
   /** Set when the hero has a configured video; otherwise the poster picture stands alone. */
   heroVideoUrl?: string | undefined;
   /** The spec's fetch-failure text, when the events could not be read. */
   loadError?: string | undefined;
 }
 
-function EventCard({ event }: { event: EventSummary }) {
+function EventCard({ event, status }: { event: EventSummary; status: RegistrationStatus }) {
   const titleId = `event-${event.id}-title`;
   return (
     <article className="card event-card" aria-labelledby={titleId}>
       <div className="event-card-media">
         <img src={event.image} alt={`${event.title} poster`} width="1200" height="800" loading="lazy" decoding="async" />
         <span className="badge event-card-badge">{event.category}</span>
+        {status !== "open" ? <span className="badge event-card-status">{REGISTRATION_STATUS_LABEL[status]}</span> : null}
         {event.cardOverlay || event.collegeLogos.length > 0 ? (
           <div className="event-card-overlay">
             {event.cardOverlay ? <p className="event-card-overlay-text">{event.cardOverlay}</p> : null}
@@ -48,7 +52,7 @@ function EventCard({ event }: { event: EventSummary }) {
   );
 }
 
-export function EventsPage({ events, heroVideoUrl, loadError }: EventsPageProps) {
+export function EventsPage({ events, statuses, heroVideoUrl, loadError }: EventsPageProps) {
   return (
     <>
       <section className="events-hero">
@@ -79,7 +83,7 @@ export function EventsPage({ events, heroVideoUrl, loadError }: EventsPageProps)
             <p className="lead">No events are open right now. New camps are announced here first: check back soon.</p>
           ) : (
             <div className="events-grid">
-              {events.map((e) => <EventCard key={e.id} event={e} />)}
+              {events.map((e) => <EventCard key={e.id} event={e} status={statuses[e.id] ?? "open"} />)}
             </div>
           )}
         </div>
