@@ -1,6 +1,6 @@
 import type { ProductPickerProps } from "../../../widgets/ProductPicker.tsx";
 import { Widget } from "../../components/Widget.tsx";
-import { CareIcon, QualityIcon, ReturnIcon, SupportIcon, TruckIcon } from "./ShopIcons.tsx";
+import { CareIcon, IconPoints, QualityIcon, ReturnIcon, SupportIcon, TruckIcon } from "./ShopIcons.tsx";
 import { shippingNote } from "../../../src/catalogue/rules.ts";
 
 function InfoGrid({ shipping }: { shipping: string }) {
@@ -15,15 +15,7 @@ function InfoGrid({ shipping }: { shipping: string }) {
     <section className="section product-info-section" aria-labelledby="product-details-heading">
       <div className="container">
         <h2 id="product-details-heading" className="visually-hidden">Product details</h2>
-        <ul className="info-grid" role="list">
-          {items.map(({ Icon, title, text }) => (
-            <li key={title}>
-              <Icon />
-              <h3>{title}</h3>
-              <p className="muted">{text}</p>
-            </li>
-          ))}
-        </ul>
+        <IconPoints items={items} className="info-grid" />
       </div>
     </section>
   );

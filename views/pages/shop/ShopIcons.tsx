@@ -12,3 +12,24 @@ export const CareIcon = () => <Svg><path d="M4 8h16l-2 12H6z" /><path d="M8 8a4 
 export const SupportIcon = () => (
   <Svg><path d="M4 14v-3a8 8 0 0 1 16 0v3" /><rect x="2" y="14" width="5" height="6" rx="1.5" /><rect x="17" y="14" width="5" height="6" rx="1.5" /></Svg>
 );
+
+export interface IconPoint {
+  Icon: () => React.ReactElement;
+  title: string;
+  text: string;
+}
+
+/** A list of icon + title + line: the shop's feature strip and the product page's info grid. */
+export function IconPoints({ items, className, itemClassName }: { items: IconPoint[]; className: string; itemClassName?: string }) {
+  return (
+    <ul className={className} role="list">
+      {items.map(({ Icon, title, text }) => (
+        <li key={title} className={itemClassName}>
+          <Icon />
+          <h3>{title}</h3>
+          <p className="muted">{text}</p>
+        </li>
+      ))}
+    </ul>
+  );
+}

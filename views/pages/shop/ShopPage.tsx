@@ -1,6 +1,6 @@
 import type { Product } from "../../../src/catalogue/types.ts";
 import { ProductCard } from "./ProductCard.tsx";
-import { QualityIcon, ReturnIcon, TruckIcon } from "./ShopIcons.tsx";
+import { IconPoints, QualityIcon, ReturnIcon, TruckIcon } from "./ShopIcons.tsx";
 
 export interface ShopPageProps {
   brandName: string;
@@ -55,15 +55,7 @@ export function ShopPage({ brandName, products, unavailable }: ShopPageProps) {
 
       <section className="section section-alt" aria-label="Why shop with us">
         <div className="container">
-          <ul className="grid grid-3 feature-strip" role="list">
-            {FEATURES.map(({ Icon, title, text }) => (
-              <li key={title} className="feature">
-                <Icon />
-                <h3>{title}</h3>
-                <p className="muted">{text}</p>
-              </li>
-            ))}
-          </ul>
+          <IconPoints items={FEATURES} className="grid grid-3 feature-strip" itemClassName="feature" />
         </div>
       </section>
 
