@@ -1,0 +1,123 @@
+// The house rules that a type check cannot see. Each rule's reason is in the README ("Lint rules").
+import { defineConfig } from "eslint/config";
+import tseslint from "typescript-eslint";
+import { createNodeResolver, importX } from "eslint-plugin-import-x";
+import browserSafeImports from "./lint/browserSafeImports.js";
+
+const root = import.meta.dirname;
+
+/**
+ * The modules of src/ that widgets/ and views/ may import (values, not only types): zod schemas with their
+ * message texts, pure rules, plain types, money formatting and static content. They import only each other.
+ */
+const BROWSER_SAFE = [
+  "src/money.ts",
+  "src/*/schemas.ts",
+  "src/*/rules.ts",
+  "src/*/types.ts",
+  "src/*/messages.ts",
+  "src/http/forms.ts", // validate() and the form state; express only as types
+  "src/http/text.ts", // the single-line / multi-line text rules every schema uses (zod only)
+  "src/cart/badge.ts",
+  "src/messages/policies.ts",
+  "src/home/eventOffers.ts",
+  "src/home/apparelContent.ts",
+];
+
+/** Packages that only make sense on the server; the browser bundle must never pull them in. */
+const SERVER_PACKAGES = [
+  "express", "express-session", "express-rate-limit", "connect-redis", "rate-limit-redis", "redis", "knex", "mysql2",
+  "better-sqlite3", "stripe", "nodemailer", "pino", "pino-http", "helmet", "csrf-sync", "tsx",
+  "@shopify/storefront-api-client", "@shopify/admin-api-client", "react-dom/server",
+];
+
+export default defineConfig(
+  { ignores: ["node_modules/", "public/build/", ".cache/", "var/", "coverage/", "test-results/"] },
+  {
+    files: ["**/*.ts", "**/*.tsx"],
+    languageOptions: { parser: tseslint.parser, sourceType: "module" },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+  },
+  {
+    name: "house/no-import-cycles",
+    files: ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".tsx", ".js", ".json"] })],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
+      "import-x/extensions": [".ts", ".tsx", ".js"],
+    },
+    // A cycle makes module start-up order depend on who imports first; with top-level await it can hang.
+    // Type-only imports are erased and do not count.
+    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
+  },
+  {
+    name: "house/browser-boundary",
+    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}", ...BROWSER_SAFE],
+    plugins: { house: { rules: { "browser-safe-imports": browserSafeImports } } },
+    rules: { "house/browser-safe-imports": ["error", { root, browserSafe: BROWSER_SAFE }] },
+  },
+  {
+    name: "house/browser-packages",
+    files: ["widgets/**/*.{ts,tsx}", ...BROWSER_SAFE],
+    plugins: { "@typescript-eslint": tseslint.plugin },
+    rules: {
+      "@typescript-eslint/no-restricted-imports": ["error", {
+        paths: SERVER_PACKAGES.map((name) => ({
+          name,
+          message: "Browser code (widgets/ and the browser-safe modules of src/) may not import a server-only package.",
+          allowTypeImports: true,
+        })),
+        patterns: [{
+          group: ["node:*"],
+          message: "Browser code (widgets/ and the browser-safe modules of src/) may not import Node built-ins.",
+          allowTypeImports: true,
+        }],
+      }],
+    },
+  },
+  {
+    name: "house/no-env-in-views",
+    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-properties": ["error", {
+        object: "process",
+        property: "env",
+        message: "views/ and widgets/ never read process.env: settings come from src/config.ts and reach them as props.",
+      }],
+    },
+  },
+  {
+    name: "house/domain-errors-in-use-cases",
+    files: ["src/**/*.{ts,tsx}"],
+    ignores: ["src/http/**", "src/**/routes.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          regex: "/http/errors\\.ts$",
+          importNames: ["HttpError"],
+          message: "Use cases throw a DomainError (src/errors.ts); the error handler maps it to a status. HttpError belongs to src/http/ and routes.",
+        }],
+      }],
+    },
+  },
+  {
+    name: "house/session-keys-in-one-place",
+    files: ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    ignores: ["src/http/sessionData.ts"],
+    rules: {
+      "no-restricted-syntax": ["error", {
+        selector: "TSModuleDeclaration[id.value='express-session']",
+        message: "Session keys are declared in one place: add the key to SessionData in src/http/sessionData.ts.",
+      }],
+    },
+  },
+  {
+    name: "house/no-floating-promises",
+    files: ["src/**/*.{ts,tsx}"],
+    plugins: { "@typescript-eslint": tseslint.plugin },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: root } },
+    // A promise nobody awaits or catches loses its error (an unhandled rejection stops the process) and its ordering.
+    rules: { "@typescript-eslint/no-floating-promises": "error" },
+  },
+);
