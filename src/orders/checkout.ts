@@ -1,29 +1,52 @@
-import { createHash, randomInt } from "node:crypto";
+import { createHash, randomBytes, randomInt } from "node:crypto";
+import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
 import type { Site } from "../site.ts";
-import type { Outbox } from "../email/outbox.ts";
-import { enqueueEmail } from "../email/outbox.ts";
-import type { PaymentCore, SettleResult } from "../payments/core.ts";
+import { enqueueEmail, type Outbox } from "../email/outbox.ts";
+import { PaymentNotOpenError, type PaymentCore, type SettleResult } from "../payments/core.ts";
 import type { CartView } from "../cart/cart.ts";
-import { HttpError } from "../http/errors.ts";
-import { CART_ERRORS } from "../cart/schemas.ts";
+import { DomainError } from "../errors.ts";
+import { CART_ERRORS } from "../cart/messages.ts";
 import * as repo from "./repository.ts";
 import type { Customer, Order } from "./repository.ts";
 import { orderConfirmationEmail } from "./email.ts";
-import type { ShopifyOrderWriter } from "./shopifyWriteBack.ts";
+import { enqueueShopifyWriteBack } from "./shopifyWriteBack.ts";
+import { shippingCents, type ShippingAddress } from "./rules.ts";
+import type { JobQueue } from "../db/jobQueue.ts";
 
 export const ORDER_KIND = "order";
 
 export interface OrdersDeps {
   db: Db;
-  payments: PaymentCore;
+  paymentCore: PaymentCore;
   outbox: Outbox;
   logger: Logger;
   site: Site;
-  shopifyWriter: ShopifyOrderWriter | undefined;
+  /** The Shopify write-back queue; undefined when no Admin API token is configured. */
+  shopifyWriteBacks: JobQueue | undefined;
+  /** Standard shipping at or under the free-shipping threshold (SHIPPING_FLAT_RATE_CENTS). */
+  shippingFlatRateCents: number;
+  /** The site's public origin, for the order-status link in the confirmation e-mail. */
+  publicUrl: string;
 }
 
+/** The order-status link's secret: 256 random bits, URL-safe. Only its hash is stored. */
+export function newStatusToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export function statusTokenHash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export const STATUS_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export function orderStatusUrl(publicUrl: string, token: string): string {
+  return `${publicUrl}/orders/${token}`;
+}
+
+/** The session's latest checkout: its pending order and the cart it was made from. */
 export interface PendingCheckout {
   orderReference: string;
   fingerprint: string;
@@ -37,135 +60,183 @@ export function newOrderReference(): string {
   return s;
 }
 
+/**
+ * A visitor session's checkout key: derived from the session id the first time (so two requests at once
+ * from a new session agree on it) and kept in the session when its id is renewed.
+ */
+export function checkoutKeyFor(sessionId: string): string {
+  return createHash("sha256").update(`checkout:${sessionId}`).digest("hex").slice(0, 40);
+}
+
 /** Identifies exactly what is being bought: lines, quantities and prices. */
 export function cartFingerprint(view: CartView): string {
   const lines = view.items
-    .map((l) => [l.shopifyProductId, l.shopifyVariantId, l.selectedSize ?? "", l.quantity, l.priceCents].join("|"))
+    .map((l) => [l.id, l.shopifyProductId, l.shopifyVariantId, l.selectedSize ?? "", l.quantity, l.priceCents].join("|"))
     .sort();
   return createHash("sha256").update(lines.join("\n")).digest("hex");
 }
 
-/** The shop's handler in the payment core: when an order's payment settles, mark it paid and send its e-mail. */
+/** The shop's handler in the payment core: when an order's payment settles, mark it paid, queue its e-mail and write-back. */
 export function registerOrderPayments(deps: OrdersDeps): void {
-  deps.payments.register(ORDER_KIND, {
+  deps.paymentCore.register(ORDER_KIND, {
     async onPaid(trx, payment) {
-      const won = await repo.markOrderPaid(trx, payment.reference, Boolean(deps.shopifyWriter));
-      if (!won) return;
+      const won = await repo.markOrderPaid(trx, payment.reference, Boolean(deps.shopifyWriteBacks));
+      if (!won) return "duplicate";
       const order = (await repo.findOrder(trx, payment.reference))!;
-      await enqueueEmail(trx, orderConfirmationEmail(deps.site, order));
+      const token = newStatusToken();
+      await repo.setStatusTokenHash(trx, order.id, statusTokenHash(token));
+      await enqueueEmail(trx, orderConfirmationEmail(deps.site, order, orderStatusUrl(deps.publicUrl, token)));
+      if (deps.shopifyWriteBacks) await enqueueShopifyWriteBack(trx, order.id);
+      return "accepted";
     },
-    async afterPaid(payment) {
+    async expectedAmountCents(trx, reference) {
+      return (await repo.findOrder(trx, reference))?.totalCents ?? null;
+    },
+    async afterPaid() {
       deps.outbox.wake();
-      if (deps.shopifyWriter) void writeBack(deps, payment.reference);
+      deps.shopifyWriteBacks?.wake();
     },
   });
 }
 
-/** Creates the paid order in Shopify; the result (or the error, for an operator to retry) is kept on the order. */
-export async function writeBack(deps: OrdersDeps, reference: string): Promise<void> {
-  const order = await repo.findOrder(deps.db, reference);
-  if (!order || !deps.shopifyWriter) return;
-  try {
-    const result = await deps.shopifyWriter(order);
-    await repo.setShopifyResult(deps.db, reference, result);
-    deps.logger.info({ reference, shopifyOrderId: result.orderId }, "order written to Shopify");
-  } catch (err) {
-    deps.logger.error({ err: (err as Error).message, reference }, "order write-back to Shopify failed");
-    await repo.setShopifyResult(deps.db, reference, { error: (err as Error).message }).catch(() => undefined);
-  }
-}
+export type CheckoutOutcome =
+  | { status: "started"; clientSecret: string; order: Order; checkout: PendingCheckout }
+  /** The session's previous order was paid after all (its card was charged before the cart changed). */
+  | { status: "earlier_order_paid"; order: Order };
 
-export interface CheckoutStarted {
-  clientSecret: string;
-  order: Order;
-  checkout: PendingCheckout;
+/** The order this checkout pays, or the session's other pending order that must make way first. */
+type Decision = { order: string } | { replace: string };
+
+/**
+ * Under the session's lock: reuse its pending order when it is for this very cart; else name the pending
+ * order that stands in the way (its PaymentIntent is canceled first, outside the transaction) or, once it
+ * has been (`canceled`), cancel that order and create the new one.
+ */
+async function decide(deps: OrdersDeps, lockId: number, cart: { fingerprint: string; amountCents: number; customer: Customer; address: ShippingAddress }, canceled: string | undefined, create: (trx: Knex.Transaction) => Promise<string>): Promise<Decision> {
+  return deps.db.transaction(async (trx) => {
+    const currentRef = await repo.lockCheckout(trx, lockId);
+    const current = currentRef ? await repo.findOrder(trx, currentRef) : undefined;
+    if (current?.status === "pending_payment") {
+      if (current.cartFingerprint === cart.fingerprint && current.totalCents === cart.amountCents) {
+        await repo.updateCustomer(trx, current.reference, cart.customer, cart.address);
+        return { order: current.reference };
+      }
+      if (current.reference !== canceled) return { replace: current.reference };
+      await repo.cancelOrder(trx, current.reference);
+    }
+    return { order: await create(trx) };
+  });
 }
 
 /**
- * The cart checkout: one pending order with its items, then one PaymentIntent for it. A second attempt on
- * the same cart (after a declined card, or a double click) reuses both; a changed cart replaces them.
+ * The cart checkout: one pending order with its items, then its one live PaymentIntent. The session's
+ * checkouts are serialised on its lock row (checkout_locks), so two requests at once (a double click, two
+ * tabs, two app instances) find the same order, and the payment core gives them the same PaymentIntent.
+ * A second attempt on the same cart (after a declined card) reuses both; a changed cart cancels them and
+ * makes a new order. No network call runs inside those transactions: Stripe is called between and after.
  */
-export async function startCheckout(deps: OrdersDeps, view: CartView, customer: Customer, pending: PendingCheckout | undefined): Promise<CheckoutStarted> {
-  if (view.items.length === 0) throw new HttpError(400, CART_ERRORS.empty);
-  if (view.problems.length > 0) throw new HttpError(409, view.problems[0]!);
-  const fingerprint = cartFingerprint(view);
-  const amountCents = view.subtotalCents;
-
-  let order: Order | undefined;
-  if (pending) {
-    const previous = await repo.findOrder(deps.db, pending.orderReference);
-    if (previous?.status === "pending_payment" && previous.cartFingerprint === fingerprint && previous.totalCents === amountCents) {
-      await repo.updateCustomer(deps.db, previous.reference, customer);
-      order = { ...previous, customer };
-    } else if (previous?.status === "pending_payment") {
-      await repo.cancelOrder(deps.db, previous.reference);
-      const oldPayment = await deps.payments.latestFor(ORDER_KIND, previous.reference);
-      if (oldPayment && oldPayment.status !== "paid") await deps.payments.cancel(oldPayment);
-    }
-  }
-
-  if (!order) {
-    const lines = view.items.map((l) => ({
-      productId: l.shopifyProductId,
-      variantId: l.shopifyVariantId,
-      productHandle: l.productHandle,
-      productTitle: l.productTitle,
-      variantTitle: l.variantTitle,
-      selectedSize: l.selectedSize,
-      selectedColor: l.selectedColor,
-      unitPriceCents: l.priceCents,
-      quantity: l.quantity,
-    }));
-    let reference = newOrderReference();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await deps.db.transaction((trx) => repo.insertOrder(trx, { reference, customer, subtotalCents: amountCents, totalCents: amountCents, fingerprint, lines }));
-        break;
-      } catch (err) {
-        if (attempt >= 3 || (await repo.findOrder(deps.db, reference)) === undefined) throw err;
-        reference = newOrderReference();
-      }
-    }
-    order = (await repo.findOrder(deps.db, reference))!;
-  }
-
-  const checkout = { orderReference: order.reference, fingerprint };
-  try {
-    const existing = await deps.payments.latestFor(ORDER_KIND, order.reference);
-    if (existing && (existing.status === "pending" || existing.status === "failed")) {
-      return { clientSecret: await deps.payments.clientSecret(existing), order, checkout };
-    }
-    const { clientSecret } = await deps.payments.start({
-      kind: ORDER_KIND,
-      reference: order.reference,
-      amountCents,
-      idempotencyKey: `order-${order.reference}-${amountCents}`,
-      description: `${deps.site.displayName} order ${order.reference}`,
-      email: customer.email,
+export async function startCheckout(deps: OrdersDeps, view: CartView, customer: Customer, address: ShippingAddress, checkoutKey: string): Promise<CheckoutOutcome> {
+  if (view.items.length === 0) throw new DomainError("invalid", CART_ERRORS.empty);
+  if (view.problems.length > 0) throw new DomainError("conflict", view.problems[0]!);
+  // The server decides the amount: the catalogue's prices and the shipping rule, never a figure from the request.
+  const shipping = shippingCents(view.subtotalCents, deps.shippingFlatRateCents);
+  const cart = { fingerprint: cartFingerprint(view), amountCents: view.subtotalCents + shipping, customer, address };
+  const lines = view.items.map((l) => ({
+    productId: l.shopifyProductId,
+    variantId: l.shopifyVariantId,
+    productHandle: l.productHandle,
+    productTitle: l.productTitle,
+    variantTitle: l.variantTitle,
+    selectedSize: l.selectedSize,
+    selectedColor: l.selectedColor,
+    unitPriceCents: l.priceCents,
+    quantity: l.quantity,
+    cartLineId: l.id,
+  }));
+  const lockId = await repo.ensureCheckoutLock(deps.db, checkoutKey);
+  const create = async (trx: Knex.Transaction) => {
+    const reference = newOrderReference();
+    const { fingerprint, amountCents } = cart;
+    await repo.insertOrder(trx, {
+      reference, checkoutKey, customer, address, fingerprint, lines,
+      subtotalCents: view.subtotalCents, shippingCents: shipping, totalCents: amountCents,
     });
-    return { clientSecret, order, checkout };
-  } catch (err) {
-    if (err instanceof HttpError) throw err;
-    deps.logger.error({ err: (err as Error).message, reference: order.reference }, "could not create the PaymentIntent");
-    throw new HttpError(502, CART_ERRORS.paymentUnavailable, "Payment unavailable");
-  }
-}
+    await repo.setCheckoutOrder(trx, lockId, reference);
+    return reference;
+  };
+  const paidAlready = async (reference: string): Promise<CheckoutOutcome | undefined> => {
+    const order = (await repo.findOrder(deps.db, reference))!;
+    return order.status === "paid" ? { status: "earlier_order_paid", order } : undefined;
+  };
 
-/** The browser's return after confirmCardPayment: settle the payment, if it is this visitor's. */
-export async function completeCheckout(deps: OrdersDeps, pending: PendingCheckout | undefined, paymentIntentId: string): Promise<SettleResult> {
-  const payment = pending ? await deps.payments.latestFor(ORDER_KIND, pending.orderReference) : undefined;
-  if (!payment || payment.providerPaymentId !== paymentIntentId) throw new HttpError(403, CART_ERRORS.notYourPayment);
   try {
-    return await deps.payments.settle(paymentIntentId, "return");
+    let decision = await decide(deps, lockId, cart, undefined, create);
+    if ("replace" in decision) {
+      const replaced = decision.replace;
+      // Charged before the cart changed: that order is paid now (a payment waiting for review does not block a new order).
+      if ((await cancelPayment(deps, replaced)) === "already_succeeded") {
+        const paid = await paidAlready(replaced);
+        if (paid) return paid;
+      }
+      decision = await decide(deps, lockId, cart, replaced, create);
+      // Yet another order appeared meanwhile (the cart changed again in another tab): let the visitor look again.
+      if ("replace" in decision) throw new DomainError("conflict", CART_ERRORS.changed);
+    }
+    const order = (await repo.findOrder(deps.db, decision.order))!;
+    try {
+      const clientSecret = await paymentFor(deps, order, customer);
+      return { status: "started", clientSecret, order, checkout: { orderReference: order.reference, fingerprint: cart.fingerprint } };
+    } catch (err) {
+      if (!(err instanceof PaymentNotOpenError)) throw err;
+      // Its PaymentIntent succeeded meanwhile (another tab paid), or waits for review: never ask for the card again.
+      const paid = await paidAlready(order.reference);
+      if (paid) return paid;
+      await repo.cancelOrder(deps.db, order.reference);
+      throw new DomainError("conflict", CART_ERRORS.changed);
+    }
   } catch (err) {
-    deps.logger.error({ err: (err as Error).message, reference: payment.reference }, "could not confirm the payment with Stripe");
-    throw new HttpError(502, CART_ERRORS.paymentUnavailable, "Payment unavailable");
+    if (err instanceof DomainError) throw err;
+    deps.logger.error({ err: (err as Error).message }, "could not start the checkout");
+    throw new DomainError("upstream_failed", CART_ERRORS.paymentUnavailable);
   }
 }
 
-/** True when the visitor's pending checkout has been paid (through either path): the cart can be cleared. */
-export async function pendingCheckoutPaid(deps: OrdersDeps, pending: PendingCheckout | undefined): Promise<boolean> {
-  if (!pending) return false;
+/** Cancels the order's live PaymentIntent; `already_succeeded` when Stripe had taken the money (the core then settled it). */
+async function cancelPayment(deps: OrdersDeps, reference: string): Promise<"canceled" | "already_succeeded"> {
+  const live = await deps.paymentCore.liveFor(ORDER_KIND, reference);
+  return live ? deps.paymentCore.cancel(live) : "canceled";
+}
+
+/** The order's one live PaymentIntent (reused after a declined card); a PaymentNotOpenError when it can take no card. */
+async function paymentFor(deps: OrdersDeps, order: Order, customer: Customer): Promise<string> {
+  const { clientSecret } = await deps.paymentCore.ensureIntent({
+    kind: ORDER_KIND,
+    reference: order.reference,
+    amountCents: order.totalCents,
+    description: `${deps.site.displayName} order ${order.reference}`,
+    email: customer.email,
+  });
+  return clientSecret;
+}
+
+/**
+ * The browser's return after confirmCardPayment: settle the payment if its order was started by this
+ * visitor session (any of its orders, not only the latest: the money may already be taken).
+ */
+export async function completeCheckout(deps: OrdersDeps, checkoutKey: string | undefined, paymentIntentId: string): Promise<{ result: SettleResult; order: Order }> {
+  const order = checkoutKey ? await repo.findOrderByPaymentIntent(deps.db, paymentIntentId) : undefined;
+  if (!order || order.checkoutKey !== checkoutKey) throw new DomainError("forbidden", CART_ERRORS.notYourPayment);
+  try {
+    return { result: await deps.paymentCore.settle(paymentIntentId, "return"), order };
+  } catch (err) {
+    deps.logger.error({ err: (err as Error).message, reference: order.reference }, "could not confirm the payment with Stripe");
+    throw new DomainError("upstream_failed", CART_ERRORS.paymentUnavailable);
+  }
+}
+
+/** The session's pending checkout's order once it has been paid (through either path), else undefined. */
+export async function paidCheckoutOrder(deps: OrdersDeps, pending: PendingCheckout | undefined): Promise<Order | undefined> {
+  if (!pending) return undefined;
   const order = await repo.findOrder(deps.db, pending.orderReference);
-  return order?.status === "paid";
+  return order?.status === "paid" ? order : undefined;
 }

@@ -2,19 +2,24 @@ import type { Site } from "../site.ts";
 import type { OutgoingEmail } from "../email/outbox.ts";
 import type { Order } from "./repository.ts";
 import { formatPrice } from "../money.ts";
+import { addressLines, shippingLabel } from "./rules.ts";
+import { variantText } from "../cart/rules.ts";
+import { RETURNS, SHIPPING, supportHoursText } from "../messages/policies.ts";
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 function lineLabel(i: Order["items"][number]): string {
-  const details = [i.variantTitle !== "Default" && i.variantTitle !== "Default Title" ? i.variantTitle : null, i.selectedSize && !i.variantTitle.includes(i.selectedSize) ? `Size ${i.selectedSize}` : null]
-    .filter(Boolean)
-    .join(", ");
+  const details = variantText(i);
   return details ? `${i.productTitle} (${details})` : i.productTitle;
 }
 
-/** The shop order confirmation, written to the outbox in the transaction that marks the order paid. */
-export function orderConfirmationEmail(site: Site, order: Order): OutgoingEmail {
+/**
+ * The shop order confirmation, written to the outbox in the transaction that marks the order paid: the items,
+ * the shipping address and cost, the total, and the link to the order's status page.
+ */
+export function orderConfirmationEmail(site: Site, order: Order, statusUrl: string): OutgoingEmail {
   const lines = order.items.map((i) => `${i.quantity} x ${lineLabel(i)} @ ${formatPrice(i.unitPriceCents)} = ${formatPrice(i.lineTotalCents)}`);
+  const address = order.shippingAddress ? addressLines(order.shippingAddress) : [];
   const text = [
     `Hi ${order.customer.firstName},`,
     "",
@@ -23,22 +28,30 @@ export function orderConfirmationEmail(site: Site, order: Order): OutgoingEmail 
     ...lines,
     "",
     `Subtotal: ${formatPrice(order.subtotalCents)}`,
-    "Shipping: calculated when your order ships",
+    `Shipping: ${shippingLabel(order.shippingCents)}`,
     `Total paid: ${formatPrice(order.totalCents)}`,
     "",
-    "Caps and tees ship starting June 25th; other items ship in 2-3 business days. Returns are accepted within 30 days (unworn, unwashed, in the original packaging).",
+    ...(address.length > 0 ? ["Shipping to:", ...address, ""] : []),
+    `Your order's status: ${statusUrl}`,
     "",
-    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone} (Monday to Friday, 9am to 5pm EST).`,
+    `Caps and tees ship starting June 25th; other items ship in ${SHIPPING.standardBusinessDays.min}-${SHIPPING.standardBusinessDays.max} business days. ` +
+      `Returns are accepted within ${RETURNS.days} days (unworn, unwashed, in the original packaging).`,
+    "",
+    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone} (${supportHoursText()}).`,
     "",
     site.displayName,
   ].join("\n");
+  const row = (label: string, value: string, strong = false) =>
+    `<tr><td>${strong ? `<strong>${label}</strong>` : label}</td><td align="right">${strong ? `<strong>${value}</strong>` : value}</td></tr>`;
   const html = `<!doctype html><html><body style="font-family:Arial,sans-serif;color:#111">
 <h1 style="font-size:20px">Order ${escapeHtml(order.reference)} confirmed</h1>
 <p>Hi ${escapeHtml(order.customer.firstName)}, thank you for your order with ${escapeHtml(site.displayName)}. Your payment was received.</p>
 <table cellpadding="6" style="border-collapse:collapse">${order.items
-    .map((i) => `<tr><td>${i.quantity} &times; ${escapeHtml(lineLabel(i))}</td><td align="right">${formatPrice(i.lineTotalCents)}</td></tr>`)
+    .map((i) => row(`${i.quantity} &times; ${escapeHtml(lineLabel(i))}`, formatPrice(i.lineTotalCents)))
     .join("")}
-<tr><td><strong>Total paid</strong></td><td align="right"><strong>${formatPrice(order.totalCents)}</strong></td></tr></table>
+${row("Subtotal", formatPrice(order.subtotalCents))}${row("Shipping", shippingLabel(order.shippingCents))}${row("Total paid", formatPrice(order.totalCents), true)}</table>
+${address.length > 0 ? `<p><strong>Shipping to</strong><br>${address.map(escapeHtml).join("<br>")}</p>` : ""}
+<p><a href="${escapeHtml(statusUrl)}">See your order's status</a></p>
 <p>Questions? Write to ${escapeHtml(site.email)} or call ${escapeHtml(site.phone)}.</p></body></html>`;
   return {
     kind: "order_confirmation",

@@ -1,6 +1,8 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toDate } from "../db/rows.ts";
+import { lockForUpdate } from "../db/locks.ts";
+import type { ShippingAddress } from "./rules.ts";
 
 type Conn = Db | Knex.Transaction;
 
@@ -16,6 +18,8 @@ export interface OrderLineInput {
   selectedColor: string | null;
   unitPriceCents: number;
   quantity: number;
+  /** The cart line it was made from (null on orders made before lines were linked). */
+  cartLineId: string | null;
 }
 
 export interface OrderItem extends OrderLineInput {
@@ -36,9 +40,14 @@ export interface Order {
   status: OrderStatus;
   customer: Customer;
   subtotalCents: number;
+  shippingCents: number;
   totalCents: number;
+  /** Null only on orders placed before the checkout asked for an address. */
+  shippingAddress: ShippingAddress | null;
   currency: string;
   cartFingerprint: string;
+  /** The visitor session that started it (see checkout.ts). */
+  checkoutKey: string | null;
   shopifyOrderId: string | null;
   shopifySyncStatus: string;
   createdAt: Date;
@@ -48,7 +57,17 @@ export interface Order {
 
 export async function insertOrder(
   trx: Knex.Transaction,
-  o: { reference: string; customer: Customer; subtotalCents: number; totalCents: number; fingerprint: string; lines: OrderLineInput[] },
+  o: {
+    reference: string;
+    checkoutKey: string;
+    customer: Customer;
+    address: ShippingAddress;
+    subtotalCents: number;
+    shippingCents: number;
+    totalCents: number;
+    fingerprint: string;
+    lines: OrderLineInput[];
+  },
 ): Promise<number> {
   const now = new Date();
   const [id] = await trx("orders").insert({
@@ -58,10 +77,13 @@ export async function insertOrder(
     customer_last_name: o.customer.lastName,
     customer_email: o.customer.email,
     customer_phone: o.customer.phone || null,
+    ...addressColumns(o.address),
     subtotal_cents: o.subtotalCents,
+    shipping_cents: o.shippingCents,
     total_cents: o.totalCents,
     currency: "usd",
     cart_fingerprint: o.fingerprint,
+    checkout_key: o.checkoutKey,
     created_at: now,
     updated_at: now,
   });
@@ -78,6 +100,7 @@ export async function insertOrder(
       selected_color: l.selectedColor,
       unit_price_cents: l.unitPriceCents,
       quantity: l.quantity,
+      cart_line_id: l.cartLineId,
       line_total_cents: l.unitPriceCents * l.quantity,
     })),
   );
@@ -85,7 +108,14 @@ export async function insertOrder(
 }
 
 export async function findOrder(conn: Conn, reference: string): Promise<Order | undefined> {
-  const r = await conn("orders").where({ reference }).first();
+  return mapOrder(conn, await conn("orders").where({ reference }).first());
+}
+
+export async function findOrderById(conn: Conn, id: number): Promise<Order | undefined> {
+  return mapOrder(conn, await conn("orders").where({ id }).first());
+}
+
+async function mapOrder(conn: Conn, r: Record<string, any> | undefined): Promise<Order | undefined> {
   if (!r) return undefined;
   const items = await conn("order_items").where({ order_id: r.id }).orderBy("id");
   return {
@@ -94,9 +124,14 @@ export async function findOrder(conn: Conn, reference: string): Promise<Order | 
     status: r.status as OrderStatus,
     customer: { firstName: r.customer_first_name, lastName: r.customer_last_name, email: r.customer_email, phone: r.customer_phone ?? "" },
     subtotalCents: Number(r.subtotal_cents),
+    shippingCents: Number(r.shipping_cents ?? 0),
     totalCents: Number(r.total_cents),
+    shippingAddress: r.ship_line1
+      ? { name: r.ship_name, line1: r.ship_line1, line2: r.ship_line2 ?? "", city: r.ship_city, state: r.ship_state, zip: r.ship_zip }
+      : null,
     currency: String(r.currency),
     cartFingerprint: String(r.cart_fingerprint),
+    checkoutKey: r.checkout_key ?? null,
     shopifyOrderId: r.shopify_order_id ?? null,
     shopifySyncStatus: String(r.shopify_sync_status),
     createdAt: toDate(r.created_at)!,
@@ -112,19 +147,59 @@ export async function findOrder(conn: Conn, reference: string): Promise<Order | 
       selectedColor: (i.selected_color as string | null) ?? null,
       unitPriceCents: Number(i.unit_price_cents),
       quantity: Number(i.quantity),
+      cartLineId: (i.cart_line_id as string | null) ?? null,
       lineTotalCents: Number(i.line_total_cents),
     })),
   };
 }
 
-export async function updateCustomer(conn: Conn, reference: string, c: Customer): Promise<void> {
+/** The order a PaymentIntent pays for (through its payment row). */
+export async function findOrderByPaymentIntent(conn: Conn, intentId: string): Promise<Order | undefined> {
+  const row = await conn("payments").where({ provider_payment_id: intentId, kind: "order" }).first("reference");
+  return row ? findOrder(conn, String(row.reference)) : undefined;
+}
+
+/** The session's lock row, created if it is not there yet (outside the transaction that locks it). Answers its id. */
+export async function ensureCheckoutLock(conn: Conn, checkoutKey: string): Promise<number> {
+  await conn("checkout_locks").insert({ checkout_key: checkoutKey, order_reference: null, updated_at: new Date() }).onConflict("checkout_key").ignore();
+  const row = await conn("checkout_locks").where({ checkout_key: checkoutKey }).first("id");
+  return Number(row.id);
+}
+
+/** The first statement of a checkout's transaction: one session's checkouts run one after the other. Answers its pending order. */
+export async function lockCheckout(trx: Knex.Transaction, lockId: number): Promise<string | null> {
+  const row = await lockForUpdate(trx, "checkout_locks", lockId);
+  if (!row) throw new Error("checkout lock row missing");
+  return (row.order_reference as string | null) ?? null;
+}
+
+export async function setCheckoutOrder(trx: Knex.Transaction, lockId: number, reference: string): Promise<void> {
+  await trx("checkout_locks").where({ id: lockId }).update({ order_reference: reference, updated_at: new Date() });
+}
+
+function addressColumns(a: ShippingAddress) {
+  return { ship_name: a.name, ship_line1: a.line1, ship_line2: a.line2 || null, ship_city: a.city, ship_state: a.state, ship_zip: a.zip };
+}
+
+/** A second attempt on the same cart may correct the customer's details and address (the amount is the same). */
+export async function updateCustomer(conn: Conn, reference: string, c: Customer, address: ShippingAddress): Promise<void> {
   await conn("orders").where({ reference, status: "pending_payment" }).update({
     customer_first_name: c.firstName,
     customer_last_name: c.lastName,
     customer_email: c.email,
     customer_phone: c.phone || null,
+    ...addressColumns(address),
     updated_at: new Date(),
   });
+}
+
+/** The order-status link's token is stored only as its hash. */
+export async function setStatusTokenHash(trx: Knex.Transaction, orderId: number, hash: string): Promise<void> {
+  await trx("orders").where({ id: orderId }).update({ status_token_hash: hash });
+}
+
+export async function findOrderByStatusTokenHash(conn: Conn, hash: string): Promise<Order | undefined> {
+  return mapOrder(conn, await conn("orders").where({ status_token_hash: hash }).first());
 }
 
 /** Paid exactly once: only an unpaid order changes. */
@@ -141,12 +216,16 @@ export async function cancelOrder(conn: Conn, reference: string): Promise<void> 
   await conn("orders").where({ reference, status: "pending_payment" }).update({ status: "canceled", updated_at: new Date() });
 }
 
-export async function setShopifyResult(conn: Conn, reference: string, result: { orderId: string } | { error: string }): Promise<void> {
+export async function setShopifyResult(conn: Conn, reference: string, result: { orderId: string }): Promise<void> {
   await conn("orders")
     .where({ reference })
-    .update(
-      "orderId" in result
-        ? { shopify_order_id: result.orderId, shopify_sync_status: "synced", shopify_error: null, updated_at: new Date() }
-        : { shopify_sync_status: "failed", shopify_error: result.error.slice(0, 2000), updated_at: new Date() },
-    );
+    .update({ shopify_order_id: result.orderId, shopify_sync_status: "synced", shopify_error: null, updated_at: new Date() });
+}
+
+/** A failed write-back attempt: the order keeps the error, and says `failed` once the queue gives up. */
+export async function setShopifyFailure(conn: Conn, orderId: number, error: string, final: boolean): Promise<void> {
+  await conn("orders")
+    .where({ id: orderId })
+    .whereNot({ shopify_sync_status: "synced" })
+    .update({ shopify_error: error.slice(0, 2000), updated_at: new Date(), ...(final ? { shopify_sync_status: "failed" } : {}) });
 }

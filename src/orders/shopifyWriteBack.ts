@@ -1,7 +1,12 @@
+import type { Knex } from "knex";
 import { createAdminApiClient } from "@shopify/admin-api-client";
 import type { Config } from "../config.ts";
+import type { Db } from "../db/knex.ts";
+import type { Logger } from "../logger.ts";
+import { createJobQueue, type JobQueue } from "../db/jobQueue.ts";
 import { shopifyFetch } from "../catalogue/shopify.ts";
-import { centsToDecimal } from "../cart/rules.ts";
+import { centsToDecimal } from "../money.ts";
+import * as repo from "./repository.ts";
 import type { Order } from "./repository.ts";
 
 export const ORDER_CREATE_MUTATION = `#graphql
@@ -13,6 +18,26 @@ export const ORDER_CREATE_MUTATION = `#graphql
   }`;
 
 const variantGid = (id: string) => (id.startsWith("gid://") ? id : `gid://shopify/ProductVariant/${id}`);
+
+/** Shopify's MailingAddressInput from our one-line name: the last word is the last name. */
+function shopifyShippingAddress(order: Order) {
+  const a = order.shippingAddress;
+  if (!a) return {};
+  const words = a.name.split(" ");
+  const lastName = words.length > 1 ? words.pop()! : a.name;
+  return {
+    shippingAddress: {
+      firstName: words.length > 0 && lastName !== a.name ? words.join(" ") : undefined,
+      lastName,
+      address1: a.line1,
+      address2: a.line2 || undefined,
+      city: a.city,
+      provinceCode: a.state,
+      zip: a.zip,
+      countryCode: "US",
+    },
+  };
+}
 
 /** The Admin API's orderCreate input for a paid order (already paid through Stripe: a paid transaction, no e-mail from Shopify). */
 export function orderCreateVariables(order: Order) {
@@ -26,6 +51,8 @@ export function orderCreateVariables(order: Order) {
       sourceIdentifier: order.reference,
       note: `Website order ${order.reference} (paid by card through Stripe)`,
       billingAddress: { firstName: order.customer.firstName, lastName: order.customer.lastName },
+      ...shopifyShippingAddress(order),
+      shippingLines: [{ title: order.shippingCents === 0 ? "Free shipping (orders over $75)" : "Standard shipping", priceSet: amount(order.shippingCents) }],
       lineItems: order.items.map((i) => ({
         variantId: variantGid(i.variantId),
         quantity: i.quantity,
@@ -34,7 +61,8 @@ export function orderCreateVariables(order: Order) {
       })),
       transactions: [{ kind: "SALE", status: "SUCCESS", gateway: "stripe", amountSet: amount(order.totalCents) }],
     },
-    options: { sendReceipt: false, sendFulfillmentReceipt: false },
+    // Shopify's default (BYPASS) would leave its stock untouched; this claims it, within each product's inventory policy.
+    options: { sendReceipt: false, sendFulfillmentReceipt: false, inventoryBehaviour: "DECREMENT_OBEYING_POLICY" },
   };
 }
 
@@ -58,4 +86,41 @@ export function createShopifyOrderWriter(shopify: Config["shopify"]): ShopifyOrd
     if (!result?.order?.id) throw new Error("Shopify orderCreate returned no order");
     return { orderId: result.order.id };
   };
+}
+
+/** Queues the order's write-back in the transaction that marks it paid; wake the queue after the commit. */
+export async function enqueueShopifyWriteBack(trx: Knex.Transaction, orderId: number): Promise<void> {
+  const now = new Date();
+  await trx("shopify_writebacks").insert({ order_id: orderId, status: "pending", attempts: 0, next_attempt_at: now, created_at: now });
+}
+
+/**
+ * The write-back worker: creates each paid order in Shopify, retried with the outbox's backoff; after the
+ * last attempt the row stays `failed` with its error (README: listing them) and the order says so too.
+ */
+export function createShopifyWriteBacks(opts: { db: Db; shopify: Config["shopify"]; logger: Logger; intervalMs?: number }): JobQueue | undefined {
+  const { db, logger } = opts;
+  const writer = createShopifyOrderWriter(opts.shopify);
+  if (!writer) return undefined;
+  return createJobQueue({
+    db,
+    logger,
+    table: "shopify_writebacks",
+    name: "shopify write-back",
+    intervalMs: opts.intervalMs,
+    describe: (row) => ({ writeBackId: row.id, orderId: row.order_id }),
+    async run(row) {
+      const order = await repo.findOrderById(db, Number(row.order_id));
+      if (!order) throw new Error(`order ${String(row.order_id)} not found`);
+      // Written by a worker that stopped before it could mark the job done: never create it twice.
+      if (order.shopifyOrderId) return { shopify_order_id: order.shopifyOrderId };
+      const { orderId } = await writer(order);
+      await repo.setShopifyResult(db, order.reference, { orderId });
+      logger.info({ reference: order.reference, shopifyOrderId: orderId }, "order written to Shopify");
+      return { shopify_order_id: orderId };
+    },
+    async onFailure(row, error, final) {
+      await repo.setShopifyFailure(db, Number(row.order_id), error, final);
+    },
+  });
 }

@@ -1,17 +1,27 @@
 import type { Knex } from "knex";
 import type Stripe from "stripe";
 import type { Db } from "../db/knex.ts";
+import { lockForUpdate } from "../db/locks.ts";
 import type { Logger } from "../logger.ts";
-import type { PaymentGateway } from "./gateway.ts";
-import { judgeIntent } from "./stateMachine.ts";
+import type { IntentSnapshot, PaymentGateway } from "./gateway.ts";
+import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
 import * as repo from "./repository.ts";
 import type { PaymentRow } from "./repository.ts";
 
+/**
+ * What the kind says when one of its payments is paid: `accepted` (its row is now paid), `duplicate`
+ * (its row was already paid: nothing done), or `reject` (it cannot take the money, e.g. the place is
+ * gone): the core then refunds through Stripe after the transaction and records the payment `refunded`.
+ */
+export type PaidOutcome = "accepted" | "duplicate" | "reject" | { reject: string };
+
 /** What a feature (shop orders, event registrations) does when one of its payments settles. */
 export interface PaymentKindHandler {
-  /** Runs inside the transaction that marks the payment paid, exactly once: mark the row paid, queue its e-mail. */
-  onPaid(trx: Knex.Transaction, payment: PaymentRow): Promise<void>;
-  /** Runs after that transaction commits (wake the outbox, write-backs). Errors are logged, not thrown. */
+  /** Inside the transaction that marks the payment paid, once per payment. No network calls here. */
+  onPaid(trx: Knex.Transaction, payment: PaymentRow): Promise<PaidOutcome>;
+  /** What the kind's own row says is due, checked against the PaymentIntent as well as the payment row (null: no opinion). */
+  expectedAmountCents?(conn: Knex.Transaction, reference: string): Promise<number | null>;
+  /** After that transaction commits, only when accepted (wake the outbox, write-backs). Errors are logged, not thrown. */
   afterPaid?(payment: PaymentRow): Promise<void>;
 }
 
@@ -19,80 +29,287 @@ export type SettleResult =
   | { status: "paid"; newlyPaid: boolean; payment: PaymentRow }
   | { status: "failed"; message: string; payment: PaymentRow }
   | { status: "pending"; intentStatus: string; payment: PaymentRow }
-  | { status: "mismatch"; reason: string; payment: PaymentRow };
+  /** needsReview: the money was taken and the payment waits for an operator (status needs_review). */
+  | { status: "mismatch"; reason: string; needsReview: boolean; payment: PaymentRow }
+  /** The kind rejected the payment: refunded, or refund_pending while Stripe's refund has not gone through. */
+  | { status: "refunded"; reason: string; payment: PaymentRow };
 
-export class UnknownPaymentError extends Error {}
-
-export interface StartPaymentInput {
+export interface EnsureIntentInput {
   kind: string;
   reference: string;
   amountCents: number;
-  currency?: string;
-  idempotencyKey: string;
   description: string;
   email?: string;
+  currency?: string;
+}
+
+export class UnknownPaymentError extends Error {}
+/** An amount change is between its two writes: try again shortly (the webhook answers 503 so Stripe retries). */
+export class AmountChangeInFlightError extends Error {}
+/** The live payment can no longer take a card (paid, in review, refunded...). */
+export class PaymentNotOpenError extends Error {
+  constructor(readonly payment: PaymentRow) {
+    super(`Payment ${payment.kind}:${payment.reference} is ${payment.status}`);
+  }
 }
 
 export interface PaymentCore {
   readonly gateway: PaymentGateway;
   register(kind: string, handler: PaymentKindHandler): void;
-  /** One PaymentIntent for a row already written as pending_payment; the same key gives back the same intent. */
-  start(input: StartPaymentInput): Promise<{ payment: PaymentRow; clientSecret: string }>;
-  /** The client secret of an existing payment (a retry after a declined card reuses its PaymentIntent). */
-  clientSecret(payment: PaymentRow): Promise<string>;
-  /** A later amount change (a discount): the same PaymentIntent, a new amount. */
-  updateAmount(payment: PaymentRow, amountCents: number): Promise<void>;
-  cancel(payment: PaymentRow): Promise<void>;
-  /** Fetch the PaymentIntent from Stripe, check it, and mark the payment paid exactly once. */
+  /**
+   * The one live PaymentIntent of (kind, reference): created, reused, or given the new amount. Concurrent
+   * calls get the same intent (a unique index on the live payment). Throws PaymentNotOpenError when the
+   * live payment is already paid (or in review, or being refunded).
+   */
+  ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }>;
+  /** Cancels the PaymentIntent; `already_succeeded` when Stripe had taken the money (the payment is then settled). */
+  cancel(payment: PaymentRow): Promise<"canceled" | "already_succeeded">;
+  /** A free settlement in the caller's transaction: provider `none`, status paid, amount 0, no Stripe call. */
+  recordFree(trx: Knex.Transaction, kind: string, reference: string): Promise<PaymentRow>;
+  /** Refunds the whole payment through the gateway; the row ends `refunded` with the reason. */
+  refund(payment: PaymentRow, reason: string): Promise<PaymentRow>;
+  /** Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. */
   settle(intentId: string, via: "return" | "webhook"): Promise<SettleResult>;
-  /** A verified webhook event; throws when processing failed (the route answers non-2xx so Stripe retries). */
+  /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
   handleEvent(event: Stripe.Event): Promise<void>;
+  /** The live payment of (kind, reference), if any. */
+  liveFor(kind: string, reference: string): Promise<PaymentRow | undefined>;
+  /** The newest payment of (kind, reference), live or not. */
   latestFor(kind: string, reference: string): Promise<PaymentRow | undefined>;
+  /** Payments an operator must look at. */
+  needsReview(): Promise<PaymentRow[]>;
 }
 
 const SETTLING_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.canceled", "payment_intent.processing"]);
+/** An amount change older than this died between its two writes (a crash): what Stripe holds decides. */
+const AMOUNT_CHANGE_GRACE_MS = 60_000;
 
 export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logger: Logger }): PaymentCore {
   const { db, gateway, logger } = opts;
   const handlers = new Map<string, PaymentKindHandler>();
 
-  async function settle(intentId: string, via: "return" | "webhook"): Promise<SettleResult> {
-    const payment = await repo.findByIntentId(db, intentId);
-    if (!payment) throw new UnknownPaymentError(`No payment for ${intentId}`);
-    const handler = handlers.get(payment.kind);
-    if (!handler) throw new Error(`No payment handler registered for kind '${payment.kind}'`);
-    const intent = await gateway.retrieveIntent(intentId);
-    const verdict = judgeIntent(payment, intent);
+  function handlerFor(kind: string): PaymentKindHandler {
+    const handler = handlers.get(kind);
+    if (!handler) throw new Error(`No payment handler registered for kind '${kind}'`);
+    return handler;
+  }
 
-    switch (verdict.outcome) {
-      case "already_paid":
-        return { status: "paid", newlyPaid: false, payment };
-      case "mark_paid": {
-        const newlyPaid = await db.transaction(async (trx) => {
-          const won = await repo.markPaidOnce(trx, payment.id, via);
-          if (won) await handler.onPaid(trx, payment);
-          return won;
-        });
-        const fresh = (await repo.findByIntentId(db, intentId))!;
-        if (newlyPaid) {
-          logger.info({ kind: payment.kind, reference: payment.reference, via }, "payment confirmed");
-          try {
-            await handler.afterPaid?.(fresh);
-          } catch (err) {
-            logger.error({ err, kind: payment.kind, reference: payment.reference }, "after-payment step failed");
-          }
+  const fresh = async (id: number) => (await repo.findById(db, id))!;
+  const logFields = (p: PaymentRow) => ({ kind: p.kind, reference: p.reference, intentId: p.providerPaymentId });
+
+  async function settle(intentId: string, via: "return" | "webhook"): Promise<SettleResult> {
+    const found = await repo.findByIntentId(db, intentId);
+    if (!found) throw new UnknownPaymentError(`No payment for ${intentId}`);
+    const handler = handlerFor(found.kind);
+    const intent = await gateway.retrieveIntent(intentId);
+
+    type Step = { result: SettleResult; accepted: boolean };
+    const step = await db.transaction(async (trx): Promise<Step> => {
+      await lockForUpdate(trx, "payments", found.id);
+      let payment = (await repo.findById(trx, found.id))!;
+      if (payment.expectedAmountCents !== null) {
+        if (Date.now() - (payment.amountChangeStartedAt?.getTime() ?? 0) < AMOUNT_CHANGE_GRACE_MS) {
+          throw new AmountChangeInFlightError(`An amount change of ${payment.kind}:${payment.reference} is in flight`);
         }
-        return { status: "paid", newlyPaid, payment: fresh };
+        const amount = intent.amountCents === payment.expectedAmountCents ? payment.expectedAmountCents : payment.amountCents;
+        await repo.finishAmountChange(trx, payment.id, amount);
+        payment = { ...payment, amountCents: amount, expectedAmountCents: null, amountChangeStartedAt: null };
       }
+      const kindAmount = handler.expectedAmountCents ? await handler.expectedAmountCents(trx, payment.reference) : null;
+      const verdict = judgeIntent(payment, intent, kindAmount);
+      const now = async () => (await repo.findById(trx, payment.id))!;
+
+      switch (verdict.outcome) {
+        case "pay": {
+          if (!(await repo.markPaidOnce(trx, payment.id, via))) return { result: current(await now()), accepted: false };
+          const outcome = await handler.onPaid(trx, await now());
+          if (outcome === "reject" || typeof outcome === "object") {
+            const reason = typeof outcome === "object" ? outcome.reject : `rejected by the ${payment.kind}`;
+            await repo.transition(trx, payment.id, "requestRefund", { refund_reason: reason });
+            logger.warn({ ...logFields(payment), reason }, "payment rejected by its kind; refunding");
+            return { result: { status: "refunded", reason, payment: await now() }, accepted: false };
+          }
+          if (outcome === "duplicate") logger.warn(logFields(payment), "payment settled a row that was already paid");
+          return { result: { status: "paid", newlyPaid: true, payment: await now() }, accepted: outcome === "accepted" };
+        }
+        case "review":
+          await repo.transition(trx, payment.id, "flagForReview", { review_reason: verdict.reason });
+          logger.error({ ...logFields(payment), reason: verdict.reason }, "succeeded PaymentIntent does not match its payment: needs_review");
+          return { result: { status: "mismatch", reason: verdict.reason, needsReview: true, payment: await now() }, accepted: false };
+        case "mismatch":
+          logger.warn({ ...logFields(payment), reason: verdict.reason }, "open PaymentIntent does not match its payment");
+          return { result: { status: "mismatch", reason: verdict.reason, needsReview: false, payment }, accepted: false };
+        case "decline":
+          await repo.transition(trx, payment.id, "decline", { last_error: verdict.message.slice(0, 2000) });
+          return { result: { status: "failed", message: verdict.message, payment: await now() }, accepted: false };
+        case "cancel":
+          await repo.transition(trx, payment.id, "cancel");
+          return { result: { status: "pending", intentStatus: "canceled", payment: await now() }, accepted: false };
+        case "open":
+          return { result: { status: "pending", intentStatus: verdict.intentStatus, payment }, accepted: false };
+        case "settled":
+          return { result: current(payment), accepted: false };
+      }
+    });
+
+    if (step.accepted) {
+      logger.info({ ...logFields(step.result.payment), via }, "payment confirmed");
+      try {
+        await handler.afterPaid?.(step.result.payment);
+      } catch (err) {
+        logger.error({ err, kind: found.kind, reference: found.reference }, "after-payment step failed");
+      }
+    }
+    if (step.result.payment.status === "refund_pending") {
+      const payment = await sendRefund(step.result.payment);
+      return { status: "refunded", reason: payment.refundReason ?? "", payment };
+    }
+    return step.result;
+  }
+
+  function current(payment: PaymentRow): SettleResult {
+    switch (payment.status) {
+      case "paid":
+        return { status: "paid", newlyPaid: false, payment };
+      case "needs_review":
+        return { status: "mismatch", reason: payment.reviewReason ?? "", needsReview: true, payment };
+      case "refund_pending":
+      case "refunded":
+        return { status: "refunded", reason: payment.refundReason ?? "", payment };
       case "failed":
-        await repo.setStatus(db, payment.id, "failed", verdict.message);
-        return { status: "failed", message: verdict.message, payment };
-      case "mismatch":
-        logger.error({ kind: payment.kind, reference: payment.reference, reason: verdict.reason }, "PaymentIntent does not match its payment; not marked paid");
-        return { status: "mismatch", reason: verdict.reason, payment };
-      case "not_paid":
-        if (verdict.intentStatus === "canceled") await repo.setStatus(db, payment.id, "canceled", null);
-        return { status: "pending", intentStatus: verdict.intentStatus, payment };
+        return { status: "failed", message: payment.lastError ?? "", payment };
+      default:
+        return { status: "pending", intentStatus: payment.status, payment };
+    }
+  }
+
+  /** Step 2 of a refund (step 1 wrote refund_pending): Stripe, then the row. Safe to repeat (idempotency key). */
+  async function sendRefund(payment: PaymentRow): Promise<PaymentRow> {
+    const fields: Record<string, unknown> = { refunded_at: new Date() };
+    if (payment.provider !== "none" && payment.providerPaymentId) {
+      const refund = await gateway.refundIntent(payment.providerPaymentId, { idempotencyKey: `refund-${payment.kind}-${payment.reference}-${payment.id}`, reason: payment.refundReason ?? "refund" });
+      if (refund.status !== "succeeded" && refund.status !== "pending") throw new Error(`Stripe refund ${refund.refundId} is ${refund.status}`);
+      fields.provider_refund_id = refund.refundId;
+    }
+    await repo.transition(db, payment.id, "refunded", fields);
+    logger.warn({ ...logFields(payment), reason: payment.refundReason }, "payment refunded");
+    return fresh(payment.id);
+  }
+
+  /** Creates the PaymentIntent of a claimed row. Two callers on one row use one idempotency key: one intent. */
+  async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
+    const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}`;
+    try {
+      const intent = await gateway.createIntent({
+        amountCents: payment.amountCents,
+        currency: payment.currency,
+        metadata: { kind: payment.kind, reference: payment.reference },
+        idempotencyKey,
+        description: input.description,
+        receiptEmail: input.email,
+      });
+      await repo.setIntent(db, payment.id, intent.id, idempotencyKey);
+      return intent;
+    } catch (err) {
+      // Only a clash on the idempotency key means another caller's request is in flight: wait for the intent it
+      // records. Any other failure (Stripe down, refused) is answered at once.
+      if (!isIdempotencyClash(err)) throw err;
+      for (let i = 0; i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const row = await repo.findById(db, payment.id);
+        if (row?.providerPaymentId) return gateway.retrieveIntent(row.providerPaymentId);
+      }
+      throw err;
+    }
+  }
+
+  /** Writes the new amount under the row lock before Stripe is asked, so a webhook between the two writes waits. */
+  async function changeAmount(payment: PaymentRow, amountCents: number): Promise<IntentSnapshot> {
+    await db.transaction(async (trx) => {
+      await lockForUpdate(trx, "payments", payment.id);
+      const row = (await repo.findById(trx, payment.id))!;
+      if (!OPEN_STATUSES.includes(row.status)) throw new PaymentNotOpenError(row);
+      if (row.expectedAmountCents !== null && Date.now() - (row.amountChangeStartedAt?.getTime() ?? 0) < AMOUNT_CHANGE_GRACE_MS) {
+        throw new AmountChangeInFlightError(`An amount change of ${row.kind}:${row.reference} is in flight`);
+      }
+      await repo.startAmountChange(trx, row.id, amountCents);
+    });
+    const intentId = payment.providerPaymentId!;
+    try {
+      const intent = await gateway.updateIntentAmount(intentId, amountCents);
+      await repo.finishAmountChange(db, payment.id, intent.amountCents);
+      return intent;
+    } catch (err) {
+      // Whether Stripe applied the change is unknown: the amount it now holds is the payment's amount.
+      const now = await gateway.retrieveIntent(intentId).catch(() => undefined);
+      if (now) await repo.finishAmountChange(db, payment.id, now.amountCents);
+      throw err;
+    }
+  }
+
+  async function ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }> {
+    const currency = input.currency ?? "usd";
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const payment =
+        (await repo.findLive(db, input.kind, input.reference)) ??
+        (await repo.claimLive(db, { kind: input.kind, reference: input.reference, amountCents: input.amountCents, currency }));
+      if (!payment) continue; // the slot changed hands between the two statements: look again
+      if (!OPEN_STATUSES.includes(payment.status)) throw new PaymentNotOpenError(payment);
+      let intent = payment.providerPaymentId ? await gateway.retrieveIntent(payment.providerPaymentId) : await createIntentFor(payment, input);
+      if (intent.status === "canceled") {
+        await repo.transition(db, payment.id, "cancel");
+        continue;
+      }
+      if (intent.status === "succeeded" || intent.status === "processing") {
+        const settled = await settle(intent.id, "return");
+        throw new PaymentNotOpenError(settled.payment);
+      }
+      const stored = await fresh(payment.id);
+      if (intent.amountCents !== input.amountCents || stored.amountCents !== input.amountCents) {
+        intent = await changeAmount(stored, input.amountCents);
+      }
+      if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
+      return { payment: await fresh(payment.id), clientSecret: intent.clientSecret };
+    }
+    throw new Error(`Could not obtain a live PaymentIntent for ${input.kind}:${input.reference}`);
+  }
+
+  async function cancel(payment: PaymentRow): Promise<"canceled" | "already_succeeded"> {
+    const row = await fresh(payment.id);
+    if (row.status === "canceled") return "canceled";
+    if (!OPEN_STATUSES.includes(row.status)) return "already_succeeded";
+    if (row.providerPaymentId) {
+      try {
+        await gateway.cancelIntent(row.providerPaymentId);
+      } catch (err) {
+        const intent = await gateway.retrieveIntent(row.providerPaymentId);
+        if (intent.status === "succeeded") {
+          await settle(row.providerPaymentId, "return");
+          return "already_succeeded";
+        }
+        if (intent.status !== "canceled") throw err;
+      }
+    }
+    if (!(await repo.transition(db, row.id, "cancel"))) {
+      return (await fresh(row.id)).status === "canceled" ? "canceled" : "already_succeeded";
+    }
+    return "canceled";
+  }
+
+  async function handleChargeRefunded(event: Stripe.Event): Promise<void> {
+    const charge = event.data.object as Stripe.Charge;
+    const intentId = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent?.id;
+    const payment = intentId ? await repo.findByIntentId(db, intentId) : undefined;
+    if (!payment) {
+      logger.warn({ type: event.type }, "refund of a charge this site did not create; ignored");
+      return;
+    }
+    if (!charge.refunded) {
+      logger.warn(logFields(payment), "partial refund made outside the site; the payment stays as it is");
+      return;
+    }
+    if (await repo.transition(db, payment.id, "refunded", { refunded_at: new Date(), refund_reason: payment.refundReason ?? "refunded through Stripe" })) {
+      logger.warn(logFields(payment), "payment refunded (charge.refunded)");
     }
   }
 
@@ -101,57 +318,27 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     register(kind, handler) {
       handlers.set(kind, handler);
     },
-    async start(input) {
-      const currency = input.currency ?? "usd";
-      const intent = await gateway.createIntent({
-        amountCents: input.amountCents,
-        currency,
-        metadata: { kind: input.kind, reference: input.reference },
-        idempotencyKey: input.idempotencyKey,
-        description: input.description,
-        receiptEmail: input.email,
+    ensureIntent,
+    cancel,
+    async recordFree(trx, kind, reference) {
+      const live = await repo.findLive(trx, kind, reference);
+      if (live?.provider === "none" && live.status === "paid") return live;
+      if (live) throw new PaymentNotOpenError(live);
+      return repo.insertFree(trx, { kind, reference, currency: "usd" });
+    },
+    async refund(payment, reason) {
+      const row = await db.transaction(async (trx) => {
+        await lockForUpdate(trx, "payments", payment.id);
+        const locked = (await repo.findById(trx, payment.id))!;
+        if (locked.status === "refunded" || locked.status === "refund_pending") return locked;
+        if (!(await repo.transition(trx, locked.id, "requestRefund", { refund_reason: reason }))) throw new PaymentNotOpenError(locked);
+        return (await repo.findById(trx, locked.id))!;
       });
-      let payment = await repo.findByIntentId(db, intent.id);
-      if (!payment) {
-        try {
-          payment = await repo.insertPayment(db, {
-            kind: input.kind,
-            reference: input.reference,
-            providerPaymentId: intent.id,
-            idempotencyKey: input.idempotencyKey,
-            amountCents: input.amountCents,
-            currency,
-          });
-        } catch (err) {
-          // The same idempotency key from two requests at once: Stripe gave both the same intent.
-          payment = await repo.findByIntentId(db, intent.id);
-          if (!payment) throw err;
-        }
-      }
-      if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
-      return { payment, clientSecret: intent.clientSecret };
-    },
-    async clientSecret(payment) {
-      const intent = await gateway.retrieveIntent(payment.providerPaymentId);
-      if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
-      return intent.clientSecret;
-    },
-    async updateAmount(payment, amountCents) {
-      if (payment.amountCents === amountCents) return;
-      await gateway.updateIntentAmount(payment.providerPaymentId, amountCents);
-      await repo.updateAmount(db, payment.id, amountCents);
-    },
-    async cancel(payment) {
-      try {
-        await gateway.cancelIntent(payment.providerPaymentId);
-        await repo.setStatus(db, payment.id, "canceled", null);
-      } catch (err) {
-        // A PaymentIntent that already succeeded cannot be canceled: the webhook will mark it paid.
-        logger.warn({ err: (err as Error).message, reference: payment.reference }, "could not cancel PaymentIntent");
-      }
+      return row.status === "refunded" ? row : sendRefund(row);
     },
     settle,
     async handleEvent(event) {
+      if (event.type === "charge.refunded") return handleChargeRefunded(event);
       if (!SETTLING_EVENTS.has(event.type)) return;
       const intentId = (event.data.object as { id?: string }).id;
       if (!intentId) return;
@@ -165,6 +352,14 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         throw err;
       }
     },
+    liveFor: (kind, reference) => repo.findLive(db, kind, reference),
     latestFor: (kind, reference) => repo.findLatestFor(db, kind, reference),
+    needsReview: () => repo.listNeedsReview(db),
   };
+}
+
+/** Stripe's answer to a second request with a key whose first request is still running (409) or used other details. */
+function isIdempotencyClash(err: unknown): boolean {
+  const e = err as { statusCode?: number; type?: string; rawType?: string };
+  return e.statusCode === 409 || e.type === "StripeIdempotencyError" || e.rawType === "idempotency_error";
 }

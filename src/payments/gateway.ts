@@ -41,6 +41,8 @@ export interface PaymentGateway {
   /** A later amount change (a discount) updates the same PaymentIntent instead of making a second one. */
   updateIntentAmount(id: string, amountCents: number): Promise<IntentSnapshot>;
   cancelIntent(id: string): Promise<IntentSnapshot>;
+  /** Refunds the whole amount of a succeeded PaymentIntent; the same idempotency key gives back the same refund. */
+  refundIntent(id: string, input: { idempotencyKey: string; reason: string }): Promise<{ refundId: string; status: string }>;
   /** Verifies the Stripe-Signature header on the raw body; throws WebhookSignatureError when it does not match. */
   verifyWebhook(rawBody: Buffer, signature: string | undefined): Stripe.Event;
 }
@@ -101,6 +103,11 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
     },
     async cancelIntent(id) {
       return snapshot(await stripe.paymentIntents.cancel(id));
+    },
+    async refundIntent(id, input) {
+      // Stripe's own `reason` takes three fixed values; ours (free text) travels in the metadata.
+      const refund = await stripe.refunds.create({ payment_intent: id, metadata: { reason: input.reason.slice(0, 500) } }, { idempotencyKey: input.idempotencyKey });
+      return { refundId: refund.id, status: refund.status ?? "pending" };
     },
     verifyWebhook(rawBody, signature) {
       if (!signature) throw new WebhookSignatureError("No Stripe-Signature header");

@@ -1,60 +1,108 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toDate } from "../db/rows.ts";
-import { PAYABLE_STATUSES, type PaymentStatus } from "./stateMachine.ts";
+import { isLive, TRANSITIONS, type PaymentStatus, type Transition } from "./transitions.ts";
 
 export interface PaymentRow {
   id: number;
   kind: string;
   reference: string;
-  providerPaymentId: string;
-  idempotencyKey: string;
+  /** `stripe`, or `none` for a free settlement (no PaymentIntent). */
+  provider: string;
+  /** The PaymentIntent id; null for a free settlement, and for a moment while the intent is being created. */
+  providerPaymentId: string | null;
   amountCents: number;
   currency: string;
   status: PaymentStatus;
+  /** An amount change in flight: Stripe is being (or was, before a crash) asked for this amount. */
+  expectedAmountCents: number | null;
+  amountChangeStartedAt: Date | null;
   paidVia: string | null;
   lastError: string | null;
+  reviewReason: string | null;
+  refundReason: string | null;
   createdAt: Date;
   paidAt: Date | null;
+  refundedAt: Date | null;
 }
 
 type Conn = Db | Knex.Transaction;
+
+export const liveKey = (kind: string, reference: string) => `${kind}:${reference}`;
 
 function mapPayment(r: Record<string, unknown>): PaymentRow {
   return {
     id: Number(r.id),
     kind: String(r.kind),
     reference: String(r.reference),
-    providerPaymentId: String(r.provider_payment_id),
-    idempotencyKey: String(r.idempotency_key),
+    provider: String(r.provider),
+    providerPaymentId: (r.provider_payment_id as string | null) ?? null,
     amountCents: Number(r.amount_cents),
     currency: String(r.currency),
     status: String(r.status) as PaymentStatus,
+    expectedAmountCents: r.expected_amount_cents === null || r.expected_amount_cents === undefined ? null : Number(r.expected_amount_cents),
+    amountChangeStartedAt: toDate(r.amount_change_started_at),
     paidVia: (r.paid_via as string | null) ?? null,
     lastError: (r.last_error as string | null) ?? null,
+    reviewReason: (r.review_reason as string | null) ?? null,
+    refundReason: (r.refund_reason as string | null) ?? null,
     createdAt: toDate(r.created_at)!,
     paidAt: toDate(r.paid_at),
+    refundedAt: toDate(r.refunded_at),
   };
 }
 
-export async function insertPayment(
-  conn: Conn,
-  p: { kind: string; reference: string; providerPaymentId: string; idempotencyKey: string; amountCents: number; currency: string },
-): Promise<PaymentRow> {
+/**
+ * Claims the (kind, reference)'s live slot with a row that has no PaymentIntent yet. Returns undefined
+ * when another payment already holds the slot (the unique `live_key` index refused the insert).
+ */
+export async function claimLive(conn: Conn, p: { kind: string; reference: string; amountCents: number; currency: string }): Promise<PaymentRow | undefined> {
   const now = new Date();
-  await conn("payments").insert({
+  try {
+    const [id] = await conn("payments").insert({
+      kind: p.kind,
+      reference: p.reference,
+      provider: "stripe",
+      live_key: liveKey(p.kind, p.reference),
+      amount_cents: p.amountCents,
+      currency: p.currency,
+      status: "pending",
+      created_at: now,
+      updated_at: now,
+    });
+    return findById(conn, Number(id));
+  } catch (err) {
+    if (await findLive(conn, p.kind, p.reference)) return undefined;
+    throw err;
+  }
+}
+
+export async function setIntent(conn: Conn, id: number, intentId: string, idempotencyKey: string): Promise<void> {
+  await conn("payments").where({ id }).whereNull("provider_payment_id").update({ provider_payment_id: intentId, idempotency_key: idempotencyKey, updated_at: new Date() });
+}
+
+/** A free settlement: provider `none`, amount 0, paid at once. Throws when a live payment holds the slot. */
+export async function insertFree(trx: Knex.Transaction, p: { kind: string; reference: string; currency: string }): Promise<PaymentRow> {
+  const now = new Date();
+  const [id] = await trx("payments").insert({
     kind: p.kind,
     reference: p.reference,
-    provider: "stripe",
-    provider_payment_id: p.providerPaymentId,
-    idempotency_key: p.idempotencyKey,
-    amount_cents: p.amountCents,
+    provider: "none",
+    live_key: liveKey(p.kind, p.reference),
+    amount_cents: 0,
     currency: p.currency,
-    status: "pending",
+    status: "paid",
+    paid_via: "free",
+    paid_at: now,
     created_at: now,
     updated_at: now,
   });
-  return (await findByIntentId(conn, p.providerPaymentId))!;
+  return (await findById(trx, Number(id)))!;
+}
+
+export async function findById(conn: Conn, id: number): Promise<PaymentRow | undefined> {
+  const row = await conn("payments").where({ id }).first();
+  return row ? mapPayment(row) : undefined;
 }
 
 export async function findByIntentId(conn: Conn, intentId: string): Promise<PaymentRow | undefined> {
@@ -62,31 +110,52 @@ export async function findByIntentId(conn: Conn, intentId: string): Promise<Paym
   return row ? mapPayment(row) : undefined;
 }
 
-/** The newest payment for a paid-for row (an order or a registration). */
+/** The one live payment of a paid-for row (an order or a registration), if any. */
+export async function findLive(conn: Conn, kind: string, reference: string): Promise<PaymentRow | undefined> {
+  const row = await conn("payments").where({ live_key: liveKey(kind, reference) }).first();
+  return row ? mapPayment(row) : undefined;
+}
+
+/** The newest payment of a paid-for row, live or not. */
 export async function findLatestFor(conn: Conn, kind: string, reference: string): Promise<PaymentRow | undefined> {
   const row = await conn("payments").where({ kind, reference }).orderBy("id", "desc").first();
   return row ? mapPayment(row) : undefined;
 }
 
-/** The exactly-once guard: only one caller's UPDATE finds the row still unpaid. Returns true for that caller. */
-export async function markPaidOnce(trx: Knex.Transaction, id: number, via: "return" | "webhook"): Promise<boolean> {
-  const now = new Date();
-  const changed = await trx("payments")
-    .where({ id })
-    .whereIn("status", PAYABLE_STATUSES)
-    .update({ status: "paid", paid_via: via, paid_at: now, updated_at: now, last_error: null });
+/** Every payment waiting for an operator (see the README for the same query in SQL). */
+export async function listNeedsReview(conn: Conn): Promise<PaymentRow[]> {
+  return (await conn("payments").where({ status: "needs_review" }).orderBy("id")).map(mapPayment);
+}
+
+/**
+ * Moves a payment along one step of TRANSITIONS. Only a row still in one of the step's `from` statuses
+ * changes, so of two callers of the same step exactly one gets true. The live slot follows the status.
+ */
+export async function transition(conn: Conn, id: number, step: Transition, fields: Record<string, unknown> = {}): Promise<boolean> {
+  const { from, to } = TRANSITIONS[step];
+  const row: Record<string, unknown> = { ...fields, status: to, updated_at: new Date() };
+  if (!isLive(to)) row.live_key = null;
+  const changed = await conn("payments").where({ id }).whereIn("status", [...from]).update(row);
   return changed === 1;
 }
 
-export async function setStatus(conn: Conn, id: number, status: PaymentStatus, lastError: string | null): Promise<void> {
-  await conn("payments").where({ id }).whereNot({ status: "paid" }).update({ status, last_error: lastError, updated_at: new Date() });
+/** The exactly-once guard: only one caller finds the row still payable. Returns true for that caller. */
+export async function markPaidOnce(trx: Knex.Transaction, id: number, via: "return" | "webhook"): Promise<boolean> {
+  const now = new Date();
+  return transition(trx, id, "pay", { paid_via: via, paid_at: now, last_error: null });
 }
 
-export async function updateAmount(conn: Conn, id: number, amountCents: number): Promise<void> {
-  await conn("payments").where({ id }).whereNot({ status: "paid" }).update({ amount_cents: amountCents, updated_at: new Date() });
+/** Step 1 of an amount change, under the row lock: the amount Stripe is about to be asked for. */
+export async function startAmountChange(trx: Knex.Transaction, id: number, amountCents: number): Promise<void> {
+  await trx("payments").where({ id }).update({ expected_amount_cents: amountCents, amount_change_started_at: new Date(), updated_at: new Date() });
 }
 
-/** Records a webhook event; returns false when its id was seen before (a redelivery). */
+/** Step 2: Stripe answered; the amount it holds becomes the payment's amount. */
+export async function finishAmountChange(conn: Conn, id: number, amountCents: number): Promise<void> {
+  await conn("payments").where({ id }).update({ amount_cents: amountCents, expected_amount_cents: null, amount_change_started_at: null, updated_at: new Date() });
+}
+
+/** Records a webhook event; `processed` is true when an earlier delivery of the same event id was processed. */
 export async function recordEvent(conn: Conn, e: { eventId: string; type: string; intentId: string | null }): Promise<{ isNew: boolean; processed: boolean }> {
   const existing = await conn("stripe_events").where({ event_id: e.eventId }).first();
   if (existing) return { isNew: false, processed: existing.processed_at !== null && existing.processed_at !== undefined };

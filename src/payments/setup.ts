@@ -11,11 +11,18 @@ export function stripeScripts(gateway: PaymentGateway): string[] {
   return [gateway.mode === "offline" ? OFFLINE_STRIPE_JS_PATH : STRIPE_JS_URL];
 }
 
+export interface PaymentSetup {
+  gateway: PaymentGateway;
+  /** Stops the offline fake, if this process started one. */
+  close(): Promise<void>;
+}
+
 /**
  * The payment gateway for this process: Stripe with the configured keys, or (no keys; config refuses
  * that in production) the offline test mode, where the same SDK code talks to an in-process fake.
  */
-export async function createPaymentGateway(config: Config, logger: Logger): Promise<{ gateway: PaymentGateway; close: () => Promise<void> }> {
+
+export async function setUpPayments(config: Config, logger: Logger): Promise<PaymentSetup> {
   if (config.stripe) {
     return { gateway: createStripeGateway({ ...config.stripe, mode: "live" }), close: async () => {} };
   }

@@ -1,7 +1,7 @@
 import express, { Router } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
-import type { PaymentCore } from "./core.ts";
+import { AmountChangeInFlightError, type PaymentCore } from "./core.ts";
 import { WebhookSignatureError } from "./gateway.ts";
 import { markEventFailed, markEventProcessed, recordEvent } from "./repository.ts";
 
@@ -9,14 +9,14 @@ import { markEventFailed, markEventProcessed, recordEvent } from "./repository.t
  * POST /api/stripe/webhook: mounted before the body parsers and the session (raw body, no CSRF).
  * Verified on the raw body, de-duplicated by event id, non-2xx when processing failed so Stripe retries.
  */
-export function stripeWebhookRoutes(opts: { db: Db; payments: PaymentCore; logger: Logger }): Router {
-  const { db, payments, logger } = opts;
+export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; logger: Logger }): Router {
+  const { db, paymentCore, logger } = opts;
   const router = Router();
   router.post("/api/stripe/webhook", express.raw({ type: "*/*", limit: "1mb" }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let event;
     try {
-      event = payments.gateway.verifyWebhook(raw, req.get("stripe-signature"));
+      event = paymentCore.gateway.verifyWebhook(raw, req.get("stripe-signature"));
     } catch (err) {
       if (err instanceof WebhookSignatureError) {
         logger.warn({ reason: err.message }, "webhook signature rejected");
@@ -26,19 +26,25 @@ export function stripeWebhookRoutes(opts: { db: Db; payments: PaymentCore; logge
       throw err;
     }
 
-    const intentId = (event.data.object as { id?: string; object?: string }).object === "payment_intent"
-      ? ((event.data.object as { id: string }).id)
-      : null;
+    const object = event.data.object as { id?: string; object?: string; payment_intent?: unknown };
+    const intentId = object.object === "payment_intent" ? (object.id ?? null) : typeof object.payment_intent === "string" ? object.payment_intent : null;
     try {
       const seen = await recordEvent(db, { eventId: event.id, type: event.type, intentId });
       if (seen.processed) {
         res.json({ received: true, duplicate: true });
         return;
       }
-      await payments.handleEvent(event);
+      await paymentCore.handleEvent(event);
       await markEventProcessed(db, event.id);
       res.json({ received: true });
     } catch (err) {
+      if (err instanceof AmountChangeInFlightError) {
+        // The payment's amount is being changed: answer non-2xx so Stripe delivers the event again later.
+        logger.warn({ eventId: event.id, type: event.type }, "webhook waits for an amount change in flight; Stripe will retry");
+        await markEventFailed(db, event.id, err.message).catch(() => undefined);
+        res.status(503).json({ error: "Payment is being updated; retry later" });
+        return;
+      }
       logger.error({ err, eventId: event.id, type: event.type }, "webhook processing failed; Stripe will retry");
       await markEventFailed(db, event.id, String((err as Error).message ?? err)).catch(() => undefined);
       res.status(500).json({ error: "Webhook processing failed" });

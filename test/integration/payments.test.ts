@@ -1,9 +1,15 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ADDRESS } from "../support/address.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import type { FakeEvent, FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import type { PaymentCore, PaymentKindHandler } from "../../src/payments/core.ts";
+import type { PaymentRow } from "../../src/payments/repository.ts";
+import { ORDER_KIND, registerOrderPayments } from "../../src/orders/checkout.ts";
+import { insertOrder } from "../../src/orders/repository.ts";
+import { buildSite } from "../../src/site.ts";
 
 let t: TestApp;
 let server: Server;
@@ -12,7 +18,7 @@ let fake: FakeStripe;
 // The real stripe SDK talks to the offline fake; the fake delivers signed webhooks to the listening app.
 beforeAll(async () => {
   t = await createTestApp();
-  fake = t.payments.offline!;
+  fake = t.gateway.offline!;
   server = t.app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   fake.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/stripe/webhook`);
@@ -41,6 +47,7 @@ async function shopper() {
 const checkoutBody = (cart: Cart, customerInfo: object = CUSTOMER) => ({
   items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity, price: Number(i.price) })),
   customerInfo,
+  shippingAddress: ADDRESS,
 });
 
 const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0]!;
@@ -155,7 +162,7 @@ describe("cart checkout", () => {
 
   it("refuses an empty cart, items that do not match the cart, and missing customer info", async () => {
     const empty = await visitor(t.app);
-    const none = await empty.post("/api/cart/checkout").send({ items: [], customerInfo: CUSTOMER });
+    const none = await empty.post("/api/cart/checkout").send({ items: [], customerInfo: CUSTOMER, shippingAddress: ADDRESS });
     expect(none.status).toBe(400);
     expect(none.body.error).toBe("Your cart is empty");
 
@@ -216,7 +223,7 @@ describe("cart checkout", () => {
     expect(await t.db("stripe_events").where({ event_id: succeeded.id })).toHaveLength(1);
   });
 
-  it("does not mark paid when the PaymentIntent's amount does not match the order", async () => {
+  it("a PaymentIntent that succeeded for another amount than the order is never marked paid: it waits for review", async () => {
     fake.autoDeliver = false;
     const { v, cart } = await shopper();
     const res = await v.post("/api/cart/checkout").send(checkoutBody(cart));
@@ -227,7 +234,7 @@ describe("cart checkout", () => {
     expect(ret.status).toBe(409);
     const stored = await orderFor(res.body.orderReference);
     expect(stored.order.status).toBe("pending_payment");
-    expect(stored.payments[0].status).toBe("pending");
+    expect(stored.payments[0]).toMatchObject({ status: "needs_review", review_reason: "amount 100 is not the payment's 12400" });
     expect(stored.emails).toHaveLength(0);
   });
 
@@ -294,10 +301,12 @@ describe("POST /api/stripe/webhook", () => {
   });
 
   it("ignores events it does not handle and PaymentIntents it did not create", async () => {
-    const other = { ...fake.events[0]!, id: "evt_other_type", type: "charge.refunded" };
+    const { event, reference } = await paidEvent();
+    const other = { ...event, id: "evt_other_type", type: "customer.created" };
     expect(await fake.deliver(other as FakeEvent)).toBe(200);
-    const foreign = { ...fake.events[0]!, id: "evt_foreign", data: { object: { ...fake.events[0]!.data.object, id: "pi_someone_else" } } };
+    const foreign = { ...event, id: "evt_foreign", data: { object: { ...event.data.object, id: "pi_someone_else" } } };
     expect(await fake.deliver(foreign as FakeEvent)).toBe(200);
+    expect((await orderFor(reference)).order.status).toBe("pending_payment");
   });
 
   it("answers 500 when processing fails, so Stripe retries, and succeeds on the retry", async () => {
@@ -322,8 +331,40 @@ describe("POST /api/stripe/webhook", () => {
     fake.autoDeliver = true;
     const { v, cart } = await shopper();
     const res = await v.post("/api/cart/checkout").send(checkoutBody(cart));
-    fake.confirm(intentIdOf(res.body.clientSecret), { number: "4242424242424242" });
+    const intentId = intentIdOf(res.body.clientSecret);
+    fake.confirm(intentId, { number: "4242424242424242" });
     await until(async () => (await orderFor(res.body.orderReference)).order.status === "paid");
-    expect(fake.deliveries.filter((d) => d.status === 200).length).toBeGreaterThan(0);
+    await fake.idle();
+    const succeeded = fake.events.find((e) => e.type === "payment_intent.succeeded" && e.data.object.id === intentId)!;
+    expect(fake.deliveries.filter((d) => d.eventId === succeeded.id && d.status === 200)).toHaveLength(1);
+  });
+});
+
+describe("the shop's payment handler", () => {
+  it("marks an order paid once: a second onPaid for it answers duplicate and queues no second e-mail", async () => {
+    let handler: PaymentKindHandler | undefined;
+    const registry = { register: (kind: string, h: PaymentKindHandler) => kind === ORDER_KIND && (handler = h) } as unknown as PaymentCore;
+    registerOrderPayments({ db: t.db, paymentCore: registry, outbox: t.outbox, logger: t.logger, site: buildSite("Ironside"), shopifyWriteBacks: undefined, shippingFlatRateCents: 795, publicUrl: "http://localhost" });
+    const reference = `GUARD${Date.now().toString(36).toUpperCase()}`;
+    await t.db.transaction((trx) =>
+      insertOrder(trx, {
+        reference,
+        checkoutKey: "guard-test",
+        customer: CUSTOMER,
+        address: ADDRESS,
+        subtotalCents: 3200,
+        shippingCents: 0,
+        totalCents: 3200,
+        fingerprint: "f",
+        lines: [{ productId: "1001", variantId: "2001", productHandle: null, productTitle: "Tee", variantTitle: "S", selectedSize: null, selectedColor: null, unitPriceCents: 3200, quantity: 1, cartLineId: null }],
+      }),
+    );
+    const payment = { kind: ORDER_KIND, reference } as PaymentRow;
+    expect(await t.db.transaction((trx) => handler!.onPaid(trx, payment))).toBe("accepted");
+    expect(await t.db.transaction((trx) => handler!.onPaid(trx, payment))).toBe("duplicate");
+    const stored = await orderFor(reference);
+    expect(stored.order.status).toBe("paid");
+    expect(stored.emails).toHaveLength(1);
+    expect(await t.db.transaction((trx) => handler!.expectedAmountCents!(trx, reference))).toBe(3200);
   });
 });

@@ -169,13 +169,17 @@ class FakeCardElement {
     this.destroyed = true;
     this.handlers.clear();
   }
+  get alive(): boolean {
+    return !this.destroyed;
+  }
 }
 
 class FakeElements {
   private elements = new Map<string, FakeCardElement>();
   create(type: string, options?: Record<string, unknown>): FakeCardElement {
     if (type !== "card") throw new Error(`The offline Stripe test mode only provides the 'card' Element, not '${type}'.`);
-    if (this.elements.has(type)) throw new Error("Can only create one Element of type card.");
+    // Like Stripe.js: a second card Element only while the first one is alive (a destroyed one can be replaced).
+    if (this.elements.get(type)?.alive) throw new Error("Can only create one Element of type card.");
     const element = new FakeCardElement(options);
     this.elements.set(type, element);
     return element;
@@ -183,7 +187,7 @@ class FakeElements {
   getElement(type: string | { __elementType?: string }): FakeCardElement | null {
     const name = typeof type === "string" ? type : type?.__elementType;
     const element = name ? this.elements.get(name) : undefined;
-    return element ?? null;
+    return element?.alive ? element : null;
   }
   update(): void {}
   fetchUpdates(): Promise<{ error?: undefined }> {

@@ -7,7 +7,7 @@ import { testCardOutcome } from "./testCards.ts";
 /**
  * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,
  * spoken to by the real stripe SDK (`new Stripe(key, { host, port, protocol: "http" })`) and by the fake
- * Stripe.js (confirm). Like Stripe, it signs and delivers payment_intent.* events to the webhook URL.
+ * Stripe.js (confirm). Like Stripe, it signs and delivers payment_intent.* and charge.refunded events to the webhook URL.
  */
 
 type Json = Record<string, unknown>;
@@ -32,6 +32,32 @@ export interface FakePaymentIntent {
   livemode: false;
 }
 
+export interface FakeRefund {
+  id: string;
+  object: "refund";
+  amount: number;
+  charge: string;
+  payment_intent: string;
+  currency: string;
+  status: "succeeded";
+  reason: string | null;
+  metadata: Record<string, string>;
+  created: number;
+}
+
+/** The part of a Charge that charge.* events carry. */
+export interface FakeCharge {
+  id: string;
+  object: "charge";
+  amount: number;
+  amount_refunded: number;
+  currency: string;
+  payment_intent: string;
+  refunded: boolean;
+  status: "succeeded";
+  metadata: Record<string, string>;
+}
+
 export interface FakeEvent {
   id: string;
   object: "event";
@@ -41,7 +67,7 @@ export interface FakeEvent {
   livemode: false;
   pending_webhooks: number;
   request: { id: string | null; idempotency_key: string | null };
-  data: { object: FakePaymentIntent };
+  data: { object: FakePaymentIntent | FakeCharge };
 }
 
 export interface Delivery {
@@ -58,6 +84,7 @@ export interface FakeStripe {
   publishableKey: string;
   webhookSecret: string;
   intents: Map<string, FakePaymentIntent>;
+  refunds: Map<string, FakeRefund>;
   events: FakeEvent[];
   deliveries: Delivery[];
   /** Where events go; until it is set, events are only recorded. */
@@ -79,22 +106,6 @@ const RETRY_DELAYS_MS = [250, 1000, 4000, 10_000];
 
 const randomId = (prefix: string, n = 24) => `${prefix}_${randomBytes(n).toString("base64url").replace(/[-_]/g, "").slice(0, n)}`;
 
-/** Parses Stripe's form encoding (`metadata[kind]=order`, `payment_method_types[0]=card`) into nested objects. */
-export function parseStripeForm(body: string): Json {
-  const out: Json = {};
-  for (const [rawKey, value] of new URLSearchParams(body)) {
-    const parts = rawKey.split(/\[|\]\[|\]/).filter((p, i) => p !== "" || i === 0);
-    let node = out;
-    parts.forEach((part, i) => {
-      if (i === parts.length - 1) node[part] = value;
-      else node = (node[part] ??= {}) as Json;
-    });
-  }
-  return out;
-}
-
-const listOf = (v: unknown): string[] => (v && typeof v === "object" ? Object.values(v as Json).map(String) : typeof v === "string" ? [v] : []);
-
 class ApiFailure extends Error {
   constructor(
     readonly status: number,
@@ -106,11 +117,47 @@ class ApiFailure extends Error {
 
 const invalid = (message: string, extra: Json = {}) => new ApiFailure(400, { type: "invalid_request_error", message, ...extra });
 
+/** Keys that would reach Object.prototype (or a constructor) if they were written as plain properties. */
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * Parses Stripe's form encoding (`metadata[kind]=order`, `payment_method_types[0]=card`) into nested objects.
+ * Every key is checked before anything is written, and every object has a null prototype, so no parameter
+ * can reach Object.prototype; a forbidden key refuses the whole request.
+ */
+export function parseStripeForm(body: string): Json {
+  const entries = [...new URLSearchParams(body)].map(([rawKey, value]) => ({
+    parts: rawKey.split(/\[|\]\[|\]/).filter((p, i) => p !== "" || i === 0),
+    value,
+  }));
+  for (const { parts } of entries) {
+    const bad = parts.find((p) => FORBIDDEN_KEYS.has(p));
+    if (bad !== undefined) throw invalid(`Invalid parameter name: ${bad}`, { param: bad });
+  }
+  const out: Json = Object.create(null) as Json;
+  for (const { parts, value } of entries) {
+    let node = out;
+    parts.forEach((part, i) => {
+      if (i === parts.length - 1) {
+        node[part] = value;
+        return;
+      }
+      const child = Object.hasOwn(node, part) ? node[part] : undefined;
+      if (child !== null && typeof child === "object") node = child as Json;
+      else node = node[part] = Object.create(null) as Json;
+    });
+  }
+  return out;
+}
+
+const listOf = (v: unknown): string[] => (v && typeof v === "object" ? Object.values(v as Json).map(String) : typeof v === "string" ? [v] : []);
+
 export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: string } = {}): Promise<FakeStripe> {
   const secretKey = `sk_test_offline_${randomBytes(12).toString("hex")}`;
   const publishableKey = `pk_test_offline_${randomBytes(12).toString("hex")}`;
   const webhookSecret = opts.webhookSecret ?? `whsec_offline_${randomBytes(16).toString("hex")}`;
   const intents = new Map<string, FakePaymentIntent>();
+  const refunds = new Map<string, FakeRefund>();
   const idempotency = new Map<string, { hash: string; status: number; body: Json }>();
   const events: FakeEvent[] = [];
   const deliveries: Delivery[] = [];
@@ -160,6 +207,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     publishableKey,
     webhookSecret,
     intents,
+    refunds,
     events,
     deliveries,
     autoDeliver: true,
@@ -188,7 +236,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     },
   };
 
-  function emit(type: string, pi: FakePaymentIntent): void {
+  function emit(type: string, object: FakePaymentIntent | FakeCharge): void {
     const event: FakeEvent = {
       id: randomId("evt"),
       object: "event",
@@ -198,7 +246,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
       livemode: false,
       pending_webhooks: 1,
       request: { id: randomId("req", 14), idempotency_key: null },
-      data: { object: structuredClone(pi) },
+      data: { object: structuredClone(object) },
     };
     events.push(event);
     if (!fake.autoDeliver || !webhookUrl) return;
@@ -294,6 +342,49 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     return pi;
   }
 
+  /** Like Stripe: the whole remaining amount of a succeeded PaymentIntent's charge, then charge.refunded. */
+  function createRefund(p: Json): FakeRefund {
+    if (typeof p.payment_intent !== "string") throw invalid("Missing required param: payment_intent.", { param: "payment_intent" });
+    const pi = findIntent(p.payment_intent);
+    if (pi.status !== "succeeded" || !pi.latest_charge) {
+      throw invalid(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, { code: "charge_not_refundable" });
+    }
+    const refunded = [...refunds.values()].filter((r) => r.payment_intent === pi.id).reduce((sum, r) => sum + r.amount, 0);
+    const amount = p.amount === undefined ? pi.amount_received - refunded : Number(p.amount);
+    if (refunded >= pi.amount_received) throw invalid(`Charge ${pi.latest_charge} has already been refunded.`, { code: "charge_already_refunded" });
+    if (!Number.isInteger(amount) || amount < 1 || amount > pi.amount_received - refunded) {
+      throw invalid(`Refund amount ($${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge.`, { param: "amount" });
+    }
+    const reason = typeof p.reason === "string" ? p.reason : null;
+    if (reason !== null && !["duplicate", "fraudulent", "requested_by_customer"].includes(reason)) throw invalid("Invalid reason.", { param: "reason" });
+    const refund: FakeRefund = {
+      id: randomId("re"),
+      object: "refund",
+      amount,
+      charge: pi.latest_charge,
+      payment_intent: pi.id,
+      currency: pi.currency,
+      status: "succeeded",
+      reason,
+      metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
+      created: Math.floor(Date.now() / 1000),
+    };
+    refunds.set(refund.id, refund);
+    const amountRefunded = refunded + amount;
+    emit("charge.refunded", {
+      id: pi.latest_charge,
+      object: "charge",
+      amount: pi.amount_received,
+      amount_refunded: amountRefunded,
+      currency: pi.currency,
+      payment_intent: pi.id,
+      refunded: amountRefunded >= pi.amount_received,
+      status: "succeeded",
+      metadata: { ...pi.metadata },
+    });
+    return refund;
+  }
+
   /** Publishable-key calls (Stripe.js) must carry the intent's client secret; secret-key calls carry the key. */
   function authorize(req: http.IncomingMessage, params: Json, intentId?: string): void {
     const auth = req.headers.authorization ?? "";
@@ -305,31 +396,37 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     throw new ApiFailure(401, { type: "invalid_request_error", message: "Invalid API Key provided" });
   }
 
+  /** Stripe's idempotency keys: the same key and body give back the first answer; another body is an error. */
+  function idempotent(req: http.IncomingMessage, body: string, scope: string, create: () => Json): { status: number; body: Json } {
+    const key = req.headers["idempotency-key"];
+    if (typeof key !== "string") return { status: 200, body: structuredClone(create()) };
+    const hash = createHash("sha256").update(body).digest("hex");
+    const seen = idempotency.get(`${scope}:${key}`);
+    if (seen) {
+      if (seen.hash !== hash) {
+        throw new ApiFailure(400, { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` });
+      }
+      const latest = scope === "create" ? intents.get(String(seen.body.id)) : refunds.get(String(seen.body.id));
+      return { status: seen.status, body: structuredClone(latest ?? seen.body) as Json };
+    }
+    const created = create();
+    idempotency.set(`${scope}:${key}`, { hash, status: 200, body: created });
+    return { status: 200, body: structuredClone(created) };
+  }
+
   function route(req: http.IncomingMessage, body: string): { status: number; body: Json } {
     const url = new URL(req.url ?? "/", "http://fake-stripe");
     const params = req.method === "GET" ? parseStripeForm(url.searchParams.toString()) : parseStripeForm(body);
+    if (url.pathname === "/v1/refunds" && req.method === "POST") {
+      authorize(req, params);
+      return idempotent(req, body, "refund", () => createRefund(params) as unknown as Json);
+    }
     const m = /^\/v1\/payment_intents(?:\/([A-Za-z0-9_]+))?(?:\/(confirm|cancel))?$/.exec(url.pathname);
     if (!m) throw new ApiFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
     const [, id, action] = m;
     authorize(req, params, id);
 
-    if (!id && req.method === "POST") {
-      const key = req.headers["idempotency-key"];
-      if (typeof key === "string") {
-        const hash = createHash("sha256").update(body).digest("hex");
-        const seen = idempotency.get(`create:${key}`);
-        if (seen) {
-          if (seen.hash !== hash) {
-            throw new ApiFailure(400, { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` });
-          }
-          return { status: seen.status, body: structuredClone(intents.get(String(seen.body.id)) ?? seen.body) as Json };
-        }
-        const pi = createIntent(params);
-        idempotency.set(`create:${key}`, { hash, status: 200, body: pi as unknown as Json });
-        return { status: 200, body: structuredClone(pi) as unknown as Json };
-      }
-      return { status: 200, body: structuredClone(createIntent(params)) as unknown as Json };
-    }
+    if (!id && req.method === "POST") return idempotent(req, body, "create", () => createIntent(params) as unknown as Json);
     if (id && req.method === "GET" && !action) return { status: 200, body: structuredClone(findIntent(id)) as unknown as Json };
     if (id && req.method === "POST" && !action) return { status: 200, body: structuredClone(updateIntent(id, params)) as unknown as Json };
     if (id && req.method === "POST" && action === "confirm") return { status: 200, body: structuredClone(confirmIntent(id, params)) as unknown as Json };

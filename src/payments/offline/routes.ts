@@ -1,15 +1,28 @@
 import fs from "node:fs";
 import path from "node:path";
-import express, { Router } from "express";
+import express, { Router, type Request } from "express";
 import { loadAssets, publicDirectory } from "../../http/assets.ts";
 import type { FakeStripe } from "./fakeStripeServer.ts";
 
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/** A visitor on this machine (the address Express trusts, so a forwarded header cannot fake it behind 0 proxies). */
+export function fromThisMachine(req: Request): boolean {
+  return LOOPBACK.test(req.ip ?? "");
+}
+
 /**
- * Offline test mode only (mounted before the session and CSRF, like Stripe's own API is another origin):
- * the fake Stripe.js, and the two API calls it makes, passed through to the in-process fake.
+ * Offline test mode on a development machine only (app.ts never mounts it in production; the config refuses
+ * offline mode there): the fake Stripe.js, and the two API calls it makes, passed through to the in-process
+ * fake. Mounted before the session and CSRF, like Stripe's own API is another origin. Requests from other
+ * machines get a 404, so a preview reachable from the internet cannot drive the fake: it must use Stripe test keys.
  */
 export function offlineStripeRoutes(fake: FakeStripe): Router {
   const router = Router();
+  router.use("/__offline-stripe", (req, res, next) => {
+    if (fromThisMachine(req)) return next();
+    res.status(404).json({ error: { type: "invalid_request_error", message: "The offline Stripe test mode only answers this machine." } });
+  });
 
   router.get("/__offline-stripe/stripe.js", (_req, res) => {
     const url = loadAssets().entry("fakeStripeJs.js")[0]!;

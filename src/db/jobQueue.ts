@@ -1,0 +1,151 @@
+import type { Db } from "./knex.ts";
+import type { Logger } from "../logger.ts";
+
+/**
+ * A table of jobs worked by every app instance at once (the e-mail outbox, the Shopify write-backs).
+ * The table has `id`, `status` (pending, sending, sent, failed), `attempts`, `next_attempt_at`,
+ * `claimed_at`, `last_error` and `sent_at`. A job is claimed by one conditional UPDATE that also counts
+ * the attempt, so two instances never run one job; the claimer's attempt number is its ticket for
+ * writing the outcome, so a worker whose claim went stale (and was taken over) cannot overwrite it.
+ */
+export interface JobRow {
+  id: number;
+  attempts: number;
+  [column: string]: unknown;
+}
+
+export interface JobQueue {
+  /** Runs what is due now (also runs on a timer). Resolves with the number of jobs done in this pass. */
+  drain(): Promise<number>;
+  /** Ask for a pass soon, without waiting for it. */
+  wake(): void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface JobQueueOptions {
+  db: Db;
+  logger: Logger;
+  table: string;
+  /** Names the queue in logs, e.g. "email". */
+  name: string;
+  /** Does one job; throws to have it retried later. Resolves with extra columns to store on the done row. */
+  run(row: JobRow): Promise<Record<string, unknown> | void>;
+  /** After a failed attempt, with `final` true when the job gives up (e.g. to mark what it was about). */
+  onFailure?(row: JobRow, error: string, final: boolean): Promise<void>;
+  /** Context for log lines about a job (never a full e-mail address or a token). */
+  describe?(row: JobRow): Record<string, unknown>;
+  maxAttempts?: number;
+  intervalMs?: number;
+  batchSize?: number;
+}
+
+export const MAX_ATTEMPTS = 8;
+
+/** 30 s, 1 min, 2 min, ... capped at one hour. */
+export function backoffMs(attempts: number): number {
+  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
+}
+
+/** A claim older than this belongs to a worker that died mid-job; the job is tried again. */
+export const STALE_CLAIM_MS = 5 * 60_000;
+
+export function createJobQueue(opts: JobQueueOptions): JobQueue {
+  const { db, logger, table, name } = opts;
+  const maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
+  const intervalMs = opts.intervalMs ?? 15_000;
+  const describe = opts.describe ?? ((row: JobRow) => ({ jobId: row.id }));
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let again = false;
+
+  /** Due now: pending and past its backoff, or claimed by a worker that went silent. */
+  function due(now: Date) {
+    const staleBefore = new Date(now.getTime() - STALE_CLAIM_MS);
+    return db(table).where((w) =>
+      w
+        .where((q) => q.where("status", "pending").andWhere("next_attempt_at", "<=", now))
+        .orWhere((q) => q.where("status", "sending").andWhere("claimed_at", "<", staleBefore)),
+    );
+  }
+
+  /** One atomic UPDATE: the job is ours only if it was still due and nobody counted an attempt since we read it. */
+  async function claim(row: JobRow): Promise<number | null> {
+    const attempt = row.attempts + 1;
+    const updated = await due(new Date())
+      .andWhere({ id: row.id, attempts: row.attempts })
+      .update({ status: "sending", claimed_at: new Date(), attempts: attempt });
+    return updated === 1 ? attempt : null;
+  }
+
+  const ours = (row: JobRow, attempt: number) => db(table).where({ id: row.id, status: "sending", attempts: attempt });
+
+  async function runOne(row: JobRow): Promise<boolean> {
+    const attempt = await claim(row);
+    if (attempt === null) return false;
+    const claimed = { ...row, attempts: attempt };
+    try {
+      const extra = (await opts.run(claimed)) ?? {};
+      await ours(row, attempt).update({ ...extra, status: "sent", sent_at: new Date(), last_error: null, claimed_at: null });
+      return true;
+    } catch (err) {
+      const message = String((err as Error).message ?? err).slice(0, 2000);
+      const final = attempt >= maxAttempts;
+      const recorded = await ours(row, attempt).update({
+        status: final ? "failed" : "pending",
+        last_error: message,
+        next_attempt_at: new Date(Date.now() + backoffMs(attempt)),
+        claimed_at: null,
+      });
+      if (recorded === 1) await opts.onFailure?.(claimed, message, final);
+      const context = { queue: name, ...describe(claimed), attempts: attempt, err: message };
+      if (final) logger.error(context, `${name} job failed for good after ${attempt} attempts; an operator must act`);
+      else logger.warn(context, `${name} job failed; retrying later`);
+      return false;
+    }
+  }
+
+  async function pass(): Promise<number> {
+    const rows = (await due(new Date()).orderBy("id").limit(opts.batchSize ?? 20)) as JobRow[];
+    let done = 0;
+    for (const row of rows) if (await runOne({ ...row, id: Number(row.id), attempts: Number(row.attempts) })) done += 1;
+    return done;
+  }
+
+  async function drain(): Promise<number> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      let total = 0;
+      try {
+        do {
+          again = false;
+          total += await pass();
+        } while (again);
+      } catch (err) {
+        logger.error({ queue: name, err: (err as Error).message }, `${name} queue pass failed`);
+      } finally {
+        running = undefined;
+      }
+      return total;
+    })();
+    return running;
+  }
+
+  return {
+    drain,
+    wake: () => void drain(),
+    start() {
+      timer ??= setInterval(() => void drain(), intervalMs);
+      timer.unref();
+      void drain();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { Router, type Request } from "express";
+import { renderPage } from "../http/render.tsx";
+import * as repo from "./repository.ts";
+import type { Order } from "./repository.ts";
+import { STATUS_TOKEN_PATTERN, statusTokenHash, type OrdersDeps } from "./checkout.ts";
+import { OrderStatusPage } from "../../views/pages/orders/OrderStatusPage.tsx";
+
+/**
+ * The order this visitor session has just paid (the confirmation panel on /shop?success=true): the session
+ * names it, and the server checks that it is paid and was started by this same session. The query string
+ * alone shows nothing.
+ */
+export async function justPaidOrder(orders: OrdersDeps, req: Request): Promise<Order | undefined> {
+  const reference = req.session?.lastPaidOrder;
+  if (!reference || !req.session.checkoutKey) return undefined;
+  const order = await repo.findOrder(orders.db, reference);
+  return order && order.status === "paid" && order.checkoutKey === req.session.checkoutKey ? order : undefined;
+}
+
+/** GET /orders/{token}: the status page the confirmation e-mail links to. */
+export function orderRoutes(orders: OrdersDeps): Router {
+  const router = Router();
+  router.get("/orders/:token", async (req: Request<{ token: string }>, res, next) => {
+    const token = req.params.token;
+    const order = STATUS_TOKEN_PATTERN.test(token) ? await repo.findOrderByStatusTokenHash(orders.db, statusTokenHash(token)) : undefined;
+    // An unknown or malformed token is the site's ordinary not-found page (nothing says whether an order exists).
+    if (!order) return next();
+    res.set("cache-control", "private, no-store");
+    renderPage(req, res, <OrderStatusPage order={order} supportEmail={orders.site.email} />, {
+      title: `Order ${order.reference}`,
+      description: "The status of your order.",
+      noindex: true,
+    });
+  });
+  return router;
+}

@@ -1,0 +1,77 @@
+import type { IntentSnapshot } from "./gateway.ts";
+
+/**
+ * The one place that says how a payment row may change. The repository's conditional UPDATEs take
+ * their `WHERE status IN (...)` from TRANSITIONS, so a second caller of the same step changes nothing.
+ *
+ *   pending  -> failed (declined card; the same PaymentIntent can be retried), paid, canceled,
+ *               needs_review (succeeded but does not match)
+ *   failed   -> the same as pending
+ *   paid     -> refund_pending (the kind rejected it, or a refund was asked), refunded (refunded in Stripe's dashboard)
+ *   needs_review -> refund_pending, refunded (an operator's decision)
+ *   refund_pending -> refunded (Stripe's refund went through)
+ *   canceled -> needs_review (money arrived on a PaymentIntent we had canceled: never dropped)
+ */
+export const PAYMENT_STATUSES = ["pending", "failed", "paid", "needs_review", "refund_pending", "refunded", "canceled"] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const TRANSITIONS = {
+  decline: { from: ["pending", "failed"], to: "failed" },
+  pay: { from: ["pending", "failed"], to: "paid" },
+  cancel: { from: ["pending", "failed"], to: "canceled" },
+  flagForReview: { from: ["pending", "failed", "canceled"], to: "needs_review" },
+  requestRefund: { from: ["paid", "needs_review"], to: "refund_pending" },
+  refunded: { from: ["paid", "needs_review", "refund_pending"], to: "refunded" },
+} as const satisfies Record<string, { from: readonly PaymentStatus[]; to: PaymentStatus }>;
+
+export type Transition = keyof typeof TRANSITIONS;
+
+/** A live payment holds its (kind, reference)'s `live_key`: no second PaymentIntent can start beside it. */
+export function isLive(status: PaymentStatus): boolean {
+  return status !== "canceled" && status !== "refunded";
+}
+
+/** Statuses in which the PaymentIntent can still be paid by the customer (its client secret is useful). */
+export const OPEN_STATUSES: readonly PaymentStatus[] = ["pending", "failed"];
+
+export interface PaymentFacts {
+  kind: string;
+  reference: string;
+  amountCents: number;
+  currency: string;
+  status: PaymentStatus;
+}
+
+export type Verdict =
+  | { outcome: "pay" }
+  | { outcome: "settled" }
+  | { outcome: "review"; reason: string }
+  | { outcome: "mismatch"; reason: string }
+  | { outcome: "decline"; message: string }
+  | { outcome: "cancel" }
+  | { outcome: "open"; intentStatus: string };
+
+/**
+ * What a PaymentIntent fetched from Stripe means for its payment row; both the browser's return and the
+ * webhook use it. `kindAmountCents` is what the paid-for row itself says is due (null: the kind has no opinion).
+ */
+export function judgeIntent(payment: PaymentFacts, intent: IntentSnapshot, kindAmountCents: number | null = null): Verdict {
+  if (!OPEN_STATUSES.includes(payment.status) && payment.status !== "canceled") return { outcome: "settled" };
+  const reason = mismatch(payment, intent, kindAmountCents);
+  if (intent.status === "succeeded") return reason ? { outcome: "review", reason } : payment.status === "canceled" ? { outcome: "review", reason: "succeeded after it was canceled" } : { outcome: "pay" };
+  if (payment.status === "canceled") return { outcome: "settled" };
+  if (reason) return { outcome: "mismatch", reason };
+  if (intent.status === "canceled") return { outcome: "cancel" };
+  if (intent.status === "requires_payment_method" && intent.lastErrorMessage) return { outcome: "decline", message: intent.lastErrorMessage };
+  return { outcome: "open", intentStatus: intent.status };
+}
+
+function mismatch(payment: PaymentFacts, intent: IntentSnapshot, kindAmountCents: number | null): string | null {
+  if (intent.metadata.kind !== payment.kind || intent.metadata.reference !== payment.reference) {
+    return `metadata ${intent.metadata.kind}/${intent.metadata.reference} is not ${payment.kind}/${payment.reference}`;
+  }
+  if (intent.currency.toLowerCase() !== payment.currency.toLowerCase()) return `currency ${intent.currency} is not ${payment.currency}`;
+  if (intent.amountCents !== payment.amountCents) return `amount ${intent.amountCents} is not the payment's ${payment.amountCents}`;
+  if (kindAmountCents !== null && intent.amountCents !== kindAmountCents) return `amount ${intent.amountCents} is not the ${payment.kind}'s ${kindAmountCents}`;
+  return null;
+}

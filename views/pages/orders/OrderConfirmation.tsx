@@ -1,0 +1,34 @@
+import type { Order } from "../../../src/orders/repository.ts";
+import { addressLines } from "../../../src/orders/rules.ts";
+import { OrderLines } from "./OrderSummary.tsx";
+
+/** /shop?success=true: the order this visitor session has just paid, as the server recorded it. */
+export function OrderConfirmation({ order }: { order: Order }) {
+  return (
+    <section className="section order-confirmation" aria-labelledby="order-confirmed-heading">
+      <div className="container">
+        <div className="card card-body order-panel" role="status">
+          <p className="eyebrow">Payment received</p>
+          <h2 id="order-confirmed-heading">Thank you! Order {order.reference} is confirmed</h2>
+          <p>
+            A confirmation has been sent to <strong>{order.customer.email}</strong>, with a link to follow your order.
+          </p>
+          <div className="order-panel-grid">
+            <div>
+              <h3>Your order</h3>
+              <OrderLines order={order} />
+            </div>
+            {order.shippingAddress ? (
+              <div>
+                <h3>Shipping to</h3>
+                <address className="order-address">
+                  {addressLines(order.shippingAddress).map((l) => <span key={l}>{l}<br /></span>)}
+                </address>
+              </div>
+            ) : null}
+          </div>
+        </div>
+      </div>
+    </section>
+  );
+}
