@@ -1,0 +1,34 @@
+import { Router } from "express";
+import type { Site } from "../site.ts";
+import { renderPage } from "../http/render.tsx";
+import { PrivacyPolicyPage, ReturnsPolicyPage, ShippingPolicyPage, TermsPage } from "../../views/pages/policies/PolicyPages.tsx";
+
+/** /shipping, /returns, /privacy, /terms: written from the business constants and what the site stores. */
+export function policyRoutes({ site, flatRateCents, brandInbox }: { site: Site; flatRateCents: number; brandInbox: string }): Router {
+  const router = Router();
+  router.get("/shipping", (req, res) =>
+    renderPage(req, res, <ShippingPolicyPage site={site} flatRateCents={flatRateCents} />, {
+      title: "Shipping Policy",
+      description: "Free shipping on orders over $75, a flat rate otherwise; delivery times and where we ship.",
+    }),
+  );
+  router.get("/returns", (req, res) =>
+    renderPage(req, res, <ReturnsPolicyPage site={site} />, {
+      title: "Returns Policy",
+      description: "30-day returns of unworn, unwashed items in their original packaging; custom team orders are final sale unless defective.",
+    }),
+  );
+  router.get("/privacy", (req, res) =>
+    renderPage(req, res, <PrivacyPolicyPage site={site} brandInbox={brandInbox} />, {
+      title: "Privacy Policy",
+      description: "What we store about you, why, for how long, and who else receives it.",
+    }),
+  );
+  router.get("/terms", (req, res) =>
+    renderPage(req, res, <TermsPage site={site} />, {
+      title: "Terms",
+      description: `The terms for buying from ${site.displayName} and registering for its camps.`,
+    }),
+  );
+  return router;
+}
