@@ -1,0 +1,188 @@
+import { createEvents, type DateArray } from "ics";
+import type { Site } from "../site.ts";
+import type { OutgoingEmail } from "../email/outbox.ts";
+import type { EventDetail } from "../events/types.ts";
+import { formatPrice } from "../money.ts";
+import type { Registration } from "./repository.ts";
+
+/** The discount code a registration used, as the e-mail shows it. */
+export interface EmailDiscount {
+  code: string;
+  amountOffCents: number;
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** What every athlete brings; the same list for each camp. */
+const WHAT_TO_BRING = [
+  "Wrestling shoes, headgear and a mouthguard",
+  "Two changes of practice clothes and a towel",
+  "A water bottle and healthy snacks",
+  "This e-mail (or your registration reference) for check-in",
+];
+
+function attendedDays(event: EventDetail, registration: Registration) {
+  return event.days.filter((d) => registration.dayIds.includes(d.id));
+}
+
+const dateArray = (iso: string, plusDays = 0): DateArray => {
+  const d = new Date(`${iso}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + plusDays);
+  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+};
+
+/** The calendar file: one all-day event per attended day. */
+export function registrationCalendar(site: Site, event: EventDetail, registration: Registration): string {
+  const { error, value } = createEvents(
+    attendedDays(event, registration).map((d) => ({
+      uid: `${registration.reference}-${d.date}@${site.brandName.toLowerCase()}-registration`,
+      start: dateArray(d.date),
+      end: dateArray(d.date, 1),
+      title: `${event.title} (${d.label})`,
+      description: `${registration.packageLabel}, ${event.time}. Registration ${registration.reference}.`,
+      location: event.location,
+      status: "CONFIRMED" as const,
+      busyStatus: "BUSY" as const,
+      productId: site.displayName,
+      calName: site.displayName,
+    })),
+  );
+  if (error || !value) throw error ?? new Error("calendar could not be made");
+  return value;
+}
+
+/** The registration confirmation, queued in the transaction that marks the registration paid. */
+export function registrationConfirmationEmail(site: Site, event: EventDetail, registration: Registration, discount?: EmailDiscount): OutgoingEmail {
+  if (registration.kind === "team") return teamRosterEmail(site, event, registration, discount);
+  const athlete = registration.athletes[0]!;
+  const days = attendedDays(event, registration).map((d) => d.label);
+  const paid = formatPrice(registration.amountPaidCents ?? registration.amountCents);
+  const facts: [string, string][] = [
+    ["Registration reference", registration.reference],
+    ["Event", event.title],
+    ["Dates", event.dateText],
+    ["Time", event.time],
+    ["Location", event.location],
+    ["Package", registration.packageLabel],
+    ["Days", days.join(", ")],
+    ["Athlete", `${athlete.firstName} ${athlete.lastName}`],
+    ...(discount ? ([["Discount code", `${discount.code} (${formatPrice(discount.amountOffCents)} off)`]] as [string, string][]) : []),
+    ["Amount paid", paid],
+  ];
+  const text = [
+    `Hi ${registration.contact.firstName},`,
+    "",
+    `${athlete.firstName} ${athlete.lastName} is registered for ${event.title}. ${registration.amountPaidCents === 0 ? "Your registration is free: nothing was charged." : "Your payment was received."}`,
+    "",
+    ...facts.map(([k, v]) => `${k}: ${v}`),
+    "",
+    "What to bring:",
+    ...WHAT_TO_BRING.map((w) => `- ${w}`),
+    "",
+    "The attached calendar file adds each camp day to your calendar.",
+    "",
+    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  const html = `<!doctype html><html><body style="font-family:Arial,sans-serif;color:#111">
+<h1 style="font-size:20px">You're registered for ${escapeHtml(event.title)}</h1>
+<table cellpadding="6" style="border-collapse:collapse">${facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>
+<h2 style="font-size:16px">What to bring</h2><ul>${WHAT_TO_BRING.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>
+<p>Questions? Write to ${escapeHtml(site.email)} or call ${escapeHtml(site.phone)}.</p></body></html>`;
+  return {
+    kind: "registration_confirmation",
+    reference: `registration:${registration.reference}`,
+    to: registration.contact.email,
+    replyTo: site.email,
+    subject: `You're registered: ${event.title} (${registration.reference})`,
+    text,
+    html,
+    attachments: [{ filename: `${registration.reference}.ics`, contentType: "text/calendar; charset=utf-8; method=PUBLISH", content: registrationCalendar(site, event, registration) }],
+  };
+}
+
+/** A payment that came after the hold lapsed, when the event had filled up: refunded in full. */
+export function lateRegistrationRefundEmail(site: Site, event: EventDetail, registration: Registration, amountCents: number, why: "full" | "discount" = "full"): OutgoingEmail {
+  const gone = why === "full" ? "the event had filled up" : "every use of your discount code had been taken";
+  const text = [
+    `Hi ${registration.contact.firstName},`,
+    "",
+    `Your payment of ${formatPrice(amountCents)} for ${event.title} (registration ${registration.reference}) arrived after the 30 minutes we hold a place, and by then ${gone}.`,
+    "We have refunded the full amount to your card; depending on your bank it shows within 5 to 10 business days.",
+    "",
+    `We're sorry. Write to ${site.email} or call ${site.phone} and we'll help you find another camp.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  return {
+    kind: "registration_refund",
+    reference: `registration:${registration.reference}`,
+    to: registration.contact.email,
+    replyTo: site.email,
+    subject: why === "full" ? `Refund: ${event.title} is full (${registration.reference})` : `Refund: ${event.title} (${registration.reference})`,
+    text,
+  };
+}
+
+/** The coach's confirmation of a paid team: the team, the event, each athlete with their shirt size, the amount and the reference. */
+export function teamRosterEmail(site: Site, event: EventDetail, registration: Registration, discount?: EmailDiscount): OutgoingEmail {
+  const team = registration.teamName ?? `${registration.contact.firstName} ${registration.contact.lastName}'s team`;
+  const paid = formatPrice(registration.amountPaidCents ?? registration.amountCents);
+  const facts: [string, string][] = [
+    ["Registration reference", registration.reference],
+    ["Team", team],
+    ["Coach", `${registration.contact.firstName} ${registration.contact.lastName}, ${registration.contact.phone}`],
+    ["Event", event.title],
+    ["Dates", event.dateText],
+    ["Time", event.time],
+    ["Location", event.location],
+    ["Athletes", String(registration.places)],
+    ...(discount ? ([["Discount code", `${discount.code} (${formatPrice(discount.amountOffCents)} off)`]] as [string, string][]) : []),
+    ["Amount paid", paid],
+  ];
+  const roster = registration.athletes.map((a, i) => ({
+    n: i + 1,
+    name: `${a.firstName} ${a.lastName}`,
+    age: a.age === null ? "" : String(a.age),
+    shirt: a.shirtSize ?? "",
+    parent: `${a.emergencyContactName}, ${a.emergencyContactPhone}`,
+  }));
+  const text = [
+    `Hi ${registration.contact.firstName},`,
+    "",
+    `${team} is registered for ${event.title}: ${registration.places} athletes. ${registration.amountPaidCents === 0 ? "Your registration is free: nothing was charged." : "Your payment was received."}`,
+    "",
+    ...facts.map(([k, v]) => `${k}: ${v}`),
+    "",
+    "Roster:",
+    ...roster.map((a) => `${a.n}. ${a.name}, age ${a.age}, shirt ${a.shirt}, parent ${a.parent}`),
+    "",
+    "What to bring:",
+    ...WHAT_TO_BRING.map((w) => `- ${w}`),
+    "",
+    "The attached calendar file adds each camp day to your calendar.",
+    "",
+    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  const html = `<!doctype html><html><body style="font-family:Arial,sans-serif;color:#111">
+<h1 style="font-size:20px">${escapeHtml(team)} is registered for ${escapeHtml(event.title)}</h1>
+<table cellpadding="6" style="border-collapse:collapse">${facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>
+<h2 style="font-size:16px">Roster</h2>
+<table cellpadding="6" style="border-collapse:collapse"><tr><th align="left">#</th><th align="left">Athlete</th><th align="left">Age</th><th align="left">Shirt size</th><th align="left">Parent</th></tr>
+${roster.map((a) => `<tr><td>${a.n}</td><td>${escapeHtml(a.name)}</td><td>${escapeHtml(a.age)}</td><td>${escapeHtml(a.shirt)}</td><td>${escapeHtml(a.parent)}</td></tr>`).join("\n")}</table>
+<h2 style="font-size:16px">What to bring</h2><ul>${WHAT_TO_BRING.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>
+<p>Questions? Write to ${escapeHtml(site.email)} or call ${escapeHtml(site.phone)}.</p></body></html>`;
+  return {
+    kind: "team_registration_confirmation",
+    reference: `registration:${registration.reference}`,
+    to: registration.contact.email,
+    replyTo: site.email,
+    subject: `Team registered: ${event.title}, ${registration.places} athletes (${registration.reference})`,
+    text,
+    html,
+    attachments: [{ filename: `${registration.reference}.ics`, contentType: "text/calendar; charset=utf-8; method=PUBLISH", content: registrationCalendar(site, event, registration) }],
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * Individual registration rules: packages and their prices, the day choice, and the form's one zod schema,
+ * shared by the server and the RegistrationSteps widget so both show the spec's words.
+ * Browser-safe: zod and plain data only.
+ */
+import * as z from "zod";
+import { multiLine, singleLine } from "../http/text.ts";
+import type { EventDay, EventPackage, PackageCode } from "../events/types.ts";
+
+/** The spec's messages (section 5 and the error catalogue), word for word. */
+export const REGISTRATION_MESSAGES = {
+  required: "This field is required",
+  email: "Please enter a valid email address",
+  phone: "Please enter a valid 10-digit phone number",
+  agreement: "You must agree to the terms and conditions",
+  notFoundTitle: "Event Not Found",
+  notFound: "The event you are trying to register for does not exist.",
+  confirmedTitle: "Payment Confirmed - Registration Complete!",
+} as const;
+
+/** Our own messages, where the spec has none. */
+export const REGISTRATION_ERRORS = {
+  closed: "Registration for this event is closed.",
+  soldOut: "This event is sold out: every place is taken or held. Please choose another event.",
+  packageUnknown: "Please choose one of the registration options",
+  tooLong: (max: number) => `Please keep this under ${max} characters`,
+  formExpired: "This registration form has expired. Please reload the page and try again.",
+  formInvalid: "Please correct the highlighted fields",
+} as const;
+
+/** 'You must select exactly 1 day / 2 days to match your chosen package', for the package's count. */
+export const dayChoiceMessage = (count: number) => `You must select exactly ${count} ${count === 1 ? "day" : "days"} to match your chosen package`;
+
+export const GENDERS = ["Male", "Female"] as const;
+export const SHIRT_SIZES = ["Small", "Medium", "Large", "XL", "XXL", "3XL", "4XL"] as const;
+export const DEFAULT_PACKAGE: PackageCode = "full";
+
+/** What the form needs to know about the event: its packages and its days. */
+export interface RegistrationEventFacts {
+  packages: EventPackage[];
+  days: EventDay[];
+}
+
+/** The package a visitor can choose, in the event's order; the spec labels the single-day option 'Single Day'. */
+export function packageOptions(event: RegistrationEventFacts): EventPackage[] {
+  return event.packages.map((p) => (p.code === "singleDay" ? { ...p, label: "Single Day" } : p));
+}
+
+/** The package for a code, or undefined when the event does not offer it. */
+export function findPackage(event: RegistrationEventFacts, code: string): EventPackage | undefined {
+  return packageOptions(event).find((p) => p.code === code);
+}
+
+/** A package covering every day of the event needs no choice: its days are all of them. */
+export function coversEveryDay(pkg: EventPackage, event: RegistrationEventFacts): boolean {
+  return pkg.dayCount >= event.days.length;
+}
+
+/** The price in cents of one place in a package: always the event's own package price. */
+export function packagePriceCents(event: RegistrationEventFacts, code: string): number | undefined {
+  return findPackage(event, code)?.priceCents;
+}
+
+/** The day ids a registration attends: every day for a full package, else the chosen ones in the event's order. */
+export function attendedDayIds(event: RegistrationEventFacts, pkg: EventPackage, chosen: number[]): number[] {
+  if (coversEveryDay(pkg, event)) return event.days.map((d) => d.id);
+  return event.days.filter((d) => chosen.includes(d.id)).map((d) => d.id);
+}
+
+/** The form's day checkboxes are day1, day2, day3... in the event's day order (the spec's names). */
+export const dayField = (index: number) => `day${index + 1}`;
+
+const isChecked = (v: unknown) => v === true || v === "on" || v === "true" || v === "1";
+
+const required = (max: number) =>
+  singleLine(REGISTRATION_MESSAGES.required)
+    .min(1, REGISTRATION_MESSAGES.required)
+    .max(max, REGISTRATION_ERRORS.tooLong(max));
+
+const optional = (max: number, lines: "single" | "multi" = "single") =>
+  (lines === "single" ? singleLine() : multiLine())
+    .max(max, REGISTRATION_ERRORS.tooLong(max))
+    .optional()
+    .transform((v) => (v ? v : undefined));
+
+const phone = () =>
+  required(40).refine((v) => v.replace(/\D/g, "").length === 10, REGISTRATION_MESSAGES.phone);
+
+const email = () => required(254).pipe(z.email(REGISTRATION_MESSAGES.email));
+
+/** A server-issued random id per form: resubmitting the same form reuses its registration. */
+export const formSessionIdSchema = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, REGISTRATION_ERRORS.formExpired);
+
+export interface IndividualRegistration {
+  formSessionId: string;
+  registrationType: PackageCode;
+  dayIds: number[];
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  grade: string;
+  gender: (typeof GENDERS)[number];
+  schoolName: string;
+  clubName: string | undefined;
+  tShirtSize: (typeof SHIRT_SIZES)[number] | undefined;
+  emergencyContactName: string;
+  emergencyContactPhone: string;
+  specialRequirements: string | undefined;
+  agrees: true;
+}
+
+/** Step 1's schema for one event: every field and rule of section 5, the day choice checked against the package. */
+export function registrationSchema(event: RegistrationEventFacts) {
+  const codes = packageOptions(event).map((p) => p.code);
+  const dayShape = Object.fromEntries(event.days.map((_, i) => [dayField(i), z.unknown().optional()]));
+  return z
+    .object({
+      formSessionId: formSessionIdSchema,
+      registrationType: z.preprocess(
+        (v) => (v === undefined || v === null || v === "" ? DEFAULT_PACKAGE : v),
+        z.string({ error: REGISTRATION_ERRORS.packageUnknown }).refine((v) => (codes as string[]).includes(v), REGISTRATION_ERRORS.packageUnknown),
+      ),
+      ...dayShape,
+      firstName: required(100),
+      lastName: required(100),
+      email: email(),
+      phone: phone(),
+      grade: required(40),
+      gender: z.unknown().refine((v): v is string => (GENDERS as readonly unknown[]).includes(v), REGISTRATION_MESSAGES.required),
+      schoolName: required(160),
+      clubName: optional(160),
+      tShirtSize: z.preprocess(
+        (v) => (v === "" || v === null ? undefined : v),
+        z.enum(SHIRT_SIZES, "Please choose one of the listed sizes").optional(),
+      ),
+      emergencyContactName: required(160),
+      emergencyContactPhone: phone(),
+      specialRequirements: optional(2000, "multi"),
+      agrees: z.unknown().refine(isChecked, REGISTRATION_MESSAGES.agreement),
+    })
+    // The day choice is checked even while other fields are wrong, so every message shows at once.
+    .superRefine(
+      (raw, ctx) => {
+        const values = raw as Record<string, unknown>;
+        const code = typeof values.registrationType === "string" && values.registrationType ? values.registrationType : DEFAULT_PACKAGE;
+        const pkg = findPackage(event, code);
+        if (!pkg || coversEveryDay(pkg, event)) return;
+        const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).length;
+        if (chosen !== pkg.dayCount) ctx.addIssue({ code: "custom", path: ["days"], message: dayChoiceMessage(pkg.dayCount) });
+      },
+      { when: () => true },
+    )
+    .transform((v): IndividualRegistration => {
+      const pkg = findPackage(event, v.registrationType)!;
+      const values = v as Record<string, unknown>;
+      const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).map((d) => d.id);
+      return {
+        formSessionId: v.formSessionId,
+        registrationType: pkg.code,
+        dayIds: attendedDayIds(event, pkg, chosen),
+        firstName: v.firstName,
+        lastName: v.lastName,
+        email: v.email,
+        phone: v.phone,
+        grade: v.grade,
+        gender: v.gender as IndividualRegistration["gender"],
+        schoolName: v.schoolName,
+        clubName: v.clubName,
+        tShirtSize: v.tShirtSize,
+        emergencyContactName: v.emergencyContactName,
+        emergencyContactPhone: v.emergencyContactPhone,
+        specialRequirements: v.specialRequirements,
+        agrees: true,
+      };
+    });
+}
+
+/** The form values that step 1 shows again (Back from step 2, a re-render after errors): strings and checkboxes only. */
+export function formValuesOf(r: IndividualRegistration, event: RegistrationEventFacts): Record<string, string> {
+  const values: Record<string, string> = {
+    formSessionId: r.formSessionId,
+    registrationType: r.registrationType,
+    firstName: r.firstName,
+    lastName: r.lastName,
+    email: r.email,
+    phone: r.phone,
+    grade: r.grade,
+    gender: r.gender,
+    schoolName: r.schoolName,
+    clubName: r.clubName ?? "",
+    tShirtSize: r.tShirtSize ?? "",
+    emergencyContactName: r.emergencyContactName,
+    emergencyContactPhone: r.emergencyContactPhone,
+    specialRequirements: r.specialRequirements ?? "",
+    agrees: "on",
+  };
+  event.days.forEach((d, i) => {
+    if (r.dayIds.includes(d.id)) values[dayField(i)] = "on";
+  });
+  return values;
+}

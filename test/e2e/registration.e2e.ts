@@ -1,0 +1,157 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { DESKTOP, e2eDb, launchBrowser, mailDir, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const fillStep1 = (page: Page, email: string) =>
+  fillRegistrationStep1(page, { firstName: "Jordan", lastName: "Reyes", email, phone: "(205) 555-0100", grade: "10th", gender: "Male", schoolName: "Central High", emergencyContactName: "Maria Reyes", emergencyContactPhone: "205-555-0199" });
+
+const fillCard = (page: Page, card: string) => fillCardElement(page, card, "35203");
+
+const hydrated = (page: Page) => page.locator('[data-widget="RegistrationSteps"][data-hydrated="true"]').waitFor();
+
+async function placesLeftOnPage(page: Page, id: number): Promise<number> {
+  const res = await page.context().request.get(`/api/events/${id}`);
+  return (await res.json()).placesLeft as number;
+}
+
+describe("individual registration in Chromium", () => {
+  it("registers for the National Champ Camp, 2 days (June 5 and 7), pays $238 with 4242 and gets the e-mail with its .ics", async () => {
+    const { page, context, problems } = await newVisit(browser);
+    const before = await placesLeftOnPage(page, 2);
+    await page.goto("/events/2");
+    await page.getByRole("link", { name: "Secure Registration" }).click();
+    await page.waitForURL("**/register/2");
+    await hydrated(page);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Register for National Champ Camp");
+    await page.getByLabel(/2 Days/).check();
+    await page.getByLabel("Saturday, June 5").check();
+    await page.getByLabel("Monday, June 7").check();
+    await fillStep1(page, "jordan.reg@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+    expect(await page.getByTestId("registration-total").textContent()).toBe("$238.00");
+    expect(await page.getByTestId("registration-option").textContent()).toBe("2 Days");
+    expect(await page.locator('[aria-current="step"]').innerText()).toContain("Payment");
+    expect(page.url()).not.toContain("secret");
+
+    await fillCard(page, "4242 4242 4242 4242");
+    await page.getByRole("button", { name: "Complete Payment - $238.00" }).click();
+    await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true&paymentIntentId=pi_/, { timeout: 15_000 });
+    expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
+    expect(await page.locator(".registration-confirmed").innerText()).toContain("jordan.reg@example.com");
+    expect(page.url()).not.toContain("secret");
+
+    const db = e2eDb();
+    try {
+      const registration = await db("registrations").where({ contact_email: "jordan.reg@example.com" }).first();
+      expect(registration).toMatchObject({ status: "paid", amount_paid_cents: 23800, package_code: "2day" });
+      const days = await db("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", registration.id).orderBy("d.sort_order").pluck("d.day_date");
+      expect(days.map((d: unknown) => new Date(typeof d === "number" ? d : Number(d)).toISOString().slice(0, 10))).toEqual(["2027-06-05", "2027-06-07"]);
+      await expectSoon(() => {
+        const mails = fs.existsSync(mailDir()) ? fs.readdirSync(mailDir()).map((f) => fs.readFileSync(path.join(mailDir(), f), "utf8")) : [];
+        const mail = mails.find((m) => m.includes(registration.reference) && m.includes("registered"));
+        return Boolean(mail && mail.includes(`${registration.reference}.ics`) && mail.includes("text/calendar"));
+      });
+    } finally {
+      await db.destroy();
+    }
+    expect(await placesLeftOnPage(page, 2)).toBe(before - 1);
+    await page.goto("/events/2");
+    expect(await page.locator("body").innerText()).toContain(`${before - 1} of 200 places left`);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows 'Payment Failed' for a declined card, then pays with a good one", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/register/4");
+    await hydrated(page);
+    await page.getByLabel(/Single Day/).check();
+    await page.getByLabel("Tuesday, June 15").check();
+    await fillStep1(page, "declined.reg@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+    await fillCard(page, "4000 0000 0000 0002");
+    await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
+    await page.locator(".payment-error").waitFor();
+    expect(await page.locator(".payment-error").innerText()).toContain("Your card was declined.");
+    expect(await page.locator("#toast-region .toast:not([hidden]) .toast-title").last().textContent()).toBe("Payment Failed");
+    await fillCard(page, "4242 4242 4242 4242");
+    await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
+    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: 15_000 });
+    expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
+    await context.close();
+  });
+
+  it("works without JavaScript through step 1: errors with kept values, then the held place and step 2's summary", async () => {
+    const { page, context } = await newVisit(browser, { javaScript: false });
+    await page.goto("/register/1");
+    await page.getByLabel("First Name").fill("Casey");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.waitForURL("**/register/1");
+    const text = await page.locator("body").innerText();
+    expect(text).toContain("This field is required");
+    expect(text).toContain("You must agree to the terms and conditions");
+    expect(await page.getByLabel("First Name").inputValue()).toBe("Casey");
+    await fillStep1(page, "nojs.reg@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.waitForURL("**/register/1?step=payment");
+    const step2 = await page.locator("body").innerText();
+    expect(step2).toMatch(/Order Summary/i);
+    expect(step2).toContain("Full Event");
+    expect(step2).toContain("$249.00");
+    expect(step2).toContain("Card payment needs JavaScript");
+    await page.getByRole("link", { name: "Back", exact: true }).click();
+    expect(await page.getByLabel("Emergency Contact Name").inputValue()).toBe("Maria Reyes");
+    await context.close();
+  });
+
+  for (const viewport of [MOBILE, DESKTOP]) {
+    it(`has no serious accessibility violations on each step and the checkout page at ${viewport.width} px`, async () => {
+      const { page, context } = await newVisit(browser, { viewport });
+      await page.goto("/register/3");
+      await hydrated(page);
+      expect(await seriousA11yViolations(page), `step 1 ${viewport.width}`).toEqual([]);
+      await page.getByRole("button", { name: "Proceed to Payment" }).click();
+      await page.locator(".field-error").first().waitFor();
+      expect(await seriousA11yViolations(page), `step 1 errors ${viewport.width}`).toEqual([]);
+      await fillStep1(page, `a11y${viewport.width}@example.com`);
+      await page.getByRole("button", { name: "Proceed to Payment" }).click();
+      await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+      expect(await seriousA11yViolations(page), `step 2 ${viewport.width}`).toEqual([]);
+      // The same held registration on the checkout page, which takes the card just as well.
+      await page.goto("/stripe-checkout?eventId=3&eventName=Texas%20Recruiting%20Clinic");
+      await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Complete Your Registration");
+      expect(await page.locator(".site-header").count()).toBe(0);
+      expect(await seriousA11yViolations(page), `checkout ${viewport.width}`).toEqual([]);
+      await fillCard(page, "4242 4242 4242 4242");
+      await page.getByRole("button", { name: /Complete Payment/ }).click();
+      await page.waitForURL(/paymentSuccess=true/, { timeout: 15_000 });
+      expect(await seriousA11yViolations(page), `confirmation ${viewport.width}`).toEqual([]);
+      await page.goto("/register/999");
+      expect(await seriousA11yViolations(page), `not found ${viewport.width}`).toEqual([]);
+      await context.close();
+    });
+  }
+});
+
+async function expectSoon(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(check()).toBe(true);
+}

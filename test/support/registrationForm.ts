@@ -1,0 +1,36 @@
+import type { Page } from "playwright-core";
+
+export interface Step1Athlete {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  grade: string;
+  gender: "Male" | "Female";
+  schoolName: string;
+  emergencyContactName: string;
+  emergencyContactPhone: string;
+}
+
+/** Fills step 1 of /register/{id} by its labels, inside its own form (on /register/3 the coach dialog has an 'Email' too). */
+export async function fillRegistrationStep1(page: Page, a: Step1Athlete): Promise<void> {
+  const step1 = page.locator("form", { has: page.getByLabel(/I agree to the terms and conditions/) });
+  await step1.getByLabel("First Name").fill(a.firstName);
+  await step1.getByLabel("Last Name").fill(a.lastName);
+  await step1.getByLabel("Email").fill(a.email);
+  await step1.getByLabel("Phone Number").fill(a.phone);
+  await step1.getByLabel("Grade").fill(a.grade);
+  await step1.getByLabel("Gender").selectOption(a.gender);
+  await step1.getByLabel("School Name").fill(a.schoolName);
+  await step1.getByLabel("Emergency Contact Name").fill(a.emergencyContactName);
+  await step1.getByLabel("Emergency Contact Phone").fill(a.emergencyContactPhone);
+  await step1.getByLabel(/I agree to the terms and conditions/).check();
+}
+
+/** Fills the (offline) Stripe card Element. */
+export async function fillCard(page: Page, card: string, zip: string): Promise<void> {
+  await page.getByLabel("Card number").fill(card);
+  await page.getByLabel("Expiration date MM / YY").fill("1234");
+  await page.getByLabel("Security code (CVC)").fill("123");
+  await page.getByLabel("ZIP code").fill(zip);
+}

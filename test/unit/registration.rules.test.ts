@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import {
+  REGISTRATION_MESSAGES,
+  dayChoiceMessage,
+  formValuesOf,
+  packageOptions,
+  packagePriceCents,
+  registrationSchema,
+  type RegistrationEventFacts,
+} from "../../src/registration/rules.ts";
+import { validate } from "../../src/http/forms.ts";
+
+const champCamp: RegistrationEventFacts = {
+  packages: [
+    { code: "full", label: "Full Camp (3 Days)", priceCents: 29900, dayCount: 3 },
+    { code: "2day", label: "2 Days", priceCents: 23800, dayCount: 2 },
+    { code: "1day", label: "1 Day", priceCents: 11900, dayCount: 1 },
+  ],
+  days: [
+    { id: 11, label: "Saturday, June 5", date: "2027-06-05" },
+    { id: 12, label: "Sunday, June 6", date: "2027-06-06" },
+    { id: 13, label: "Monday, June 7", date: "2027-06-07" },
+  ],
+};
+const trainTour: RegistrationEventFacts = {
+  packages: [
+    { code: "full", label: "Full Tour (3 Days)", priceCents: 20000, dayCount: 3 },
+    { code: "singleDay", label: "One stop", priceCents: 9900, dayCount: 1 },
+  ],
+  days: champCamp.days,
+};
+
+const valid = {
+  formSessionId: "abcdefghijklmnop1234",
+  registrationType: "full",
+  firstName: " Jordan ",
+  lastName: "Reyes",
+  email: "jordan@example.com",
+  phone: "(555) 123-4567",
+  grade: "10th",
+  gender: "Male",
+  schoolName: "Central High",
+  emergencyContactName: "Maria Reyes",
+  emergencyContactPhone: "555.987.6543",
+  agrees: "on",
+};
+
+describe("package pricing", () => {
+  it("prices a place from the event's package, in cents", () => {
+    expect(packagePriceCents(champCamp, "full")).toBe(29900);
+    expect(packagePriceCents(champCamp, "2day")).toBe(23800);
+    expect(packagePriceCents(champCamp, "1day")).toBe(11900);
+    expect(packagePriceCents(champCamp, "singleDay")).toBeUndefined();
+    expect(packagePriceCents(trainTour, "singleDay")).toBe(9900);
+  });
+  it("labels the single-day option 'Single Day'", () => {
+    expect(packageOptions(trainTour).map((p) => p.label)).toEqual(["Full Tour (3 Days)", "Single Day"]);
+  });
+});
+
+describe("day rules", () => {
+  const schema = registrationSchema(champCamp);
+  it("gives a full package every day, whatever is ticked", () => {
+    const r = validate(schema, { ...valid, day2: "on" });
+    expect(r.ok && r.data.dayIds).toEqual([11, 12, 13]);
+  });
+  it("needs exactly the package's number of days", () => {
+    expect(validate(schema, { ...valid, registrationType: "2day", day1: "on" })).toMatchObject({
+      ok: false,
+      errors: { days: "You must select exactly 2 days to match your chosen package" },
+    });
+    expect(validate(schema, { ...valid, registrationType: "1day", day1: "on", day3: true })).toMatchObject({
+      ok: false,
+      errors: { days: "You must select exactly 1 day to match your chosen package" },
+    });
+    const two = validate(schema, { ...valid, registrationType: "2day", day1: "on", day3: true });
+    expect(two.ok && two.data.dayIds).toEqual([11, 13]);
+    expect(dayChoiceMessage(2)).toBe("You must select exactly 2 days to match your chosen package");
+  });
+  it("defaults to the full package and refuses one the event does not offer", () => {
+    const r = validate(schema, { ...valid, registrationType: undefined });
+    expect(r.ok && r.data.registrationType).toBe("full");
+    expect(validate(schema, { ...valid, registrationType: "singleDay", day1: "on" })).toMatchObject({ ok: false, errors: { registrationType: "Please choose one of the registration options" } });
+  });
+});
+
+describe("the schema's messages", () => {
+  const schema = registrationSchema(champCamp);
+  it("says 'This field is required' for every required field left blank", () => {
+    const r = validate(schema, { formSessionId: valid.formSessionId });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    for (const f of ["firstName", "lastName", "email", "phone", "grade", "gender", "schoolName", "emergencyContactName", "emergencyContactPhone"]) {
+      expect(r.errors[f], f).toBe(REGISTRATION_MESSAGES.required);
+    }
+    expect(r.errors.agrees).toBe("You must agree to the terms and conditions");
+    expect(r.errors.clubName).toBeUndefined();
+    expect(r.errors.specialRequirements).toBeUndefined();
+  });
+  it("checks the e-mail, both phones (10 digits) and the gender", () => {
+    const r = validate(schema, { ...valid, email: "nope@", phone: "555-1234", emergencyContactPhone: "1 (555) 123-45678", gender: "Other" });
+    expect(r).toMatchObject({
+      ok: false,
+      errors: {
+        email: "Please enter a valid email address",
+        phone: "Please enter a valid 10-digit phone number",
+        emergencyContactPhone: "Please enter a valid 10-digit phone number",
+        gender: "This field is required",
+      },
+    });
+  });
+  it("trims values and keeps them for the form", () => {
+    const r = validate(schema, { ...valid, registrationType: "1day", day2: "on", clubName: "  ", tShirtSize: "XL" });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.data).toMatchObject({ firstName: "Jordan", clubName: undefined, tShirtSize: "XL", dayIds: [12] });
+    expect(formValuesOf(r.data, champCamp)).toMatchObject({ firstName: "Jordan", registrationType: "1day", day2: "on", agrees: "on" });
+    expect(formValuesOf(r.data, champCamp).day1).toBeUndefined();
+  });
+  it("refuses a missing or malformed form session id", () => {
+    expect(validate(schema, { ...valid, formSessionId: "x" })).toMatchObject({ ok: false, errors: { formSessionId: expect.any(String) } });
+  });
+});

@@ -1,0 +1,147 @@
+import type { ReactNode } from "react";
+import { Widget } from "../../components/Widget.tsx";
+import type { PaymentPanelProps } from "../../../widgets/RegistrationSteps.tsx";
+import { formatPrice } from "../../../src/money.ts";
+
+const CHECKOUT_STEPS = ["Registration Form", "Processing", "Payment", "Complete"] as const;
+
+function CheckoutSteps({ step }: { step: number }) {
+  return (
+    <ol className="steps-bar steps-bar-4" aria-label="Checkout progress">
+      {CHECKOUT_STEPS.map((label, i) => (
+        <li key={label} className={i + 1 === step ? "is-current" : i + 1 < step ? "is-done" : undefined} aria-current={i + 1 === step ? "step" : undefined}>
+          <span className="steps-bar-number" aria-hidden="true">{i + 1}</span>
+          <span>{label}</span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** /stripe-checkout: laid out without the site header and footer. */
+function CheckoutShell({ step, children }: { step: number; children: ReactNode }) {
+  return (
+    <div className="section checkout-page">
+      <div className="container registration-container">
+        <CheckoutSteps step={step} />
+        {children}
+      </div>
+    </div>
+  );
+}
+
+export function CheckoutError({ message, retryHref }: { message: string; retryHref: string }) {
+  return (
+    <CheckoutShell step={2}>
+      <div className="card registration-section registration-unavailable" role="alert">
+        <h1>Payment Setup Error</h1>
+        <p>{message}</p>
+        <div className="registration-actions">
+          <a className="btn btn-primary" href={retryHref}>Try Again</a>
+          <a className="btn btn-secondary" href="/events">Return to Events</a>
+        </div>
+      </div>
+    </CheckoutShell>
+  );
+}
+
+export function CheckoutNotConfirmed({ children }: { children: ReactNode }) {
+  return <CheckoutShell step={3}>{children}</CheckoutShell>;
+}
+
+export function CheckoutComplete({ eventTitle, email }: { eventTitle: string; email: string }) {
+  return (
+    <CheckoutShell step={4}>
+      <div className="card registration-section registration-confirmed" role="status">
+        <h1>Registration Complete!</h1>
+        <p>{`Thank you for registering for ${eventTitle}.`}</p>
+        <p>A confirmation e-mail is on its way to <strong>{email}</strong>.</p>
+        <a className="btn btn-primary" href="/events">Return to Events</a>
+      </div>
+    </CheckoutShell>
+  );
+}
+
+export function CheckoutAlreadyPaid({ next }: { next: string }) {
+  return (
+    <CheckoutShell step={4}>
+      <div className="card registration-section registration-confirmed" role="status">
+        <h1>Payment Already Completed</h1>
+        <p>This payment has already gone through. Taking you to your confirmation...</p>
+        <a className="btn btn-primary" href={next}>Continue</a>
+      </div>
+    </CheckoutShell>
+  );
+}
+
+export interface CheckoutDetails {
+  eventTitle: string;
+  /** 'Full Camp' or 'Single Day' (the spec's two names), or the package for 1- and 2-day options. */
+  optionLabel: string;
+  athleteName: string;
+  email: string;
+  days: string[];
+  amountCents: number;
+  reservedUntil: string;
+}
+
+export function CheckoutPay({ details, panel }: { details: CheckoutDetails; panel: PaymentPanelProps }) {
+  return (
+    <CheckoutShell step={3}>
+      <header className="registration-header">
+        <h1>Complete Your Registration</h1>
+        <p className="lead">{details.eventTitle} · {details.optionLabel}</p>
+      </header>
+      <section className="card registration-section" aria-labelledby="checkout-details-heading">
+        <h2 id="checkout-details-heading">Registration Details</h2>
+        <dl className="summary-rows">
+          <div><dt>Athlete</dt><dd>{details.athleteName}</dd></div>
+          <div><dt>Email</dt><dd>{details.email}</dd></div>
+          <div><dt>Days</dt><dd>{details.days.join(", ")}</dd></div>
+          <div><dt>Amount</dt><dd>{formatPrice(details.amountCents)}</dd></div>
+          <div><dt>Place held until</dt><dd>{details.reservedUntil}</dd></div>
+        </dl>
+      </section>
+      <Widget name="CheckoutPayment" props={panel} />
+    </CheckoutShell>
+  );
+}
+
+export interface TeamCheckoutDetails {
+  eventTitle: string;
+  teamName: string | null;
+  coachName: string;
+  email: string;
+  athletes: { name: string; shirtSize: string }[];
+  pricePerAthleteCents: number;
+  amountCents: number;
+  reservedUntil: string;
+}
+
+/** /stripe-checkout?option=team: the coach's held team, then the same card form (and discount box) as individuals. */
+export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetails; panel: PaymentPanelProps }) {
+  return (
+    <CheckoutShell step={3}>
+      <header className="registration-header">
+        <h1>Complete Your Registration</h1>
+        <p className="lead">{details.eventTitle} · Team Registration</p>
+      </header>
+      <section className="card registration-section" aria-labelledby="checkout-details-heading">
+        <h2 id="checkout-details-heading">Registration Details</h2>
+        <dl className="summary-rows">
+          {details.teamName ? <div><dt>Team</dt><dd>{details.teamName}</dd></div> : null}
+          <div><dt>Coach</dt><dd>{details.coachName}</dd></div>
+          <div><dt>Email</dt><dd>{details.email}</dd></div>
+          <div><dt>Athletes</dt><dd data-testid="team-athlete-count">{details.athletes.length}</dd></div>
+          <div><dt>Price per athlete</dt><dd>{formatPrice(details.pricePerAthleteCents)}</dd></div>
+          <div><dt>Amount</dt><dd>{formatPrice(details.amountCents)}</dd></div>
+          <div><dt>Places held until</dt><dd>{details.reservedUntil}</dd></div>
+        </dl>
+        <ol className="team-roster">
+          {details.athletes.map((a, i) => <li key={i}>{`${a.name} `}<span className="muted">{`(${a.shirtSize})`}</span></li>)}
+        </ol>
+      </section>
+      <Widget name="CheckoutPayment" props={panel} />
+    </CheckoutShell>
+  );
+}

@@ -1,0 +1,82 @@
+import type { ReactNode } from "react";
+import { REGISTRATION_MESSAGES } from "../../../src/registration/rules.ts";
+import { coachEvent, type CoachRegistrationState } from "../../../src/coaches/rules.ts";
+import type { EventDetail } from "../../../src/events/types.ts";
+import { StepsBar } from "../../../widgets/RegistrationSteps.tsx";
+import { Widget } from "../../components/Widget.tsx";
+
+/**
+ * /register/{id}: the header with the event's date and place, then the step content. An event that takes college
+ * coach requests shows 'College Coach Registration': the coach dialog while requests are open (a link to the coach
+ * page without JavaScript), else the plain link, whose page says requests are closed.
+ */
+export function RegisterPage({ event, coachRegistration, children }: { event: EventDetail; coachRegistration: CoachRegistrationState; children: ReactNode }) {
+  return (
+    <section className="section registration-page">
+      <div className="container registration-container">
+        <p className="back-link">
+          <a href={`/events/${event.id}`}><span aria-hidden="true">←&nbsp;</span>Back to Event</a>
+        </p>
+        <header className="registration-header">
+          <h1>Register for {event.title}</h1>
+          <p className="lead">{event.dateText} · {event.location}</p>
+          {coachRegistration === "open" ? (
+            <Widget name="CoachRequestDialog" props={{ event: coachEvent(event), buttonClassName: "btn btn-secondary" }} />
+          ) : coachRegistration === "closed" ? (
+            <a className="btn btn-secondary" href={`/coach-registration?eventId=${event.id}`}>College Coach Registration</a>
+          ) : null}
+        </header>
+        {children}
+      </div>
+    </section>
+  );
+}
+
+/** Registration is not possible now (closed, or every place taken): said plainly, with the way back. */
+export function RegistrationUnavailable({ title, message, eventId }: { title: string; message: string; eventId: number }) {
+  return (
+    <div className="card registration-section registration-unavailable" role="status">
+      <h2>{title}</h2>
+      <p>{message}</p>
+      <a className="btn btn-primary" href={`/events/${eventId}`}>Back to Event</a>
+    </div>
+  );
+}
+
+/** Step 3 as a page: shown only for a payment the server has confirmed for this visitor's registration. */
+export function RegistrationConfirmed({ email, reference, eventTitle, free = false }: { email: string; reference: string; eventTitle: string; free?: boolean }) {
+  return (
+    <>
+      <StepsBar step={3} />
+      <div className="card registration-section registration-confirmed" role="status">
+        <h2>{free ? "Registration Complete!" : REGISTRATION_MESSAGES.confirmedTitle}</h2>
+        <p>{`You are registered for ${eventTitle}.`} Registration reference <strong>{reference}</strong>.</p>
+        <p>A confirmation e-mail with your registration details and a calendar file is on its way to <strong>{email}</strong>.</p>
+        <a className="btn btn-primary" href="/">Return to Home</a>
+      </div>
+    </>
+  );
+}
+
+/** Anything that is not a payment confirmed for this visitor: neutral, with the way to reach the brand. */
+export function RegistrationNotConfirmed({ email, phone, title = "Payment Not Confirmed", message }: { email: string; phone: string; title?: string; message?: string }) {
+  return (
+    <div className="card registration-section registration-unconfirmed" role="status">
+      <h2>{title}</h2>
+      <p>{message ?? "We could not confirm a payment for your registration from this page. If you were charged, your registration is safe: we will e-mail you as soon as the payment is recorded."}</p>
+      <p>Questions? Write to <a href={`mailto:${email}`}>{email}</a> or call {phone}.</p>
+      <a className="btn btn-secondary" href="/events">Return to Events</a>
+    </div>
+  );
+}
+
+export function RegistrationNotFoundPage() {
+  return (
+    <section className="page-center">
+      <p className="eyebrow">Registration</p>
+      <h1 className="display">{REGISTRATION_MESSAGES.notFoundTitle}</h1>
+      <p className="lead">{REGISTRATION_MESSAGES.notFound}</p>
+      <a className="btn btn-primary" href="/events">Back to Events</a>
+    </section>
+  );
+}
