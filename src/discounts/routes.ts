@@ -1,0 +1,162 @@
+import { Router, type Request, type Response } from "express";
+import * as z from "zod";
+import type { RateLimiterFactory } from "../http/rateLimit.ts";
+import { flashToast } from "../http/pageContext.ts";
+import { parseEventId } from "../events/rules.ts";
+import type { RegistrationDeps } from "../registration/individual.ts";
+import * as registrations from "../registration/repository.ts";
+import type { Registration } from "../registration/repository.ts";
+import { centsToDollars as dollars } from "../money.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, type DiscountAmount } from "./rules.ts";
+import { DiscountRefused, applyDiscount, completeFree, removeDiscount } from "./registrationDiscounts.ts";
+
+/** Attempts per window against guessing: per visitor (session), and per address (several visitors behind one). */
+export const DISCOUNT_RATE_LIMITS = {
+  visitor: { windowMs: 15 * 60_000, limit: 20 },
+  address: { windowMs: 15 * 60_000, limit: 60 },
+} as const;
+
+const body = z.object({
+  discountCode: z.unknown().optional(),
+  /** The spec sends it; the amount is always computed from the visitor's pending registration. */
+  originalPrice: z.unknown().optional(),
+  eventId: z.unknown().optional(),
+  remove: z.unknown().optional(),
+  /** 'team' on the team checkout: the coach's team registration, not an individual one. */
+  option: z.unknown().optional(),
+});
+
+const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
+
+function discountJson(code: string, listCents: number, amount: DiscountAmount) {
+  return {
+    code,
+    discountAmount: dollars(amount.offCents),
+    finalPrice: dollars(amount.finalCents),
+    originalPrice: dollars(listCents),
+    discountAmountCents: amount.offCents,
+    finalPriceCents: amount.finalCents,
+    isFree: amount.free,
+  };
+}
+
+/** POST /api/validate-discount, its form twin, and free registrations (JSON and form). */
+export function discountRoutes(deps: RegistrationDeps & { rateLimiter: RateLimiterFactory }): Router {
+  const router = Router();
+  const message = DISCOUNT_REASONS.rateLimited;
+  const perVisitor = deps.rateLimiter({ name: "discount-visitor", ...DISCOUNT_RATE_LIMITS.visitor, message, per: "session" });
+  const perAddress = deps.rateLimiter({ name: "discount-address", ...DISCOUNT_RATE_LIMITS.address, message });
+  const limits = [perAddress, perVisitor];
+  const freeLimit = deps.rateLimiter({ name: "free-registration", windowMs: 60_000, limit: 30, message: "Too many registration attempts from your connection. Please wait a minute and try again." });
+
+  /** The visitor's own registration for the event, their team's with option 'team' (or the newest one they started). */
+  async function ownRegistration(req: Request, rawEventId: unknown, option?: unknown): Promise<Registration | undefined> {
+    const eventId = parseEventId(typeof rawEventId === "number" ? String(rawEventId) : rawEventId);
+    const own = option === "team" ? req.session?.teamRegistrations : req.session?.registrations;
+    const reference = eventId !== null ? own?.[String(eventId)] : req.session?.registrationRefs?.at(-1);
+    return reference ? registrations.findByReference(deps.db, reference) : undefined;
+  }
+
+  function refused(res: Response, err: DiscountRefused) {
+    const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : err.status === 409 ? DISCOUNT_TEXT.errorTitle : DISCOUNT_TEXT.invalidTitle;
+    res.status(err.status).json({ success: false, valid: false, title, message: err.message, error: err.message });
+  }
+
+  function failed(req: Request, res: Response, err: unknown) {
+    req.log.error({ err: (err as Error).message }, "discount code could not be applied");
+    res.status(503).json({ success: false, valid: false, title: DISCOUNT_TEXT.errorTitle, message: DISCOUNT_TEXT.error, error: DISCOUNT_TEXT.error });
+  }
+
+  router.post("/api/validate-discount", ...limits, async (req, res) => {
+    const parsed = body.safeParse(req.body ?? {});
+    const input = parsed.success ? parsed.data : {};
+    try {
+      const registration = await ownRegistration(req, input.eventId, input.option);
+      const remove = input.remove === true || input.remove === "true";
+      if (!remove && !codeText(input.discountCode).trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
+      if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      if (remove) {
+        const { clientSecret } = await removeDiscount(deps, registration);
+        return void res.json({ success: true, valid: false, removed: true, clientSecret, finalPriceCents: registration.listPriceCents, finalPrice: dollars(registration.listPriceCents) });
+      }
+      const applied = await applyDiscount(deps, registration, codeText(input.discountCode));
+      const discount = discountJson(applied.code, applied.listCents, applied.amount);
+      if (!applied.paymentUpdated) {
+        return void res.json({ success: true, valid: true, title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh, refreshRequired: true, discount });
+      }
+      const { title, message } = appliedMessage(applied.amount);
+      res.json({ success: true, valid: true, title, message, discount, clientSecret: applied.clientSecret, isFreeRegistration: applied.amount.free });
+    } catch (err) {
+      if (err instanceof DiscountRefused) return refused(res, err);
+      failed(req, res, err);
+    }
+  });
+
+  // The spec's free-registration form of stripe-payment-success; paid ones go on to the registration routes.
+  const isFree = (req: Request) => req.body?.freeRegistration === true || req.body?.freeRegistration === "true";
+  router.post("/api/events/:id/stripe-payment-success", (req, _res, next) => next(isFree(req) ? undefined : "route"), freeLimit, async (req, res) => {
+    try {
+      const registration = await ownRegistration(req, req.params.id, req.body?.option);
+      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      const outcome = await completeFree(deps, registration, codeText(req.body.discountCode));
+      res.json({ success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference });
+    } catch (err) {
+      if (err instanceof DiscountRefused) {
+        return void res.status(err.status).json({ success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message });
+      }
+      req.log.error({ err: (err as Error).message }, "free registration failed");
+      res.status(503).json({ success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: DISCOUNT_TEXT.freeFailed, message: DISCOUNT_TEXT.freeFailed });
+    }
+  });
+
+  // ---- without JavaScript: form posts that redirect back with a toast ----
+  const team = (req: Request) => (req.body?.option === "team" ? "&option=team" : "");
+  const backTo = (req: Request, eventId: string) => (req.body?.from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}` : `/register/${eventId}?step=payment`);
+
+  router.post("/register/:id/discount", ...limits, async (req, res) => {
+    const eventId = String(parseEventId(req.params.id) ?? "");
+    if (!eventId) return void res.redirect(303, "/events");
+    try {
+      const registration = await ownRegistration(req, req.params.id, req.body?.option);
+      if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      if (req.body?.remove) {
+        await removeDiscount(deps, registration);
+        flashToast(req, { title: "Discount Removed", description: "The discount code was removed.", variant: "default" });
+      } else {
+        const code = codeText(req.body?.discountCode);
+        if (!code.trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
+        const applied = await applyDiscount(deps, registration, code);
+        const { title, message } = applied.paymentUpdated ? appliedMessage(applied.amount) : { title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh };
+        flashToast(req, { title, description: message, variant: "success" });
+      }
+    } catch (err) {
+      if (!(err instanceof DiscountRefused)) {
+        req.log.error({ err: (err as Error).message }, "discount code could not be applied");
+        flashToast(req, { title: DISCOUNT_TEXT.errorTitle, description: DISCOUNT_TEXT.error, variant: "destructive" });
+      } else {
+        const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
+        flashToast(req, { title, description: err.message, variant: "destructive" });
+        if (err.status === 409) return void res.redirect(303, req.body?.option === "team" ? `/team-register/${eventId}` : `/register/${eventId}`);
+      }
+    }
+    res.redirect(303, backTo(req, eventId));
+  });
+
+  router.post("/register/:id/free", freeLimit, async (req, res) => {
+    const eventId = String(parseEventId(req.params.id) ?? "");
+    if (!eventId) return void res.redirect(303, "/events");
+    try {
+      const registration = await ownRegistration(req, req.params.id, req.body?.option);
+      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      await completeFree(deps, registration, codeText(req.body?.discountCode));
+      return void res.redirect(303, req.body?.from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}&success=true` : `/register/${eventId}?paymentSuccess=true`);
+    } catch (err) {
+      const description = err instanceof DiscountRefused ? err.message : DISCOUNT_TEXT.freeFailedUnexpected;
+      if (!(err instanceof DiscountRefused)) req.log.error({ err: (err as Error).message }, "free registration failed");
+      flashToast(req, { title: DISCOUNT_TEXT.freeFailedTitle, description, variant: "destructive" });
+      res.redirect(303, backTo(req, eventId));
+    }
+  });
+
+  return router;
+}
