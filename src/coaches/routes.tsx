@@ -1,0 +1,230 @@
+import { Router, type Request, type RequestHandler, type Response } from "express";
+import multer from "multer";
+import type { Db } from "../db/knex.ts";
+import type { Site } from "../site.ts";
+import type { Outbox } from "../email/outbox.ts";
+import type { RateLimiterFactory } from "../http/rateLimit.ts";
+import { renderPage } from "../http/render.tsx";
+import { emptyForm, sendInvalid, validate, type FieldErrors, type FormState } from "../http/forms.ts";
+import { flashToast } from "../http/pageContext.ts";
+import { HttpError } from "../http/errors.ts";
+import { findEvent } from "../events/repository.ts";
+import { EVENT_LOAD_FAILED, EVENT_NOT_FOUND, EVENT_NOT_FOUND_TEXT, EVENT_NOT_FOUND_TITLE, parseEventId } from "../events/rules.ts";
+import type { EventDetail } from "../events/types.ts";
+import {
+  checkLogoContent,
+  coachEvent,
+  coachRegistrationState,
+  LOGO_FIELD,
+  LOGO_MAX_BYTES,
+  LOGO_MESSAGES,
+  LOGO_SNIFF_BYTES,
+  type CoachEvent,
+  type LogoType,
+} from "./rules.ts";
+import { COACH_MESSAGES, coachRequestSchema, type CoachRequest } from "./schemas.ts";
+import { removeLogo, storeLogo, type StoredLogo } from "./logoStore.ts";
+import { saveCoachRequest } from "./repository.ts";
+import { CoachRegistrationPage } from "../../views/pages/coaches/CoachRegistrationPage.tsx";
+import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";
+
+export interface CoachRequestDeps {
+  db: Db;
+  site: Site;
+  outbox: Outbox;
+  brandInbox: string;
+  uploadDir: string;
+  rateLimiter: RateLimiterFactory;
+  now?: () => Date;
+}
+
+export const COACH_PAGE = "/coach-registration";
+export const COACH_API = "/api/clinician-request";
+
+/** Both coach request endpoints together allow this many posts per visitor per window. */
+export const COACH_REQUEST_RATE_LIMIT = { windowMs: 15 * 60_000, limit: 10 } as const;
+const RATE_LIMITED = "Too many registrations from your connection. Please wait a few minutes and try again.";
+const UNREADABLE = "The form could not be read. Please reload the page and try again.";
+
+declare module "express-serve-static-core" {
+  interface Locals {
+    /** Set when multer refused the logo for its size: the form is re-shown with this message. */
+    logoRefusal?: string;
+  }
+}
+
+/**
+ * The multipart body of the coach request posts (fields and one logo, held in memory, never on disk here), parsed
+ * by multer with the 5 MB limit. It runs before the CSRF check, which then reads `_csrf` from these fields; a
+ * refused request therefore leaves nothing behind.
+ */
+function logoUpload(): RequestHandler {
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: LOGO_MAX_BYTES, files: 1, fields: 40, parts: 41, fieldSize: 16 * 1024, fieldNameSize: 100, fieldNestingDepth: 0 },
+  }).single(LOGO_FIELD);
+  return (req, res, next) => {
+    upload(req, res, (err: unknown) => {
+      if (!err) return next();
+      if (err instanceof multer.MulterError && err.code === "LIMIT_FILE_SIZE") {
+        // The fields before the file were read; the rest of the form is re-shown with the size message.
+        res.locals.logoRefusal = LOGO_MESSAGES.size;
+        return next();
+      }
+      if (err instanceof multer.MulterError && (err.code === "LIMIT_FILE_COUNT" || err.code === "LIMIT_UNEXPECTED_FILE")) {
+        return next(new HttpError(400, LOGO_MESSAGES.single, "Bad request"));
+      }
+      next(err instanceof multer.MulterError ? new HttpError(400, UNREADABLE, "Bad request") : err);
+    });
+  };
+}
+
+type Loaded = { ok: true; event: EventDetail } | { ok: false; status: number; message: string };
+
+/** The event a request is for: it must exist and offer coach registration. */
+async function loadEvent(db: Db, rawId: unknown): Promise<Loaded> {
+  const id = parseEventId(typeof rawId === "number" ? String(rawId) : rawId);
+  const event = id === null ? null : await findEvent(db, id);
+  if (!event) return { ok: false, status: 404, message: EVENT_NOT_FOUND };
+  if (!event.coachRegistration) return { ok: false, status: 404, message: COACH_MESSAGES.notOffered };
+  return { ok: true, event };
+}
+
+/** The logo sent with the request, checked by its content: its type, or the field error. */
+function receivedLogo(req: Request, res: Response): { type: LogoType; content: Buffer } | { error: string } | undefined {
+  if (res.locals.logoRefusal) return { error: res.locals.logoRefusal };
+  const file = req.file;
+  if (!file) return undefined;
+  const checked = checkLogoContent(file.size, file.buffer.subarray(0, LOGO_SNIFF_BYTES));
+  return checked.ok ? { type: checked.type, content: file.buffer } : { error: checked.message };
+}
+
+/** Form values as sent, without the token and the event id (kept for re-showing the form). */
+function sentValues(req: Request): Record<string, unknown> {
+  const { _csrf: _token, eventId: _event, ...values } = { ...((req.body ?? {}) as Record<string, unknown>) };
+  return values;
+}
+
+type Checked =
+  | { ok: true; request: CoachRequest; logo: { type: LogoType; content: Buffer } | undefined }
+  | { ok: false; errors: FieldErrors; message: string; logoAccepted: boolean };
+
+/** The fields by the shared schema and the logo by its content; every problem at once, keyed by field. */
+function check(req: Request, res: Response, event: CoachEvent): Checked {
+  const result = validate(coachRequestSchema(event.days.map((d) => d.date)), sentValues(req));
+  const logo = receivedLogo(req, res);
+  const logoError = logo && "error" in logo ? logo.error : undefined;
+  if (result.ok && !logoError) return { ok: true, request: result.data, logo: logo && !("error" in logo) ? logo : undefined };
+  const errors: FieldErrors = { ...(result.ok ? {} : result.errors), ...(logoError ? { [LOGO_FIELD]: logoError } : {}) };
+  return { ok: false, errors, message: Object.values(errors)[0] ?? UNREADABLE, logoAccepted: Boolean(logo) && !logoError };
+}
+
+/** The logo is written first (outside the transaction) and removed again if the request cannot be saved. */
+async function save(deps: CoachRequestDeps, event: CoachEvent, checked: Extract<Checked, { ok: true }>): Promise<number> {
+  const logo: StoredLogo | undefined = checked.logo ? await storeLogo(deps.uploadDir, checked.logo.content, checked.logo.type) : undefined;
+  try {
+    const id = await saveCoachRequest(deps.db, { event, request: checked.request, logo, brand: deps.site.displayName, brandInbox: deps.brandInbox });
+    deps.outbox.wake();
+    return id;
+  } catch (err) {
+    if (logo) await removeLogo(logo);
+    throw err;
+  }
+}
+
+/**
+ * College coach requests: `beforeCsrf` parses the multipart posts (mounted ahead of the CSRF check), `routes`
+ * rate-limits them and serves the page, its form post and POST /api/clinician-request.
+ */
+export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router; routes: Router } {
+  const { db, now = () => new Date() } = deps;
+  const beforeCsrf = Router();
+  beforeCsrf.post([COACH_PAGE, COACH_API], logoUpload());
+
+  const routes = Router();
+  // Counted after the CSRF check, so a forged post cannot use up a coach's allowance.
+  routes.post([COACH_PAGE, COACH_API], deps.rateLimiter({ name: "coach-request", ...COACH_REQUEST_RATE_LIMIT, message: RATE_LIMITED }));
+  const page = (req: Request, res: Response, event: EventDetail, opts: { open: boolean; form?: FormState; logoNote?: string; status?: number }) =>
+    renderPage(req, res, <CoachRegistrationPage event={coachEvent(event)} open={opts.open} form={opts.form ?? emptyForm} logoNote={opts.logoNote} />, {
+      title: "College Coach Registration",
+      description: `College coaches: request to attend the ${event.title} (${event.dateText}, ${event.location}).`,
+      status: opts.status,
+    });
+  const notFound = (req: Request, res: Response, status: number, message: string) =>
+    renderPage(req, res, <EventNotFoundPage message={message === EVENT_NOT_FOUND ? EVENT_NOT_FOUND_TEXT : message} />, {
+      title: EVENT_NOT_FOUND_TITLE,
+      description: message,
+      status,
+      noindex: true,
+    });
+  const unavailable = (req: Request, res: Response, err: unknown, json: boolean) => {
+    req.log.error({ err }, "coach registration event could not be loaded");
+    res.set("retry-after", "30");
+    if (json) res.status(503).json({ success: false, error: EVENT_LOAD_FAILED });
+    else notFound(req, res, 503, EVENT_LOAD_FAILED);
+  };
+
+  routes.get(COACH_PAGE, async (req, res) => {
+    let loaded: Loaded;
+    try {
+      loaded = await loadEvent(db, req.query.eventId);
+    } catch (err) {
+      return unavailable(req, res, err, false);
+    }
+    if (!loaded.ok) return notFound(req, res, loaded.status, loaded.message);
+    page(req, res, loaded.event, { open: coachRegistrationState(loaded.event, now()) === "open" });
+  });
+
+  routes.post(COACH_PAGE, async (req, res) => {
+    let loaded: Loaded;
+    try {
+      loaded = await loadEvent(db, (req.body as Record<string, unknown> | undefined)?.eventId);
+    } catch (err) {
+      return unavailable(req, res, err, false);
+    }
+    if (!loaded.ok) return notFound(req, res, loaded.status, loaded.message);
+    const event = coachEvent(loaded.event);
+    if (coachRegistrationState(loaded.event, now()) !== "open") return page(req, res, loaded.event, { open: false, status: 409 });
+    const values = sentValues(req);
+    const checked = check(req, res, event);
+    if (!checked.ok) {
+      flashToast(req, { ...COACH_MESSAGES.validationToast, variant: "destructive" });
+      const logoNote = checked.logoAccepted ? "Your logo was fine but is not kept while the form has errors: please attach it again." : undefined;
+      return page(req, res, loaded.event, { open: true, form: { values, errors: checked.errors }, logoNote, status: 400 });
+    }
+    try {
+      await save(deps, event, checked);
+    } catch (err) {
+      // Nothing was saved: the coach keeps the form and is told, instead of an error page.
+      req.log.error({ err }, "coach request could not be saved");
+      flashToast(req, { ...COACH_MESSAGES.failed, variant: "destructive" });
+      return page(req, res, loaded.event, { open: true, form: { values, errors: {} }, status: 503 });
+    }
+    flashToast(req, { ...COACH_MESSAGES.submitted, variant: "success" });
+    res.redirect(303, `/events/${event.id}`);
+  });
+
+  routes.post(COACH_API, async (req, res) => {
+    let loaded: Loaded;
+    try {
+      loaded = await loadEvent(db, (req.body as Record<string, unknown> | undefined)?.eventId);
+    } catch (err) {
+      return unavailable(req, res, err, true);
+    }
+    if (!loaded.ok) {
+      res.status(loaded.status).json({ success: false, error: loaded.message });
+      return;
+    }
+    if (coachRegistrationState(loaded.event, now()) !== "open") {
+      res.status(409).json({ success: false, error: COACH_MESSAGES.closed });
+      return;
+    }
+    const event = coachEvent(loaded.event);
+    const checked = check(req, res, event);
+    if (!checked.ok) return sendInvalid(res, checked);
+    const id = await save(deps, event, checked);
+    res.status(201).json({ success: true, id, message: COACH_MESSAGES.submitted.title });
+  });
+
+  return { beforeCsrf, routes };
+}
