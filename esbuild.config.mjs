@@ -2,6 +2,7 @@
 // and the site CSS, with content-hashed names, a metafile, and a manifest the server reads.
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 import * as esbuild from "esbuild";
 
 const outdir = "public/build";
@@ -22,6 +23,8 @@ const result = await esbuild.build({
   entryNames: "[name]-[hash]",
   chunkNames: "chunk-[hash]",
   assetNames: "asset-[hash]",
+  // Font files named in views/styles/fonts.css are copied into the build (hashed) and preloaded by the server.
+  loader: { ".woff2": "file" },
   jsx: "automatic",
   metafile: true,
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
@@ -31,7 +34,7 @@ const result = await esbuild.build({
 
 // manifest: entry name -> public URL, and for each widget the chunks it needs (for modulepreload).
 const url = (file) => `/${path.relative("public", file).split(path.sep).join("/")}`;
-const manifest = { entries: {}, widgets: {} };
+const manifest = { entries: {}, widgets: {}, fonts: [] };
 const outputs = result.metafile.outputs;
 const staticImports = (file, seen = new Set()) => {
   for (const imp of outputs[file]?.imports ?? []) {
@@ -71,6 +74,16 @@ const fakeStripe = await esbuild.build({
 for (const file of Object.keys(fakeStripe.metafile.outputs)) {
   if (file.endsWith(".js")) manifest.entries["fakeStripeJs.js"] = { url: url(file), imports: [] };
 }
+manifest.fonts = Object.keys(outputs).filter((f) => f.endsWith(".woff2")).map(url).sort();
 fs.writeFileSync(path.join(outdir, "manifest.json"), JSON.stringify(manifest, null, 2));
+// Precompressed once here at the highest levels, so the server never compresses an asset per request.
+let precompressed = 0;
+for (const name of fs.readdirSync(outdir)) {
+  if (!/\.(js|css|svg)$/.test(name)) continue;
+  const content = fs.readFileSync(path.join(outdir, name));
+  fs.writeFileSync(path.join(outdir, `${name}.br`), zlib.brotliCompressSync(content, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: content.length } }));
+  fs.writeFileSync(path.join(outdir, `${name}.gz`), zlib.gzipSync(content, { level: 9 }));
+  precompressed++;
+}
 fs.writeFileSync(path.join(outdir, "meta.json"), JSON.stringify(result.metafile));
-console.log(`built ${Object.keys(outputs).filter((f) => !f.endsWith(".map")).length} files into ${outdir}`);
+console.log(`built ${Object.keys(outputs).filter((f) => !f.endsWith(".map")).length} files into ${outdir} (${precompressed} precompressed: brotli and gzip)`);

@@ -1,6 +1,13 @@
-import { createElement } from "react";
-import { hydrateRoot } from "react-dom/client";
+// The one script of pages with widgets. It holds no React itself: each widget loads its code (React among it)
+// when it is needed: at once (`data-load="eager"`, the default), when it is about to scroll into view
+// (`visible`), or at the first hover, focus or touch of its trigger (`interaction`, e.g. a modal's opening
+// links; a click that comes first waits for the widget and is then replayed).
 import { widgetLoaders, type WidgetName } from "./loaders.ts";
+
+// zod compiles parsers with `new Function` unless told not to; under our CSP (no unsafe-eval) even its probe is
+// reported as a violation. zod keeps its configuration on this global (`z.config()` writes there too), so setting
+// it before any widget loads turns the JIT off without shipping zod's core in this script.
+(globalThis as { __zod_globalConfig?: { jitless?: boolean } }).__zod_globalConfig = { jitless: true };
 
 function readProps(id: string): Record<string, unknown> {
   const el = document.getElementById(`${id}-props`);
@@ -8,14 +15,62 @@ function readProps(id: string): Record<string, unknown> {
 }
 
 async function hydrate(el: HTMLElement): Promise<void> {
-  const name = el.dataset.widget as WidgetName;
-  const load = widgetLoaders[name];
+  const load = widgetLoaders[el.dataset.widget as WidgetName];
   if (!load) return;
-  const { default: Component } = await load();
-  hydrateRoot(el, createElement(Component as never, readProps(el.id) as never), { identifierPrefix: el.id });
+  const [{ createElement, hydrateRoot, useEffect }, { default: Component }] = await Promise.all([import("./runtime.ts"), load()]);
+  // Resolves once the widget's own effects (its event listeners) have run: children's effects run before their parent's.
+  await new Promise<void>((resolve) => {
+    function Ready({ children }: { children: ReturnType<typeof createElement> }) {
+      useEffect(() => resolve(), []);
+      return children;
+    }
+    hydrateRoot(el, createElement(Ready, null, createElement(Component as never, readProps(el.id) as never)), { identifierPrefix: el.id });
+  });
   el.dataset.hydrated = "true";
 }
 
+const started = new WeakMap<HTMLElement, Promise<void>>();
+function start(el: HTMLElement): Promise<void> {
+  let running = started.get(el);
+  if (!running) {
+    running = hydrate(el);
+    running.catch((err: unknown) => console.error(`widget ${el.dataset.widget} failed to start`, err));
+    started.set(el, running);
+  }
+  return running;
+}
+
+const nearView = new IntersectionObserver(
+  (entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      nearView.unobserve(entry.target);
+      void start(entry.target as HTMLElement);
+    }
+  },
+  { rootMargin: "300px 0px" },
+);
+
+function onInteraction(el: HTMLElement): void {
+  const selector = el.dataset.trigger;
+  const isTrigger = (target: EventTarget | null) => target instanceof Element && (selector ? target.closest(selector) : el.contains(target) ? el : null);
+  const early = () => void start(el);
+  for (const type of ["pointerover", "focusin", "touchstart"]) document.addEventListener(type, (e) => isTrigger(e.target) && early(), { passive: true });
+  document.addEventListener(
+    "click",
+    (e) => {
+      const trigger = isTrigger(e.target);
+      if (!(trigger instanceof HTMLElement) || el.dataset.hydrated) return;
+      e.preventDefault();
+      void start(el).then(() => trigger.click());
+    },
+    true,
+  );
+}
+
 for (const el of document.querySelectorAll<HTMLElement>("[data-widget]")) {
-  hydrate(el).catch((err: unknown) => console.error(`widget ${el.dataset.widget} failed to start`, err));
+  const mode = el.dataset.load ?? "eager";
+  if (mode === "visible") nearView.observe(el);
+  else if (mode === "interaction") onInteraction(el);
+  else void start(el);
 }

@@ -1,4 +1,5 @@
-// The one list of widgets: boot.ts loads them lazily in the browser (a chunk each), the server loads them all at start.
+// The widgets as the browser loads them: boot.ts imports each placed widget lazily (a chunk each). The server
+// imports the same widgets statically in registry.ts; the type check keeps both lists naming the same widgets.
 export const widgetLoaders = {
   TestCounter: () => import("./TestCounter.tsx"),
   ProductPicker: () => import("./ProductPicker.tsx"),
@@ -11,6 +12,10 @@ export const widgetLoaders = {
   PortfolioSets: () => import("./PortfolioSets.tsx"),
   CartStepper: () => import("./CartStepper.tsx"),
   CardForm: () => import("./CardForm.tsx"),
+  RegistrationSteps: () => import("./RegistrationSteps.tsx"),
+  CheckoutPayment: () => import("./CheckoutPayment.tsx"),
+  CoachRequestDialog: () => import("./CoachRequestDialog.tsx"),
+  TeamForm: () => import("./TeamForm.tsx"),
 };
 
 export type WidgetName = keyof typeof widgetLoaders;

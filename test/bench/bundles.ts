@@ -77,3 +77,16 @@ if (boot) {
     row(`page with ${path.basename(entry).replace(/\.tsx?$/, "")} (${files.size} files)`, total(files));
   }
 }
+
+// The stylesheet every page loads (budget: 12 KB gzip) and the self-hosted fonts it names (preloaded, fetched once).
+const CSS_BUDGET_GZIP = 12 * 1024;
+console.log("\nstylesheet and fonts (every page):");
+for (const file of Object.keys(outputs).filter((f) => f.endsWith(".css"))) {
+  const content = fs.readFileSync(path.join(root, file));
+  const s = { raw: content.length, gzip: gzipSync(content, { level: 9 }).length };
+  row(`css ${path.basename(file)} ${s.gzip <= CSS_BUDGET_GZIP ? "within" : "OVER"} the 12 KB gzip budget`, s);
+}
+for (const file of Object.keys(outputs).filter((f) => f.endsWith(".woff2"))) {
+  const raw = fs.statSync(path.join(root, file)).size;
+  row(`font ${path.basename(file)} (woff2 is already compressed)`, { raw, gzip: raw });
+}

@@ -1,0 +1,183 @@
+/**
+ * `npm run bench`: every page type under load against the static-file limit, with the budgets of the
+ * performance issue. Starts the site with production settings on MySQL + Redis (a fresh database and key
+ * prefix, removed afterwards; `--embedded` uses SQLite and in-process sessions instead), warms each page,
+ * measures it with autocannon (50 connections), then serves the very bytes it answered as a static file
+ * from a bare Express server and measures that too. Prints the table, writes bench/results.json (the
+ * `http` part; `npm run bench:browser` writes the `browser` part) and exits 1 when a budget is broken.
+ *
+ *   npm run bench [-- --embedded] [-- --duration 5] [-- /path ...]
+ *   BENCH_DATABASE_URL (default mysql://root@127.0.0.1:3306), BENCH_REDIS_URL (default redis://127.0.0.1:6379)
+ *
+ * Requests carry no Accept-Encoding, so both servers send the same uncompressed bytes.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { PUBLIC_URL, proxyHeaders, startBenchSite, writeResults } from "./site.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const args = process.argv.slice(2);
+const embedded = args.includes("--embedded");
+const durationArg = args.indexOf("--duration");
+const duration = durationArg >= 0 ? Number(args[durationArg + 1]) : 5;
+const onlyPaths = args.filter((a, i) => a.startsWith("/") && args[i - 1] !== "--duration");
+const CONNECTIONS = 50;
+const BUDGET = { ratio: 0.5, p99Ms: 50 };
+
+/** Every page type; the registration pages join when the site has them (another answer than 200 leaves them out). */
+const PAGES: { path: string; cart?: boolean; optional?: boolean }[] = [
+  { path: "/" },
+  { path: "/shop" },
+  { path: "/shop/heavyweight-tee" },
+  { path: "/cart", cart: true },
+  { path: "/events" },
+  { path: "/events/2" },
+  { path: "/custom-apparel" },
+  { path: "/contact" },
+  { path: "/about" },
+  { path: "/api/events/2" },
+  { path: "/register/2", optional: true },
+  { path: "/team-register/2", optional: true },
+  { path: "/stripe-checkout", optional: true },
+];
+
+function cookiesOf(res: Response, jar: Map<string, string>): void {
+  for (const line of res.headers.getSetCookie()) {
+    const [pair] = line.split(";");
+    const eq = pair!.indexOf("=");
+    jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+  }
+}
+const cookieHeader = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+
+/** A shopper with three items in the cart (three sizes of the tee): the cookie that /cart is measured with. */
+async function shopperCookie(base: string): Promise<string> {
+  const jar = new Map<string, string>();
+  const page = await fetch(`${base}/shop/heavyweight-tee`, { headers: proxyHeaders });
+  cookiesOf(page, jar);
+  const token = /<meta name="csrf-token" content="([^"]*)"/.exec(await page.text())?.[1] ?? "";
+  for (const variantId of ["2001", "2002", "2003"]) {
+    const res = await fetch(`${base}/api/cart/add`, {
+      method: "POST",
+      headers: { ...proxyHeaders, "content-type": "application/json", "x-csrf-token": token, cookie: cookieHeader(jar), origin: PUBLIC_URL },
+      body: JSON.stringify({ shopifyProductId: "1001", shopifyVariantId: variantId, quantity: 1 }),
+    });
+    cookiesOf(res, jar);
+    if (!res.ok) throw new Error(`adding to the cart failed: ${res.status} ${await res.text()}`);
+  }
+  return cookieHeader(jar);
+}
+
+function startStatic(dir: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "test/bench/staticServer.ts"), dir], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+      const m = /static listening on (\d+)/.exec(out);
+      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, stop: () => child.kill("SIGTERM") });
+    });
+    child.once("exit", (code) => reject(new Error(`static server exited with ${code}`)));
+  });
+}
+
+async function measure(url: string, headers: Record<string, string>, seconds: number) {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, requests: r.requests.total };
+}
+
+interface Row {
+  path: string;
+  bytes: number;
+  app: Awaited<ReturnType<typeof measure>>;
+  static: Awaited<ReturnType<typeof measure>>;
+  ratio: number;
+  broken: string[];
+}
+
+const site = await startBenchSite({ embedded });
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-static-"));
+const rows: Row[] = [];
+const problems: string[] = [];
+let sessionCheck: { anonymousGets: number; keysBefore: number; keysAfter: number; sessionsBefore: number; sessionsAfterCartAdd: number } | undefined;
+try {
+  const base = site.url;
+  const pages = PAGES.filter((p) => onlyPaths.length === 0 || onlyPaths.includes(p.path));
+  const cartCookie = pages.some((p) => p.cart) ? await shopperCookie(base) : "";
+  const statics = await startStatic(tmp);
+  try {
+    const keysBefore = await site.redisKeys();
+    let anonymousGets = 0;
+    for (const [i, page] of pages.entries()) {
+      const headers: Record<string, string> = { ...proxyHeaders, ...(page.cart ? { cookie: cartCookie } : {}) };
+      const first = await fetch(`${base}${page.path}`, { headers, redirect: "manual" });
+      if (page.optional && first.status !== 200) {
+        console.log(`${page.path}\tleft out: answered ${first.status}`);
+        continue;
+      }
+      if (!first.ok) throw new Error(`${page.path} answered ${first.status}`);
+      const body = Buffer.from(await first.arrayBuffer());
+      const file = `page${i}.${(first.headers.get("content-type") ?? "").includes("json") ? "json" : "html"}`;
+      fs.writeFileSync(path.join(tmp, file), body);
+      const warm = await autocannon({ url: `${base}${page.path}`, connections: CONNECTIONS, amount: 500, headers });
+      const app = await measure(`${base}${page.path}`, headers, duration);
+      if (!page.cart) anonymousGets += warm.requests.total + app.requests;
+      const stat = await measure(`${statics.url}/${file}`, {}, duration);
+      const ratio = Math.round((app.reqPerSec / stat.reqPerSec) * 100) / 100;
+      const broken: string[] = [];
+      if (ratio < BUDGET.ratio) broken.push(`ratio ${ratio} < ${BUDGET.ratio}`);
+      if (app.p99Ms >= BUDGET.p99Ms) broken.push(`p99 ${app.p99Ms} ms >= ${BUDGET.p99Ms}`);
+      if (app.errors > 0) broken.push(`${app.errors} errors or non-2xx`);
+      rows.push({ path: page.path, bytes: body.length, app, static: stat, ratio, broken });
+      problems.push(...broken.map((b) => `${page.path}: ${b}`));
+      console.log(`${page.path}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
+    }
+    if (keysBefore !== undefined) {
+      const keysAfter = (await site.redisKeys())!;
+      const sessionsBefore = (await site.redisKeys("sess:"))!;
+      await shopperCookie(base);
+      const sessionsAfterCartAdd = (await site.redisKeys("sess:"))!;
+      sessionCheck = { anonymousGets, keysBefore, keysAfter, sessionsBefore, sessionsAfterCartAdd };
+      // Fewer is fine: the first shopper's rate-limit counter expires during the run.
+      if (keysAfter > keysBefore) problems.push(`anonymous GETs stored ${keysAfter - keysBefore} keys in Redis`);
+      if (sessionsAfterCartAdd !== sessionsBefore + 1) problems.push(`one more shopper adding to the cart stored ${sessionsAfterCartAdd - sessionsBefore} sessions, not one`);
+    }
+  } finally {
+    statics.stop();
+  }
+} finally {
+  await site.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+const table = [
+  "| page | bytes | req/s | p50 ms | p99 ms | static req/s | ratio |",
+  "|---|---|---|---|---|---|---|",
+  ...rows.map((r) => `| ${r.path} | ${r.bytes.toLocaleString("en-US")} | ${r.app.reqPerSec.toLocaleString("en-US")} | ${r.app.p50Ms} | ${r.app.p99Ms} | ${r.static.reqPerSec.toLocaleString("en-US")} | ${r.ratio.toFixed(2)}${r.broken.length ? " ✗" : ""} |`),
+].join("\n");
+console.log(`\n${table}\n`);
+if (sessionCheck) {
+  const s = sessionCheck;
+  console.log(`Redis keys of this run: ${s.keysBefore} before and ${s.keysAfter} after ${s.anonymousGets.toLocaleString("en-US")} anonymous GETs; sessions: ${s.sessionsBefore}, then ${s.sessionsAfterCartAdd} after one more visitor added to the cart`);
+}
+
+writeResults(root, "http", {
+  date: new Date().toISOString(),
+  mode: site.mode,
+  machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+  connections: CONNECTIONS,
+  durationSeconds: duration,
+  budget: BUDGET,
+  pages: rows,
+  sessions: sessionCheck ?? null,
+  problems,
+});
+if (problems.length) {
+  console.error(`Budgets broken:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  process.exit(1);
+}
+console.log("Every budget holds.");

@@ -1,0 +1,100 @@
+/**
+ * The site as the benchmarks run it: production settings on MySQL + Redis (a fresh database and Redis key prefix,
+ * both removed by `stop()`), or with `embedded` the development defaults (SQLite, in-process sessions), which
+ * production refuses. Behind a pretend TLS proxy: requests carry `proxyHeaders`, as the reverse proxy adds them.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import mysql from "mysql2/promise";
+import { createClient } from "redis";
+import { startServer } from "../support/server.ts";
+
+export const PUBLIC_URL = "https://bench.example";
+export const proxyHeaders = { "x-forwarded-proto": "https", "x-forwarded-for": "198.51.100.7" };
+
+export interface BenchSite {
+  url: string;
+  mode: string;
+  /** Keys under this run's own Redis prefix, all or those of one kind (`sess:`); undefined when embedded. The server is shared: DBSIZE counts other people's keys too. */
+  redisKeys(kind?: string): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchSite({ embedded }: { embedded: boolean }): Promise<BenchSite> {
+  const runId = randomBytes(4).toString("hex");
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-"));
+  let admin: mysql.Connection | undefined;
+  let redis: ReturnType<typeof createClient> | undefined;
+  const database = `bench_${runId}`;
+  const prefix = `bench-${runId}:`;
+  let env: Record<string, string>;
+  if (embedded) {
+    env = { NODE_ENV: "development", SQLITE_PATH: path.join(tmp, "app.sqlite3"), MAIL_DIR: path.join(tmp, "mail"), PUBLIC_URL, TRUST_PROXY_HOPS: "1" };
+  } else {
+    const mysqlBase = (process.env.BENCH_DATABASE_URL ?? "mysql://root@127.0.0.1:3306").replace(/\/$/, "");
+    const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+    admin = await mysql.createConnection(mysqlBase);
+    await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+    redis = createClient({ url: redisUrl });
+    await redis.connect();
+    env = {
+      NODE_ENV: "production",
+      SESSION_SECRET: randomBytes(32).toString("hex"),
+      DATABASE_URL: `${mysqlBase}/${database}`,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: prefix,
+      PUBLIC_URL,
+      TRUST_PROXY_HOPS: "1",
+      // Never called by the pages measured (no checkout); production only insists that they are set.
+      STRIPE_SECRET_KEY: "sk_test_bench",
+      STRIPE_PUBLISHABLE_KEY: "pk_test_bench",
+      STRIPE_WEBHOOK_SECRET: "whsec_bench",
+      MAIL_DIR: path.join(tmp, "mail"),
+    };
+  }
+  const scan = async (each: (keys: string[]) => Promise<void>, kind = "") => {
+    for await (const keys of redis!.scanIterator({ MATCH: `${prefix}${kind}*`, COUNT: 1000 })) await each(keys);
+  };
+  const cleanUp = async () => {
+    if (admin) {
+      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await admin.end();
+    }
+    if (redis) {
+      await scan(async (keys) => void (keys.length && (await redis!.del(keys))));
+      await redis.close();
+    }
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(env);
+  } catch (err) {
+    await cleanUp();
+    throw err;
+  }
+  return {
+    url: server.url,
+    mode: embedded ? "embedded (development, SQLite, in-process sessions)" : "production, MySQL + Redis",
+    redisKeys: async (kind) => {
+      if (!redis) return undefined;
+      let n = 0;
+      await scan(async (keys) => void (n += keys.length), kind);
+      return n;
+    },
+    stop: async () => {
+      await server.stop();
+      await cleanUp();
+    },
+  };
+}
+
+/** Merges one part (`http`, `browser`) into bench/results.json, keeping the other. */
+export function writeResults(root: string, part: string, value: unknown): void {
+  const file = path.join(root, "bench/results.json");
+  const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ ...previous, [part]: value }, null, 2)}\n`);
+}
