@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { DESKTOP, e2eDb, hydratedInView, launchBrowser, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 import { APPAREL_SETS, PORTFOLIO_SETS, ROTATION_MS, SCHOOL_PACKAGES } from "../../src/home/apparelContent.ts";
 
 let browser: Browser;
@@ -11,7 +11,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const hydrated = (page: Page, widget: string) => page.waitForSelector(`[data-widget="${widget}"][data-hydrated="true"]`, { state: "attached" });
 const visibleSet = (page: Page) => page.locator(".apparel-set:visible h3").textContent();
 const visiblePortfolioSet = (page: Page) => page.locator(".portfolio-set:visible h3").textContent();
 const firstSchoolImage = (page: Page) => page.locator(".school-card").first().locator(".school-images img:visible").getAttribute("alt");
@@ -21,7 +20,7 @@ describe("custom apparel page in Chromium", () => {
     const { page, context, problems } = await newVisit(browser);
     await page.clock.install();
     await page.goto("/custom-apparel");
-    await Promise.all(["ApparelSets", "PortfolioSets", "SchoolPackages"].map((w) => hydrated(page, w)));
+    for (const w of ["ApparelSets", "PortfolioSets", "SchoolPackages"]) await hydratedInView(page, w);
     expect(ROTATION_MS).toEqual({ apparelSets: 10_000, portfolioSets: 4_000, schoolImages: 3_000 });
 
     expect(await visibleSet(page)).toBe(APPAREL_SETS[0]!.name);
@@ -71,7 +70,7 @@ describe("custom apparel page in Chromium", () => {
     await page.emulateMedia({ reducedMotion: "reduce" });
     await page.clock.install();
     await page.goto("/custom-apparel");
-    await hydrated(page, "ApparelSets");
+    for (const w of ["ApparelSets", "PortfolioSets"]) await hydratedInView(page, w);
     await page.clock.runFor(30_000);
     expect(await visibleSet(page)).toBe(APPAREL_SETS[0]!.name);
     expect(await visiblePortfolioSet(page)).toBe(PORTFOLIO_SETS[0]!.name);
@@ -116,7 +115,7 @@ describe("custom apparel page in Chromium", () => {
     try {
       const { page, context } = await newVisit(browser);
       await page.goto("/custom-apparel#contact-form");
-      await hydrated(page, "QuoteForm");
+      await hydratedInView(page, "QuoteForm");
       const form = page.getByRole("form", { name: "Request a custom quote" });
       await form.getByRole("button", { name: "Request Quote" }).click();
       expect(await form.locator(".field-error").allTextContents()).toEqual([
@@ -168,7 +167,7 @@ describe("custom apparel page in Chromium", () => {
     it(`has no serious accessibility violations at ${label} width`, async () => {
       const { page, context } = await newVisit(browser, { viewport });
       await page.goto("/custom-apparel", { waitUntil: "networkidle" });
-      await hydrated(page, "QuoteForm");
+      await hydratedInView(page, "QuoteForm");
       expect(await seriousA11yViolations(page)).toEqual([]);
       await page.getByRole("button", { name: /Coaches Quarter-Zip/ }).click();
       await page.getByRole("dialog", { name: "Coaches Quarter-Zip" }).waitFor();

@@ -47,7 +47,26 @@ export async function newVisit(browser: Browser, opts: { javaScript?: boolean; v
     if (msg.type() === "error" || msg.type() === "warning") problems.push(`${msg.type()}: ${msg.text()}`);
   });
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  problemsOf.set(page, problems);
   return { context, page, problems };
+}
+
+const problemsOf = new WeakMap<Page, string[]>();
+
+/**
+ * Scrolls a widget into view at once (the site scrolls smoothly, and an animation can be cut short) and waits until
+ * it has hydrated: widgets below the fold load their code when they come near the viewport. A timeout names what
+ * the page logged, so a widget that failed to start says why.
+ */
+export async function hydratedInView(page: Page, widget: string, timeout = 20_000): Promise<void> {
+  const el = page.locator(`[data-widget="${widget}"]`).first();
+  await el.evaluate((node) => node.scrollIntoView({ block: "center", behavior: "instant" }));
+  try {
+    await page.waitForSelector(`[data-widget="${widget}"][data-hydrated="true"]`, { state: "attached", timeout });
+  } catch (err) {
+    const logged = problemsOf.get(page) ?? [];
+    throw new Error(`${widget} did not hydrate within ${timeout} ms; the page logged: ${JSON.stringify(logged)}`, { cause: err });
+  }
 }
 
 /** Serious and critical axe violations on the page, as readable lines (empty when clean). */
@@ -65,4 +84,8 @@ export function e2eDb(): Knex {
 
 export function mailDir(): string {
   return inject("mailDir");
+}
+
+export function uploadDir(): string {
+  return inject("uploadDir");
 }
