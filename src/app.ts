@@ -1,21 +1,27 @@
 import express, { type Express } from "express";
 import { pinoHttp } from "pino-http";
+import compression from "compression";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/knex.ts";
 import type { Redis } from "./redis.ts";
-import { hashForLog, type Logger } from "./logger.ts";
+import { hashForLog, urlForLog, type Logger } from "./logger.ts";
 import { buildSite } from "./site.ts";
 import type { Outbox } from "./email/outbox.ts";
+import type { JobQueue } from "./db/jobQueue.ts";
 import type { CatalogueSource } from "./catalogue/source.ts";
-import { loadAssets, publicDirectory } from "./http/assets.ts";
-import { createSessionStore, sessionMiddleware } from "./http/session.ts";
-import { csrfProtection, sameOriginOnly, securityHeaders } from "./http/security.ts";
+import { loadAssets } from "./http/assets.ts";
+import { staticFiles } from "./http/staticFiles.ts";
+import { createSessionStore, DEVELOPMENT_SECRET, sessionMiddleware } from "./http/session.ts";
+import { sameOriginOnly, securityHeaders } from "./http/security.ts";
+import { createCsrf } from "./http/csrf.ts";
 import { healthRoutes } from "./http/health.ts";
-import { pageContext } from "./http/pageContext.ts";
+import { noCookieOnPublicResponses } from "./http/publicCache.ts";
+import { pageContext, type PageContextOptions } from "./http/pageContext.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
-import { rateLimiterFactory } from "./http/rateLimit.ts";
+import { PAYMENT_CREATION_LIMIT, rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
-import { messagesRoutes } from "./messages/routes.tsx";
+import { contactRoutes, messageForms } from "./messages/routes.tsx";
+import { policyRoutes } from "./policies/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
 import { testRoutes } from "./http/testRoutes.tsx";
 import { shopRoutes } from "./catalogue/routes.tsx";
@@ -23,9 +29,14 @@ import type { PaymentGateway } from "./payments/gateway.ts";
 import { createPaymentCore } from "./payments/core.ts";
 import { stripeWebhookRoutes } from "./payments/webhook.ts";
 import { offlineStripeRoutes } from "./payments/offline/routes.ts";
+import { registerRegistrationPayments, sweepExpiredHolds, type RegistrationDeps } from "./registration/individual.ts";
+import { registrationRoutes } from "./registration/routes.tsx";
+import { teamRoutes } from "./teams/routes.tsx";
+import { discountRoutes } from "./discounts/routes.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
-import { createShopifyOrderWriter } from "./orders/shopifyWriteBack.ts";
 import { cartRoutes, paidCheckoutClearsCart } from "./cart/routes.tsx";
+import { coachRequestRoutes } from "./coaches/routes.tsx";
+import { justPaidOrder, orderRoutes } from "./orders/routes.tsx";
 
 export interface AppDeps {
   config: Config;
@@ -35,7 +46,9 @@ export interface AppDeps {
   outbox: Outbox;
   catalogue: CatalogueSource;
   /** Stripe (live keys) or the offline test mode's fake, through the same SDK code. */
-  payments: PaymentGateway;
+  gateway: PaymentGateway;
+  /** Paid shop orders to create in Shopify (createShopifyWriteBacks); undefined without an Admin API token. */
+  shopifyWriteBacks: JobQueue | undefined;
 }
 
 /** The whole middleware order, top to bottom. */
@@ -43,12 +56,33 @@ export function createApp(deps: AppDeps): Express {
   const { config, db, redis, logger } = deps;
   const site = buildSite(config.brandName);
   const assets = loadAssets();
+  const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.isProduction);
+  const pages: PageContextOptions = { site, assets, publicUrl: config.publicUrl, testMode: !config.stripe, csrf };
   const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
+  // One per-session counter for every route that creates an order, a registration or a PaymentIntent.
+  const paymentLimit = rateLimiter(PAYMENT_CREATION_LIMIT);
   // The payment core: shop orders register their kind here (event registrations will too).
-  const payments = createPaymentCore({ db, gateway: deps.payments, logger });
-  const orders: OrdersDeps = { db, payments, outbox: deps.outbox, logger, site, shopifyWriter: createShopifyOrderWriter(config.shopify) };
+  const paymentCore = createPaymentCore({ db, gateway: deps.gateway, logger });
+  const orders: OrdersDeps = {
+    db, paymentCore, outbox: deps.outbox, logger, site, shopifyWriteBacks: deps.shopifyWriteBacks,
+    shippingFlatRateCents: config.shippingFlatRateCents,
+    // E-mails are written without a request at hand (the webhook may confirm the payment): PUBLIC_URL names the site.
+    publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+  };
   registerOrderPayments(orders);
+  const registrations: RegistrationDeps = { db, paymentCore, outbox: deps.outbox, logger, site };
+  registerRegistrationPayments(registrations);
+  const coaches = coachRequestRoutes({
+    db,
+    site,
+    outbox: deps.outbox,
+    brandInbox: config.mail.brandInbox,
+    uploadDir: config.uploadDir,
+    rateLimiter,
+  });
   const app = express();
+  // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
+  app.locals.sweepExpiredHolds = () => sweepExpiredHolds(registrations);
 
   app.disable("x-powered-by");
   app.set("trust proxy", config.trustProxyHops);
@@ -63,43 +97,53 @@ export function createApp(deps: AppDeps): Express {
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
         req: (req: { method: string; url: string; raw?: { sessionID?: string } }) => ({
           method: req.method,
-          url: req.url,
+          url: urlForLog(req.url),
           session: req.raw?.sessionID ? hashForLog(req.raw.sessionID) : undefined,
         }),
       },
     }),
   );
 
-  // 2. security headers, static files, health
+  // 2. compression (pages and JSON; brotli at quality 4, gzip 6; built assets come precompressed), security headers, static files, health
+  app.use(compression({ threshold: 1024 }));
   app.use(securityHeaders(config.isProduction));
-  app.use("/build", express.static(`${publicDirectory}/build`, { immutable: true, maxAge: "1y", fallthrough: false }));
-  app.use(express.static(publicDirectory, { maxAge: "1h", index: false }));
+  app.use(noCookieOnPublicResponses);
+  app.use(staticFiles(config.isProduction));
   app.use(healthRoutes(db, redis));
 
   // 3. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
-  app.use(stripeWebhookRoutes({ db, payments, logger }));
-  if (deps.payments.offline) app.use(offlineStripeRoutes(deps.payments.offline));
+  app.use(stripeWebhookRoutes({ db, paymentCore, logger }));
+  if (deps.gateway.offline && !config.isProduction) app.use(offlineStripeRoutes(deps.gateway.offline));
 
   // 4. bodies, session, page context (the error page needs it), same-origin check, CSRF
   app.use(express.json({ limit: "100kb" }));
   app.use(express.urlencoded({ extended: true, limit: "100kb", parameterLimit: 500 }));
   app.use(sessionMiddleware(config, createSessionStore(redis, config.redis?.prefix ?? "", logger)));
-  app.use(pageContext({ site, assets, publicUrl: config.publicUrl, testMode: !config.stripe }));
+  app.use(pageContext(pages));
   app.use(sameOriginOnly(config.publicUrl));
   app.use(requireSessionForWrites);
-  app.use(csrfProtection);
+  // The one multipart body (a coach's school logo, in memory) is parsed here, so the CSRF check can read its `_csrf`.
+  app.use(coaches.beforeCsrf);
+  app.use(csrf.protect);
   app.use(paidCheckoutClearsCart(orders));
 
   // 5. features
-  app.use(homeRoutes({ site, db }));
-  app.use(messagesRoutes({ db, site, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter }));
+  const forms = messageForms({ db, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter });
+  app.use(homeRoutes({ site, db, forms }));
+  app.use(policyRoutes({ site, flatRateCents: config.shippingFlatRateCents, brandInbox: config.mail.brandInbox }));
+  app.use(contactRoutes({ site, forms }));
   app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
-  app.use(shopRoutes({ catalogue: deps.catalogue, site, logger }));
-  app.use(cartRoutes({ catalogue: deps.catalogue, orders, rateLimiter }));
+  app.use(discountRoutes({ ...registrations, rateLimiter }));
+  app.use(teamRoutes({ ...registrations, rateLimiter }));
+  app.use(registrationRoutes({ ...registrations, rateLimiter }));
+  app.use(coaches.routes);
+  app.use(shopRoutes({ catalogue: deps.catalogue, site, logger, justPaidOrder: (req) => justPaidOrder(orders, req) }));
+  app.use(orderRoutes(orders));
+  app.use(cartRoutes({ catalogue: deps.catalogue, orders, rateLimiter, paymentLimit }));
   if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));
 
   // 6. not found, errors
   app.use(notFound());
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, pages));
   return app;
 }

@@ -11,8 +11,9 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   HOST: z.string().default("0.0.0.0"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  PUBLIC_URL: optional.pipe(z.url().optional()),
-  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(1),
+  PUBLIC_URL: optional.pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) origin such as https://example.com" }).optional()),
+  // 0: X-Forwarded-* headers are ignored, so a client cannot choose its own address (rate limits) or protocol.
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BRAND_NAME: z.string().trim().min(1).default("Ironside"),
   SESSION_SECRET: optional,
@@ -31,6 +32,8 @@ const EnvSchema = z.object({
   MAIL_DIR: z.string().default("var/mail"),
   MAIL_FROM: z.string().default("Ironside Wrestling <no-reply@ironsidewrestling.com>"),
   MAIL_TO: z.string().default("team@ironsidewrestling.com"),
+  UPLOAD_DIR: z.string().trim().min(1).default("var/uploads"),
+  SHIPPING_FLAT_RATE_CENTS: z.coerce.number().int().min(0).max(100_000).default(795),
   EVENTS_HERO_VIDEO_URL: optional,
   ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
 });
@@ -57,6 +60,10 @@ export interface Config {
     apiVersion: string;
   } | undefined;
   mail: { smtpUrl: string | undefined; dir: string; from: string; brandInbox: string };
+  /** Uploaded files (college coaches' school logos): outside public/, never served by the site. */
+  uploadDir: string;
+  /** Standard shipping for shop orders at or under the free-shipping threshold, in cents. */
+  shippingFlatRateCents: number;
   eventsHeroVideoUrl: string | undefined;
   testRoutes: boolean;
 }
@@ -91,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!e.SESSION_SECRET) missing.push("SESSION_SECRET");
     if (!e.DATABASE_URL) missing.push("DATABASE_URL (mysql://...)");
     if (!e.REDIS_URL) missing.push("REDIS_URL");
+    if (!e.PUBLIC_URL) missing.push("PUBLIC_URL (https://...)");
     if (!e.STRIPE_SECRET_KEY) missing.push("STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET");
     if (missing.length > 0) {
       throw new ConfigError(`Production needs: ${missing.join(", ")}`);
@@ -104,7 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     isProduction,
     host: e.HOST,
     port: e.PORT,
-    publicUrl: e.PUBLIC_URL?.replace(/\/$/, ""),
+    publicUrl: e.PUBLIC_URL ? new URL(e.PUBLIC_URL).origin : undefined,
     trustProxyHops: e.TRUST_PROXY_HOPS,
     logLevel: e.LOG_LEVEL,
     brandName: e.BRAND_NAME,
@@ -125,6 +133,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     mail: { smtpUrl: e.SMTP_URL, dir: path.resolve(e.MAIL_DIR), from: e.MAIL_FROM, brandInbox: e.MAIL_TO },
+    uploadDir: path.resolve(e.UPLOAD_DIR),
+    shippingFlatRateCents: e.SHIPPING_FLAT_RATE_CENTS,
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
     testRoutes: e.ENABLE_TEST_ROUTES === "1",
   };

@@ -3,14 +3,17 @@ import { pino } from "pino";
 
 export type Logger = pino.Logger;
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** JSON lines on stdout, or on `destination` (tests read what would be logged). */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     redact: {
-      paths: ["req.headers.cookie", "req.headers.authorization", 'res.headers["set-cookie"]', "*.email", "*.cardNumber"],
+      // err.sql: mysql2 puts the query with its values (e-mail addresses, names) on its errors.
+      paths: ["req.headers.cookie", "req.headers.authorization", 'res.headers["set-cookie"]', "*.email", "*.cardNumber", "err.sql"],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Logs never carry a session id or a full e-mail address. */
@@ -21,4 +24,16 @@ export function hashForLog(value: string): string {
 export function maskEmail(email: string): string {
   const [user = "", domain = ""] = email.split("@");
   return `${user.slice(0, 1)}***@${domain}`;
+}
+
+/** Query parameters whose values are secrets (the offline Stripe.js sends a client secret, forms a CSRF token). */
+const SECRET_PARAM = /secret|token|csrf|key|password|signature|card|cvc|email/i;
+
+/** A request URL for the log, with secret-looking query values replaced. */
+export function urlForLog(url: string): string {
+  const q = url.indexOf("?");
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  const kept = [...params].map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_PARAM.test(k) ? "[redacted]" : encodeURIComponent(v)}`);
+  return `${url.slice(0, q)}?${kept.join("&")}`;
 }

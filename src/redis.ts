@@ -3,19 +3,118 @@ import type { Logger } from "./logger.ts";
 
 export type Redis = ReturnType<typeof createClient>;
 
+/** How long any Redis command may take before Redis counts as unavailable (a paused or hung server answers nothing). */
+export const REDIS_COMMAND_TIMEOUT_MS = 750;
+/** While stalled, a PING this often tells when Redis answers again. */
+const PROBE_EVERY_MS = 250;
+/** A connection that stays silent this long is dropped and opened again (a half-open TCP connection never recovers). */
+const RECONNECT_AFTER_MS = 5000;
+
+/** Redis did not answer in time, or is known not to be answering: callers treat it like a stopped Redis. */
+export class RedisUnavailableError extends Error {
+  override name = "RedisUnavailableError";
+}
+
+const stalled = new WeakSet<object>();
+
+/** Commands are being answered: connected, and not stalled. Emits "ready"/"end" and "stalled"/"recovered" as this changes. */
+export function redisAvailable(client: Redis): boolean {
+  return client.isReady && !stalled.has(client);
+}
+
 /**
- * A client that never queues commands while disconnected (they fail at once instead of hanging)
- * and keeps reconnecting in the background, so a restarted Redis is picked up without a restart.
+ * Every command gets a deadline (node-redis's own timeout stops once a command is written, so a paused server
+ * would hold it forever). The first miss marks the client stalled: commands then fail at once, as with a
+ * stopped Redis, while a PING probes until Redis answers again (and reopens the connection if it stays silent).
+ */
+function guardCommands(client: Redis, logger: Logger): void {
+  // createClient returns a thin object over the real client (`_self`); typed commands (get, set, expire...)
+  // run on `_self` and end in its sendCommand, so the deadline goes there and covers every command.
+  const base = (client as unknown as { _self?: Redis })._self ?? client;
+  const send = base.sendCommand.bind(base);
+  let stalledSince = 0;
+  let probe: NodeJS.Timeout | undefined;
+  let probing = false;
+
+  const withDeadline = <T>(pending: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new RedisUnavailableError(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`));
+        markStalled();
+      }, REDIS_COMMAND_TIMEOUT_MS);
+      timer.unref();
+      pending.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+
+  function markStalled(): void {
+    if (stalled.has(client)) return;
+    stalled.add(client);
+    stalledSince = Date.now();
+    logger.error({ timeoutMs: REDIS_COMMAND_TIMEOUT_MS }, "redis is not answering; working without it until it does");
+    client.emit("stalled");
+    probe = setInterval(() => void probeOnce(), PROBE_EVERY_MS);
+    probe.unref();
+  }
+
+  async function probeOnce(): Promise<void> {
+    if (probing || !client.isOpen) return;
+    probing = true;
+    try {
+      if (client.isReady) {
+        await withDeadline(send(["PING"]));
+        clearInterval(probe);
+        stalled.delete(client);
+        logger.info("redis answers again");
+        client.emit("recovered");
+        return;
+      }
+    } catch {
+      if (Date.now() - stalledSince >= RECONNECT_AFTER_MS && client.isReady) {
+        stalledSince = Date.now();
+        logger.warn("redis connection silent; reconnecting");
+        client.destroy();
+        client.connect().catch(() => undefined);
+      }
+    } finally {
+      probing = false;
+    }
+  }
+
+  base.sendCommand = ((args: Parameters<Redis["sendCommand"]>[0], options?: Parameters<Redis["sendCommand"]>[1]) => {
+    if (stalled.has(client)) return Promise.reject(new RedisUnavailableError("Redis is not answering"));
+    return withDeadline(send(args, options));
+  }) as Redis["sendCommand"];
+  client.on("end", () => {
+    clearInterval(probe);
+    stalled.delete(client);
+  });
+}
+
+/**
+ * A client that never queues commands while disconnected (they fail at once instead of hanging), gives up on a
+ * command after REDIS_COMMAND_TIMEOUT_MS, and keeps reconnecting in the background, so a restarted or resumed
+ * Redis is picked up without a restart.
  */
 export async function connectRedis(url: string, logger: Logger): Promise<Redis> {
   const client = createClient({
     url,
     disableOfflineQueue: true,
+    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
     socket: {
       connectTimeout: 2000,
       reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000),
     },
-  });
+  }) as Redis;
+  guardCommands(client, logger);
   let lastError = "";
   client.on("error", (err: Error) => {
     // Reconnect attempts repeat the same error; log it once per outage.
@@ -30,12 +129,14 @@ export async function connectRedis(url: string, logger: Logger): Promise<Redis> 
   // Starting while Redis is down is allowed: the site serves pages and answers writes with 503 until it is back.
   await Promise.race([connecting, new Promise((r) => setTimeout(r, 3000).unref())]);
   if (!client.isReady) logger.error("redis is not reachable at start; retrying in the background");
-  return client as Redis;
+  return client;
 }
 
 export async function closeRedis(client: Redis): Promise<void> {
   try {
-    if (client.isOpen) await client.close();
+    // A graceful close waits for the answers of commands in flight, which a stalled Redis never sends.
+    if (client.isOpen && redisAvailable(client)) await client.close();
+    else client.destroy();
   } catch {
     client.destroy();
   }

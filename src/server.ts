@@ -5,9 +5,11 @@ import { createDb, migrateLatest } from "./db/knex.ts";
 import { closeRedis, connectRedis } from "./redis.ts";
 import { createMailTransport } from "./email/transport.ts";
 import { createOutbox } from "./email/outbox.ts";
+import { createShopifyWriteBacks } from "./orders/shopifyWriteBack.ts";
 import { createApp } from "./app.ts";
-import { createCatalogueSource } from "./catalogue/source.ts";
-import { createPaymentGateway } from "./payments/setup.ts";
+import { createHttpServer } from "./http/httpServer.ts";
+import { createCatalogueSource } from "./catalogue/createSource.ts";
+import { setUpPayments } from "./payments/setup.ts";
 
 let config;
 try {
@@ -29,18 +31,23 @@ const redis = config.redis ? await connectRedis(config.redis.url, logger) : unde
 const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
 const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
 outbox.start();
+const shopifyWriteBacks = createShopifyWriteBacks({ db, shopify: config.shopify, logger });
+shopifyWriteBacks?.start();
 
 const catalogue = createCatalogueSource(config, logger);
-const payments = await createPaymentGateway(config, logger);
-const app = createApp({ config, db, redis, logger, outbox, catalogue, payments: payments.gateway });
-const server = app.listen(config.port, config.host, () => {
+const paymentSetup = await setUpPayments(config, logger);
+const app = createApp({ config, db, redis, logger, outbox, catalogue, gateway: paymentSetup.gateway, shopifyWriteBacks });
+const server = createHttpServer(app).listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   // Offline test mode: the fake Stripe delivers its signed webhooks to this process, like Stripe would.
-  payments.gateway.offline?.setWebhookUrl(`http://127.0.0.1:${port}/api/stripe/webhook`);
+  paymentSetup.gateway.offline?.setWebhookUrl(`http://127.0.0.1:${port}/api/stripe/webhook`);
   logger.info({ port }, `listening on http://localhost:${port}`);
 });
-server.keepAliveTimeout = 65_000;
-server.headersTimeout = 66_000;
+// Lapsed registration holds: cancel their PaymentIntents every minute (safe when several instances do it).
+const holdSweep = setInterval(() => {
+  (app.locals.sweepExpiredHolds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "hold sweep failed; retried next minute"));
+}, 60_000);
+holdSweep.unref();
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -60,8 +67,10 @@ async function shutdown(signal: string): Promise<void> {
     server.once("close", () => clearInterval(sweep));
     server.closeIdleConnections();
   });
+  clearInterval(holdSweep);
   await outbox.stop();
-  await payments.close();
+  await shopifyWriteBacks?.stop();
+  await paymentSetup.close();
   transport.close();
   await db.destroy();
   if (redis) await closeRedis(redis);

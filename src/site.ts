@@ -16,6 +16,7 @@ export interface Site {
   nav: NavLink[];
   footerLinks: NavLink[];
   footerEvents: NavLink[];
+  policyLinks: NavLink[];
   socials: { label: string; href: string }[];
   nutritionPartner: { name: string; href: string };
 }
@@ -35,6 +36,7 @@ export function buildSite(brandName: string): Site {
       { label: "Events", href: "/events" },
       { label: "Shop", href: "/shop" },
       { label: "Custom Apparel", href: "/custom-apparel" },
+      { label: "About", href: "/about" },
       { label: "Contact", href: "/contact" },
     ],
     footerLinks: [
@@ -49,6 +51,12 @@ export function buildSite(brandName: string): Site {
       { label: "National Champ Camp", href: "/events/2" },
       { label: "Texas Recruiting Clinic", href: "/events/3" },
       { label: "Panther Train Tour", href: "/events/4" },
+    ],
+    policyLinks: [
+      { label: "Shipping", href: "/shipping" },
+      { label: "Returns", href: "/returns" },
+      { label: "Privacy", href: "/privacy" },
+      { label: "Terms", href: "/terms" },
     ],
     // The spec gives the social links placeholder targets; the brand fills them in when its accounts are public.
     socials: [

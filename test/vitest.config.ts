@@ -5,7 +5,16 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Integration tests run on the embedded defaults, and again on MySQL + Redis when both are given.
 const withServices = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
-const integration = ["test/integration/**/*.test.ts", "test/integration/**/*.test.tsx"];
+const integration = ["test/integration/**/*.test.ts", "test/integration/**/*.test.tsx", "test/security/**/*.test.ts"];
+
+/** `--project integration-mysql` named on the command line (a pattern such as `integration*` does not count). */
+function projectsNamed(argv: string[]): string[] {
+  return argv.flatMap((arg, i) => (arg === "--project" ? [argv[i + 1] ?? ""] : arg.startsWith("--project=") ? [arg.slice("--project=".length)] : []));
+}
+if (projectsNamed(process.argv).includes("integration-mysql") && !withServices) {
+  // Without this, vitest would answer green having run nothing.
+  throw new Error("The integration-mysql project needs TEST_DATABASE_URL and TEST_REDIS_URL (see the README's Tests section)");
+}
 
 export default defineConfig({
   root,

@@ -1,15 +1,16 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent, type SyntheticEvent } from "react";
 import { CardElement, Elements, useElements, useStripe } from "@stripe/react-stripe-js";
 import type { Stripe, StripeCardElementChangeEvent } from "@stripe/stripe-js";
-import { CsrfContext, Form, FormErrors, TextField } from "../views/components/Form.tsx";
+import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "../views/components/Form.tsx";
 import type { FormState } from "../src/http/forms.ts";
-import { validate } from "../src/http/forms.ts";
-import { CART_TEXT, CustomerInfo } from "../src/cart/schemas.ts";
+import { CheckoutForm, validateCheckout } from "../src/cart/schemas.ts";
+import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../src/orders/rules.ts";
+import { CART_TEXT } from "../src/cart/messages.ts";
 import { CART_UPDATED_EVENT } from "../src/cart/badge.ts";
 import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
-import { formatPrice } from "../src/money.ts";
+import { formatPrice, parsePriceCents } from "../src/money.ts";
 
 export interface CardFormProps {
   publishableKey: string;
@@ -20,8 +21,29 @@ export interface CardFormProps {
   checkoutUrl: string;
   completeUrl: string;
   successUrl: string;
-  /** No-JavaScript form target (validates the customer fields, then says card entry needs JavaScript). */
+  /** No-JavaScript form target (validates the customer and address fields, then says card entry needs JavaScript). */
   action: string;
+  /** SHIPPING_FLAT_RATE_CENTS: the summary shows the same shipping the server charges. */
+  shippingFlatRateCents: number;
+}
+
+const CHECK_DETAILS = "Check Details and Shipping";
+
+const STATE_OPTIONS = US_STATES.map((s) => ({ value: s.code, label: s.name }));
+
+/** The form's values as the schemas read them (`shipping[name]` -> shipping.name). */
+function formValues(form: HTMLFormElement) {
+  const data = Object.fromEntries(new FormData(form)) as Record<string, string>;
+  const shipping: Record<string, string> = {};
+  for (const key of ["name", "line1", "line2", "city", "state", "zip"]) shipping[key] = data[`shipping[${key}]`] ?? "";
+  return { firstName: data.firstName ?? "", lastName: data.lastName ?? "", email: data.email ?? "", phone: data.phone ?? "", shipping };
+}
+
+/** The address once it is complete and valid: then the summary can show shipping and the total. */
+function knownAddress(values: unknown): ShippingAddress | null {
+  const shipping = values && typeof values === "object" ? (values as { shipping?: unknown }).shipping : undefined;
+  const parsed = ShippingAddress.safeParse(shipping ?? {});
+  return parsed.success ? parsed.data : null;
 }
 
 const CARD_STYLE = {
@@ -54,7 +76,7 @@ export default function CardForm(props: CardFormProps) {
   );
 }
 
-function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl, successUrl, action, stripeState }: CardFormProps & { stripeState: StripeState["status"] }) {
+function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl, successUrl, action, shippingFlatRateCents, stripeState }: CardFormProps & { stripeState: StripeState["status"] }) {
   const stripe = useStripe();
   const elements = useElements();
   const [cart, setCart] = useState(initialCart);
@@ -62,6 +84,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   const [busy, setBusy] = useState(false);
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
+  const [addressReady, setAddressReady] = useState(() => knownAddress(form.values) !== null);
 
   useEffect(() => {
     const onCart = (e: Event) => setCart((e as CustomEvent<CartState>).detail);
@@ -74,7 +97,9 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   }, [stripeState]);
 
   if (cart.cartItems.length === 0) return null;
-  const total = formatPrice(Math.round(Number(cart.subtotal) * 100));
+  const subtotalCents = parsePriceCents(cart.subtotal);
+  const shipping = addressReady ? shippingCents(subtotalCents, shippingFlatRateCents) : null;
+  const total = formatPrice(subtotalCents + (shipping ?? 0));
   const blocked = cart.cartItems.find((i) => i.problemMessage)?.problemMessage ?? null;
 
   function fail(message: string) {
@@ -82,17 +107,15 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
     showToast({ title: CART_TEXT.paymentFailedTitle, description: message, variant: "destructive" });
   }
 
-  async function submit(e: FormEvent<HTMLElement>) {
+  async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     if (busy) return;
     setPaymentError(null);
-    const data = Object.fromEntries(new FormData(e.target as HTMLFormElement)) as Record<string, string>;
-    const values = { firstName: data.firstName ?? "", lastName: data.lastName ?? "", email: data.email ?? "", phone: data.phone ?? "" };
-    const checked = validate(CustomerInfo, values);
+    const values = formValues(e.currentTarget);
+    const checked = validateCheckout(CheckoutForm, values);
     if (!checked.ok) {
       setState({ values, errors: checked.errors });
-      const missing = Object.values(checked.errors).includes(CART_TEXT.missingInfo.description);
-      showToast(missing ? { ...CART_TEXT.missingInfo, variant: "destructive" } : { title: CART_TEXT.missingInfo.title, description: checked.message, variant: "destructive" });
+      showToast({ title: CART_TEXT.missingInfo.title, description: checked.message, variant: "destructive" });
       return;
     }
     setState({ values, errors: {} });
@@ -109,12 +132,19 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
           method: "POST",
           json: {
             items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity, selectedSize: i.selectedSize, price: Number(i.price) })),
-            customerInfo: checked.data,
+            customerInfo: { firstName: checked.data.firstName, lastName: checked.data.lastName, email: checked.data.email, phone: checked.data.phone },
+            shippingAddress: checked.data.shipping,
           },
         });
         if (!res.clientSecret) throw new Error(CART_TEXT.paymentFailedFallbacks.intent);
         clientSecret = res.clientSecret;
       } catch (err) {
+        // An earlier payment of this cart went through: the server took its lines out; show the cart as it is now.
+        const redirect = err instanceof ApiError ? err.body?.redirect : undefined;
+        if (typeof redirect === "string" && redirect.startsWith("/")) {
+          window.location.assign(redirect);
+          return;
+        }
         fail((err instanceof ApiError ? err.serverMessage : undefined) ?? CART_TEXT.checkoutFailed);
         return;
       }
@@ -148,54 +178,80 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
     }
   }
 
+  /** Shipping and the total appear as soon as the address is complete (the server charges the same). */
+  function addressChanged(e: SyntheticEvent) {
+    const el = (e.target as HTMLElement).closest("form");
+    if (el) setAddressReady(knownAddress(formValues(el)) !== null);
+  }
+
   const enhanced = stripeState !== "waiting";
   return (
     <section className="card cart-summary" aria-labelledby="order-summary-heading">
       <h2 id="order-summary-heading">Order Summary</h2>
       <dl className="summary-rows">
         <div><dt>Subtotal</dt><dd data-testid="subtotal">{total}</dd></div>
-        <div><dt>Shipping</dt><dd>{CART_TEXT.shippingNote}</dd></div>
+        <div>
+          <dt>Shipping</dt>
+          <dd data-testid="shipping">{shipping === null ? CART_TEXT.shippingNote : shipping === 0 ? SHIPPING_TEXT.free : formatPrice(shipping)}</dd>
+        </div>
         <div className="summary-total"><dt>Total</dt><dd data-testid="total">{total}</dd></div>
       </dl>
       <CsrfContext value={csrfToken}>
-        <div className="checkout-form-wrap" onSubmit={submit}>
-          <Form action={action} className="checkout-form" label="Checkout">
-            <FormErrors state={state} />
-            <fieldset disabled={busy}>
-              <legend>Customer Information</legend>
-              <div className="field-row">
-                <TextField name="firstName" label="First Name" state={state} required autoComplete="given-name" />
-                <TextField name="lastName" label="Last Name" state={state} required autoComplete="family-name" />
-              </div>
-              <TextField name="email" label="Email" type="email" state={state} required autoComplete="email" />
-              <TextField name="phone" label="Phone (optional)" type="tel" state={state} autoComplete="tel" />
-            </fieldset>
-            <fieldset>
-              <legend>Card Details</legend>
-              {!enhanced ? <p className="notice-inline">{CART_TEXT.needsJavaScript}</p> : null}
-              {stripeState === "unavailable" ? (
-                <p className="notice-inline" role="alert">{CART_TEXT.providerCannotLoad.title}. {CART_TEXT.providerCannotLoad.description}</p>
-              ) : null}
-              {stripeState === "ready" ? (
-                <>
-                  <div className="card-element">
-                    <CardElement options={{ style: CARD_STYLE, disabled: busy }} onChange={(ev: StripeCardElementChangeEvent) => setCardError(ev.error?.message ?? null)} />
-                  </div>
-                  {cardError ? <p className="field-error" role="alert">{cardError}</p> : null}
-                </>
-              ) : null}
-            </fieldset>
-            {paymentError ? (
-              <div className="payment-error" role="alert">
-                <p className="payment-error-title">{CART_TEXT.paymentFailedTitle}</p>
-                <p>{paymentError}</p>
-              </div>
+        <div className="checkout-form-wrap" onInput={addressChanged} onChange={addressChanged}>
+        <Form action={action} className="checkout-form" label="Checkout" onSubmit={submit}>
+          <FormErrors errors={state.errors} />
+          <fieldset disabled={busy}>
+            <legend>Customer Information</legend>
+            <div className="field-row">
+              <Field {...stateField(state, "firstName")} label="First Name" required autoComplete="given-name" />
+              <Field {...stateField(state, "lastName")} label="Last Name" required autoComplete="family-name" />
+            </div>
+            <Field {...stateField(state, "email")} label="Email" type="email" required autoComplete="email" />
+            <Field {...stateField(state, "phone")} label="Phone (optional)" type="tel" autoComplete="tel" />
+          </fieldset>
+          <fieldset disabled={busy}>
+            <legend>{SHIPPING_TEXT.legend}</legend>
+            <Field {...stateField(state, "shipping.name")} label="Full Name" required autoComplete="shipping name" />
+            <Field {...stateField(state, "shipping.line1")} label="Address Line 1" required autoComplete="shipping address-line1" />
+            <Field {...stateField(state, "shipping.line2")} label="Address Line 2 (optional)" autoComplete="shipping address-line2" />
+            <Field {...stateField(state, "shipping.city")} label="City" required autoComplete="shipping address-level2" />
+            <div className="field-row">
+              <Field {...stateField(state, "shipping.state")} label="State" required options={STATE_OPTIONS} placeholder="Choose…" />
+              <Field {...stateField(state, "shipping.zip")} label="ZIP Code" required autoComplete="shipping postal-code" />
+            </div>
+            <p className="muted field-hint">We ship to US addresses. Free shipping on orders over $75; otherwise {formatPrice(shippingFlatRateCents)}.</p>
+          </fieldset>
+          <fieldset>
+            <legend>Card Details</legend>
+            {!enhanced ? <p className="notice-inline">{CART_TEXT.needsJavaScript}</p> : null}
+            {stripeState === "unavailable" ? (
+              <p className="notice-inline" role="alert">{CART_TEXT.providerCannotLoad.title}. {CART_TEXT.providerCannotLoad.description}</p>
             ) : null}
-            {blocked ? <p className="notice-inline" role="status">{blocked}</p> : null}
-            <button type="submit" className="btn btn-primary btn-block" disabled={busy || stripeState !== "ready" || blocked !== null}>
-              {busy ? CART_TEXT.processing : `Pay ${total}`}
-            </button>
-          </Form>
+            {stripeState === "ready" ? (
+              <>
+                <div className="card-element">
+                  <CardElement options={{ style: CARD_STYLE, disabled: busy }} onChange={(ev: StripeCardElementChangeEvent) => setCardError(ev.error?.message ?? null)} />
+                </div>
+                {cardError ? <p className="field-error" role="alert">{cardError}</p> : null}
+              </>
+            ) : null}
+          </fieldset>
+          {paymentError ? (
+            <div className="payment-error" role="alert">
+              <p className="payment-error-title">{CART_TEXT.paymentFailedTitle}</p>
+              <p>{paymentError}</p>
+            </div>
+          ) : null}
+          {blocked ? <p className="notice-inline" role="status">{blocked}</p> : null}
+          {/* Without JavaScript the form still checks the details and shows the shipping cost and total (card entry needs JavaScript). */}
+          {enhanced ? (
+            <SubmitButton className="btn btn-primary btn-block" busy={busy} busyLabel={CART_TEXT.processing} disabled={stripeState !== "ready" || blocked !== null}>
+              {`Pay ${total}`}
+            </SubmitButton>
+          ) : (
+            <SubmitButton className="btn btn-secondary btn-block">{CHECK_DETAILS}</SubmitButton>
+          )}
+        </Form>
         </div>
       </CsrfContext>
     </section>

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState, type MouseEvent } from "react";
 import { CsrfContext, Form } from "../views/components/Form.tsx";
 import type { CartLineView } from "../src/cart/cart.ts";
-import { CART_STALE_MS } from "../src/cart/rules.ts";
-import { CART_TEXT } from "../src/cart/schemas.ts";
+import { CART_STALE_MS, variantText } from "../src/cart/rules.ts";
+import { CART_TEXT } from "../src/cart/messages.ts";
 import { announceCartChange } from "../src/cart/badge.ts";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
@@ -17,14 +17,6 @@ export interface CartState {
 export interface CartStepperProps {
   cart: CartState;
   csrfToken: string;
-}
-
-/** Size and colour, without repeating what the variant title already says. */
-function optionText(item: CartLineView): string {
-  const parts: string[] = [];
-  if (item.selectedSize) parts.push(`Size: ${item.selectedSize}`);
-  if (item.selectedColor) parts.push(`Color: ${item.selectedColor}`);
-  return parts.join(" · ");
 }
 
 function CartImage({ item }: { item: CartLineView }) {
@@ -106,7 +98,7 @@ export default function CartStepper({ cart: initial, csrfToken }: CartStepperPro
       <ul className="cart-lines" aria-label="Items in your cart">
         {cart.cartItems.map((item) => {
           const title = item.productTitle;
-          const options = optionText(item);
+          const variant = variantText(item);
           const lineBusy = busy === item.id;
           return (
             <li key={item.id} className={`cart-line${item.problem ? " cart-line-problem" : ""}`} data-line-id={item.id} aria-busy={lineBusy || undefined}>
@@ -117,8 +109,7 @@ export default function CartStepper({ cart: initial, csrfToken }: CartStepperPro
                 <h2 className="cart-line-title">
                   {item.productUrl ? <a href={item.productUrl}>{title}</a> : title}
                 </h2>
-                <p className="cart-line-variant">{item.variantTitle}</p>
-                {options ? <p className="cart-line-options muted">{options}</p> : null}
+                {variant ? <p className="cart-line-variant">{variant}</p> : null}
                 <p className="cart-line-price">
                   <span className="visually-hidden">Unit price </span>
                   {formatPrice(item.priceCents)}

@@ -1,9 +1,11 @@
 import { contactSchema, CONTACT_MESSAGES } from "../src/messages/schemas.ts";
-import { CsrfField, Field, FormSummary, SubmitButton, useMessageForm, type MessageFormProps } from "./messageForm.tsx";
+import type { FormWidgetProps } from "../src/http/forms.ts";
+import { CsrfContext, Field, Form, FormErrors, SubmitButton } from "../views/components/Form.tsx";
+import { useJsonForm } from "./useJsonForm.ts";
 
 /** The contact page's message form: a real post to /contact, sent as JSON to /api/contact when JavaScript runs. */
-export default function ContactForm(props: MessageFormProps & { supportHours: string }) {
-  const f = useMessageForm({ schema: contactSchema, endpoint: "/api/contact", initial: props, failure: CONTACT_MESSAGES.sendFailed });
+export default function ContactForm(props: FormWidgetProps & { supportHours: string }) {
+  const f = useJsonForm({ schema: contactSchema, endpoint: "/api/contact", initial: props, failure: CONTACT_MESSAGES.sendFailed });
 
   if (f.status === "sent") {
     return (
@@ -18,21 +20,21 @@ export default function ContactForm(props: MessageFormProps & { supportHours: st
     );
   }
 
-  const field = f.field;
   return (
-    <form method="post" action="/contact" className="message-form" aria-label="Send us a message" noValidate ref={f.formRef} onSubmit={f.onSubmit}>
-      <CsrfField token={props.csrfToken} />
-      <FormSummary errors={f.errors} />
-      <div className="form-grid">
-        <Field {...field("name")} label="Name" required autoComplete="name" />
-        <Field {...field("email")} label="Email" type="email" required autoComplete="email" />
-      </div>
-      <div className="form-grid">
-        <Field {...field("phone")} label="Phone (optional)" type="tel" autoComplete="tel" />
-        <Field {...field("subject")} label="Subject" required placeholder="Camps, orders, custom gear..." />
-      </div>
-      <Field {...field("message")} label="Message" required multiline placeholder="How can we help?" />
-      <SubmitButton status={f.status} idle="Send Message" busy="Sending..." />
-    </form>
+    <CsrfContext value={props.csrfToken}>
+      <Form action="/contact" className="message-form" label="Send us a message" ref={f.formRef} onSubmit={f.onSubmit}>
+        <FormErrors errors={f.errors} />
+        <div className="form-grid">
+          <Field {...f.field("name")} label="Name" required autoComplete="name" />
+          <Field {...f.field("email")} label="Email" type="email" required autoComplete="email" />
+        </div>
+        <div className="form-grid">
+          <Field {...f.field("phone")} label="Phone (optional)" type="tel" autoComplete="tel" />
+          <Field {...f.field("subject")} label="Subject" required placeholder="Camps, orders, custom gear..." />
+        </div>
+        <Field {...f.field("message")} label="Message" required multiline placeholder="How can we help?" />
+        <SubmitButton busy={f.busy} busyLabel="Sending...">Send Message</SubmitButton>
+      </Form>
+    </CsrfContext>
   );
 }

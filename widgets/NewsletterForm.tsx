@@ -1,9 +1,11 @@
 import { NEWSLETTER_MESSAGES, newsletterSchema } from "../src/messages/schemas.ts";
-import { CsrfField, Field, SubmitButton, text, useMessageForm, type MessageFormProps } from "./messageForm.tsx";
+import type { FormWidgetProps } from "../src/http/forms.ts";
+import { CsrfContext, Field, Form, SubmitButton } from "../views/components/Form.tsx";
+import { useJsonForm } from "./useJsonForm.ts";
 
 /** The home page's newsletter sign-up: a real post to /newsletter, sent as JSON when JavaScript runs. */
-export default function NewsletterForm(props: MessageFormProps) {
-  const f = useMessageForm({ schema: newsletterSchema, endpoint: "/api/newsletter", initial: props, failure: NEWSLETTER_MESSAGES.failed });
+export default function NewsletterForm(props: FormWidgetProps) {
+  const f = useJsonForm({ schema: newsletterSchema, endpoint: "/api/newsletter", initial: props, failure: NEWSLETTER_MESSAGES.failed });
   if (f.status === "sent") {
     return (
       <div className="sent-panel sent-panel-compact" role="status" data-testid="newsletter-sent">
@@ -13,11 +15,11 @@ export default function NewsletterForm(props: MessageFormProps) {
     );
   }
   return (
-    <form method="post" action="/newsletter" className="newsletter-form" aria-label="Newsletter sign-up" noValidate ref={f.formRef} onSubmit={f.onSubmit}>
-      <CsrfField token={props.csrfToken} />
-      <Field name="email" label="Email address" type="email" required autoComplete="email" placeholder="you@example.com"
-        value={text(f.values.email)} error={f.errors.email} onChange={(v) => f.setValue("email", v)} disabled={f.disabled} />
-      <SubmitButton status={f.status} idle="Subscribe" busy="Subscribing..." />
-    </form>
+    <CsrfContext value={props.csrfToken}>
+      <Form action="/newsletter" className="newsletter-form" label="Newsletter sign-up" ref={f.formRef} onSubmit={f.onSubmit}>
+        <Field {...f.field("email")} label="Email address" type="email" required autoComplete="email" placeholder="you@example.com" />
+        <SubmitButton busy={f.busy} busyLabel="Subscribing...">Subscribe</SubmitButton>
+      </Form>
+    </CsrfContext>
   );
 }

@@ -6,12 +6,12 @@ import {
   addToCartProblem,
   AIR_DRY_NOTE,
   buildCartItem,
-  CART_MESSAGES,
   DISPLAY_RATING,
   fallbackSizes,
   FREE_SHIPPING_NOTE,
   imageAlt,
   imageSrc,
+  isChoiceSoldOut,
   isEventProduct,
   isVariantAvailable,
   maxQuantity,
@@ -24,6 +24,7 @@ import {
   variantPriceCents,
   variantSelection,
 } from "../src/catalogue/rules.ts";
+import { CART_MESSAGES } from "../src/cart/messages.ts";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { announceCartChange } from "../src/cart/badge.ts";
@@ -207,15 +208,20 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
                   {`${option.name}: `}<span className="option-chosen">{selection[option.name] ?? ""}</span>
                 </legend>
                 <ul className="option-values">
-                  {option.values.map((value) => (
-                    <li key={value}>
-                      <a className="option-value" href={choiceHref({ ...selection, [option.name]: value }, size, null)}
-                        aria-current={selection[option.name] === value ? "true" : undefined}
-                        onClick={(e) => choose(e, option.name, value)}>
-                        {value}
-                      </a>
-                    </li>
-                  ))}
+                  {option.values.map((value) => {
+                    const soldOut = isChoiceSoldOut(product, selection, option.name, value);
+                    return (
+                      <li key={value}>
+                        <a className={soldOut ? "option-value option-value-soldout" : "option-value"}
+                          href={choiceHref({ ...selection, [option.name]: value }, size, null)}
+                          aria-current={selection[option.name] === value ? "true" : undefined}
+                          onClick={(e) => choose(e, option.name, value)}>
+                          {value}
+                          {soldOut ? <span className="visually-hidden"> (sold out)</span> : null}
+                        </a>
+                      </li>
+                    );
+                  })}
                 </ul>
               </fieldset>
             ))}
@@ -262,9 +268,16 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
                       <button type="button" className="btn btn-ghost btn-icon" hidden={!enhanced} aria-label="Increase quantity"
                         disabled={outOfStock || (max !== undefined && quantity >= max)} onClick={() => setQuantity((q) => q + 1)}>+</button>
                     </div>
+                    {max !== undefined && max > 0 && quantity >= max ? (
+                      <p className="qty-limit" id={`${uid}-qty-limit`} role="status">
+                        {max === 1 ? "Only 1 left in stock: you can add 1." : `Only ${max} left in stock: you can add up to ${max}.`}
+                      </p>
+                    ) : null}
                   </div>
-                  <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
-                    {busy ? "Adding..." : "Add to Cart"}
+                  {/* A sold-out variant keeps the button focusable (aria-disabled): pressing it says why, as the spec's toast does. */}
+                  <button type="submit" className={outOfStock ? "btn btn-ghost btn-block btn-soldout" : "btn btn-primary btn-block"}
+                    disabled={busy} aria-disabled={outOfStock ? "true" : undefined}>
+                    {outOfStock ? "Sold Out" : busy ? "Adding..." : "Add to Cart"}
                   </button>
                 </Form>
               </CsrfContext>

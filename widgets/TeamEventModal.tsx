@@ -1,6 +1,7 @@
-import { useEffect, useId, useRef, type KeyboardEvent } from "react";
+import { useEffect, useId, useRef } from "react";
 import type { TeamEventChoice } from "../src/home/eventOffers.ts";
 import { TeamEventChoices, TeamNotes } from "../views/pages/home/TeamEventChoices.tsx";
+import { trapTab } from "./modal.ts";
 
 /**
  * The team event modal. Any link marked `data-team-modal-open` (its href is the /team-events page, the
@@ -26,21 +27,6 @@ export default function TeamEventModal({ events }: { events: TeamEventChoice[] }
   }, []);
 
   const close = () => dialog.current?.close();
-  // The native modal keeps the page inert; this keeps Tab cycling inside instead of leaving for the browser's own controls.
-  const trapTab = (e: KeyboardEvent<HTMLDialogElement>) => {
-    if (e.key !== "Tab") return;
-    const focusable = [...e.currentTarget.querySelectorAll<HTMLElement>("a[href], button:not([disabled])")];
-    const first = focusable[0];
-    const last = focusable[focusable.length - 1];
-    if (!first || !last) return;
-    if (e.shiftKey && document.activeElement === first) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && document.activeElement === last) {
-      e.preventDefault();
-      first.focus();
-    }
-  };
   const onClose = () => {
     opener.current?.focus();
     opener.current = null;

@@ -19,7 +19,8 @@ export function csrfToken(): string {
   return document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? "";
 }
 
-export async function apiFetch<T>(url: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+/** `json` is sent as JSON; `form` as multipart/form-data (for a file), the browser setting its boundary. */
+export async function apiFetch<T>(url: string, init: { method?: string; json?: unknown; form?: FormData } = {}): Promise<T> {
   const method = init.method ?? "GET";
   const headers: Record<string, string> = { accept: "application/json" };
   if (method !== "GET") headers["x-csrf-token"] = csrfToken();
@@ -28,7 +29,7 @@ export async function apiFetch<T>(url: string, init: { method?: string; json?: u
     method,
     headers,
     credentials: "same-origin",
-    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    body: init.form ?? (init.json === undefined ? undefined : JSON.stringify(init.json)),
   });
   const text = await res.text();
   let body: Record<string, unknown> | null = null;

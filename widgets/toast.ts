@@ -11,8 +11,16 @@ export const TOAST_LIMIT = 1;
 export const TOAST_REMOVE_DELAY = 1_000_000;
 const AUTO_DISMISS_MS = 6000;
 
+/**
+ * While a modal dialog is open the rest of the page is inert (hidden from screen readers, under the backdrop),
+ * so a toast goes to the dialog's own region (`data-toast-region`) when it has one.
+ */
+function toastRegion(): HTMLElement | null {
+  return document.querySelector<HTMLElement>("dialog[open] [data-toast-region]") ?? document.getElementById("toast-region");
+}
+
 export function showToast(message: ToastMessage): void {
-  const region = document.getElementById("toast-region");
+  const region = toastRegion();
   if (!region) return;
   const toast = document.createElement("div");
   toast.className = `toast toast-${message.variant ?? "default"}`;

@@ -5,7 +5,7 @@ import { CatalogueUnavailableError } from "../catalogue/source.ts";
 import type { Product, Variant } from "../catalogue/types.ts";
 import {
   buildCartItem,
-  CART_MESSAGES,
+  compareAtPriceCents,
   fallbackSizes,
   isEventProduct,
   isVariantAvailable,
@@ -13,41 +13,26 @@ import {
   productPath,
   variantPriceCents,
 } from "../catalogue/rules.ts";
-import { HttpError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import {
   addItem,
-  centsToDecimal,
   itemCount,
   lineProblem,
   problemMessage,
   quantityLimit,
   sameLine,
   subtotalCents,
+  type CartItem,
   type LineProblem,
   type SessionCartItem,
 } from "./rules.ts";
-import { CART_ERRORS } from "./schemas.ts";
-import { formatPrice } from "../money.ts";
+import { CART_ERRORS, CART_MESSAGES } from "./messages.ts";
+import { centsToDecimal, formatPrice } from "../money.ts";
 
-/** One cart line as the page, the widgets and GET /api/cart show it: session identity + catalogue facts now. */
-export interface CartLineView {
+/** One line of the server cart (the page, the widgets, GET /api/cart): the spec's item with the catalogue's facts now. */
+export interface CartLineView extends CartItem<string> {
   id: string;
-  shopifyProductId: string;
-  shopifyVariantId: string;
-  productHandle: string;
-  productTitle: string;
-  variantTitle: string;
-  /** The server cart's decimal string (the catalogue's current price). */
-  price: string;
   priceCents: number;
-  compareAtPrice: string | null;
-  quantity: number;
-  productImage: string | null;
-  productType: string;
-  vendor: string;
-  selectedSize: string | null;
-  selectedColor: string | null;
-  variantOptions: Record<string, string>;
   updatedAt: string;
   productUrl: string | null;
   maxQuantity: number;
@@ -84,7 +69,7 @@ export function readCart(req: Request): SessionCartItem[] {
 }
 
 export function writeCart(req: Request, items: SessionCartItem[]): void {
-  if (!req.session) throw new HttpError(503, "We can't save changes right now because our session service is unavailable. Please try again in a minute.");
+  if (!req.session) throw new DomainError("unavailable", "We can't save changes right now because our session service is unavailable. Please try again in a minute.");
   req.session.cart = { items };
 }
 
@@ -94,7 +79,7 @@ async function productsFor(catalogue: CatalogueSource, ids: string[]): Promise<M
   try {
     await Promise.all([...new Set(ids)].map(async (id) => found.set(id, await catalogue.findById(id))));
   } catch (err) {
-    if (err instanceof CatalogueUnavailableError) throw new HttpError(503, CART_ERRORS.catalogueDown, "Temporarily unavailable");
+    if (err instanceof CatalogueUnavailableError) throw new DomainError("unavailable", CART_ERRORS.catalogueDown);
     throw err;
   }
   return found;
@@ -110,6 +95,26 @@ function currentFacts(product: Product | null | undefined, variant: Variant | un
   };
 }
 
+/** A line whose product or variant left the catalogue: what the session still knows. */
+function goneItem(item: SessionCartItem, price: string): CartItem<string> {
+  return {
+    shopifyProductId: item.productId,
+    shopifyVariantId: item.variantId,
+    productHandle: item.productId,
+    productTitle: "Item no longer available",
+    variantTitle: "Default",
+    price,
+    compareAtPrice: null,
+    quantity: item.quantity,
+    productImage: null,
+    productType: "Product",
+    vendor: "",
+    selectedSize: item.selectedSize,
+    selectedColor: null,
+    variantOptions: {},
+  };
+}
+
 /** The session cart checked against the catalogue as it is now. */
 export async function viewCart(catalogue: CatalogueSource, items: SessionCartItem[]): Promise<CartView> {
   const products = await productsFor(catalogue, items.map((i) => i.productId));
@@ -119,24 +124,15 @@ export async function viewCart(catalogue: CatalogueSource, items: SessionCartIte
     const facts = currentFacts(product, variant);
     const problem = lineProblem(item, facts);
     const title = product?.title ?? "This item";
-    const base = product && variant ? buildCartItem(product, variant, item.quantity, item.selectedSize) : null;
+    const priceCents = facts?.priceCents ?? item.priceCents;
+    const compareCents = variant ? compareAtPriceCents(variant) : null;
+    const shown: CartItem<string> = product && variant
+      ? { ...buildCartItem(product, variant, item.quantity, item.selectedSize), price: centsToDecimal(priceCents), compareAtPrice: compareCents === null ? null : centsToDecimal(compareCents) }
+      : goneItem(item, centsToDecimal(priceCents));
     return {
       id: item.id,
-      shopifyProductId: item.productId,
-      shopifyVariantId: item.variantId,
-      productHandle: base?.productHandle ?? item.productId,
-      productTitle: base?.productTitle ?? "Item no longer available",
-      variantTitle: base?.variantTitle ?? "Default",
-      price: centsToDecimal(facts?.priceCents ?? item.priceCents),
-      priceCents: facts?.priceCents ?? item.priceCents,
-      compareAtPrice: base?.compareAtPrice ? centsToDecimal(Math.round(base.compareAtPrice * 100)) : null,
-      quantity: item.quantity,
-      productImage: base?.productImage ?? null,
-      productType: base?.productType ?? "Product",
-      vendor: base?.vendor ?? "",
-      selectedSize: base?.selectedSize ?? item.selectedSize,
-      selectedColor: base?.selectedColor ?? null,
-      variantOptions: base?.variantOptions ?? {},
+      ...shown,
+      priceCents,
       updatedAt: new Date(item.updatedAt).toISOString(),
       productUrl: product ? productPath(product) : null,
       maxQuantity: quantityLimit(facts?.stock),
@@ -153,26 +149,26 @@ export async function viewCart(catalogue: CatalogueSource, items: SessionCartIte
   };
 }
 
-/** Adds to the session cart with the catalogue's facts; bad input throws an HttpError with a clear message and changes nothing. */
+/** Adds to the session cart with the catalogue's facts; bad input throws a DomainError with a clear message and changes nothing. */
 export async function addToCart(
   req: Request,
   catalogue: CatalogueSource,
   input: { productId: string; variantId: string; quantity: number; selectedSize: string | null },
 ): Promise<{ product: Product; variant: Variant; items: SessionCartItem[] }> {
   const product = (await productsFor(catalogue, [input.productId])).get(input.productId);
-  if (!product) throw new HttpError(404, CART_ERRORS.productGone);
-  if (isEventProduct(product)) throw new HttpError(400, CART_MESSAGES.notAllowed.description);
-  if (product.variants.length === 0) throw new HttpError(400, CART_MESSAGES.noVariants.description);
+  if (!product) throw new DomainError("not_found", CART_ERRORS.productGone);
+  if (isEventProduct(product)) throw new DomainError("invalid", CART_MESSAGES.notAllowed.description);
+  if (product.variants.length === 0) throw new DomainError("invalid", CART_MESSAGES.noVariants.description);
   const variant = product.variants.find((v) => v.id === input.variantId);
-  if (!variant) throw new HttpError(400, CART_MESSAGES.noVariant.description);
-  if (!isVariantAvailable(variant)) throw new HttpError(409, CART_MESSAGES.outOfStock.description);
+  if (!variant) throw new DomainError("invalid", CART_MESSAGES.noVariant.description);
+  if (!isVariantAvailable(variant)) throw new DomainError("conflict", CART_MESSAGES.outOfStock.description);
   const priceCents = variantPriceCents(variant);
-  if (priceCents <= 0) throw new HttpError(400, CART_ERRORS.priceOnRequest);
+  if (priceCents <= 0) throw new DomainError("invalid", CART_ERRORS.priceOnRequest);
 
   const sizes = fallbackSizes(product);
   let selectedSize: string | null = null;
   if (sizes.length > 0 && input.selectedSize) {
-    if (!sizes.includes(input.selectedSize)) throw new HttpError(400, CART_ERRORS.invalidSize);
+    if (!sizes.includes(input.selectedSize)) throw new DomainError("invalid", CART_ERRORS.invalidSize);
     selectedSize = input.selectedSize;
   }
 
@@ -181,7 +177,7 @@ export async function addToCart(
   const already = items.find((i) => sameLine(i, line))?.quantity ?? 0;
   const limit = quantityLimit(maxQuantity(variant));
   if (already + input.quantity > limit) {
-    throw new HttpError(409, already > 0 ? `${CART_ERRORS.notEnoughStock(limit)}: you already have ${already} in your cart` : CART_ERRORS.notEnoughStock(limit));
+    throw new DomainError("conflict", already > 0 ? `${CART_ERRORS.notEnoughStock(limit)}: you already have ${already} in your cart` : CART_ERRORS.notEnoughStock(limit));
   }
   const next = addItem(items, line, newLineId(), Date.now());
   writeCart(req, next);
@@ -194,15 +190,15 @@ export async function checkQuantity(catalogue: CatalogueSource, item: SessionCar
   const product = (await productsFor(catalogue, [item.productId])).get(item.productId);
   const variant = product?.variants.find((v) => v.id === item.variantId);
   const facts = currentFacts(product, variant);
-  if (!facts || !facts.purchasable) throw new HttpError(409, CART_ERRORS.productGone);
-  if (!facts.available) throw new HttpError(409, CART_MESSAGES.outOfStock.description);
+  if (!facts || !facts.purchasable) throw new DomainError("conflict", CART_ERRORS.productGone);
+  if (!facts.available) throw new DomainError("conflict", CART_MESSAGES.outOfStock.description);
   const limit = quantityLimit(facts.stock);
-  if (quantity > limit) throw new HttpError(409, CART_ERRORS.notEnoughStock(limit));
+  if (quantity > limit) throw new DomainError("conflict", CART_ERRORS.notEnoughStock(limit));
 }
 
 export async function currentPriceCents(catalogue: CatalogueSource, item: SessionCartItem): Promise<number> {
   const product = (await productsFor(catalogue, [item.productId])).get(item.productId);
   const variant = product?.variants.find((v) => v.id === item.variantId);
-  if (!product || !variant) throw new HttpError(409, CART_ERRORS.productGone);
+  if (!product || !variant) throw new DomainError("conflict", CART_ERRORS.productGone);
   return variantPriceCents(variant);
 }

@@ -1,59 +1,74 @@
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { Router, type Request, type RequestHandler, type Response } from "express";
 import { createElement } from "react";
 import type { CatalogueSource } from "../catalogue/source.ts";
-import { CART_MESSAGES } from "../catalogue/rules.ts";
 import { renderPage, type PageContext } from "../http/render.tsx";
-import { emptyForm, formRoute, sendInvalid, validate, type FormState } from "../http/forms.ts";
+import { emptyForm, sendInvalid, validate, type FormState } from "../http/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
-import { HttpError } from "../http/errors.ts";
+import { domainErrorStatus } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
+import { refererPath } from "../http/redirects.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
 import { stripeScripts } from "../payments/setup.ts";
-import { completeCheckout, pendingCheckoutPaid, startCheckout, type OrdersDeps } from "../orders/checkout.ts";
+import { checkoutKeyFor, completeCheckout, paidCheckoutOrder, startCheckout, type OrdersDeps } from "../orders/checkout.ts";
+import type { Order } from "../orders/repository.ts";
+import { renewSessionId } from "../http/session.ts";
+import type { Logger } from "../logger.ts";
 import { CartPage } from "../../views/pages/cart/CartPage.tsx";
-import { acceptPrice, itemCount, removeItem, updateQuantity, type SessionCartItem } from "./rules.ts";
+import { acceptPrice, itemCount, removeItem, removePaidLines, updateQuantity, type SessionCartItem } from "./rules.ts";
+import { centsToDecimal } from "../money.ts";
 import { addToCart, cartJson, checkQuantity, currentPriceCents, readCart, viewCart, writeCart, type CartView } from "./cart.ts";
-import { AddItemForm, AddItemJson, CART_ERRORS, CART_TEXT, CheckoutJson, CompleteJson, CustomerInfo, QuantityForm, UpdateItemJson } from "./schemas.ts";
+import { AddItemForm, AddItemJson, CheckoutForm, CheckoutJson, CompleteJson, QuantityForm, UpdateItemJson, validateCheckout } from "./schemas.ts";
+import { CART_ERRORS, CART_MESSAGES, CART_TEXT } from "./messages.ts";
 
-type Handler = (req: Request, res: Response) => Promise<void>;
-const wrap = (h: Handler): RequestHandler => (req: Request, res: Response, next: NextFunction) => h(req, res).catch(next);
 
-/** Where a form post goes back to: the page it came from (same site), else the cart. */
-function backTo(req: Request, fallback = "/cart"): string {
-  const referer = req.get("referer");
-  if (!referer) return fallback;
+/** Adds to the cart per address and minute (the JSON API and the plain form together). */
+export const CART_ADD_LIMIT_PER_MINUTE = 120;
+
+const lineNotFound = () => new DomainError("not_found", CART_ERRORS.itemGone);
+
+
+/** This visitor session's checkout key (see checkoutKeyFor); set on first use. */
+function checkoutKey(req: Request): string {
+  req.session.checkoutKey ??= checkoutKeyFor(req.sessionID);
+  return req.session.checkoutKey;
+}
+
+/** After a payment: only the paid order's lines leave the cart, and the session gets a new id. */
+async function settlePaidOrder(req: Request, order: Order, logger: Logger): Promise<void> {
+  req.session.cart = { items: removePaidLines(readCart(req), order.items) };
+  if (req.session.checkout?.orderReference === order.reference) delete req.session.checkout;
+  // The confirmation panel on /shop?success=true shows this order (and only to this session).
+  req.session.lastPaidOrder = order.reference;
   try {
-    const url = new URL(referer);
-    if (url.host !== req.get("host")) return fallback;
-    return `${url.pathname}${url.search}` || fallback;
-  } catch {
-    return fallback;
+    await renewSessionId(req);
+  } catch (err) {
+    // The payment is recorded either way; the old id stays valid until the session expires.
+    logger.warn({ err: (err as Error).message }, "could not renew the session id after a payment");
   }
 }
 
-const lineNotFound = () => new HttpError(404, CART_ERRORS.itemGone);
-
-
-/** A checkout paid through either path (the browser's return, or only the webhook) empties the cart on the next request. */
+/** A checkout paid through either path (the browser's return, or only the webhook) empties its lines from the cart on the next request. */
 async function clearCartOfPaidCheckout(orders: OrdersDeps, req: Request, res: Response): Promise<void> {
-  if (req.session?.checkout && (await pendingCheckoutPaid(orders, req.session.checkout))) {
-    req.session.cart = { items: [] };
-    delete req.session.checkout;
-    const page = res.locals.page as PageContext | undefined;
-    if (page) page.shell.cartCount = 0;
-  }
+  const order = req.session?.checkout ? await paidCheckoutOrder(orders, req.session.checkout) : undefined;
+  if (!order) return;
+  await settlePaidOrder(req, order, orders.logger);
+  const page = res.locals.page as PageContext | undefined;
+  if (page) page.shell.cartCount = itemCount(readCart(req));
 }
 
 /** Mounted before every page, so the header badge is right even when only the webhook confirmed the payment. */
 export function paidCheckoutClearsCart(orders: OrdersDeps): RequestHandler {
-  return (req, res, next) => {
-    if (req.method !== "GET" || !req.session?.checkout) return next();
-    clearCartOfPaidCheckout(orders, req, res).then(() => next(), next);
+  return async (req, res, next) => {
+    if (req.method === "GET" && req.session?.checkout) await clearCartOfPaidCheckout(orders, req, res);
+    next();
   };
 }
-export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDeps; rateLimiter: RateLimiterFactory }): Router {
-  const { catalogue, orders } = deps;
+
+export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDeps; rateLimiter: RateLimiterFactory; paymentLimit: RequestHandler }): Router {
+  const { catalogue, orders, paymentLimit } = deps;
   const router = Router();
   const checkoutLimit = deps.rateLimiter({ name: "cart-checkout", windowMs: 60_000, limit: 60 });
+  const addLimit = deps.rateLimiter({ name: "cart-add", windowMs: 60_000, limit: CART_ADD_LIMIT_PER_MINUTE });
 
   async function settledCart(req: Request, res: Response): Promise<SessionCartItem[]> {
     await clearCartOfPaidCheckout(orders, req, res);
@@ -77,41 +92,45 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
     renderPage(
       req,
       res,
-      createElement(CartPage, { cart: cartJson(view), csrfToken: ctx.csrfToken, publishableKey: orders.payments.gateway.publishableKey, form, notice }),
+      createElement(CartPage, {
+        cart: cartJson(view), csrfToken: ctx.csrfToken, publishableKey: orders.paymentCore.gateway.publishableKey, form, notice,
+        shippingFlatRateCents: orders.shippingFlatRateCents,
+      }),
       {
         title: "Your Cart",
         description: "Review the items in your cart, change quantities and pay securely by card.",
         status,
         noindex: true,
-        scripts: hasCardForm ? stripeScripts(orders.payments.gateway) : undefined,
+        scripts: hasCardForm ? stripeScripts(orders.paymentCore.gateway) : undefined,
       },
     );
   }
 
   // ---------- pages and form posts (no JavaScript) ----------
 
-  router.get("/cart", wrap((req, res) => renderCart(req, res)));
+  router.get("/cart", (req, res) => renderCart(req, res));
 
   /** Runs a cart change from a plain form: a toast for the next page, then 303 back. */
   function formAction(run: (req: Request, res: Response) => Promise<{ title: string; description: string } | null>, failure: { title: string; description: string }, fallback?: (req: Request) => string): RequestHandler {
-    return wrap(async (req, res) => {
-      const back = fallback ? fallback(req) : backTo(req);
+    return async (req, res) => {
+      const back = fallback ? fallback(req) : refererPath(req, "/cart");
       try {
         const toast = await run(req, res);
         if (toast) flashToast(req, { ...toast, variant: "success" });
       } catch (err) {
-        if (!(err instanceof HttpError) || err.status >= 500) throw err;
+        if (!(err instanceof DomainError) || domainErrorStatus(err) >= 500) throw err;
         flashToast(req, { title: failure.title, description: err.message || failure.description, variant: "destructive" });
       }
       res.redirect(303, back);
-    });
+    };
   }
 
   router.post(
     "/cart/add",
+    addLimit,
     formAction(async (req) => {
       const parsed = validate(AddItemForm, req.body ?? {});
-      if (!parsed.ok) throw new HttpError(400, parsed.message);
+      if (!parsed.ok) throw new DomainError("invalid", parsed.message);
       const { product } = await addToCart(req, catalogue, parsed.data);
       return { title: CART_MESSAGES.addedTitle, description: `${product.title} added to cart!` };
     }, CART_MESSAGES.failed),
@@ -121,7 +140,7 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
     "/cart/items/:id/update",
     formAction(async (req) => {
       const parsed = validate(QuantityForm, req.body ?? {});
-      if (!parsed.ok) throw new HttpError(400, parsed.message);
+      if (!parsed.ok) throw new DomainError("invalid", parsed.message);
       const items = readCart(req);
       const line = findLine(items, String(req.params.id));
       if (parsed.data.quantity <= 0) {
@@ -162,23 +181,22 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
     }, CART_TEXT.updateFailed, () => "/cart"),
   );
 
-  // Without JavaScript the customer fields are checked, and the page says card entry needs JavaScript.
-  router.post(
-    "/cart/checkout",
-    checkoutLimit,
-    formRoute(CustomerInfo, {
-      invalid: (req, res, state) => renderCart(req, res, state, undefined, 400),
-      valid: async (req, res, data) => renderCart(req, res, { values: data, errors: {} }, CART_TEXT.needsJavaScript),
-    }),
-  );
+  // Without JavaScript the customer and address fields are checked (the summary then shows shipping and the total),
+  // and the page says card entry needs JavaScript.
+  router.post("/cart/checkout", checkoutLimit, async (req, res) => {
+    const { _csrf: _ignored, ...values } = (req.body ?? {}) as Record<string, unknown>;
+    const result = validateCheckout(CheckoutForm, values);
+    if (!result.ok) return renderCart(req, res, { values, errors: result.errors }, undefined, 400);
+    await renderCart(req, res, { values: result.data, errors: {} }, CART_TEXT.needsJavaScript);
+  });
 
   // ---------- JSON API ----------
 
-  router.get("/api/cart", wrap(async (req, res) => {
+  router.get("/api/cart", async (req, res) => {
     res.json(cartJson(await currentView(req, res)));
-  }));
+  });
 
-  router.post("/api/cart/add", wrap(async (req, res) => {
+  router.post("/api/cart/add", addLimit, async (req, res) => {
     const parsed = validate(AddItemJson, req.body ?? {});
     if (!parsed.ok) return sendInvalid(res, parsed);
     await settledCart(req, res);
@@ -187,9 +205,9 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
     const view = await viewCart(catalogue, items);
     const latest = items.reduce<SessionCartItem | undefined>((a, b) => (!a || b.updatedAt >= a.updatedAt ? b : a), undefined);
     res.json({ ...cartJson(view), item: view.items.find((l) => l.id === latest?.id) ?? null });
-  }));
+  });
 
-  router.patch("/api/cart/items/:id", wrap(async (req, res) => {
+  router.patch("/api/cart/items/:id", async (req, res) => {
     const parsed = validate(UpdateItemJson, req.body ?? {});
     if (!parsed.ok) return sendInvalid(res, parsed);
     const items = await settledCart(req, res);
@@ -203,26 +221,26 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
     }
     writeCart(req, next);
     res.json(cartJson(await viewCart(catalogue, next)));
-  }));
+  });
 
-  router.delete("/api/cart/items/:id", wrap(async (req, res) => {
+  router.delete("/api/cart/items/:id", async (req, res) => {
     const items = await settledCart(req, res);
     const line = findLine(items, String(req.params.id));
     const next = removeItem(items, line.id);
     writeCart(req, next);
     res.json(cartJson(await viewCart(catalogue, next)));
-  }));
+  });
 
-  router.delete("/api/cart", wrap(async (req, res) => {
+  router.delete("/api/cart", async (req, res) => {
     writeCart(req, []);
     res.json(cartJson(await viewCart(catalogue, [])));
-  }));
+  });
 
-  router.post("/api/cart/checkout", checkoutLimit, wrap(async (req, res) => {
-    const parsed = validate(CheckoutJson, req.body ?? {});
+  router.post("/api/cart/checkout", checkoutLimit, paymentLimit, async (req, res) => {
+    const parsed = validateCheckout(CheckoutJson, req.body ?? {});
     if (!parsed.ok) return sendInvalid(res, parsed);
     const view = await currentView(req, res);
-    if (view.items.length === 0) throw new HttpError(400, CART_ERRORS.empty);
+    if (view.items.length === 0) throw new DomainError("invalid", CART_ERRORS.empty);
     // The payload's items must be the session cart (same lines and quantities); their prices are ignored.
     const sent = parsed.data.items;
     const matches =
@@ -231,21 +249,31 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
         sent.some((s) => (s.id === undefined || s.id === line.id) && s.shopifyProductId === line.shopifyProductId &&
           s.shopifyVariantId === line.shopifyVariantId && s.quantity === line.quantity),
       );
-    if (!matches) throw new HttpError(409, CART_ERRORS.changed);
-    const started = await startCheckout(orders, view, parsed.data.customerInfo, req.session.checkout);
+    if (!matches) throw new DomainError("conflict", CART_ERRORS.changed);
+    const started = await startCheckout(orders, view, parsed.data.customerInfo, parsed.data.shippingAddress, checkoutKey(req));
+    if (started.status === "earlier_order_paid") {
+      await settlePaidOrder(req, started.order, orders.logger);
+      flashToast(req, { title: CART_TEXT.paymentSucceeded.title, description: CART_ERRORS.earlierPaymentWent, variant: "success" });
+      res.status(409).json({ success: false, error: CART_ERRORS.earlierPaymentWent, orderReference: started.order.reference, itemCount: itemCount(readCart(req)), redirect: "/cart" });
+      return;
+    }
+    await renewSessionId(req);
     req.session.checkout = started.checkout;
-    res.json({ success: true, clientSecret: started.clientSecret, orderReference: started.order.reference, amount: cartJson(view).subtotal });
-  }));
+    const { order } = started;
+    res.json({
+      success: true, clientSecret: started.clientSecret, orderReference: order.reference,
+      subtotal: centsToDecimal(order.subtotalCents), shipping: centsToDecimal(order.shippingCents), amount: centsToDecimal(order.totalCents),
+    });
+  });
 
-  router.post("/api/cart/checkout/complete", checkoutLimit, wrap(async (req, res) => {
+  router.post("/api/cart/checkout/complete", checkoutLimit, async (req, res) => {
     const parsed = validate(CompleteJson, req.body ?? {});
     if (!parsed.ok) return sendInvalid(res, parsed);
-    const result = await completeCheckout(orders, req.session.checkout, parsed.data.paymentIntentId);
+    const { result, order } = await completeCheckout(orders, req.session.checkoutKey, parsed.data.paymentIntentId);
     if (result.status === "paid") {
-      req.session.cart = { items: [] };
-      delete req.session.checkout;
+      await settlePaidOrder(req, order, orders.logger);
       flashToast(req, { ...CART_TEXT.paymentSucceeded, variant: "success" });
-      res.json({ success: true, status: "paid", orderReference: result.payment.reference, redirect: "/shop?success=true", itemCount: itemCount([]) });
+      res.json({ success: true, status: "paid", orderReference: order.reference, redirect: "/shop?success=true", itemCount: itemCount(readCart(req)) });
       return;
     }
     if (result.status === "failed") {
@@ -257,7 +285,7 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
       return;
     }
     res.status(202).json({ success: false, status: "pending", error: CART_TEXT.paymentFailedFallbacks.payment });
-  }));
+  });
 
   return router;
 }

@@ -3,6 +3,27 @@
  * fallback sizes when the product has no Size option) and a quantity. Prices are integer cents.
  */
 
+/**
+ * The spec's cart item, one shape for both directions: what a product page sends to POST /api/cart/add (prices
+ * as dollar numbers) and each line of the server cart's answer (prices as decimal strings; see CartLineView).
+ */
+export interface CartItem<Price extends number | string> {
+  shopifyProductId: string;
+  shopifyVariantId: string;
+  productHandle: string;
+  productTitle: string;
+  variantTitle: string;
+  price: Price;
+  compareAtPrice: Price | null;
+  quantity: number;
+  productImage: string | null;
+  productType: string;
+  vendor: string;
+  selectedSize: string | null;
+  selectedColor: string | null;
+  variantOptions: Record<string, string>;
+}
+
 /** What the session keeps per line: identity, quantity, and the price the visitor saw when adding. */
 export interface SessionCartItem {
   id: string;
@@ -60,6 +81,29 @@ export function clearCart(): SessionCartItem[] {
   return [];
 }
 
+/** A line of a paid order: the cart line it came from (null for orders older than that link) and what was paid. */
+export interface PaidLine {
+  cartLineId: string | null;
+  productId: string;
+  variantId: string;
+  quantity: number;
+}
+
+/**
+ * After a payment, only what was paid leaves the cart: each paid line takes its quantity off the same cart
+ * line (same line id and variant; by variant alone for orders without line ids). An item added after the
+ * PaymentIntent was made, or a quantity raised since, stays.
+ */
+export function removePaidLines(items: SessionCartItem[], paid: PaidLine[]): SessionCartItem[] {
+  let left = items;
+  for (const p of paid) {
+    const line = left.find((i) => (p.cartLineId === null || i.id === p.cartLineId) && i.productId === p.productId && i.variantId === p.variantId);
+    if (!line) continue;
+    left = line.quantity > p.quantity ? left.map((i) => (i === line ? { ...i, quantity: i.quantity - p.quantity } : i)) : left.filter((i) => i !== line);
+  }
+  return left;
+}
+
 /** The visitor agrees to the catalogue's current price for a line. */
 export function acceptPrice(items: SessionCartItem[], id: string, priceCents: number, now: number): SessionCartItem[] {
   return items.map((i) => (i.id === id ? { ...i, priceCents, updatedAt: now } : i));
@@ -73,11 +117,6 @@ export function subtotalCents(lines: { unitPriceCents: number; quantity: number 
 /** sum of quantities */
 export function itemCount(lines: { quantity: number }[]): number {
   return lines.reduce((sum, l) => sum + l.quantity, 0);
-}
-
-/** Cents as the server cart's decimal string: 3200 -> "32.00". */
-export function centsToDecimal(cents: number): string {
-  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
 }
 
 /** Why a line cannot be bought as it stands, or null. */
@@ -115,4 +154,21 @@ export function problemMessage(title: string, problem: LineProblem, format: (cen
 /** The most a line may hold: the stock when tracked, never above MAX_LINE_QUANTITY. */
 export function quantityLimit(stock: number | undefined): number {
   return stock === undefined ? MAX_LINE_QUANTITY : Math.min(stock, MAX_LINE_QUANTITY);
+}
+
+/**
+ * A line's variant, said once: 'Size: M · Color: Black' for a variant titled 'M / Black', and the variant
+ * title's other parts ('Black · Size: M' for a tee in black with a size from the fallback sizes).
+ */
+export function variantText(line: { variantTitle: string; selectedSize: string | null; selectedColor: string | null }): string {
+  const chosen = [line.selectedSize, line.selectedColor].filter((v): v is string => Boolean(v));
+  const rest = line.variantTitle
+    .split(" / ")
+    .map((part) => part.trim())
+    .filter((part) => part && part !== "Default Title" && !chosen.includes(part));
+  const labelled = [
+    ...(line.selectedSize ? [`Size: ${line.selectedSize}`] : []),
+    ...(line.selectedColor ? [`Color: ${line.selectedColor}`] : []),
+  ];
+  return [...rest, ...labelled].join(" · ");
 }

@@ -1,59 +1,25 @@
 import * as z from "zod";
 import { MAX_LINE_QUANTITY } from "./rules.ts";
-
-/** The spec's cart, payment and checkout messages, word for word (browser-safe, shared with the widgets). */
-export const CART_TEXT = {
-  emptyTitle: "Your cart is empty",
-  emptyBody: "Add some items to get started!",
-  shippingNote: "Calculated at checkout",
-  updateFailed: { title: "Error", description: "Failed to update quantity" },
-  removeFailed: { title: "Error", description: "Failed to remove item" },
-  removed: { title: "Item Removed", description: "Item has been removed from your cart" },
-  addFailed: "Failed to add item to cart",
-  checkoutFailed: "Failed to create checkout",
-  missingInfo: { title: "Missing Information", description: "Please fill in all required fields." },
-  providerNotReady: { title: "Payment System Unavailable", description: "Payment processing is temporarily unavailable. Please try again later." },
-  providerCannotLoad: { title: "Payment processing is temporarily unavailable", description: "Please try again later or contact support" },
-  paymentFailedTitle: "Payment Failed",
-  paymentFailedFallbacks: {
-    intent: "Failed to create payment intent",
-    cardElement: "Card element not found",
-    payment: "Payment failed",
-    unexpected: "An unexpected error occurred",
-  },
-  paymentSucceeded: { title: "Payment Successful!", description: "Your order has been placed successfully. You'll receive a confirmation email shortly." },
-  processing: "Processing Payment...",
-  needsJavaScript: "Card payment needs JavaScript. Please turn JavaScript on in your browser to pay by card; your cart is saved.",
-} as const;
-
-/** Our own messages where the spec gives none. */
-export const CART_ERRORS = {
-  productGone: "This product is no longer available",
-  priceOnRequest: "This item is priced on request. Please contact us to order it.",
-  invalidSize: "Please choose one of the listed sizes",
-  itemGone: "That item is no longer in your cart",
-  empty: "Your cart is empty",
-  changed: "Your cart has changed. Please review your cart and try again.",
-  notEnoughStock: (n: number) => (n === 1 ? "Only 1 left in stock" : `Only ${n} left in stock`),
-  invalidEmail: "Please enter a valid email address",
-  paymentUnavailable: "Payment system is temporarily unavailable. Please try again in a few moments.",
-  notYourPayment: "This payment does not belong to your checkout.",
-  catalogueDown: "Our product catalogue is temporarily unavailable. Please try again in a few minutes.",
-} as const;
+import { CART_ERRORS, CART_TEXT } from "./messages.ts";
+import { singleLine, wholeNumber } from "../http/text.ts";
+import { validate, type Validation } from "../http/forms.ts";
+import { ShippingAddress, SHIPPING_TEXT } from "../orders/rules.ts";
 
 const id = (what: string) =>
   z.union([z.string(), z.number()], { error: `${what} is required` })
-    .transform((v) => String(v).trim())
-    .pipe(z.string().min(1, `${what} is required`).max(200, `${what} is too long`));
+    .transform((v) => String(v))
+    .pipe(singleLine().min(1, `${what} is required`).max(200, `${what} is too long`));
 
+/** Integers or digit strings only: an empty quantity is refused (it never removes a line). */
 const quantity = (min: number) =>
-  z.coerce
-    .number({ error: "Quantity must be a number" })
-    .int("Quantity must be a whole number")
-    .min(min, min === 0 ? "Quantity cannot be negative" : "Quantity must be at least 1")
-    .max(MAX_LINE_QUANTITY, `Quantity can be at most ${MAX_LINE_QUANTITY}`);
+  wholeNumber({ type: "Quantity must be a number", whole: "Quantity must be a whole number" }).pipe(
+    z
+      .number()
+      .min(min, min === 0 ? "Quantity cannot be negative" : "Quantity must be at least 1")
+      .max(MAX_LINE_QUANTITY, `Quantity can be at most ${MAX_LINE_QUANTITY}`),
+  );
 
-const optionalText = z.union([z.string(), z.null()]).optional().transform((v) => (v ? v.trim() || null : null));
+const optionalText = z.union([singleLine().max(100, "Size is too long"), z.null()]).optional().transform((v) => v || null);
 
 /**
  * POST /api/cart/add: the spec's cart item. Only the product, variant, size and quantity are read;
@@ -81,11 +47,21 @@ export const UpdateItemJson = z.union([
 
 export const QuantityForm = z.object({ quantity: quantity(0) });
 
+/** Each required field says what it needs; the form says 'Please fill in all required fields.' once (validateCheckout). */
+export const CHECKOUT_REQUIRED = {
+  firstName: "Enter your first name",
+  lastName: "Enter your last name",
+  email: "Enter your email address",
+} as const;
+
+const requiredText = (message: string, max: number, tooLong: string) =>
+  z.union([z.string(), z.null()], { error: message }).optional().transform((v) => (v ?? "").trim()).pipe(singleLine(message).min(1, message).max(max, tooLong));
+
 export const CustomerInfo = z.object({
-  firstName: z.string({ error: CART_TEXT.missingInfo.description }).trim().min(1, CART_TEXT.missingInfo.description).max(100, "First name is too long"),
-  lastName: z.string({ error: CART_TEXT.missingInfo.description }).trim().min(1, CART_TEXT.missingInfo.description).max(100, "Last name is too long"),
-  email: z.string({ error: CART_TEXT.missingInfo.description }).trim().min(1, CART_TEXT.missingInfo.description).max(320).pipe(z.email(CART_ERRORS.invalidEmail)),
-  phone: z.union([z.string(), z.null()]).optional().transform((v) => (v ? v.trim() : "")).pipe(z.string().max(40, "Phone number is too long")),
+  firstName: requiredText(CHECKOUT_REQUIRED.firstName, 100, "First name is too long"),
+  lastName: requiredText(CHECKOUT_REQUIRED.lastName, 100, "Last name is too long"),
+  email: requiredText(CHECKOUT_REQUIRED.email, 320, CART_ERRORS.invalidEmail).pipe(z.email(CART_ERRORS.invalidEmail)),
+  phone: z.union([z.string(), z.null()]).optional().transform((v) => v ?? "").pipe(singleLine().max(40, "Phone number is too long")),
 });
 export type CustomerInfo = z.output<typeof CustomerInfo>;
 
@@ -94,7 +70,7 @@ export const CheckoutJson = z.object({
   items: z
     .array(
       z.object({
-        id: z.string().optional(),
+        id: singleLine().max(200).optional(),
         shopifyProductId: id("Product"),
         shopifyVariantId: id("Variant"),
         quantity: quantity(1),
@@ -104,6 +80,26 @@ export const CheckoutJson = z.object({
     )
     .max(100, "Too many items"),
   customerInfo: CustomerInfo,
+  /** Where to send it; the shipping cost follows from the cart on the server (a sent amount is ignored). */
+  shippingAddress: ShippingAddress,
 });
+
+/** The checkout form (the card form's fields; posted as-is without JavaScript): customer and `shipping[...]`. */
+export const CheckoutForm = CustomerInfo.extend({ shipping: ShippingAddress });
+
+const MISSING = new Set<string>([
+  ...Object.values(CHECKOUT_REQUIRED),
+  SHIPPING_TEXT.nameRequired, SHIPPING_TEXT.line1Required, SHIPPING_TEXT.cityRequired, SHIPPING_TEXT.stateRequired,
+]);
+
+/**
+ * Checks a checkout: each field keeps its own message, and when any required field is empty the form (and the
+ * JSON `error`) says the spec's 'Please fill in all required fields.' once.
+ */
+export function validateCheckout<S extends z.ZodType>(schema: S, input: unknown): Validation<z.output<S>> {
+  const result = validate(schema, input);
+  if (result.ok || !Object.values(result.errors).some((m) => MISSING.has(m))) return result;
+  return { ...result, message: CART_TEXT.missingInfo.description, errors: { ...result.errors, _form: CART_TEXT.missingInfo.description } };
+}
 
 export const CompleteJson = z.object({ paymentIntentId: z.string().trim().regex(/^pi_[A-Za-z0-9_]+$/, "A PaymentIntent id is required") });

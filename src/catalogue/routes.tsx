@@ -1,6 +1,7 @@
 import { Router, type Request } from "express";
 import type { Logger } from "../logger.ts";
 import type { Site } from "../site.ts";
+import type { Order } from "../orders/repository.ts";
 import { renderPage, type PageContext } from "../http/render.tsx";
 import { CatalogueUnavailableError, type CatalogueSource } from "./source.ts";
 import type { Product } from "./types.ts";
@@ -9,7 +10,6 @@ import {
   filterRetail,
   imageSrc,
   isVariantAvailable,
-  parsePriceCents,
   productPath,
   resolveVariant,
   selectionFromQuery,
@@ -19,9 +19,11 @@ import {
   variantImageSrc,
 } from "./rules.ts";
 import { sanitizeDescriptionHtml } from "./html.ts";
+import { centsToDecimal, parsePriceCents } from "../money.ts";
 import { ShopPage } from "../../views/pages/shop/ShopPage.tsx";
 import { ProductNotFoundPage, ProductPage } from "../../views/pages/shop/ProductPage.tsx";
 import type { ProductPickerProps } from "../../widgets/ProductPicker.tsx";
+import { siteOrigin } from "../http/origin.ts";
 
 export const CATALOGUE_UNAVAILABLE_MESSAGE = "Our product catalogue is temporarily unavailable. Please try again in a few minutes.";
 export const PRODUCT_NOT_FOUND = "Product not found";
@@ -30,6 +32,8 @@ interface Deps {
   catalogue: CatalogueSource;
   site: Site;
   logger: Logger;
+  /** The order this visitor session has just paid, if any (the confirmation panel on /shop?success=true). */
+  justPaidOrder: (req: Request) => Promise<Order | undefined>;
 }
 
 /** A route's read: the value, or `unavailable` after logging when the source's service failed. */
@@ -92,7 +96,7 @@ function productJsonLd(product: Product, picker: ProductPickerProps, url: string
             "@type": "Offer",
             url,
             priceCurrency: "USD",
-            price: (cents / 100).toFixed(2),
+            price: centsToDecimal(cents),
             availability: isVariantAvailable(variant) ? "https://schema.org/InStock" : "https://schema.org/OutOfStock",
           },
         }
@@ -100,13 +104,15 @@ function productJsonLd(product: Product, picker: ProductPickerProps, url: string
   };
 }
 
-export function shopRoutes({ catalogue, site, logger }: Deps): Router {
+export function shopRoutes({ catalogue, site, logger, justPaidOrder }: Deps): Router {
   const router = Router();
 
   router.get("/shop", async (req, res) => {
     const result = await read(logger, "retail list", () => catalogue.listProducts());
     const products = result.unavailable ? [] : filterRetail(result.value, site.brandName);
-    renderPage(req, res, <ShopPage brandName={site.brandName} products={products} unavailable={result.unavailable} />, {
+    // After a payment the spec sends the browser here with ?success=true; the panel shows what the server recorded.
+    const paidOrder = req.query.success === "true" ? await justPaidOrder(req) : undefined;
+    renderPage(req, res, <ShopPage brandName={site.brandName} products={products} unavailable={result.unavailable} paidOrder={paidOrder} />, {
       title: "Shop",
       description: `Shop ${site.displayName} heavyweight tees and caps: premium wrestling apparel, shipped fast.`,
       status: result.unavailable ? 503 : 200,
@@ -127,7 +133,7 @@ export function shopRoutes({ catalogue, site, logger }: Deps): Router {
     }
     const ctx = res.locals.page as PageContext;
     const picker = pickerState(product, req.query as Record<string, unknown>, ctx.csrfToken);
-    const origin = ctx.publicUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+    const origin = siteOrigin(req, ctx.publicUrl);
     const variant = resolveVariant(product, picker.selection);
     renderPage(req, res, <ProductPage picker={picker} />, {
       title: product.title,

@@ -3,7 +3,8 @@
  * shipping notes, add-to-cart checks and the cart item a product page sends. Browser-safe (no zod, no Node).
  */
 import type { OptionSelection, Product, ProductImage, Variant } from "./types.ts";
-import { formatPrice } from "../money.ts";
+import type { CartItem } from "../cart/rules.ts";
+import { centsToDollars, formatPrice, isPrice, parsePriceCents } from "../money.ts";
 
 /** Retail list and product reads are cached this long (the spec's 300000 ms). */
 export const CATALOGUE_CACHE_MS = 300_000;
@@ -20,48 +21,9 @@ export const AIR_DRY_NOTE = "Air dry recommended: keeps the heavyweight cotton t
 export const CONTACT_FOR_PRICING = "Contact for pricing";
 export const FREE_SHIPPING_NOTE = "Free shipping on orders over $75";
 
-/** The spec's toasts for adding to the cart, word for word. */
-export const CART_MESSAGES = {
-  notAllowed: { title: "Cannot Add to Cart", description: "This item cannot be added to cart" },
-  noVariant: { title: "Selection Required", description: "Please select all required options" },
-  outOfStock: { title: "Out of Stock", description: "This variant is currently out of stock" },
-  noVariants: { title: "Error", description: "Product has no available variants" },
-  failed: { title: "Error", description: "Failed to add item to cart" },
-  addedTitle: "Added to Cart",
-} as const;
-
 export type AddToCartProblem = "notAllowed" | "noVariant" | "outOfStock";
 
 // ---------- money ----------
-
-/**
- * Integer cents from a catalogue price: "30", "30.5", "$1,234.56", 30.5. Rounds half up past two
- * decimals. Throws RangeError for anything else (the sources validate prices, so a throw is a bug).
- */
-export function parsePriceCents(price: string | number | null | undefined): number {
-  if (typeof price === "number") {
-    if (!Number.isFinite(price) || price < 0) throw new RangeError(`Invalid price: ${price}`);
-    return Math.round(price * 100);
-  }
-  const text = (price ?? "").trim().replace(/^\$\s*/, "").replace(/,/g, "");
-  const m = /^(\d+)(?:\.(\d*))?$/.exec(text);
-  if (!m) throw new RangeError(`Invalid price: ${String(price)}`);
-  const whole = Number(m[1]);
-  const fraction = (m[2] ?? "").padEnd(3, "0");
-  const cents = Number(fraction.slice(0, 2)) + (Number(fraction[2]) >= 5 ? 1 : 0);
-  return whole * 100 + cents;
-}
-
-/** True when the value is a price parsePriceCents accepts. */
-export function isPrice(price: string | number | null | undefined): boolean {
-  try {
-    parsePriceCents(price);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 
 /** A card's price: 2 decimals, or 'Contact for pricing' when the price is 0. */
 export function priceLabel(cents: number): string {
@@ -118,6 +80,17 @@ export function resolveVariant(product: Product, selected: OptionSelection): Var
     product.options.every((option, i) => variantOption(variant, i) === (selected[option.name] ?? null)),
   );
   return match ?? product.variants[0] ?? null;
+}
+
+/**
+ * Whether choosing `value` for option `name`, the other chosen values kept, leads to nothing buyable: no variant
+ * with those values is in stock. Marks sold-out choices in the pickers.
+ */
+export function isChoiceSoldOut(product: Product, selected: OptionSelection, name: string, value: string): boolean {
+  const wanted = { ...selected, [name]: value };
+  return !product.variants.some(
+    (variant) => isVariantAvailable(variant) && product.options.every((option, i) => variantOption(variant, i) === (wanted[option.name] ?? null)),
+  );
 }
 
 /**
@@ -212,9 +185,10 @@ export function stripTags(html: string): string {
     .trim();
 }
 
-/** A card's description: tags stripped, cut to 100 characters. */
+/** A card's description: tags stripped, cut to 100 characters; a cut one ends with an ellipsis. */
 export function shortDescription(html: string): string {
-  return stripTags(html).slice(0, DESCRIPTION_PREVIEW_LENGTH);
+  const text = stripTags(html);
+  return text.length > DESCRIPTION_PREVIEW_LENGTH ? `${text.slice(0, DESCRIPTION_PREVIEW_LENGTH).trimEnd()}…` : text;
 }
 
 /** /shop/{handle}, or /shop/{id} when there is no handle. */
@@ -253,22 +227,9 @@ export function addToCartProblem(product: Product, variant: Variant | null): Add
   return null;
 }
 
-/** The cart item JSON of the spec (POST /api/cart/add). Prices are numbers in dollars, as the spec gives them. */
-export interface CartItemInput {
-  shopifyProductId: string;
-  shopifyVariantId: string;
-  productHandle: string;
-  productTitle: string;
-  variantTitle: string;
-  price: number;
-  compareAtPrice: number | null;
-  quantity: number;
-  productImage: string | null;
-  productType: string;
-  vendor: string;
-  selectedSize: string | null;
-  selectedColor: string | null;
-  variantOptions: OptionSelection;
+/** The variant's struck-through price in cents, when it has a valid one. */
+export function compareAtPriceCents(variant: Variant): number | null {
+  return variant.compare_at_price && isPrice(variant.compare_at_price) ? parsePriceCents(variant.compare_at_price) : null;
 }
 
 function optionNamed(selection: OptionSelection, names: string[]): string | null {
@@ -276,22 +237,23 @@ function optionNamed(selection: OptionSelection, names: string[]): string | null
   return key ? (selection[key] ?? null) : null;
 }
 
+/** The spec's cart item for a variant, as a product page sends it (prices in dollars). */
 export function buildCartItem(
   product: Product,
   variant: Variant,
   quantity: number,
   fallbackSize: string | null = null,
-): CartItemInput {
+): CartItem<number> {
   const options = variantSelection(product, variant);
-  const compare = variant.compare_at_price && isPrice(variant.compare_at_price) ? parsePriceCents(variant.compare_at_price) : null;
+  const compare = compareAtPriceCents(variant);
   return {
     shopifyProductId: product.id,
     shopifyVariantId: variant.id,
     productHandle: product.handle ?? product.id,
     productTitle: product.title,
     variantTitle: variant.title || "Default",
-    price: parsePriceCents(variant.price) / 100,
-    compareAtPrice: compare === null ? null : compare / 100,
+    price: centsToDollars(parsePriceCents(variant.price)),
+    compareAtPrice: compare === null ? null : centsToDollars(compare),
     quantity,
     productImage: variantImageSrc(variant) ?? imageSrc(product.images[0]) ?? null,
     productType: product.product_type || "Product",

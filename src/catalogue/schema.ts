@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { isPrice } from "./rules.ts";
+import { isPrice } from "../money.ts";
 import type { Product } from "./types.ts";
 
 const price = z.string().refine((p) => isPrice(p), "must be a price such as 30.00");

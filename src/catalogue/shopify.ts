@@ -1,7 +1,8 @@
 import { createStorefrontApiClient, type StorefrontApiClient } from "@shopify/storefront-api-client";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import { CATALOGUE_CACHE_MS, parsePriceCents } from "./rules.ts";
+import { CATALOGUE_CACHE_MS } from "./rules.ts";
+import { centsToDecimal, parsePriceCents } from "../money.ts";
 import { createReadCache } from "./cache.ts";
 import { CatalogueUnavailableError, type CatalogueSource } from "./source.ts";
 import type { Product, ProductImage, Variant } from "./types.ts";
@@ -79,7 +80,7 @@ const MAX_PAGES = 10;
 
 // ---------- mapping ----------
 
-const decimal = (money: StorefrontMoney) => (parsePriceCents(money.amount) / 100).toFixed(2);
+const decimal = (money: StorefrontMoney) => centsToDecimal(parsePriceCents(money.amount));
 
 /** A Storefront API product as the spec's Product. */
 export function mapStorefrontProduct(node: StorefrontProduct): Product {

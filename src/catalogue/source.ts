@@ -1,8 +1,4 @@
-import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
 import type { Product } from "./types.ts";
-import { createBundledCatalogue } from "./bundled.ts";
-import { createShopifyCatalogue } from "./shopify.ts";
 
 /** Where products come from: the bundled file or Shopify. Both answer with the same Product shape. */
 export interface CatalogueSource {
@@ -17,13 +13,4 @@ export class CatalogueUnavailableError extends Error {
     super(message, options);
     this.name = "CatalogueUnavailableError";
   }
-}
-
-/** Shopify when SHOPIFY_STORE_DOMAIN and SHOPIFY_STOREFRONT_TOKEN are set, else the bundled catalogue. */
-export function createCatalogueSource(config: Config, logger: Logger): CatalogueSource {
-  if (config.shopify) {
-    logger.info({ store: config.shopify.storeDomain }, "catalogue: Shopify Storefront API");
-    return createShopifyCatalogue(config.shopify, logger);
-  }
-  return createBundledCatalogue({ brandName: config.brandName });
 }

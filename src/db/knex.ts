@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import knexFactory, { type Knex } from "knex";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
+import { trackTransactionStatements } from "./locks.ts";
 
 export type Db = Knex;
 
@@ -19,6 +20,8 @@ export function knexOptions(database: Config["database"]): Knex.Config {
   if (database.client === "mysql2") {
     return {
       client: "mysql2",
+      // knex would otherwise copy the bound values (e-mail addresses, names) into error messages, and so into logs.
+      compileSqlOnError: false,
       connection: { uri: database.url, connectTimeout: 2000, dateStrings: false, timezone: "Z", charset: "utf8mb4" } as Knex.MySql2ConnectionConfig,
       pool: { min: 0, max: 10 },
       // A stopped MySQL must answer within 2 s instead of holding requests.
@@ -29,6 +32,7 @@ export function knexOptions(database: Config["database"]): Knex.Config {
   if (database.filename !== ":memory:") fs.mkdirSync(path.dirname(database.filename), { recursive: true });
   return {
     client: "better-sqlite3",
+    compileSqlOnError: false,
     connection: { filename: database.filename },
     useNullAsDefault: true,
     pool: {
@@ -56,13 +60,11 @@ export function createDb(database: Config["database"], logger?: Logger): Db {
         debug: (m: unknown) => logger.debug({ knex: m }, "database debug"),
       }
     : undefined;
-  return knexFactory({ ...knexOptions(database), ...(log ? { log } : {}) });
+  const db = knexFactory({ ...knexOptions(database), ...(log ? { log } : {}) });
+  trackTransactionStatements(db);
+  return db;
 }
 
 export async function migrateLatest(db: Db): Promise<void> {
   await db.migrate.latest();
-}
-
-export function isMysql(db: Db): boolean {
-  return db.client.config.client === "mysql2";
 }

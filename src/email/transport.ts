@@ -2,11 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import nodemailer from "nodemailer";
 
-export interface MailAttachment {
-  filename: string;
-  contentType: string;
-  content: string;
-}
+/** Inline content (an .ics invitation), or a file on this server's disk read when the e-mail is sent (an uploaded logo). */
+export type MailAttachment = { filename: string; contentType: string } & ({ content: string; path?: never } | { path: string; content?: never });
 
 export interface MailMessage {
   from: string;

@@ -1,3 +1,4 @@
+import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toBool, toDate, toJson } from "../db/rows.ts";
 import {
@@ -10,11 +11,12 @@ import {
   type EventSummary,
   type PackageCode,
 } from "./types.ts";
-import { headlinePriceCents } from "./rules.ts";
+import { headlinePriceCents, registrationClosingTime } from "./rules.ts";
 
 /** The one module that queries the events tables. */
 
 type Row = Record<string, unknown>;
+type Conn = Db | Knex.Transaction;
 
 const num = (v: unknown) => Number(v);
 const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
@@ -49,12 +51,12 @@ const toDay = (r: Row): EventDay => ({ id: num(r.id), label: str(r.label), date:
 const toCoach = (r: Row): EventCoach => ({ id: num(r.id), name: str(r.name), title: str(r.title), bio: str(r.bio), image: str(r.image) });
 const toLogo = (r: Row): CollegeLogo => ({ id: num(r.id), name: str(r.name), image: str(r.image) });
 
-async function childRows(db: Db, table: string, ids: number[]): Promise<Row[]> {
+async function childRows(db: Conn, table: string, ids: number[]): Promise<Row[]> {
   if (ids.length === 0) return [];
   return db(table).whereIn("event_id", ids).orderBy([{ column: "event_id" }, { column: "sort_order" }, { column: "id" }]);
 }
 
-async function summaries(db: Db, rows: Row[]): Promise<EventSummary[]> {
+async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
   const ids = rows.map((r) => num(r.id));
   const [packageRows, dayRows, logoRows] = await Promise.all([
     childRows(db, "event_packages", ids),
@@ -68,13 +70,14 @@ async function summaries(db: Db, rows: Row[]): Promise<EventSummary[]> {
     const id = num(r.id);
     const eventPackages = (packages.get(id) ?? []).filter((p): p is EventPackage => p !== null);
     const fullPriceCents = headlinePriceCents(eventPackages);
+    const startDate = calendarDate(r.start_date);
     return {
       id,
       title: str(r.title),
       shortDescription: str(r.short_description),
       category: str(r.category),
       dateText: str(r.date_text),
-      startDate: calendarDate(r.start_date),
+      startDate,
       endDate: calendarDate(r.end_date),
       time: str(r.time_text),
       location: str(r.location),
@@ -83,7 +86,7 @@ async function summaries(db: Db, rows: Row[]): Promise<EventSummary[]> {
       capacity: num(r.capacity),
       ageGroup: str(r.age_group),
       listed: toBool(r.listed),
-      registrationClosesAt: toDate(r.registration_closes_at),
+      registrationClosesAt: registrationClosingTime(toDate(r.registration_closes_at), startDate),
       fullPriceCents,
       regularPriceCents: fullPriceCents,
       teamPriceCents: num(r.team_price_cents),
@@ -91,6 +94,7 @@ async function summaries(db: Db, rows: Row[]): Promise<EventSummary[]> {
       packages: eventPackages,
       days: days.get(id) ?? [],
       collegeLogos: logos.get(id) ?? [],
+      coachRegistration: toBool(r.coach_registration),
     };
   });
 }
@@ -102,7 +106,7 @@ export async function listEvents(db: Db): Promise<EventSummary[]> {
 }
 
 /** One event (listed or not) with everything its page shows; null when there is no such event. */
-export async function findEvent(db: Db, id: number): Promise<EventDetail | null> {
+export async function findEvent(db: Conn, id: number): Promise<EventDetail | null> {
   if (!Number.isSafeInteger(id) || id < 1) return null;
   const row: Row | undefined = await db("events").where("id", id).first();
   if (!row) return null;
@@ -116,27 +120,37 @@ export async function findEvent(db: Db, id: number): Promise<EventDetail | null>
 }
 
 /**
- * Places taken: paid registrations plus pending ones whose hold (`reserved_until`) has not expired.
- * The registrations table comes with the registration feature; until it exists nothing is taken.
- * A registration counts its `places` column when the table has one (a team holds one place per athlete), else 1.
+ * Places taken: paid registrations (free ones too) plus pending ones whose hold (`reserved_until`) has not
+ * expired, each counting its `places` (a team holds one place per athlete). `exceptRegistrationId` leaves
+ * out a registration being changed, so its own hold is not counted twice.
  */
-export async function placesTaken(db: Db, eventId: number, now: Date): Promise<number> {
-  if (!(await db.schema.hasTable("registrations"))) return 0;
-  const hasPlaces = await db.schema.hasColumn("registrations", "places");
-  const query = db("registrations")
+export async function placesTaken(conn: Conn, eventId: number, now: Date, exceptRegistrationId?: number, opts: { locking?: boolean } = {}): Promise<number> {
+  const query = conn("registrations")
     .where("event_id", eventId)
     .andWhere((q) =>
       q.where("status", "paid").orWhere((held) => held.where("status", "pending_payment").andWhere("reserved_until", ">", now)),
     );
-  const row: Row | undefined = hasPlaces
-    ? await query.sum({ taken: "places" }).first()
-    : await query.count({ taken: "*" }).first();
+  if (exceptRegistrationId !== undefined) query.andWhereNot("id", exceptRegistrationId);
+  // A locking read sees every committed row, even when the transaction's snapshot is older (MySQL REPEATABLE READ).
+  if (opts.locking) query.forShare();
+  const row: Row | undefined = await query.sum({ taken: "places" }).first();
   return Number(row?.taken ?? 0) || 0;
 }
 
-/** Capacity minus paid and held places, never below 0; 0 for an unknown event. */
-export async function placesLeft(db: Db, eventId: number, now: Date): Promise<number> {
-  const row: Row | undefined = await db("events").where("id", eventId).first("capacity");
+/**
+ * Capacity minus paid and held places, never below 0; 0 for an unknown event. To decide on a place (a hold),
+ * call it inside a transaction whose first statement is `lockForUpdate(trx, "events", eventId)` (src/db/locks.ts).
+ */
+export async function placesLeft(
+  conn: Conn,
+  eventId: number,
+  now: Date,
+  exceptRegistrationId?: number,
+  opts: { locking?: boolean } = {},
+): Promise<number> {
+  const query = conn("events").where("id", eventId);
+  if (opts.locking) query.forShare();
+  const row: Row | undefined = await query.first("capacity");
   if (!row) return 0;
-  return Math.max(0, num(row.capacity) - (await placesTaken(db, eventId, now)));
+  return Math.max(0, num(row.capacity) - (await placesTaken(conn, eventId, now, exceptRegistrationId, opts)));
 }

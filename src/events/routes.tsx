@@ -12,11 +12,14 @@ import {
   eventJsonLd,
   parseEventId,
   registrationStatus,
+  seasonYear,
 } from "./rules.ts";
 import { withPictures } from "./pictures.ts";
+import { coachRegistrationState } from "../coaches/rules.ts";
 import { EventsPage, EVENTS_HERO_POSTER } from "../../views/pages/events/EventsPage.tsx";
 import { EventDetailPage } from "../../views/pages/events/EventDetailPage.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";
+import { siteOrigin } from "../http/origin.ts";
 
 export interface EventRoutesDeps {
   db: Db;
@@ -28,7 +31,7 @@ export interface EventRoutesDeps {
 
 function origin(req: Request, res: Response): string {
   const ctx = res.locals.page as PageContext;
-  return ctx.publicUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+  return siteOrigin(req, ctx.publicUrl);
 }
 
 function renderNotFound(req: Request, res: Response, status: number, message = EVENT_NOT_FOUND_TEXT): void {
@@ -52,14 +55,14 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       const statuses = Object.fromEntries(
         await Promise.all(events.map(async (e) => [e.id, registrationStatus(e, await placesLeft(db, e.id, at), at)] as const)),
       );
-      renderPage(req, res, <EventsPage events={events} statuses={statuses} heroVideoUrl={heroVideoUrl} />, {
+      renderPage(req, res, <EventsPage events={events} statuses={statuses} seasonYear={seasonYear(events, at)} heroVideoUrl={heroVideoUrl} />, {
         title: "Events",
         description,
         openGraph: { image: EVENTS_HERO_POSTER },
       });
     } catch (err) {
       req.log.error({ err }, "events list could not be loaded");
-      renderPage(req, res, <EventsPage events={[]} statuses={{}} heroVideoUrl={heroVideoUrl} loadError={EVENT_LOAD_FAILED} />, {
+      renderPage(req, res, <EventsPage events={[]} statuses={{}} seasonYear={null} heroVideoUrl={heroVideoUrl} loadError={EVENT_LOAD_FAILED} />, {
         title: "Events",
         description,
         status: 503,
@@ -78,7 +81,8 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       const left = await placesLeft(db, id, at);
       const status = registrationStatus(found, left, at);
       const event = withPictures(found);
-      renderPage(req, res, <EventDetailPage event={event} placesLeft={left} status={status} />, {
+      const coaches = coachRegistrationState(event, at);
+      renderPage(req, res, <EventDetailPage event={event} placesLeft={left} status={status} coachRegistration={coaches} />, {
         title: event.title,
         description: event.shortDescription,
         openGraph: { type: "website", image: event.image },

@@ -1,4 +1,5 @@
 import type { EventDetail, EventPackage, EventSummary } from "./types.ts";
+import { centsToDecimal, centsToDollars } from "../money.ts";
 
 /** Pure event rules and the spec's texts. Browser-safe: no database, no process. */
 
@@ -32,9 +33,6 @@ export function teamSavingsCents(event: Pick<EventSummary, "regularPriceCents" |
 }
 
 
-
-export const centsToDollars = (cents: number) => cents / 100;
-
 export type RegistrationStatus = "open" | "closed" | "soldOut";
 
 /** The label a closed or full event shows in place of its registration link. */
@@ -43,9 +41,26 @@ export const REGISTRATION_STATUS_LABEL: Record<Exclude<RegistrationStatus, "open
   closed: "Registration Closed",
 };
 
+/**
+ * When registration closes: the operator's `registration_closes_at`, which defaults to the start, and never
+ * later than the start, so nothing sells an event that has begun whatever the column says.
+ */
+export function registrationClosingTime(closesAt: Date | null, start: Date): Date {
+  if (closesAt && closesAt.getTime() < start.getTime()) return closesAt;
+  return start;
+}
+
+/** The season the site advertises ('Summer {year} Camps'): the year of the first event not yet started, else of the last one. */
+export function seasonYear(events: Pick<EventSummary, "startDate">[], now: Date): number | null {
+  if (events.length === 0) return null;
+  const starts = events.map((e) => e.startDate.getTime()).sort((a, b) => a - b);
+  const next = starts.find((t) => t > now.getTime()) ?? starts[starts.length - 1]!;
+  return new Date(next).getUTCFullYear();
+}
+
 /** Whether an athlete can register now: closed after the closing time, sold out when no place is left. */
 export function registrationStatus(event: Pick<EventSummary, "registrationClosesAt">, placesLeft: number, now: Date): RegistrationStatus {
-  if (event.registrationClosesAt && event.registrationClosesAt.getTime() <= now.getTime()) return "closed";
+  if (event.registrationClosesAt.getTime() <= now.getTime()) return "closed";
   if (placesLeft <= 0) return "soldOut";
   return "open";
 }
@@ -78,11 +93,11 @@ export function eventJsonLd(
     offers: event.packages.map((p) => ({
       "@type": "Offer",
       name: p.label,
-      price: (p.priceCents / 100).toFixed(2),
+      price: centsToDecimal(p.priceCents),
       priceCurrency: "USD",
       availability,
       url: url(`/register/${event.id}`),
-      ...(event.registrationClosesAt ? { validThrough: event.registrationClosesAt.toISOString() } : {}),
+      validThrough: event.registrationClosesAt.toISOString(),
     })),
   };
 }
@@ -111,10 +126,11 @@ export function eventApiBody(event: EventDetail, placesLeft: number, now: Date) 
     capacity: event.capacity,
     placesLeft,
     registrationStatus: registrationStatus(event, placesLeft, now),
-    registrationClosesAt: event.registrationClosesAt ? event.registrationClosesAt.toISOString() : null,
+    registrationClosesAt: event.registrationClosesAt.toISOString(),
     packages: event.packages.map((p) => ({ ...p, price: centsToDollars(p.priceCents) })),
     days: event.days,
     coaches: event.coaches,
     collegeLogos: event.collegeLogos,
+    coachRegistration: event.coachRegistration === true,
   };
 }

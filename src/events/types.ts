@@ -37,7 +37,7 @@ export interface EventSummary {
   title: string;
   shortDescription: string;
   category: string;
-  /** Dates as shown to visitors, e.g. 'June 5-7, 2025'. */
+  /** Dates as shown to visitors, e.g. 'June 5-7, 2027'. */
   dateText: string;
   startDate: Date;
   endDate: Date;
@@ -49,8 +49,8 @@ export interface EventSummary {
   capacity: number;
   ageGroup: string;
   listed: boolean;
-  /** null: open until full. */
-  registrationClosesAt: Date | null;
+  /** When registration closes: `registration_closes_at`, defaulting to (and never after) the start. */
+  registrationClosesAt: Date;
   /** The full package's price: the event's headline price. */
   fullPriceCents: number;
   /** Regular individual price per athlete (the full package price), against which team savings are counted. */
@@ -61,6 +61,8 @@ export interface EventSummary {
   packages: EventPackage[];
   days: EventDay[];
   collegeLogos: CollegeLogo[];
+  /** College coaches can request to attend (the recruiting clinic); absent means no. */
+  coachRegistration?: boolean;
 }
 
 export interface EventDetail extends EventSummary {

@@ -3,7 +3,7 @@
  * (never retyped). Pure and browser-safe.
  */
 import type { EventSummary } from "../events/types.ts";
-import { savingsCents, teamSavingsCents } from "../events/rules.ts";
+import { savingsCents, seasonYear, teamSavingsCents } from "../events/rules.ts";
 
 /** The spec: the team modal offers events 1, 2 and 3; the promo is the National Champ Camp; the featured athlete headlines event 1. */
 export const TEAM_MODAL_EVENT_IDS = [1, 2, 3] as const;
@@ -45,6 +45,8 @@ export interface HomeOffers {
   featured: FeaturedEvent | null;
   /** For the sticky banner: the lowest team price and the most a team athlete saves. */
   teamDeal: { teamPriceCents: number; maxSavingsCents: number } | null;
+  /** 'Summer {year} Camps': the year of the coming season, from the event dates. */
+  seasonYear: number | null;
 }
 
 export function teamEventChoice(e: EventSummary): TeamEventChoice {
@@ -78,7 +80,7 @@ export function promoOffer(e: EventSummary): PromoOffer | null {
   };
 }
 
-export function homeOffers(events: EventSummary[]): HomeOffers {
+export function homeOffers(events: EventSummary[], now: Date = new Date()): HomeOffers {
   const byId = new Map(events.map((e) => [e.id, e]));
   const teamEvents = TEAM_MODAL_EVENT_IDS.flatMap((id) => {
     const e = byId.get(id);
@@ -99,5 +101,6 @@ export function homeOffers(events: EventSummary[]): HomeOffers {
             maxSavingsCents: Math.max(...teamEvents.map((e) => e.savingsCents)),
           }
         : null,
+    seasonYear: seasonYear(events, now),
   };
 }

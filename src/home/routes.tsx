@@ -1,21 +1,41 @@
-import { Router } from "express";
+import { Router, type Request, type Response } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Site } from "../site.ts";
 import { renderPage } from "../http/render.tsx";
-import { emptyForm } from "../http/forms.ts";
+import { emptyForm, type FormState } from "../http/forms.ts";
 import { listEvents } from "../events/repository.ts";
-import { takeSent } from "../messages/session.ts";
+import type { MessageForms } from "../messages/routes.tsx";
 import { findPortfolioItem } from "./apparelContent.ts";
 import { homeOffers } from "./eventOffers.ts";
-import { renderCustomApparel, renderHome } from "./pages.tsx";
 import { AboutPage } from "../../views/pages/AboutPage.tsx";
+import { HomePage } from "../../views/pages/home/HomePage.tsx";
+import { CustomApparelPage } from "../../views/pages/apparel/CustomApparelPage.tsx";
 import { TeamEventsPage } from "../../views/pages/home/TeamEventsPage.tsx";
 
-export function homeRoutes({ site, db }: { site: Site; db: Db }): Router {
+/** The home side of the site: /, /team-events, /custom-apparel (with its quote form) and /about. */
+export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: MessageForms }): Router {
   const router = Router();
-  router.get("/", async (req, res) => {
-    await renderHome(req, res, { db, site }, { form: emptyForm, subscribed: takeSent(req, "newsletter") });
-  });
+
+  async function home(req: Request, res: Response, newsletter: { form: FormState; subscribed: boolean }, status = 200) {
+    const offers = homeOffers(await listEvents(db));
+    renderPage(req, res, <HomePage site={site} offers={offers} newsletter={newsletter} />, {
+      title: "Premium Wrestling Apparel & Summer Camps",
+      description: `${site.displayName}: heavyweight wrestling apparel, custom team gear and elite summer camps for athletes 10+ through high school.`,
+      status,
+    });
+  }
+
+  function customApparel(req: Request, res: Response, quote: { form: FormState; sent: boolean }, status = 200) {
+    renderPage(req, res, <CustomApparelPage quote={quote} />, {
+      title: "Custom Team Apparel",
+      description: "Custom wrestling singlets, rashguards, warmups and team packages designed for your program. Request a free quote.",
+      status,
+    });
+  }
+
+  router.get("/", (req, res) => home(req, res, { form: emptyForm, subscribed: forms.takeSent(req, "newsletter") }));
+  forms.mount(router, "newsletter", (req, res, form, status) => home(req, res, { form, subscribed: false }, status));
+
   router.get("/team-events", async (req, res) => {
     const { teamEvents } = homeOffers(await listEvents(db));
     renderPage(req, res, <TeamEventsPage events={teamEvents} />, {
@@ -23,11 +43,14 @@ export function homeRoutes({ site, db }: { site: Site; db: Db }): Router {
       description: "Register your team at team pricing: choose the camp, then add your coach and athletes under one payment.",
     });
   });
+
   router.get("/custom-apparel", (req, res) => {
     const design = findPortfolioItem(typeof req.query.design === "string" ? req.query.design : undefined);
     const form = design ? { values: { referenceDesign: design.name }, errors: {} } : emptyForm;
-    renderCustomApparel(req, res, { form, sent: takeSent(req, "quote") });
+    customApparel(req, res, { form, sent: forms.takeSent(req, "quote") });
   });
+  forms.mount(router, "quote", (req, res, form, status) => customApparel(req, res, { form, sent: false }, status));
+
   router.get("/about", (req, res) =>
     renderPage(req, res, <AboutPage site={site} />, {
       title: "About",

@@ -7,10 +7,13 @@ export const publicDirectory = path.resolve(path.dirname(fileURLToPath(import.me
 interface Manifest {
   entries: Record<string, { url: string; imports: string[] }>;
   widgets: Record<string, string[]>;
+  fonts?: string[];
 }
 
 export interface Assets {
   css: string;
+  /** The self-hosted woff2 files the stylesheet uses on every page (preloaded). */
+  fonts: string[];
   /** URLs of an entry script and the chunks it imports statically. */
   entry(name: string): string[];
   /** The chunks one widget needs (for modulepreload). */
@@ -31,6 +34,7 @@ export function loadAssets(): Assets {
   };
   return {
     css: entry("site.css")[0]!,
+    fonts: manifest.fonts ?? [],
     entry,
     widget: (name) => manifest.widgets[name] ?? [],
   };

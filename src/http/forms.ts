@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { z } from "zod";
 
 /** Field path ("athletes.0.firstName") -> first message for that field. */
@@ -10,6 +10,27 @@ export interface FormState {
 }
 
 export const emptyForm: FormState = { values: {}, errors: {} };
+
+/** A form's values as a widget holds them: strings, or lists of strings for checkboxes. */
+export type FormValues = Record<string, string | string[]>;
+
+/** What a form widget starts from (its JSON props): a post re-rendered without JavaScript, or a fresh form. */
+export interface FormWidgetProps {
+  csrfToken: string;
+  values: FormValues;
+  errors: FieldErrors;
+  /** The form was just sent without JavaScript: the widget shows its confirmation. */
+  sent: boolean;
+}
+
+export function formWidgetProps(csrfToken: string, form: FormState, sent = false): FormWidgetProps {
+  const values: FormValues = {};
+  for (const [key, value] of Object.entries(form.values)) {
+    if (Array.isArray(value)) values[key] = value.map(String);
+    else if (value !== undefined && value !== null && typeof value !== "object") values[key] = String(value);
+  }
+  return { csrfToken, values, errors: form.errors, sent };
+}
 
 export type Validation<T> = { ok: true; data: T } | { ok: false; errors: FieldErrors; message: string };
 
@@ -44,19 +65,16 @@ export function formRoute<S extends z.ZodType>(
     valid: (req: Request, res: Response, data: z.output<S>) => Promise<void>;
   },
 ): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const { _csrf: _ignored, ...values } = body;
-      const result = validate(schema, values);
-      if (!result.ok) {
-        res.status(400);
-        await handlers.invalid(req, res, { values, errors: result.errors });
-        return;
-      }
-      await handlers.valid(req, res, result.data);
-    } catch (err) {
-      next(err);
+  // Express 5 passes a rejected promise to the error handler: no catch here.
+  return async (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const { _csrf: _ignored, ...values } = body;
+    const result = validate(schema, values);
+    if (!result.ok) {
+      res.status(400);
+      await handlers.invalid(req, res, { values, errors: result.errors });
+      return;
     }
+    await handlers.valid(req, res, result.data);
   };
 }

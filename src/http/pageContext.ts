@@ -1,10 +1,10 @@
-import type { Request, RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import "./sessionData.ts";
 import type { Site } from "../site.ts";
 import type { Assets } from "./assets.ts";
 import type { PageContext } from "./render.tsx";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
-import { generateCsrfToken } from "./security.ts";
+import type { Csrf } from "./csrf.ts";
 
 export const SESSION_DOWN_NOTICE =
   "Your cart and registrations in progress are temporarily unavailable. Browsing works; please try again in a minute to buy or register.";
@@ -18,27 +18,62 @@ export function flashToast(req: Request, toast: ToastMessage): void {
   if (req.session) req.session.toast = toast;
 }
 
-/** Builds what every page needs (shell props, CSRF token, assets) once per request. */
-export function pageContext(opts: { site: Site; assets: Assets; publicUrl: string | undefined; testMode: boolean }): RequestHandler {
+/** A form posted without JavaScript was sent: the next page that shows it shows its confirmation instead. */
+export function markFormSent(req: Request, formId: string): void {
+  if (req.session) req.session.sentForms = { ...req.session.sentForms, [formId]: true };
+}
+
+/** Whether the form was just sent; the flag is consumed. */
+export function takeFormSent(req: Request, formId: string): boolean {
+  const sent = req.session?.sentForms?.[formId] === true;
+  if (sent) {
+    const rest = { ...req.session.sentForms };
+    delete rest[formId];
+    req.session.sentForms = rest;
+  }
+  return sent;
+}
+
+export interface PageContextOptions {
+  site: Site;
+  assets: Assets;
+  publicUrl: string | undefined;
+  testMode: boolean;
+  csrf: Csrf;
+}
+
+/** What every page needs (shell props, CSRF token, assets); the session notice shows when the session store is down. */
+export function buildPageContext(req: Request, res: Response, opts: PageContextOptions, { sessionNotice }: { sessionNotice: boolean }): PageContext {
+  const hasSession = Boolean(req.session);
+  const ctx: PageContext = {
+    shell: {
+      site: opts.site,
+      cartCount: sessionCartCount(req),
+      notices: sessionNotice && !hasSession ? [SESSION_DOWN_NOTICE] : [],
+      testModeBanner: opts.testMode,
+    },
+    csrfToken: "",
+    assets: opts.assets,
+    publicUrl: opts.publicUrl,
+    takeToast: () => {
+      const toast = req.session?.toast;
+      if (toast) delete req.session.toast;
+      return toast;
+    },
+  };
+  // Made when a page or form first needs it: an API answer that renders nothing sets no cookie.
+  let token: string | undefined;
+  Object.defineProperty(ctx, "csrfToken", {
+    get: () => (token ??= opts.csrf.token(req, res)),
+    enumerable: true,
+  });
+  return ctx;
+}
+
+/** Builds the page context once per request. */
+export function pageContext(opts: PageContextOptions): RequestHandler {
   return (req, res, next) => {
-    const hasSession = Boolean(req.session);
-    const ctx: PageContext = {
-      shell: {
-        site: opts.site,
-        cartCount: sessionCartCount(req),
-        notices: hasSession ? [] : [SESSION_DOWN_NOTICE],
-        testModeBanner: opts.testMode,
-      },
-      csrfToken: hasSession ? generateCsrfToken(req) : "",
-      assets: opts.assets,
-      publicUrl: opts.publicUrl,
-      takeToast: () => {
-        const toast = req.session?.toast;
-        if (toast) delete req.session.toast;
-        return toast;
-      },
-    };
-    res.locals.page = ctx;
+    res.locals.page = buildPageContext(req, res, opts, { sessionNotice: true });
     next();
   };
 }

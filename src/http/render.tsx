@@ -6,6 +6,7 @@ import { collectWidgets, serializeProps, WidgetCollector } from "../../views/com
 import type { Assets } from "./assets.ts";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import { CsrfContext } from "../../views/components/Form.tsx";
+import { siteOrigin } from "./origin.ts";
 
 export interface PageOptions {
   /** The page's own name; the document title is "{title} | {brand}". */
@@ -45,10 +46,12 @@ export function renderPage(req: Request, res: Response, page: ReactElement, opti
 
   const brand = ctx.shell.site.brandName;
   const fullTitle = `${options.title} | ${brand}`;
-  const origin = ctx.publicUrl ?? `${req.protocol}://${req.get("host") ?? "localhost"}`;
+  const origin = siteOrigin(req, ctx.publicUrl);
   const canonical = `${origin}${req.path}`;
   const scripts = collector.used.size > 0 ? ctx.assets.entry("boot.js") : [];
-  const preloads = [...scripts.slice(1), ...[...collector.used].flatMap((w) => ctx.assets.widget(w))];
+  // Only what starts at load is preloaded: React and the eager widgets; the others load when they are needed.
+  const eager = [...collector.eager];
+  const preloads = [...scripts.slice(1), ...(eager.length ? ctx.assets.widget("runtime") : []), ...eager.flatMap((w) => ctx.assets.widget(w))];
 
   const head = renderToStaticMarkup(
     <>
@@ -61,6 +64,7 @@ export function renderPage(req: Request, res: Response, page: ReactElement, opti
       <meta name="theme-color" content="#0b0b0d" />
       <link rel="canonical" href={canonical} />
       <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+      {ctx.assets.fonts.map((href) => <link key={href} rel="preload" href={href} as="font" type="font/woff2" crossOrigin="anonymous" />)}
       <link rel="stylesheet" href={ctx.assets.css} />
       <meta property="og:site_name" content={ctx.shell.site.displayName} />
       <meta property="og:title" content={fullTitle} />

@@ -1,9 +1,13 @@
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import session, { MemoryStore, type Store } from "express-session";
 import { RedisStore } from "connect-redis";
 import type { Config } from "../config.ts";
-import type { Redis } from "../redis.ts";
+import { redisAvailable, type Redis } from "../redis.ts";
+import { isUnavailable } from "./errors.ts";
 import type { Logger } from "../logger.ts";
+
+/** Sessions and CSRF tokens on a development machine (production requires SESSION_SECRET). */
+export const DEVELOPMENT_SECRET = "embedded-default-development-secret";
 
 const TWO_WEEKS_S = 14 * 24 * 60 * 60;
 
@@ -14,20 +18,19 @@ export function createSessionStore(redis: Redis | undefined, prefix: string, log
     return new MemoryStore();
   }
   const store = new RedisStore({ client: redis, prefix: `${prefix}sess:`, ttl: TWO_WEEKS_S });
-  // express-session skips sessions (instead of failing the request) while its store says it is disconnected.
-  const sync = () => store.emit(redis.isReady ? "connect" : "disconnect");
-  redis.on("ready", sync);
-  redis.on("end", sync);
-  redis.on("error", sync);
+  // express-session skips sessions (instead of failing the request) while its store says it is disconnected:
+  // Redis stopped, or stalled (connected but not answering within the command timeout).
+  const sync = () => store.emit(redisAvailable(redis) ? "connect" : "disconnect");
+  for (const event of ["ready", "end", "error", "stalled", "recovered"]) redis.on(event, sync);
   sync();
   return store;
 }
 
 export function sessionMiddleware(config: Config, store: Store): RequestHandler {
-  return session({
+  const middleware = session({
     name: "sid",
     store,
-    secret: config.sessionSecret ?? "embedded-default-development-secret",
+    secret: config.sessionSecret ?? DEVELOPMENT_SECRET,
     resave: false,
     saveUninitialized: false,
     rolling: false,
@@ -39,4 +42,17 @@ export function sessionMiddleware(config: Config, store: Store): RequestHandler 
       maxAge: TWO_WEEKS_S * 1000,
     },
   });
+  // The request that finds Redis stalled goes on without a session, like every request after it.
+  return (req, res, next) => middleware(req, res, (err?: unknown) => (err && isUnavailable(err) ? next() : next(err)));
+}
+
+/**
+ * Gives the visitor a new session id with the same data (cart, checkout): called when a
+ * checkout starts and after a payment, so a session cookie planted before then no longer follows the buyer.
+ * The old id is destroyed in the store.
+ */
+export async function renewSessionId(req: Request): Promise<void> {
+  const kept = Object.entries(req.session).filter(([key]) => key !== "cookie");
+  await new Promise<void>((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
+  Object.assign(req.session, Object.fromEntries(kept));
 }

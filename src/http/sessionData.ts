@@ -1,7 +1,7 @@
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import type { SessionCart } from "../cart/rules.ts";
 
-/** Everything the site keeps in a visitor's session. Features add their own keys here. */
+/** Everything the site keeps in a visitor's session, declared here and nowhere else (a lint rule checks). */
 declare module "express-session" {
   interface SessionData {
     /** One toast to show on the next page (set before a 303 redirect). */
@@ -10,6 +10,20 @@ declare module "express-session" {
     cart?: SessionCart;
     /** The cart checkout under way: its pending order and the cart it was made from. */
     checkout?: { orderReference: string; fingerprint: string };
+    /** The order this session paid last: the confirmation panel on /shop?success=true shows it. */
+    lastPaidOrder?: string;
+    /** Names this visitor's checkouts in the database (orders.checkout_key, checkout_locks); kept when the session id is renewed. */
+    checkoutKey?: string;
+    /** Forms sent without JavaScript, by form id: the next page shows the form's confirmation once. */
+    sentForms?: Partial<Record<string, true>>;
+    /** The per-session rate limits' key (src/http/rateLimit.ts); it stays when the session id is renewed. */
+    rateKey?: string;
+    /** Individual registrations this visitor started: event id -> the latest registration's reference. */
+    registrations?: Record<string, string>;
+    /** Every registration reference this visitor made (newest last, at most 20): a form id is only reused by its maker. */
+    registrationRefs?: string[];
+    /** Team registrations this coach started: event id -> the latest team registration's reference. */
+    teamRegistrations?: Record<string, string>;
   }
 }
 

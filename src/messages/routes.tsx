@@ -1,20 +1,19 @@
 import { Router, type Request, type Response } from "express";
+import type { z } from "zod";
 import type { Db } from "../db/knex.ts";
 import type { Site } from "../site.ts";
 import type { Outbox } from "../email/outbox.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
 import { renderPage } from "../http/render.tsx";
 import { emptyForm, formRoute, sendInvalid, validate, type FormState } from "../http/forms.ts";
-import { flashToast } from "../http/pageContext.ts";
-import { renderCustomApparel, renderHome } from "../home/pages.tsx";
+import { flashToast, markFormSent, takeFormSent } from "../http/pageContext.ts";
+import type { ToastMessage } from "../../views/components/Toast.tsx";
 import { contactSchema, newsletterSchema, NEWSLETTER_MESSAGES, QUOTE_MESSAGES, quoteSchema } from "./schemas.ts";
 import { saveContactMessage, saveQuoteRequest, subscribeToNewsletter } from "./repository.ts";
-import { markSent, takeSent } from "./session.ts";
 import { ContactPage } from "../../views/pages/contact/ContactPage.tsx";
 
 export interface MessagesDeps {
   db: Db;
-  site: Site;
   outbox: Outbox;
   brandInbox: string;
   rateLimiter: RateLimiterFactory;
@@ -26,89 +25,107 @@ const RATE_LIMITED = "Too many messages from your connection. Please wait a few 
 
 const NEWSLETTER_SOURCE = "home";
 
-/** Contact messages, custom quote requests and newsletter sign-ups: page forms that work without JavaScript, and their JSON APIs. */
-export function messagesRoutes({ db, site, outbox, brandInbox, rateLimiter }: MessagesDeps): Router {
-  const router = Router();
-  const limit = (name: string) => rateLimiter({ name, ...MESSAGE_RATE_LIMIT, message: RATE_LIMITED });
-  const contactLimit = limit("contact");
-  const quoteLimit = limit("quote");
-  const newsletterLimit = limit("newsletter");
+export type MessageFormId = "contact" | "quote" | "newsletter";
 
-  const contactPage = (req: Request, res: Response, contact: { form: FormState; sent: boolean }, status?: number) =>
+/** The page a message form sits on, re-rendered with the form's errors after a post without JavaScript. */
+export type FormPage = (req: Request, res: Response, form: FormState, status: number) => void | Promise<void>;
+
+interface MessageForm<S extends z.ZodType> {
+  /** The form post (no JavaScript) and its JSON twin. */
+  post: string;
+  api: string;
+  schema: S;
+  /** Stores the message (its e-mail to the brand queued in the same transaction); the JSON answer. */
+  save: (data: z.output<S>) => Promise<{ status: number; body: object; queuedEmail: boolean }>;
+  /** Where the form post goes after sending, and the toast it shows there. */
+  sentRedirect: string;
+  sentToast?: ToastMessage;
+}
+
+/**
+ * Contact messages, custom quote requests and newsletter sign-ups: each a page form that works without
+ * JavaScript and its JSON API, mounted by the feature that owns the page the form is on.
+ */
+export function messageForms({ db, outbox, brandInbox, rateLimiter }: MessagesDeps) {
+  const forms = {
+    contact: {
+      post: "/contact",
+      api: "/api/contact",
+      schema: contactSchema,
+      save: async (m) => ({ status: 201, body: { success: true, id: await saveContactMessage(db, m, brandInbox), message: "Message sent" }, queuedEmail: true }),
+      sentRedirect: "/contact",
+    } satisfies MessageForm<typeof contactSchema>,
+    quote: {
+      post: "/custom-apparel/quote",
+      api: "/api/quote-requests",
+      schema: quoteSchema,
+      save: async (q) => ({ status: 201, body: { success: true, id: await saveQuoteRequest(db, q, brandInbox), message: QUOTE_MESSAGES.sent.description }, queuedEmail: true }),
+      sentRedirect: "/custom-apparel#contact-form",
+      sentToast: QUOTE_MESSAGES.sent,
+    } satisfies MessageForm<typeof quoteSchema>,
+    newsletter: {
+      post: "/newsletter",
+      api: "/api/newsletter",
+      schema: newsletterSchema,
+      save: async (s) => {
+        // Signing up again is harmless and does not e-mail the brand again.
+        const { created } = await subscribeToNewsletter(db, s, NEWSLETTER_SOURCE, brandInbox);
+        return { status: created ? 201 : 200, body: { success: true, subscribed: true, message: NEWSLETTER_MESSAGES.subscribed.title }, queuedEmail: created };
+      },
+      sentRedirect: "/#newsletter",
+      sentToast: NEWSLETTER_MESSAGES.subscribed,
+    } satisfies MessageForm<typeof newsletterSchema>,
+  };
+
+  /** The one way a message form is served: the page post and the JSON API share the rules, the limit and the save. */
+  function mount<S extends z.ZodType>(router: Router, id: MessageFormId, form: MessageForm<S>, page: FormPage): void {
+    const limit = rateLimiter({ name: id, ...MESSAGE_RATE_LIMIT, message: RATE_LIMITED });
+    const save = async (data: z.output<S>) => {
+      const answer = await form.save(data);
+      if (answer.queuedEmail) outbox.wake();
+      return answer;
+    };
+    router.post(
+      form.post,
+      limit,
+      formRoute(form.schema, {
+        invalid: (req, res, state) => page(req, res, state, 400),
+        valid: async (req, res, data) => {
+          await save(data);
+          markFormSent(req, id);
+          if (form.sentToast) flashToast(req, { ...form.sentToast, variant: "success" });
+          res.redirect(303, form.sentRedirect);
+        },
+      }),
+    );
+    router.post(form.api, limit, async (req, res) => {
+      const result = validate(form.schema, req.body ?? {});
+      if (!result.ok) return sendInvalid(res, result);
+      const answer = await save(result.data);
+      res.status(answer.status).json(answer.body);
+    });
+  }
+
+  return {
+    /** Serves a message form on `router`; `page` renders the page the form is on (with its errors, status 400). */
+    mount: (router: Router, id: MessageFormId, page: FormPage) => mount(router, id, forms[id] as MessageForm<z.ZodType>, page),
+    /** Whether the form was just sent without JavaScript (its page shows the confirmation once). */
+    takeSent: (req: Request, id: MessageFormId) => takeFormSent(req, id),
+  };
+}
+
+export type MessageForms = ReturnType<typeof messageForms>;
+
+/** The contact page and its form. */
+export function contactRoutes({ site, forms }: { site: Site; forms: MessageForms }): Router {
+  const router = Router();
+  const contactPage = (req: Request, res: Response, contact: { form: FormState; sent: boolean }, status = 200) =>
     renderPage(req, res, <ContactPage site={site} contact={contact} />, {
       title: "Contact",
       description: `Contact ${site.displayName}: questions about camps, orders and custom team apparel. E-mail, phone and mailing address.`,
       status,
     });
-
-  // ---- contact ----
-  router.get("/contact", (req, res) => contactPage(req, res, { form: emptyForm, sent: takeSent(req, "contact") }));
-  router.post(
-    "/contact",
-    contactLimit,
-    formRoute(contactSchema, {
-      invalid: (req, res, form) => contactPage(req, res, { form, sent: false }, 400),
-      valid: async (req, res, message) => {
-        await saveContactMessage(db, message, brandInbox);
-        outbox.wake();
-        markSent(req, "contact");
-        res.redirect(303, "/contact");
-      },
-    }),
-  );
-  router.post("/api/contact", contactLimit, async (req, res) => {
-    const result = validate(contactSchema, req.body ?? {});
-    if (!result.ok) return sendInvalid(res, result);
-    const id = await saveContactMessage(db, result.data, brandInbox);
-    outbox.wake();
-    res.status(201).json({ success: true, id, message: "Message sent" });
-  });
-
-  // ---- custom apparel quote ----
-  router.post(
-    "/custom-apparel/quote",
-    quoteLimit,
-    formRoute(quoteSchema, {
-      invalid: (req, res, form) => renderCustomApparel(req, res, { form, sent: false }, 400),
-      valid: async (req, res, quote) => {
-        await saveQuoteRequest(db, quote, brandInbox);
-        outbox.wake();
-        markSent(req, "quote");
-        flashToast(req, { ...QUOTE_MESSAGES.sent, variant: "success" });
-        res.redirect(303, "/custom-apparel#contact-form");
-      },
-    }),
-  );
-  router.post("/api/quote-requests", quoteLimit, async (req, res) => {
-    const result = validate(quoteSchema, req.body ?? {});
-    if (!result.ok) return sendInvalid(res, result);
-    const id = await saveQuoteRequest(db, result.data, brandInbox);
-    outbox.wake();
-    res.status(201).json({ success: true, id, message: QUOTE_MESSAGES.sent.description });
-  });
-
-  // ---- newsletter ----
-  router.post(
-    "/newsletter",
-    newsletterLimit,
-    formRoute(newsletterSchema, {
-      invalid: (req, res, form) => renderHome(req, res, { db, site }, { form, subscribed: false }, 400),
-      valid: async (req, res, signup) => {
-        const { created } = await subscribeToNewsletter(db, signup, NEWSLETTER_SOURCE, brandInbox);
-        if (created) outbox.wake();
-        markSent(req, "newsletter");
-        flashToast(req, { ...NEWSLETTER_MESSAGES.subscribed, variant: "success" });
-        res.redirect(303, "/#newsletter");
-      },
-    }),
-  );
-  router.post("/api/newsletter", newsletterLimit, async (req, res) => {
-    const result = validate(newsletterSchema, req.body ?? {});
-    if (!result.ok) return sendInvalid(res, result);
-    const { created } = await subscribeToNewsletter(db, result.data, NEWSLETTER_SOURCE, brandInbox);
-    if (created) outbox.wake();
-    res.status(created ? 201 : 200).json({ success: true, subscribed: true, message: NEWSLETTER_MESSAGES.subscribed.title });
-  });
-
+  router.get("/contact", (req, res) => contactPage(req, res, { form: emptyForm, sent: forms.takeSent(req, "contact") }));
+  forms.mount(router, "contact", (req, res, form, status) => contactPage(req, res, { form, sent: false }, status));
   return router;
 }

@@ -3,6 +3,7 @@
  * Browser-safe: zod and plain data only.
  */
 import * as z from "zod";
+import { multiLine, singleLine } from "../http/text.ts";
 
 export const CONTACT_MIN = { name: 2, subject: 2, message: 10 } as const;
 
@@ -15,13 +16,11 @@ export const CONTACT_MESSAGES = {
   sendFailed: { title: "Error sending message", description: "Please try again later or contact us directly by phone." },
 } as const;
 
-const text = (message: string) => z.string({ error: message }).trim();
+const text = (message: string) => singleLine(message);
 const email = () => text(CONTACT_MESSAGES.email).max(254, CONTACT_MESSAGES.email).pipe(z.email(CONTACT_MESSAGES.email));
-/** An optional text field: blank or missing becomes undefined. */
-const optionalText = (max: number, message: string) =>
-  z
-    .string()
-    .trim()
+/** An optional text field (single-line unless `paragraphs`): blank or missing becomes undefined. */
+const optionalText = (max: number, message: string, paragraphs = false) =>
+  (paragraphs ? multiLine() : singleLine())
     .max(max, message)
     .optional()
     .transform((v) => (v ? v : undefined));
@@ -31,7 +30,7 @@ export const contactSchema = z.object({
   email: email(),
   phone: optionalText(40, "Phone must be at most 40 characters"),
   subject: text(CONTACT_MESSAGES.subject).min(CONTACT_MIN.subject, CONTACT_MESSAGES.subject).max(200, "Subject must be at most 200 characters"),
-  message: text(CONTACT_MESSAGES.message).min(CONTACT_MIN.message, CONTACT_MESSAGES.message).max(5000, "Message must be at most 5000 characters"),
+  message: multiLine(CONTACT_MESSAGES.message).min(CONTACT_MIN.message, CONTACT_MESSAGES.message).max(5000, "Message must be at most 5000 characters"),
 });
 export type ContactMessage = z.output<typeof contactSchema>;
 
@@ -71,7 +70,7 @@ export const quoteSchema = z.object({
     .optional()
     .transform((v) => (v ? v : undefined)),
   referenceDesign: optionalText(100, "Design name must be at most 100 characters"),
-  details: optionalText(5000, "Details must be at most 5000 characters"),
+  details: optionalText(5000, "Details must be at most 5000 characters", true),
 });
 export type QuoteRequest = z.output<typeof quoteSchema>;
 

@@ -33,10 +33,16 @@ async function fillCheckout(page: Page, card: string) {
   await page.getByLabel("Last Name").fill("Burroughs");
   await page.getByLabel("Email").fill("jordan.e2e@example.com");
   await page.getByLabel("Phone (optional)").fill("205-555-0100");
+  await page.getByLabel("Full Name").fill("Jordan Burroughs");
+  await page.getByLabel("Address Line 1").fill("2100 1st Avenue North");
+  await page.getByLabel("Address Line 2 (optional)").fill("Suite 300");
+  await page.getByLabel("City").fill("Birmingham");
+  await page.getByLabel("State").selectOption("AL");
+  await page.getByLabel(/^ZIP Code/).fill("35203");
   await page.getByLabel("Card number").fill(card);
   await page.getByLabel("Expiration date MM / YY").fill("1234");
   await page.getByLabel("Security code (CVC)").fill("123");
-  await page.getByLabel("ZIP code").fill("35203");
+  await page.getByLabel("ZIP code", { exact: true }).fill("35203");
 }
 
 describe("cart and card checkout in Chromium", () => {
@@ -55,16 +61,29 @@ describe("cart and card checkout in Chromium", () => {
     expect(await page.locator('[data-cart-badge="desktop"]').textContent()).toBe("3");
 
     // plus on the L tee: quantity, line total, subtotal and badge follow
-    const tee = lines.filter({ hasText: "L / Black" });
+    const tee = lines.filter({ hasText: "Size: L · Color: Black" });
     await tee.getByRole("button", { name: /Increase quantity/ }).click();
     await expect_(() => tee.locator(".cart-qty").innerText(), /2/);
     await expect_(() => page.getByTestId("subtotal").innerText(), /\$124\.00/);
     expect(await page.locator('[data-cart-badge="desktop"]').textContent()).toBe("4");
 
+    // Until the address is complete, shipping is 'Calculated at checkout'; over $75 it is free.
+    expect(await page.getByTestId("shipping").textContent()).toBe("Calculated at checkout");
     await fillCheckout(page, "4242 4242 4242 4242");
+    expect(await page.getByTestId("shipping").textContent()).toBe("Free");
     await page.getByRole("button", { name: "Pay $124.00" }).click();
     await page.waitForURL("**/shop?success=true", { timeout: 15_000 });
     expect(await page.locator(".toast-title").first().textContent()).toBe("Payment Successful!");
+    // The confirmation panel: the order the server recorded, with its number, address and total.
+    const panel = page.locator(".order-panel");
+    const panelText = (await panel.textContent()) ?? "";
+    expect(panelText).toMatch(/Order [A-Z0-9]{8} is confirmed/);
+    expect(panelText).toContain("jordan.e2e@example.com");
+    expect(panelText).toContain("2100 1st Avenue North");
+    expect(await panel.getByTestId("order-total").textContent()).toBe("$124.00");
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await page.setViewportSize(MOBILE);
+    expect(await seriousA11yViolations(page)).toEqual([]);
     expect(await page.locator('[data-cart-badge="desktop"]').isHidden()).toBe(true);
     const cart = await (await context.request.get("/api/cart")).json();
     expect(cart.itemCount).toBe(0);
@@ -78,7 +97,14 @@ describe("cart and card checkout in Chromium", () => {
       expect(items.map((i: { variant_id: string; quantity: number }) => `${i.variant_id}x${i.quantity}`).sort()).toEqual(["2002x1", "2003x2", "2101x1"]);
       expect((await db("payments").where({ reference: order.reference }).first()).status).toBe("paid");
       // the confirmation e-mail is written to the mail folder by the outbox
-      await expect_(async () => fs.readdirSync(mailDir()).map((f) => fs.readFileSync(path.join(mailDir(), f), "utf8")).join("\n"), new RegExp(order.reference));
+      expect(panelText).toContain(`Order ${order.reference} is confirmed`);
+      expect(order).toMatchObject({ shipping_cents: 0, ship_line1: "2100 1st Avenue North", ship_zip: "35203" });
+      // the confirmation e-mail is written to the mail folder by the outbox, with the address
+      const mails = async () => fs.readdirSync(mailDir()).map((f) => fs.readFileSync(path.join(mailDir(), f), "utf8")).join("\n");
+      await expect_(mails, new RegExp(order.reference));
+      const mail = (await mails()).split(/(?=^From: )/m).find((m) => m.includes(order.reference))!.replace(/=\r?\n/g, "");
+      expect(mail).toContain("2100 1st Avenue North");
+      expect(mail).toContain("Birmingham, AL 35203");
     } finally {
       await db.destroy();
     }
@@ -91,12 +117,14 @@ describe("cart and card checkout in Chromium", () => {
     await addCapFromShop(page);
     await page.goto("/cart");
     await fillCheckout(page, "4000 0000 0000 0002");
-    await page.getByRole("button", { name: "Pay $28.00" }).click();
+    // A $28 cap pays the flat rate: $7.95 by default.
+    expect(await page.getByTestId("shipping").textContent()).toBe("$7.95");
+    await page.getByRole("button", { name: "Pay $35.95" }).click();
     await page.locator(".payment-error").waitFor();
     expect(await page.locator(".payment-error").innerText()).toContain("Your card was declined.");
     expect(await page.locator("#toast-region .toast:not([hidden]) .toast-title").last().textContent()).toBe("Payment Failed");
     expect(page.url()).toMatch(/\/cart$/);
-    expect(await page.getByRole("button", { name: "Pay $28.00" }).isEnabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Pay $35.95" }).isEnabled()).toBe(true);
     const cart = await (await context.request.get("/api/cart")).json();
     expect(cart.itemCount).toBe(1);
     await context.close();
@@ -127,6 +155,21 @@ describe("cart and card checkout in Chromium", () => {
     expect(await page.getByTestId("subtotal").textContent()).toBe("$56.00");
     await line.getByRole("button", { name: /Decrease quantity/ }).click();
     expect(await line.locator(".cart-qty").innerText()).toContain("1");
+    // The checkout form without JavaScript: each field's message, 'Please fill in all required fields.' once, values kept.
+    await page.getByLabel("First Name").fill("Jordan");
+    await page.getByLabel("City").fill("Birmingham");
+    await page.getByLabel(/^ZIP Code/).fill("352");
+    await page.getByRole("button", { name: "Check Details and Shipping" }).click();
+    await page.waitForURL("**/cart/checkout");
+    expect(await page.locator(".form-errors").innerText()).toBe("Please fill in all required fields.");
+    expect(await page.getByText("Please fill in all required fields.").count()).toBe(1);
+    expect(await page.locator(".field-error").allInnerTexts()).toEqual([
+      "Enter your last name", "Enter your email address", "Enter the name of the person receiving the order", "Enter the street address", "Choose a state", "Enter a 5-digit ZIP code (or ZIP+4)",
+    ]);
+    expect(await page.getByLabel("City").inputValue()).toBe("Birmingham");
+    expect(await page.getByLabel("First Name").inputValue()).toBe("Jordan");
+    expect(await page.getByTestId("shipping").textContent()).toBe("Calculated at checkout");
+    await page.goto("/cart");
     await line.getByRole("button", { name: "Remove Ironside Snapback Cap from cart" }).click();
     await page.getByText("Item has been removed from your cart").waitFor();
     expect(await page.getByText("Your cart is empty").count()).toBe(1);
@@ -140,6 +183,13 @@ describe("cart and card checkout in Chromium", () => {
     await addCapFromShop(page);
     await page.goto("/cart");
     await page.locator('[data-widget="CardForm"][data-hydrated="true"]').waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    // With the form's errors shown (the same fields and messages as without JavaScript), at 1280 and 375 px.
+    await page.getByRole("button", { name: /^Pay / }).click();
+    await page.locator(".form-errors").waitFor();
+    expect(await page.locator(".form-errors").innerText()).toBe("Please fill in all required fields.");
+    expect(await page.locator("main").getByText("Please fill in all required fields.").count()).toBe(1);
+    expect(await page.locator(".field-error").allInnerTexts()).toContain("Enter the street address");
     expect(await seriousA11yViolations(page)).toEqual([]);
     await page.setViewportSize(MOBILE);
     expect(await seriousA11yViolations(page)).toEqual([]);

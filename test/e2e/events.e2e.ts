@@ -67,14 +67,50 @@ describe("events in Chromium", () => {
     expect(await brokenImages(page)).toEqual([]);
     await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Events" }).click();
     await page.waitForURL("**/events");
+    expect(scripts).toEqual([]);
 
+    // The clinic's only script is the college coach dialog's island.
     await page.goto("/events/3", { waitUntil: "networkidle" });
     const colleges = page.getByRole("region", { name: "Colleges Attending" });
     expect(await colleges.innerText()).toMatch(/open to all ages, boys and girls/i);
     expect(await colleges.locator("img").count()).toBe(5);
     expect(await brokenImages(page)).toEqual([]);
     expect(await page.getByRole("link", { name: "Register a Team" }).getAttribute("href")).toBe("/team-register/3");
-    expect(scripts).toEqual([]);
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(scripts.every((s) => new URL(s).pathname.startsWith("/build/"))).toBe(true);
+    await context.close();
+  });
+
+  it("puts no page text over the artwork, and both registration choices near the top of an event page on a phone", async () => {
+    const overlaps = (page: Page) =>
+      page.evaluate(() => {
+        // Any visible text element of the page whose box meets a card or hero picture's box.
+        const pictures = [...document.querySelectorAll(".event-card-media img, .event-hero-picture")].map((i) => i.getBoundingClientRect());
+        const texts = [...document.querySelectorAll("main p, main span, main h1, main h2, main h3, main li, main a")].filter((el) => !el.querySelector("img") && (el.textContent ?? "").trim() !== "");
+        return texts
+          .filter((el) => {
+            const r = el.getBoundingClientRect();
+            return r.width > 0 && pictures.some((p) => r.left < p.right && r.right > p.left && r.top < p.bottom && r.bottom > p.top);
+          })
+          .map((el) => (el.textContent ?? "").trim());
+      });
+    for (const viewport of [MOBILE, DESKTOP]) {
+      const { page, context } = await newVisit(browser, { viewport });
+      await page.goto("/events");
+      expect(await overlaps(page)).toEqual([]);
+      await page.goto("/events/3");
+      expect(await overlaps(page)).toEqual([]);
+      await context.close();
+    }
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/events/1");
+    const choices = page.getByRole("navigation", { name: "Register" });
+    const individual = await choices.getByRole("link", { name: /Register as Individual/ }).boundingBox();
+    const team = await choices.getByRole("link", { name: /Register as Team/ }).boundingBox();
+    // Side by side, within the first screen.
+    expect(Math.abs(individual!.y - team!.y)).toBeLessThan(4);
+    expect(individual!.y + individual!.height).toBeLessThan(MOBILE.height);
+    expect(await choices.getByRole("link", { name: /Register as Team/ }).getAttribute("href")).toBe("/team-register/1");
     await context.close();
   });
 

@@ -28,14 +28,14 @@ describe("page shell in Chromium", () => {
     await context.close();
   });
 
-  it("opens the mobile menu with the same five links, and caps the badge for mobile", async () => {
+  it("opens the mobile menu with the same six links, and caps the badge for mobile", async () => {
     const { page, context } = await newVisit(browser, { viewport: MOBILE, javaScript: false });
     await page.goto("/");
     await expect.poll(() => page.locator(".nav-desktop").isVisible()).toBe(false);
     await page.getByRole("button", { name: "Menu" }).click();
     const menu = page.getByRole("navigation", { name: "Mobile" });
     await expect.poll(() => menu.isVisible()).toBe(true);
-    expect(await menu.getByRole("link").allInnerTexts()).toEqual(["HOME", "EVENTS", "SHOP", "CUSTOM APPAREL", "CONTACT"]);
+    expect(await menu.getByRole("link").allInnerTexts()).toEqual(["HOME", "EVENTS", "SHOP", "CUSTOM APPAREL", "ABOUT", "CONTACT"]);
     await page.keyboard.press("Escape");
     await expect.poll(() => menu.isVisible()).toBe(false);
     await context.close();
@@ -47,7 +47,9 @@ describe("page shell in Chromium", () => {
     page.on("request", (r) => {
       if (r.resourceType() === "script") scripts.push(r.url());
     });
-    await page.goto("/about", { waitUntil: "networkidle" });
+    for (const path of ["/about", "/shipping", "/returns", "/privacy", "/terms"]) {
+      await page.goto(path, { waitUntil: "networkidle" });
+    }
     expect(scripts).toEqual([]);
     await context.close();
   });
@@ -84,9 +86,9 @@ describe("page shell in Chromium", () => {
   });
 
   for (const [label, viewport] of [["mobile", MOBILE], ["desktop", DESKTOP]] as const) {
-    it(`has no serious accessibility violations on /, /about and the 404 page (${label})`, async () => {
+    it(`has no serious accessibility violations on /, /about, the policy pages and the 404 page (${label})`, async () => {
       const { page, context } = await newVisit(browser, { viewport });
-      for (const path of ["/", "/about", "/no-such-page"]) {
+      for (const path of ["/", "/about", "/shipping", "/returns", "/privacy", "/terms", "/no-such-page"]) {
         await page.goto(path);
         expect(await seriousA11yViolations(page), path).toEqual([]);
       }

@@ -52,7 +52,7 @@ describe("shop in Chromium, JavaScript on", () => {
     await context.close();
   });
 
-  it("a product page loads only the boot script, the shared React chunk and the product-picker chunks", async () => {
+  it("a product page loads only the boot script, React (the runtime chunk) and the product-picker chunks", async () => {
     const { page, context, problems } = await newVisit(browser);
     const scripts = recordScripts(page);
     await page.goto("/shop/heavyweight-tee", { waitUntil: "networkidle" });
@@ -61,7 +61,7 @@ describe("shop in Chromium, JavaScript on", () => {
       entries: Record<string, { url: string; imports: string[] }>;
       widgets: Record<string, string[]>;
     };
-    const allowed = new Set([manifest.entries["boot.js"]!.url, ...manifest.entries["boot.js"]!.imports, ...manifest.widgets.ProductPicker!]);
+    const allowed = new Set([manifest.entries["boot.js"]!.url, ...manifest.entries["boot.js"]!.imports, ...manifest.widgets.runtime!, ...manifest.widgets.ProductPicker!]);
     expect(scripts.length).toBeGreaterThan(1);
     expect(scripts.filter((s) => !allowed.has(s))).toEqual([]);
     expect(scripts).toContain(manifest.widgets.ProductPicker![0]);
@@ -82,20 +82,22 @@ describe("shop in Chromium, JavaScript on", () => {
     expect(new URL(page.url()).search).toBe("?Size=S&Color=Red");
     expect(await page.locator(".option-chosen").allInnerTexts()).toEqual(["S", "Red"]);
 
-    await page.getByRole("link", { name: "XXL", exact: true }).click();
+    // XXL in red is sold out: the picker says so before it is chosen, and the button says 'Sold Out'.
+    await page.getByRole("link", { name: "XXL (sold out)", exact: true }).click();
     expect(await price(page)).toMatch(/^\$35\.00/);
     expect(await stock(page)).toBe("Out of Stock");
-    await page.getByRole("button", { name: "Add to Cart" }).click();
+    // aria-disabled (still focusable and pressable, so it can say why): Playwright would wait for it to be enabled.
+    await page.getByRole("button", { name: "Sold Out" }).click({ force: true });
     await expect.poll(() => lastToast(page).innerText()).toContain("Out of Stock");
     expect(await lastToast(page).innerText()).toContain("This variant is currently out of stock");
 
     // Zero inventory refuses the same way.
-    await page.getByRole("link", { name: "White", exact: true }).click();
-    await page.getByRole("link", { name: "XL", exact: true }).click();
+    await page.getByRole("link", { name: /^White( \(sold out\))?$/ }).click();
+    await page.getByRole("link", { name: "XL (sold out)", exact: true }).click();
     expect(await mainImage(page)).toBe("/images/products/tee-white.svg");
     expect(await stock(page)).toBe("Out of Stock");
     const before = await page.locator("#toast-region .toast").count();
-    await page.getByRole("button", { name: "Add to Cart" }).click();
+    await page.getByRole("button", { name: "Sold Out" }).click({ force: true });
     await expect.poll(() => page.locator("#toast-region .toast").count()).toBe(before + 1);
     expect(await lastToast(page).innerText()).toContain("This variant is currently out of stock");
 
@@ -123,13 +125,14 @@ describe("shop in Chromium, JavaScript on", () => {
     await plus.click();
     expect(await qty.inputValue()).toBe("3");
     expect(await plus.isDisabled()).toBe(true);
+    expect(await page.locator(".qty-limit").innerText()).toBe("Only 3 left in stock: you can add up to 3.");
     expect(await minus.isDisabled()).toBe(false);
     await minus.click();
     expect(await qty.inputValue()).toBe("2");
     await qty.fill("0");
     expect(await qty.inputValue()).toBe("1");
     await page.getByRole("link", { name: "XXL", exact: true }).click();
-    await page.getByRole("link", { name: "Red", exact: true }).click();
+    await page.getByRole("link", { name: "Red (sold out)", exact: true }).click();
     expect(await plus.isDisabled()).toBe(true);
     await context.close();
   });
@@ -235,11 +238,12 @@ describe("shop in Chromium, JavaScript off", () => {
     await page.waitForURL("**/shop/heavyweight-tee?Size=S&Color=Red");
     expect(await mainImage(page)).toBe("/images/products/tee-red.svg");
     expect(await price(page)).toContain("Save $6.00");
-    await page.getByRole("link", { name: "XXL", exact: true }).click();
+    await page.getByRole("link", { name: "XXL (sold out)", exact: true }).click();
     await page.waitForURL("**/shop/heavyweight-tee?Size=XXL&Color=Red");
     expect(await stock(page)).toBe("Out of Stock");
-    await page.getByRole("link", { name: "White", exact: true }).click();
-    await page.getByRole("link", { name: "XL", exact: true }).click();
+    expect(await page.locator("form.add-form button[type=submit]").innerText()).toMatch(/sold out/i);
+    await page.getByRole("link", { name: /^White( \(sold out\))?$/ }).click();
+    await page.getByRole("link", { name: "XL (sold out)", exact: true }).click();
     await page.waitForURL("**/shop/heavyweight-tee?Size=XL&Color=White");
     expect(await stock(page)).toBe("Out of Stock");
     await page.getByRole("link", { name: /Show picture 4/ }).click();

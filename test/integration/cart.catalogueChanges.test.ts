@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Express } from "express";
+import { ADDRESS } from "../support/address.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import { createApp } from "../../src/app.ts";
@@ -19,7 +20,7 @@ beforeAll(async () => {
     findByHandle: async (h) => structuredClone(products.find((p) => p.handle === h) ?? null),
     findById: async (id) => structuredClone(products.find((p) => p.id === id) ?? null),
   };
-  app = createApp({ config: t.config, db: t.db, redis: t.redis, logger: t.logger, outbox: t.outbox, catalogue, payments: t.payments });
+  app = createApp({ config: t.config, db: t.db, redis: t.redis, logger: t.logger, outbox: t.outbox, catalogue, gateway: t.gateway, shopifyWriteBacks: t.shopifyWriteBacks });
 });
 afterAll(async () => {
   await t?.close();
@@ -42,16 +43,16 @@ describe("cart lines whose product changed since they were added", () => {
       expect(textOf(page.text)).toContain("changed from $32.00 to $36.00");
       expect(textOf(page.text)).toContain("Accept new price");
 
-      const refused = await v.post("/api/cart/checkout").send({ items: cart.cartItems, customerInfo: CUSTOMER });
+      const refused = await v.post("/api/cart/checkout").send({ items: cart.cartItems, customerInfo: CUSTOMER, shippingAddress: ADDRESS });
       expect(refused.status).toBe(409);
       expect(refused.body.error).toContain("changed from $32.00 to $36.00");
       expect(await t.db("orders").where({ customer_email: CUSTOMER.email })).toHaveLength(0);
 
       const accepted = (await v.patch(`/api/cart/items/${cart.cartItems[0]!.id}`).send({ acceptPrice: true })).body as Cart;
       expect(accepted.cartItems[0]!.problem).toBeNull();
-      const ok = await v.post("/api/cart/checkout").send({ items: accepted.cartItems, customerInfo: CUSTOMER });
+      const ok = await v.post("/api/cart/checkout").send({ items: accepted.cartItems, customerInfo: CUSTOMER, shippingAddress: ADDRESS });
       expect(ok.status).toBe(200);
-      expect(ok.body.amount).toBe("36.00");
+      expect(ok.body).toMatchObject({ subtotal: "36.00", shipping: "7.95", amount: "43.95" });
     } finally {
       variant("1001", "2004").price = "32.00";
     }
@@ -70,15 +71,15 @@ describe("cart lines whose product changed since they were added", () => {
       const page = await v.get("/cart");
       expect(textOf(page.text)).toContain("Item no longer available");
       expect(textOf(page.text)).toContain("Only 2 of Ironside Snapback Cap left in stock");
-      expect((await v.post("/api/cart/checkout").send({ items: cart.cartItems, customerInfo: CUSTOMER })).status).toBe(409);
+      expect((await v.post("/api/cart/checkout").send({ items: cart.cartItems, customerInfo: CUSTOMER, shippingAddress: ADDRESS })).status).toBe(409);
       expect((await v.patch(`/api/cart/items/${cart.cartItems[0]!.id}`).send({ quantity: 3 })).status).toBe(409);
       await v.patch(`/api/cart/items/${cart.cartItems[0]!.id}`).send({ quantity: 2 });
       await v.delete(`/api/cart/items/${cart.cartItems[1]!.id}`);
       cart = (await v.get("/api/cart")).body as Cart;
       expect(cart.cartItems.every((i) => i.problem === null)).toBe(true);
-      const ok = await v.post("/api/cart/checkout").send({ items: cart.cartItems, customerInfo: { ...CUSTOMER, email: "kyle2@example.com" } });
+      const ok = await v.post("/api/cart/checkout").send({ items: cart.cartItems, customerInfo: { ...CUSTOMER, email: "kyle2@example.com" }, shippingAddress: ADDRESS });
       expect(ok.status).toBe(200);
-      expect(ok.body.amount).toBe("56.00");
+      expect(ok.body).toMatchObject({ subtotal: "56.00", shipping: "7.95", amount: "63.95" });
     } finally {
       products.push(...removed);
       variant("1002", "2102").inventory_quantity = 12;

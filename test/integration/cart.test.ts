@@ -162,7 +162,7 @@ describe("cart page and form posts without JavaScript", () => {
     let page = await v.get("/cart");
     let text = textOf(page.text);
     expect(text).toContain("Ironside Heavyweight Tee");
-    expect(text).toContain("S / Black");
+    expect(text).toContain("Size: S · Color: Black");
     expect(text).toContain("Calculated at checkout");
     expect(text).toContain("$92.00");
     expect(page.text).toContain("/__offline-stripe/stripe.js");
@@ -188,21 +188,48 @@ describe("cart page and form posts without JavaScript", () => {
     expect(bad.status).toBe(303);
     page = await v.get("/cart");
     expect(textOf(page.text)).toContain("Only 25 left in stock");
+    // The variant is said once: labelled size and colour, not also 'S / Black'.
+    expect(page.text).toContain('<p class="cart-line-variant">Size: S · Color: Black</p>');
+    expect(textOf(page.text)).not.toContain("S / Black");
 
     await v.form(`/cart/items/${ids[0]}/remove`, {});
     page = await v.get("/cart");
     expect(textOf(page.text)).toContain("Your cart is empty");
   });
 
-  it("says card payment needs JavaScript when the checkout form is posted without it, keeping the values", async () => {
+  it("checks the customer and address without JavaScript: each field's message, the missing-field message once, kept values; then says card payment needs JavaScript", async () => {
     const v = await visitor(t.app);
     await v.form("/cart/add", { productId: "1002", variantId: "2101", quantity: "1" });
-    const invalid = await v.form("/cart/checkout", { firstName: "", lastName: "Mat", email: "x@example.com" });
+    const ordersBefore = await t.db("orders").count({ n: "*" }).first();
+    const address = (a: Record<string, string>) => Object.fromEntries(Object.entries(a).map(([k, val]) => [`shipping[${k}]`, val]));
+    const invalid = await v.form("/cart/checkout", {
+      firstName: "", lastName: "Mat", email: "x@example.com",
+      ...address({ name: "Jordan Mat", line1: "", line2: "Apt 4", city: "Birmingham", state: "", zip: "3520" }),
+    });
     expect(invalid.status).toBe(400);
-    expect(textOf(invalid.text)).toContain("Please fill in all required fields.");
-    const valid = await v.form("/cart/checkout", { firstName: "Jordan", lastName: "Mat", email: "jordan@example.com", phone: "" });
+    const text = textOf(invalid.text);
+    expect(text.split("Please fill in all required fields.").length - 1).toBe(1);
+    expect(text).toContain("Enter your first name");
+    expect(text).toContain("Enter the street address");
+    expect(text).toContain("Choose a state");
+    expect(text).toContain("Enter a 5-digit ZIP code (or ZIP+4)");
+    expect(invalid.text).toContain('value="Apt 4"');
+    expect(invalid.text).toContain('value="3520"');
+    // Shipping is not known until the address is: the spec's 'Calculated at checkout'.
+    expect(invalid.text).toContain('<dd data-testid="shipping">Calculated at checkout</dd>');
+    expect(await t.db("orders").count({ n: "*" }).first()).toEqual(ordersBefore);
+
+    const valid = await v.form("/cart/checkout", {
+      firstName: "Jordan", lastName: "Mat", email: "jordan@example.com", phone: "",
+      ...address({ name: "Jordan Mat", line1: "2100 1st Avenue North", line2: "", city: "Birmingham", state: "AL", zip: "35203" }),
+    });
     expect(valid.status).toBe(200);
     expect(textOf(valid.text)).toContain("Card payment needs JavaScript");
     expect(valid.text).toContain('value="Jordan"');
+    expect(valid.text).toContain('value="2100 1st Avenue North"');
+    // A $28 cap: the flat rate, and the total with it.
+    expect(valid.text).toContain('<dd data-testid="shipping">$7.95</dd>');
+    expect(valid.text).toContain('<dd data-testid="total">$35.95</dd>');
+    expect(await t.db("orders").count({ n: "*" }).first()).toEqual(ordersBefore);
   });
 });

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backend, createMysqlDatabase } from "../support/app.ts";
-import { createDb, type Db } from "../../src/db/knex.ts";
+import { createDb, migrateLatest, type Db } from "../../src/db/knex.ts";
 import { placesLeft, placesTaken } from "../../src/events/repository.ts";
-import * as eventsSchema from "../../migrations/20261122001000_events.ts";
-import * as eventsData from "../../migrations/20261122001100_events_reference_data.ts";
+import { lockForUpdate } from "../../src/db/locks.ts";
 
-/**
- * placesLeft on a database holding only the events tables, so the registrations table can be shaped here
- * the way the registration feature stores holds (event_id, status, reserved_until, optionally places).
- */
+/** placesLeft against the real registrations table, on each backend. */
 let db: Db;
 let drop = async () => {};
 beforeAll(async () => {
@@ -19,38 +15,56 @@ beforeAll(async () => {
   } else {
     db = createDb({ client: "better-sqlite3", filename: ":memory:" });
   }
-  await eventsSchema.up(db);
-  await eventsData.up(db);
+  await migrateLatest(db);
 });
 afterAll(async () => {
   await db.destroy();
   await drop();
 });
 
-const now = new Date("2025-05-20T12:00:00Z");
+const now = new Date("2027-05-20T12:00:00Z");
 const minutes = (n: number) => new Date(now.getTime() + n * 60_000);
+let seq = 0;
+
+function registration(eventId: number, status: string, reservedUntil: Date | null, places = 1) {
+  seq += 1;
+  return {
+    reference: `T${String(seq).padStart(7, "0")}`,
+    event_id: eventId,
+    kind: places > 1 ? "team" : "individual",
+    status,
+    places,
+    package_code: "full",
+    package_label: "Full",
+    list_price_cents: 100,
+    amount_cents: 100,
+    contact_first_name: "A",
+    contact_last_name: "B",
+    contact_email: "a@example.com",
+    contact_phone: "5551234567",
+    form_session_id: `form-session-${String(seq).padStart(8, "0")}`,
+    reserved_until: reservedUntil,
+    agreed_at: now,
+    created_at: now,
+    updated_at: now,
+  };
+}
 
 describe("placesLeft", () => {
-  it("is the capacity while no registrations table exists", async () => {
-    expect(await db.schema.hasTable("registrations")).toBe(false);
+  it("is the capacity while nobody registered, and 0 for an unknown event", async () => {
     expect(await placesLeft(db, 2, now)).toBe(200);
     expect(await placesLeft(db, 99, now)).toBe(0);
   });
 
-  it("subtracts paid registrations and unexpired holds, not expired holds, failures or other events", async () => {
-    await db.schema.createTable("registrations", (t) => {
-      t.increments("id");
-      t.integer("event_id").notNullable();
-      t.string("status", 20).notNullable();
-      t.dateTime("reserved_until").nullable();
-    });
+  it("subtracts paid registrations (free ones too) and unexpired holds, not expired holds, refunds or other events", async () => {
     const rows = [
-      ...Array.from({ length: 3 }, () => ({ event_id: 2, status: "paid", reserved_until: null })),
-      ...Array.from({ length: 2 }, () => ({ event_id: 2, status: "pending_payment", reserved_until: minutes(10) })),
-      ...Array.from({ length: 4 }, () => ({ event_id: 2, status: "pending_payment", reserved_until: minutes(-1) })),
-      { event_id: 2, status: "pending_payment", reserved_until: now },
-      { event_id: 2, status: "failed", reserved_until: minutes(10) },
-      ...Array.from({ length: 5 }, () => ({ event_id: 1, status: "paid", reserved_until: null })),
+      ...Array.from({ length: 3 }, () => registration(2, "paid", null)),
+      ...Array.from({ length: 2 }, () => registration(2, "pending_payment", minutes(10))),
+      ...Array.from({ length: 4 }, () => registration(2, "pending_payment", minutes(-1))),
+      registration(2, "pending_payment", now),
+      registration(2, "expired", minutes(10)),
+      registration(2, "refunded", null),
+      ...Array.from({ length: 5 }, () => registration(1, "paid", null)),
     ];
     await db("registrations").insert(rows);
     expect(await placesTaken(db, 2, now)).toBe(5);
@@ -61,12 +75,16 @@ describe("placesLeft", () => {
     expect(await placesLeft(db, 2, minutes(11))).toBe(197);
   });
 
-  it("counts a registration's places (a team holds one per athlete) when the table has that column", async () => {
-    await db.schema.alterTable("registrations", (t) => t.integer("places").notNullable().defaultTo(1));
-    await db("registrations").insert({ event_id: 3, status: "paid", reserved_until: null, places: 12 });
-    await db("registrations").insert({ event_id: 3, status: "pending_payment", reserved_until: minutes(5), places: 6 });
+  it("counts a registration's places (a team holds one per athlete)", async () => {
+    await db("registrations").insert(registration(3, "paid", null, 12));
+    await db("registrations").insert(registration(3, "pending_payment", minutes(5), 6));
     expect(await placesLeft(db, 3, now)).toBe(182);
     expect(await placesLeft(db, 2, now)).toBe(195);
+  });
+
+  it("leaves out the registration being changed", async () => {
+    const held = await db("registrations").where({ event_id: 3, status: "pending_payment" }).first("id");
+    expect(await placesLeft(db, 3, now, Number(held.id))).toBe(188);
   });
 
   it("follows a capacity change and never goes below zero", async () => {
@@ -78,7 +96,7 @@ describe("placesLeft", () => {
 
   it("works inside a transaction (the capacity check of a registration)", async () => {
     const left = await db.transaction(async (trx) => {
-      await trx("events").where("id", 2).forUpdate().first("id");
+      await lockForUpdate(trx, "events", 2);
       return placesLeft(trx, 2, now);
     });
     expect(left).toBe(195);

@@ -13,10 +13,10 @@ afterAll(async () => {
 });
 
 const SEEDED = [
-  { id: 1, title: "Birmingham Slam Camp", date: "June 19-21, 2025", location: "Birmingham, AL", price: "$249.00", category: "Camp" },
-  { id: 2, title: "National Champ Camp", date: "June 5-7, 2025", location: "Las Vegas, NV", price: "$299.00", category: "Camp" },
-  { id: 3, title: "Texas Recruiting Clinic", date: "June 12-13, 2025", location: "Arlington, TX", price: "$249.00", category: "Clinic" },
-  { id: 4, title: "Panther Train Tour", date: "June 15-17, 2025", location: "Multiple locations", price: "$200.00", category: "Tour" },
+  { id: 1, title: "Birmingham Slam Camp", date: "June 19-21, 2027", location: "Birmingham, AL", price: "$249.00", category: "Camp" },
+  { id: 2, title: "National Champ Camp", date: "June 5-7, 2027", location: "Las Vegas, NV", price: "$299.00", category: "Camp" },
+  { id: 3, title: "Texas Recruiting Clinic", date: "June 12-13, 2027", location: "Arlington, TX", price: "$249.00", category: "Clinic" },
+  { id: 4, title: "Panther Train Tour", date: "June 15-17, 2027", location: "Multiple locations", price: "$200.00", category: "Tour" },
 ];
 
 function jsonLd(html: string): Record<string, any>[] {
@@ -42,14 +42,15 @@ describe("reference data", () => {
     expect(events.every((e) => e.teamPriceCents === 19900 && e.capacity === 200 && e.ageGroup === "Ages 10+ through high school")).toBe(true);
     expect(events.map((e) => e.originalPriceCents)).toEqual([null, 34900, null, null]);
     expect(byId.get(2)!.days.map((d) => [d.date, d.label])).toEqual([
-      ["2025-06-05", "Thursday, June 5"],
-      ["2025-06-06", "Friday, June 6"],
-      ["2025-06-07", "Saturday, June 7"],
+      ["2027-06-05", "Saturday, June 5"],
+      ["2027-06-06", "Sunday, June 6"],
+      ["2027-06-07", "Monday, June 7"],
     ]);
-    expect(byId.get(3)!.days.map((d) => d.date)).toEqual(["2025-06-12", "2025-06-13"]);
-    expect(byId.get(2)!.startDate.toISOString()).toBe("2025-06-05T00:00:00.000Z");
-    expect(byId.get(2)!.endDate.toISOString()).toBe("2025-06-07T00:00:00.000Z");
-    expect(byId.get(1)!.registrationClosesAt).toBeNull();
+    expect(byId.get(3)!.days.map((d) => d.date)).toEqual(["2027-06-12", "2027-06-13"]);
+    expect(byId.get(2)!.startDate.toISOString()).toBe("2027-06-05T00:00:00.000Z");
+    expect(byId.get(2)!.endDate.toISOString()).toBe("2027-06-07T00:00:00.000Z");
+    // Registration closes when the event starts unless an operator sets an earlier time.
+    expect(byId.get(1)!.registrationClosesAt.toISOString()).toBe("2027-06-19T00:00:00.000Z");
     expect(byId.get(3)!.collegeLogos).toHaveLength(5);
   });
 
@@ -137,7 +138,9 @@ describe("/events/:id", () => {
     expect(text).toContain("200 of 200 places left");
     expect(text.includes("Elite Coaching Staff")).toBe(s.id === 1);
     expect(text.includes("Colleges Attending")).toBe(s.id === 3);
-    expect(executableScripts(html)).toEqual([]);
+    // Only the recruiting clinic has a widget: the college coach dialog.
+    expect(executableScripts(html)).toHaveLength(s.id === 3 ? 1 : 0);
+    expect(html.includes('data-widget="CoachRequestDialog"')).toBe(s.id === 3);
 
     const [ld] = jsonLd(html);
     expect(ld).toMatchObject({ "@context": "https://schema.org", "@type": "Event", name: s.title, location: { name: s.location } });
@@ -204,13 +207,13 @@ describe("GET /api/events/:id", () => {
       regularPrice: 299,
       teamPrice: 199,
       location: "Las Vegas, NV",
-      date: "June 5-7, 2025",
-      startDate: "2025-06-05",
-      endDate: "2025-06-07",
+      date: "June 5-7, 2027",
+      startDate: "2027-06-05",
+      endDate: "2027-06-07",
       capacity: 200,
       placesLeft: 200,
       registrationStatus: "open",
-      registrationClosesAt: null,
+      registrationClosesAt: "2027-06-05T00:00:00.000Z",
     });
     expect(typeof res.body.shortDescription).toBe("string");
     expect(res.body.description.length).toBeGreaterThan(100);
@@ -220,7 +223,7 @@ describe("GET /api/events/:id", () => {
       { code: "2day", label: "2 Days", priceCents: 23800, dayCount: 2, price: 238 },
       { code: "1day", label: "1 Day", priceCents: 11900, dayCount: 1, price: 119 },
     ]);
-    expect(res.body.days.map((d: { date: string }) => d.date)).toEqual(["2025-06-05", "2025-06-06", "2025-06-07"]);
+    expect(res.body.days.map((d: { date: string }) => d.date)).toEqual(["2027-06-05", "2027-06-06", "2027-06-07"]);
   });
 
   it.each([1, 3, 4])("answers event %i", async (id) => {
@@ -257,20 +260,20 @@ describe("an operator edits the database", () => {
 
   it("changes dates, capacity and the closing date", async () => {
     await t.db("events").where("id", 3).update({
-      date_text: "July 10-11, 2026",
-      start_date: new Date("2026-07-10T00:00:00Z"),
-      end_date: new Date("2026-07-11T00:00:00Z"),
+      date_text: "July 10-11, 2028",
+      start_date: new Date("2028-07-10T00:00:00Z"),
+      end_date: new Date("2028-07-11T00:00:00Z"),
       capacity: 150,
     });
     try {
       const html = (await request(t.app).get("/events/3")).text;
       const text = textOf(html);
-      expect(text).toContain("July 10-11, 2026 · Arlington, TX");
+      expect(text).toContain("July 10-11, 2028 · Arlington, TX");
       expect(text).toContain("Limited to 150 participants - Register early to secure your spot");
       expect(text).toContain("Limited to 150 wrestlers");
       expect(text).toContain("150 of 150 places left");
-      expect(jsonLd(html)[0]).toMatchObject({ startDate: "2026-07-10", endDate: "2026-07-11", maximumAttendeeCapacity: 150 });
-      expect(cards((await request(t.app).get("/events")).text)[2]).toContain("July 10-11, 2026");
+      expect(jsonLd(html)[0]).toMatchObject({ startDate: "2028-07-10", endDate: "2028-07-11", maximumAttendeeCapacity: 150 });
+      expect(cards((await request(t.app).get("/events")).text)[2]).toContain("July 10-11, 2028");
 
       await t.db("events").where("id", 3).update({ registration_closes_at: new Date(Date.now() - 60_000) });
       const closed = await request(t.app).get("/events/3");
@@ -289,12 +292,25 @@ describe("an operator edits the database", () => {
       expect(textOf(open.text)).toContain("Registration Closes");
     } finally {
       await t.db("events").where("id", 3).update({
-        date_text: "June 12-13, 2025",
-        start_date: new Date("2025-06-12T00:00:00Z"),
-        end_date: new Date("2025-06-13T00:00:00Z"),
+        date_text: "June 12-13, 2027",
+        start_date: new Date("2027-06-12T00:00:00Z"),
+        end_date: new Date("2027-06-13T00:00:00Z"),
         capacity: 200,
         registration_closes_at: null,
       });
+    }
+  });
+
+  it("closes an event that has started by itself, whatever its closing column says", async () => {
+    const started = new Date(Date.now() - 3_600_000);
+    await t.db("events").where("id", 1).update({ start_date: started, registration_closes_at: new Date(Date.now() + 86_400_000) });
+    try {
+      const res = await request(t.app).get("/events/1").expect(200);
+      expect(res.text).toContain('disabled="">Registration Closed</button>');
+      expect(res.text).not.toContain('href="/register/1"');
+      expect((await request(t.app).get("/api/events/1")).body.registrationStatus).toBe("closed");
+    } finally {
+      await t.db("events").where("id", 1).update({ start_date: new Date("2027-06-19T00:00:00Z"), registration_closes_at: null });
     }
   });
 

@@ -134,14 +134,15 @@ describe("health", () => {
 });
 
 describe("sessions", () => {
-  it("keeps the session in the configured store", async () => {
+  it("keeps the session in the configured store once there is something to keep", async () => {
     const v = await visitor(t.app);
+    await v.post("/api/cart/add").send({ shopifyProductId: "1001", shopifyVariantId: "2001", quantity: 1 }).expect(200);
     const sid = decodeURIComponent(String(v.agent.jar.getCookie("sid", { domain: "127.0.0.1", path: "/", secure: false, script: false })?.value ?? ""));
     expect(sid).toMatch(/^s:/);
     if (t.redis) {
       const id = sid.slice(2).split(".")[0];
       const stored = await t.redis.get(`${t.config.redis!.prefix}sess:${id}`);
-      expect(JSON.parse(stored!).csrfToken).toBe(v.token);
+      expect(JSON.parse(stored!).cart.items).toHaveLength(1);
     }
   });
 });

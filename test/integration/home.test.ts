@@ -24,7 +24,7 @@ describe("home page", () => {
       ">Register as Individual</a>",
       ">Register as Team</a>",
       'id="promo-title"',
-      "Summer 2025 Camps",
+      "Summer 2027 Camps",
       'id="signup-portal"',
       "Choose Your Registration",
       'id="nutrition-title"',

@@ -58,7 +58,13 @@ describe.each([
 
       const descriptions = [...html.matchAll(/<p class="product-card-description">([^<]*)<\/p>/g)].map((m) => m[1]!);
       expect(descriptions).toHaveLength(4);
-      for (const d of descriptions) expect(d.replace(/&#x27;|&amp;/g, "x").length).toBeLessThanOrEqual(100);
+      for (const d of descriptions) {
+        const plain = d.replace(/&#x27;|&amp;/g, "x");
+        // Cut at 100 characters, and then it says so with an ellipsis.
+        expect(plain.replace(/…$/, "").length).toBeLessThanOrEqual(100);
+        if (plain.replace(/…$/, "").length >= 99) expect(plain.endsWith("…")).toBe(true);
+      }
+      expect(descriptions.filter((d) => d.endsWith("…")).length).toBeGreaterThan(0);
       expect(descriptions[0]).toMatch(/^Our heavyweight tee is cut from 7\.5 oz combed cotton/);
 
       const prices = [...html.matchAll(/<p class="product-card-price price">([^<]+)<\/p>/g)].map((m) => m[1]);
@@ -135,6 +141,12 @@ describe.each([
       expect(textOf(outOfStock.text)).toContain("Out of Stock");
       expect(jsonLd(outOfStock.text)[0]).toMatchObject({ offers: { availability: "https://schema.org/OutOfStock" } });
 
+      // Sold-out choices are marked in the picker, and the button says 'Sold Out'.
+      expect(outOfStock.text).toMatch(/<a class="option-value option-value-soldout" href="\?Size=XXL&amp;Color=Red" aria-current="true">XXL<span class="visually-hidden"> \(sold out\)<\/span><\/a>/);
+      expect(outOfStock.text).toMatch(/aria-disabled="true">Sold Out<\/button>/);
+      expect(red.text).toMatch(/<a class="option-value option-value-soldout" href="\?Size=XXL&amp;Color=Red">XXL/);
+      expect(red.text).toMatch(/<a class="option-value" href="\?Size=M&amp;Color=Red">M<\/a>/);
+      expect(red.text).toMatch(/>Add to Cart<\/button>/);
       const zeroStock = await request(t.app).get("/shop/heavyweight-tee?Size=XL&Color=White").expect(200);
       expect(textOf(zeroStock.text)).toContain("Out of Stock");
 

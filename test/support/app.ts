@@ -10,9 +10,10 @@ import { createDb, migrateLatest, type Db } from "../../src/db/knex.ts";
 import { closeRedis, connectRedis, type Redis } from "../../src/redis.ts";
 import { createMailTransport, type MailTransport } from "../../src/email/transport.ts";
 import { createOutbox } from "../../src/email/outbox.ts";
+import { createShopifyWriteBacks } from "../../src/orders/shopifyWriteBack.ts";
 import { createApp, type AppDeps } from "../../src/app.ts";
-import { createCatalogueSource } from "../../src/catalogue/source.ts";
-import { createPaymentGateway } from "../../src/payments/setup.ts";
+import { createCatalogueSource } from "../../src/catalogue/createSource.ts";
+import { setUpPayments } from "../../src/payments/setup.ts";
 
 export type Backend = "sqlite" | "mysql";
 
@@ -62,12 +63,14 @@ function viaPort(u: string, port: number | undefined): string {
 
 export async function testConfig(env: Record<string, string> = {}, options: TestOptions = {}): Promise<{ config: Config; mailDir: string; cleanup: () => Promise<void> }> {
   const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), "mail-"));
+  const uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "uploads-"));
   const base: Record<string, string> = {
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
     ENABLE_TEST_ROUTES: "1",
     SQLITE_PATH: ":memory:",
     MAIL_DIR: mailDir,
+    UPLOAD_DIR: uploadDir,
   };
   let dropDb = async () => {};
   if (backend === "mysql") {
@@ -84,6 +87,7 @@ export async function testConfig(env: Record<string, string> = {}, options: Test
     cleanup: async () => {
       await dropDb();
       fs.rmSync(mailDir, { recursive: true, force: true });
+      fs.rmSync(uploadDir, { recursive: true, force: true });
     },
   };
 }
@@ -97,7 +101,7 @@ export async function clearPrefix(redis: Redis, prefix: string): Promise<void> {
 
 /**
  * The app as server.ts builds it, on a fresh database of the current backend, migrated.
- * The outbox is not started: tests call `outbox.drain()` to send what is queued.
+ * The outbox and the Shopify write-backs are not started: tests call `drain()` (a payment wakes them too).
  */
 export async function createTestApp(
   env: Record<string, string> = {},
@@ -111,9 +115,10 @@ export async function createTestApp(
   const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
   const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
   const catalogue = createCatalogueSource(config, logger);
-  // Offline Stripe test mode unless the env gives keys; the fake's webhooks need a listening app (see test/support/payments.ts).
-  const payments = await createPaymentGateway(config, logger);
-  const deps: AppDeps = { config, db, redis, logger, outbox, catalogue, payments: payments.gateway };
+  // Offline Stripe test mode unless the env gives keys; the fake delivers webhooks once a test gives it a listening app's URL.
+  const paymentSetup = await setUpPayments(config, logger);
+  const shopifyWriteBacks = createShopifyWriteBacks({ db, shopify: config.shopify, logger });
+  const deps: AppDeps = { config, db, redis, logger, outbox, catalogue, gateway: paymentSetup.gateway, shopifyWriteBacks };
   const app = createApp(deps);
   return {
     ...deps,
@@ -123,7 +128,8 @@ export async function createTestApp(
     transport,
     async close() {
       await outbox.stop();
-      await payments.close();
+      await shopifyWriteBacks?.stop();
+      await paymentSetup.close();
       transport.close();
       await db.destroy();
       if (redis) {

@@ -3,20 +3,21 @@ import fc from "fast-check";
 import {
   acceptPrice,
   addItem,
-  centsToDecimal,
   clearCart,
   itemCount,
   lineProblem,
   problemMessage,
   quantityLimit,
   removeItem,
+  removePaidLines,
   subtotalCents,
   updateQuantity,
+  variantText,
   type SessionCartItem,
 } from "../../src/cart/rules.ts";
-import { AddItemJson, CheckoutJson, CustomerInfo } from "../../src/cart/schemas.ts";
+import { AddItemJson, CheckoutJson, CustomerInfo, validateCheckout } from "../../src/cart/schemas.ts";
 import { badgeText } from "../../src/cart/badge.ts";
-import { formatPrice } from "../../src/money.ts";
+import { centsToDecimal, formatPrice } from "../../src/money.ts";
 
 const line = (productId: string, variantId: string, quantity: number, priceCents = 3200, selectedSize: string | null = null) => ({ productId, variantId, quantity, priceCents, selectedSize });
 
@@ -107,11 +108,48 @@ describe("cart payloads", () => {
     expect(AddItemJson.parse({ shopifyProductId: "1", shopifyVariantId: "2" }).quantity).toBe(1);
   });
 
-  it("validates checkout customer info with the spec's message", () => {
+  it("validates checkout customer info: each field's own message, the spec's message once for the form", () => {
     const r = CustomerInfo.safeParse({ firstName: " ", lastName: "B", email: "a@b.co" });
     expect(r.success).toBe(false);
-    expect(r.error!.issues[0]!.message).toBe("Please fill in all required fields.");
+    expect(r.error!.issues[0]!.message).toBe("Enter your first name");
+    const checked = validateCheckout(CustomerInfo, { firstName: "", lastName: "", email: "a@b.co" });
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) {
+      expect(checked.message).toBe("Please fill in all required fields.");
+      expect(checked.errors).toEqual({ firstName: "Enter your first name", lastName: "Enter your last name", _form: "Please fill in all required fields." });
+    }
+    const badEmail = validateCheckout(CustomerInfo, { firstName: "A", lastName: "B", email: "nope" });
+    expect(!badEmail.ok && badEmail.message).toBe("Please enter a valid email address");
     expect(CustomerInfo.parse({ firstName: "A", lastName: "B", email: " a@b.co " })).toEqual({ firstName: "A", lastName: "B", email: "a@b.co", phone: "" });
     expect(CheckoutJson.safeParse({ items: {}, customerInfo: { firstName: "A", lastName: "B", email: "a@b.co" } }).success).toBe(false);
+  });
+});
+
+describe("removePaidLines", () => {
+  const line = (id: string, variantId: string, quantity: number): SessionCartItem => ({
+    id, productId: "1001", variantId, selectedSize: null, quantity, priceCents: 3200, addedAt: 1, updatedAt: 1,
+  });
+  const paid = (cartLineId: string | null, variantId: string, quantity: number) => ({ cartLineId, productId: "1001", variantId, quantity });
+
+  it("takes out exactly the paid lines and quantities; later additions stay", () => {
+    const cart = [line("a", "2001", 1), line("b", "2003", 3), line("c", "2101", 1)];
+    expect(removePaidLines(cart, [paid("a", "2001", 1), paid("b", "2003", 1)])).toEqual([line("b", "2003", 2), line("c", "2101", 1)]);
+  });
+
+  it("matches by line id and variant, by variant alone for orders without line ids, and ignores lines already gone", () => {
+    const cart = [line("a", "2001", 2), line("b", "2003", 1)];
+    expect(removePaidLines(cart, [paid("x", "2001", 1)])).toEqual(cart);
+    expect(removePaidLines(cart, [paid("a", "2003", 1)])).toEqual(cart);
+    expect(removePaidLines(cart, [paid(null, "2003", 1), paid("gone", "2101", 4)])).toEqual([line("a", "2001", 2)]);
+    expect(removePaidLines(cart, [paid("a", "2001", 5)])).toEqual([line("b", "2003", 1)]);
+  });
+});
+
+describe("variantText", () => {
+  it("says the variant once", () => {
+    expect(variantText({ variantTitle: "M / Black", selectedSize: "M", selectedColor: "Black" })).toBe("Size: M · Color: Black");
+    expect(variantText({ variantTitle: "Black", selectedSize: "M", selectedColor: null })).toBe("Black · Size: M");
+    expect(variantText({ variantTitle: "Default Title", selectedSize: null, selectedColor: null })).toBe("");
+    expect(variantText({ variantTitle: "One Size", selectedSize: null, selectedColor: null })).toBe("One Size");
   });
 });

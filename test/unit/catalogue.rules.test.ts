@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
+  isChoiceSoldOut,
   addedDescription,
   addToCartProblem,
   buildCartItem,
-  CART_MESSAGES,
   DEFAULT_SIZES,
   fallbackSizes,
   filterRetail,
@@ -15,7 +15,6 @@ import {
   isRetailProduct,
   isVariantAvailable,
   maxQuantity,
-  parsePriceCents,
   priceLabel,
   productPath,
   resolveVariant,
@@ -27,6 +26,8 @@ import {
   stripTags,
   variantImageIndex,
 } from "../../src/catalogue/rules.ts";
+import { CART_MESSAGES } from "../../src/cart/messages.ts";
+import { parsePriceCents } from "../../src/money.ts";
 import type { Product, Variant } from "../../src/catalogue/types.ts";
 import { formatPrice } from "../../src/money.ts";
 
@@ -128,6 +129,23 @@ describe("variant resolution", () => {
     expect(resolveVariant(tee, { Color: "Red", Size: "S" })?.id).toBe("sr");
   });
 
+  it("marks a choice sold out when no in-stock variant has it with the other chosen values", () => {
+    const p = product({
+      options: [{ name: "Size", values: ["S", "M", "L"] }, { name: "Color", values: ["Black", "Red"] }],
+      variants: [
+        variant({ id: "sb", option1: "S", option2: "Black", inventory_quantity: 0 }),
+        variant({ id: "sr", option1: "S", option2: "Red", inventory_quantity: 2 }),
+        variant({ id: "mb", option1: "M", option2: "Black", available: false }),
+        variant({ id: "lb", option1: "L", option2: "Black", inventory_quantity: null }),
+      ],
+    });
+    expect(isChoiceSoldOut(p, { Size: "M", Color: "Black" }, "Size", "S")).toBe(true);
+    expect(isChoiceSoldOut(p, { Size: "M", Color: "Black" }, "Size", "M")).toBe(true);
+    expect(isChoiceSoldOut(p, { Size: "M", Color: "Black" }, "Size", "L")).toBe(false);
+    expect(isChoiceSoldOut(p, { Size: "S", Color: "Black" }, "Color", "Red")).toBe(false);
+    expect(isChoiceSoldOut(p, { Size: "L", Color: "Black" }, "Color", "Red")).toBe(true);
+  });
+
   it("falls back to the first variant when nothing matches or a value is missing", () => {
     expect(resolveVariant(tee, { Size: "XL", Color: "Red" })?.id).toBe("sb");
     expect(resolveVariant(tee, { Size: "M" })?.id).toBe("sb");
@@ -197,12 +215,16 @@ describe("retail filter", () => {
 });
 
 describe("card text", () => {
-  it("strips tags and cuts the description to 100 characters", () => {
-    const html = `<p>Heavy <strong>cotton</strong> &amp; more</p><script>alert(1)</script>${"<em>x</em>".repeat(200)}`;
+  it("strips tags and cuts the description to 100 characters, ending a cut one with an ellipsis", () => {
+    const html = `<p>Heavy <strong>cotton</strong> &amp; more</p><script>alert(1)</script>${"<em>xy</em>".repeat(200)}`;
     expect(stripTags("<p>Heavy <strong>cotton</strong> &amp; more</p>")).toBe("Heavy cotton & more");
     const short = shortDescription(html);
-    expect(short).toHaveLength(100);
-    expect(short.startsWith("Heavy cotton & more x x")).toBe(true);
+    expect(short).toHaveLength(101);
+    expect(short.endsWith("…")).toBe(true);
+    expect(short.slice(0, 100)).toBe(stripTags(html).slice(0, 100));
+    expect(short.startsWith("Heavy cotton & more xy xy")).toBe(true);
+    expect(shortDescription("a".repeat(100))).toBe("a".repeat(100));
+    expect(shortDescription(`${"a".repeat(99)} b`)).toBe(`${"a".repeat(99)}…`);
     expect(short).not.toContain("<");
     expect(short).not.toContain("alert");
   });

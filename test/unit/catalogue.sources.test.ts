@@ -6,16 +6,16 @@ import { BUNDLED_CATALOGUE_FILE, createBundledCatalogue, loadCatalogueFile } fro
 import { createReadCache } from "../../src/catalogue/cache.ts";
 import { sanitizeDescriptionHtml } from "../../src/catalogue/html.ts";
 import { mapStorefrontProduct, productGid } from "../../src/catalogue/shopify.ts";
-import { createCatalogueSource } from "../../src/catalogue/source.ts";
+import { createCatalogueSource } from "../../src/catalogue/createSource.ts";
 import {
   fallbackSizes,
   filterRetail,
   isEventProduct,
   isVariantAvailable,
-  parsePriceCents,
   savingsCents,
   variantImageIndex,
 } from "../../src/catalogue/rules.ts";
+import { parsePriceCents } from "../../src/money.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { toStorefrontProduct } from "../fakes/shopify.ts";

@@ -20,11 +20,11 @@ describe("loadConfig", () => {
   it("refuses production without its services, in one line naming every missing variable", () => {
     expect(() => loadConfig({ NODE_ENV: "production" })).toThrowError(
       new ConfigError(
-        "Production needs: SESSION_SECRET, DATABASE_URL (mysql://...), REDIS_URL, STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET",
+        "Production needs: SESSION_SECRET, DATABASE_URL (mysql://...), REDIS_URL, PUBLIC_URL (https://...), STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET",
       ),
     );
     expect(() =>
-      loadConfig({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40), DATABASE_URL: "mysql://db/shop", STRIPE_SECRET_KEY: "sk", STRIPE_PUBLISHABLE_KEY: "pk", STRIPE_WEBHOOK_SECRET: "wh" }),
+      loadConfig({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40), DATABASE_URL: "mysql://db/shop", STRIPE_SECRET_KEY: "sk", STRIPE_PUBLISHABLE_KEY: "pk", STRIPE_WEBHOOK_SECRET: "wh", PUBLIC_URL: "https://shop.example" }),
     ).toThrowError("Production needs: REDIS_URL");
   });
 
@@ -37,8 +37,12 @@ describe("loadConfig", () => {
       STRIPE_SECRET_KEY: "sk_live_x",
       STRIPE_PUBLISHABLE_KEY: "pk_live_x",
       STRIPE_WEBHOOK_SECRET: "whsec_x",
+      PUBLIC_URL: "https://shop.example/",
     };
     expect(loadConfig(env).isProduction).toBe(true);
+    expect(loadConfig(env).publicUrl).toBe("https://shop.example");
+    const { PUBLIC_URL: _omitted, ...withoutPublicUrl } = env;
+    expect(() => loadConfig(withoutPublicUrl)).toThrowError("Production needs: PUBLIC_URL (https://...)");
     expect(() => loadConfig({ ...env, ENABLE_TEST_ROUTES: "1" })).toThrowError(/ENABLE_TEST_ROUTES/);
   });
 
@@ -46,5 +50,11 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ DATABASE_URL: "postgres://x/y" })).toThrowError(/mysql:\/\//);
     expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_test_x" })).toThrowError(/STRIPE_PUBLISHABLE_KEY/);
     expect(() => loadConfig({ PORT: "abc" })).toThrowError(/PORT/);
+    expect(() => loadConfig({ PUBLIC_URL: "javascript://evil.example" })).toThrowError(/PUBLIC_URL/);
+  });
+
+  it("trusts no proxy unless told how many there are, so X-Forwarded-For cannot choose a client's address", () => {
+    expect(loadConfig({}).trustProxyHops).toBe(0);
+    expect(loadConfig({ TRUST_PROXY_HOPS: "2" }).trustProxyHops).toBe(2);
   });
 });

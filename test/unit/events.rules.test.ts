@@ -4,8 +4,10 @@ import {
   eventJsonLd,
   headlinePriceCents,
   parseEventId,
+  registrationClosingTime,
   registrationStatus,
   savingsCents,
+  seasonYear,
   teamSavingsCents,
 } from "../../src/events/rules.ts";
 import { EVENT_PLACEHOLDER, pictureOr, withPictures } from "../../src/events/pictures.ts";
@@ -18,9 +20,9 @@ const champCamp: EventDetail = {
   shortDescription: "Flagship camp.",
   description: "One.\n\nTwo.",
   category: "Camp",
-  dateText: "June 5-7, 2025",
-  startDate: new Date("2025-06-05T00:00:00Z"),
-  endDate: new Date("2025-06-07T00:00:00Z"),
+  dateText: "June 5-7, 2027",
+  startDate: new Date("2027-06-05T00:00:00Z"),
+  endDate: new Date("2027-06-07T00:00:00Z"),
   time: "9:00 AM - 4:00 PM",
   location: "Las Vegas, NV",
   image: "/images/events/champ-camp.svg",
@@ -28,7 +30,7 @@ const champCamp: EventDetail = {
   capacity: 200,
   ageGroup: "Ages 10+ through high school",
   listed: true,
-  registrationClosesAt: null,
+  registrationClosesAt: new Date("2027-06-05T00:00:00Z"),
   fullPriceCents: 29900,
   regularPriceCents: 29900,
   teamPriceCents: 19900,
@@ -38,7 +40,7 @@ const champCamp: EventDetail = {
     { code: "2day", label: "2 Days", priceCents: 23800, dayCount: 2 },
     { code: "1day", label: "1 Day", priceCents: 11900, dayCount: 1 },
   ],
-  days: [{ id: 4, label: "Thursday, June 5", date: "2025-06-05" }],
+  days: [{ id: 4, label: "Thursday, June 5", date: "2027-06-05" }],
   collegeLogos: [],
   features: ["Film study"],
   coaches: [],
@@ -88,8 +90,8 @@ describe("prices", () => {
 });
 
 describe("registration status", () => {
-  const now = new Date("2025-05-01T12:00:00Z");
-  it("is open with places left and no closing time", () => {
+  const now = new Date("2027-05-01T12:00:00Z");
+  it("is open with places left before the closing time", () => {
     expect(registrationStatus(champCamp, 200, now)).toBe("open");
     expect(registrationStatus(champCamp, 1, now)).toBe("open");
   });
@@ -97,9 +99,27 @@ describe("registration status", () => {
     expect(registrationStatus(champCamp, 0, now)).toBe("soldOut");
   });
   it("closes at the closing time, before being sold out", () => {
-    expect(registrationStatus({ registrationClosesAt: new Date("2025-05-01T12:00:01Z") }, 5, now)).toBe("open");
-    expect(registrationStatus({ registrationClosesAt: new Date("2025-05-01T12:00:00Z") }, 5, now)).toBe("closed");
-    expect(registrationStatus({ registrationClosesAt: new Date("2025-04-01T00:00:00Z") }, 0, now)).toBe("closed");
+    expect(registrationStatus({ registrationClosesAt: new Date("2027-05-01T12:00:01Z") }, 5, now)).toBe("open");
+    expect(registrationStatus({ registrationClosesAt: new Date("2027-05-01T12:00:00Z") }, 5, now)).toBe("closed");
+    expect(registrationStatus({ registrationClosesAt: new Date("2027-04-01T00:00:00Z") }, 0, now)).toBe("closed");
+  });
+});
+
+describe("closing time and season", () => {
+  const start = new Date("2027-06-05T00:00:00Z");
+  it("closes at the start unless an operator closes it earlier", () => {
+    expect(registrationClosingTime(null, start)).toEqual(start);
+    expect(registrationClosingTime(new Date("2027-05-01T00:00:00Z"), start)).toEqual(new Date("2027-05-01T00:00:00Z"));
+    // A closing time after the start never lets a started event sell.
+    expect(registrationClosingTime(new Date("2027-07-01T00:00:00Z"), start)).toEqual(start);
+  });
+  it("advertises the year of the next event to start, else the last one", () => {
+    const at = (iso: string) => ({ startDate: new Date(iso) });
+    const events = [at("2027-06-19T00:00:00Z"), at("2027-06-05T00:00:00Z"), at("2028-06-01T00:00:00Z")];
+    expect(seasonYear(events, new Date("2026-11-22T00:00:00Z"))).toBe(2027);
+    expect(seasonYear(events, new Date("2027-07-01T00:00:00Z"))).toBe(2028);
+    expect(seasonYear(events, new Date("2029-01-01T00:00:00Z"))).toBe(2028);
+    expect(seasonYear([], new Date())).toBeNull();
   });
 });
 
@@ -108,8 +128,8 @@ describe("JSON-LD and API body", () => {
     const ld = eventJsonLd(champCamp, { origin: "https://example.test", brand: "Brand Wrestling", image: champCamp.image, placesLeft: 150, status: "open" }) as Record<string, any>;
     expect(ld["@type"]).toBe("Event");
     expect(ld.name).toBe("National Champ Camp");
-    expect(ld.startDate).toBe("2025-06-05");
-    expect(ld.endDate).toBe("2025-06-07");
+    expect(ld.startDate).toBe("2027-06-05");
+    expect(ld.endDate).toBe("2027-06-07");
     expect(ld.url).toBe("https://example.test/events/2");
     expect(ld.image).toEqual(["https://example.test/images/events/champ-camp.svg"]);
     expect(ld.location).toMatchObject({ "@type": "Place", name: "Las Vegas, NV" });
@@ -126,7 +146,7 @@ describe("JSON-LD and API body", () => {
   });
 
   it("answers the spec's fields, amounts in dollars and exact cents", () => {
-    const body = eventApiBody(champCamp, 12, new Date("2025-05-01T00:00:00Z"));
+    const body = eventApiBody(champCamp, 12, new Date("2027-05-01T00:00:00Z"));
     expect(body).toMatchObject({
       id: 2,
       title: "National Champ Camp",
@@ -140,8 +160,8 @@ describe("JSON-LD and API body", () => {
       teamPrice: 199,
       features: ["Film study"],
       location: "Las Vegas, NV",
-      date: "June 5-7, 2025",
-      startDate: "2025-06-05",
+      date: "June 5-7, 2027",
+      startDate: "2027-06-05",
       placesLeft: 12,
       registrationStatus: "open",
     });

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { validate } from "../../src/http/forms.ts";
 import { serializeProps } from "../../views/components/Widget.tsx";
 import { badgeText, DESKTOP_BADGE_CAP, MOBILE_BADGE_CAP } from "../../src/cart/badge.ts";
-import { backoffMs } from "../../src/email/outbox.ts";
-import { fieldName, fieldValue } from "../../views/components/Form.tsx";
+import { backoffMs } from "../../src/db/jobQueue.ts";
+import { errorFor, fieldName, stateChoices, stateField } from "../../views/components/Form.tsx";
 import { toDate, toJson } from "../../src/db/rows.ts";
 
 describe("validate", () => {
@@ -31,7 +31,15 @@ describe("form fields", () => {
   it("maps field paths to the names the body parser nests", () => {
     expect(fieldName("athletes.0.firstName")).toBe("athletes[0][firstName]");
     expect(fieldName("email")).toBe("email");
-    expect(fieldValue({ values: { athletes: [{ firstName: "Jo" }] }, errors: {} }, "athletes.0.firstName")).toBe("Jo");
+    expect(stateField({ values: { athletes: [{ firstName: "Jo" }] }, errors: {} }, "athletes.0.firstName"))
+      .toEqual({ name: "athletes.0.firstName", value: "Jo", error: undefined });
+  });
+
+  it("finds a list's error on the list or on its first bad item", () => {
+    expect(errorFor({ needs: "Choose one" }, "needs")).toBe("Choose one");
+    expect(errorFor({ "needs.1": "Not listed", needsMore: "other" }, "needs")).toBe("Not listed");
+    expect(stateChoices({ values: { needs: "A" }, errors: {} }, "needs").value).toEqual(["A"]);
+    expect(stateChoices({ values: { needs: ["A", "B"] }, errors: {} }, "needs").value).toEqual(["A", "B"]);
   });
 });
 

@@ -1,15 +1,45 @@
-import { createContext, useContext, type ReactNode } from "react";
-import type { FormState } from "../../src/http/forms.ts";
+/**
+ * The field kit: every form on the site, rendered by the server or by a widget, is built from these parts, so
+ * labels, hints, errors and their aria wiring are the same everywhere (README: "How to add a feature").
+ *
+ *   <Form action="/contact" label="Send us a message">              a real <form method="post"> with the CSRF field
+ *     <FormErrors errors={errors} />                                    the summary, announced when it appears
+ *     <Field {...bind("email")} label="Email" type="email" required />
+ *     <Field {...bind("message")} label="Message" multiline hint="At least 10 characters" />
+ *     <Field {...bind("quantity")} label="Quantity" options={QUANTITIES} placeholder="Select quantity" />
+ *     <Choices {...bindList("needs")} legend="Apparel Needs" type="checkbox" options={NEEDS} />
+ *     <SubmitButton busy={sending} busyLabel="Sending...">Send Message</SubmitButton>
+ *   </Form>
+ *
+ * `bind(name)` gives a field its name, value and error: `stateField(form, name)` in a server form (the values
+ * and errors of a post re-rendered without JavaScript), `useJsonForm(...).field(name)` in a widget (which adds
+ * onChange and disabled). `bindList` is the same for a checkbox group: `stateChoices` and `.choices(name)`.
+ * With `onChange` a field is controlled; without it, `value` is only the initial value.
+ */
+import { createContext, useContext, useId, type FormEvent, type ReactNode, type Ref } from "react";
+import type { FieldErrors, FormState } from "../../src/http/forms.ts";
 
-/** The CSRF token of the page being rendered; renderPage provides it. */
+/** The CSRF token of the page being rendered: renderPage provides it; a widget provides its csrfToken prop. */
 export const CsrfContext = createContext("");
 
-export function Form({ action, children, className, id, label }: { action: string; children: ReactNode; className?: string; id?: string; label?: string }) {
+export function Form(props: {
+  action: string;
+  children: ReactNode;
+  className?: string;
+  id?: string;
+  /** The form's accessible name. */
+  label?: string;
+  /** Only for a form with a file input. */
+  encType?: "multipart/form-data";
+  onSubmit?: (event: FormEvent<HTMLFormElement>) => void;
+  ref?: Ref<HTMLFormElement>;
+}) {
   const token = useContext(CsrfContext);
   return (
-    <form method="post" action={action} className={className} id={id} aria-label={label} noValidate>
+    <form method="post" action={props.action} encType={props.encType} className={props.className} id={props.id} aria-label={props.label} noValidate
+      onSubmit={props.onSubmit} ref={props.ref}>
       <input type="hidden" name="_csrf" value={token} />
-      {children}
+      {props.children}
     </form>
   );
 }
@@ -20,80 +50,182 @@ export function fieldName(path: string): string {
   return `${first}${rest.map((p) => `[${p}]`).join("")}`;
 }
 
-export function fieldValue(state: FormState, path: string): string {
+/** A field's message: its own, or the first of its items ("apparelNeeds.1" for a list of checkboxes). */
+export function errorFor(errors: FieldErrors, name: string): string | undefined {
+  return errors[name] ?? Object.entries(errors).find(([key]) => key.startsWith(`${name}.`))?.[1];
+}
+
+/** A server form's field: the value kept from the post and its error. */
+export function stateField(state: FormState, name: string): { name: string; value: string; error: string | undefined } {
   let v: unknown = state.values;
-  for (const part of path.split(".")) v = v && typeof v === "object" ? (v as Record<string, unknown>)[part] : undefined;
-  return v === undefined || v === null ? "" : String(v);
+  for (const part of name.split(".")) v = v && typeof v === "object" ? (v as Record<string, unknown>)[part] : undefined;
+  return { name, value: v === undefined || v === null ? "" : String(v), error: errorFor(state.errors, name) };
 }
 
-const fieldId = (path: string) => `f-${path.replace(/\./g, "-")}`;
+/** A server form's checkbox group: the values kept from the post and its error. */
+export function stateChoices(state: FormState, name: string): { name: string; value: string[]; error: string | undefined } {
+  const v = state.values[name];
+  const value = Array.isArray(v) ? v.map(String) : typeof v === "string" && v ? [v] : [];
+  return { name, value, error: errorFor(state.errors, name) };
+}
 
-interface FieldProps {
+type Option = string | { value: string; label: string };
+const optionValue = (o: Option) => (typeof o === "string" ? o : o.value);
+const optionLabel = (o: Option) => (typeof o === "string" ? o : o.label);
+
+/** Ids of the hint and error under a field, for aria-describedby. */
+function describedBy(id: string, hint: ReactNode, error: string | undefined): string | undefined {
+  return [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+}
+
+function HintAndError({ id, hint, error }: { id: string; hint: ReactNode; error: string | undefined }) {
+  return (
+    <>
+      {hint ? <p className="field-hint" id={`${id}-hint`}>{hint}</p> : null}
+      {error ? <p className="field-error" id={`${id}-error`}>{error}</p> : null}
+    </>
+  );
+}
+
+export interface FieldProps {
+  /** The field's path in the form's values ("email", "athletes.0.firstName"). */
   name: string;
-  label: string;
-  state: FormState;
-  type?: "text" | "email" | "tel" | "number" | "url" | "date";
-  required?: boolean;
-  autoComplete?: string;
-  placeholder?: string;
+  label: ReactNode;
+  value?: string;
+  error?: string | undefined;
+  /** A short help line under the label (the accepted format or range). */
+  hint?: ReactNode;
+  /** Makes the field controlled (widgets). */
+  onChange?: (value: string) => void;
   disabled?: boolean;
+  required?: boolean;
+  type?: "text" | "email" | "tel" | "number" | "url" | "date";
+  /** A <textarea> (rows: 6, or the number given). */
+  multiline?: boolean | number;
+  /** A <select> of these options; `placeholder` is then its empty first option. */
+  options?: readonly Option[];
+  placeholder?: string;
+  autoComplete?: string;
+  min?: number | string;
+  max?: number | string;
 }
 
-export function ErrorText({ id, message }: { id: string; message: string | undefined }) {
-  return message ? <p className="field-error" id={id}>{message}</p> : null;
-}
-
-export function TextField({ name, label, state, type = "text", required, autoComplete, placeholder, disabled }: FieldProps) {
-  const id = fieldId(name);
-  const error = state.errors[name];
-  return (
-    <div className={`field${error ? " field-invalid" : ""}`}>
-      <label htmlFor={id}>{label}{required ? <span aria-hidden="true"> *</span> : null}</label>
-      <input id={id} name={fieldName(name)} type={type} defaultValue={fieldValue(state, name)} required={required}
-        autoComplete={autoComplete} placeholder={placeholder} disabled={disabled}
-        aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
-      <ErrorText id={`${id}-error`} message={error} />
-    </div>
-  );
-}
-
-export function TextArea({ name, label, state, required, placeholder, rows = 5, disabled }: Omit<FieldProps, "type"> & { rows?: number }) {
-  const id = fieldId(name);
-  const error = state.errors[name];
-  return (
-    <div className={`field${error ? " field-invalid" : ""}`}>
-      <label htmlFor={id}>{label}{required ? <span aria-hidden="true"> *</span> : null}</label>
-      <textarea id={id} name={fieldName(name)} rows={rows} defaultValue={fieldValue(state, name)} required={required}
-        placeholder={placeholder} disabled={disabled}
-        aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} />
-      <ErrorText id={`${id}-error`} message={error} />
-    </div>
-  );
-}
-
-export function SelectField({ name, label, state, options, required, placeholder }: Omit<FieldProps, "type"> & { options: { value: string; label: string }[] }) {
-  const id = fieldId(name);
-  const error = state.errors[name];
-  return (
-    <div className={`field${error ? " field-invalid" : ""}`}>
-      <label htmlFor={id}>{label}{required ? <span aria-hidden="true"> *</span> : null}</label>
-      <select id={id} name={fieldName(name)} defaultValue={fieldValue(state, name)} required={required}
-        aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined}>
-        {placeholder ? <option value="">{placeholder}</option> : null}
-        {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+/** One labelled control (input, textarea or select) with its hint and error. */
+export function Field(props: FieldProps) {
+  const id = useId();
+  const { error, hint, onChange } = props;
+  const common = {
+    id,
+    name: fieldName(props.name),
+    disabled: props.disabled,
+    required: props.required,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": describedBy(id, hint, error),
+    ...(onChange ? { value: props.value ?? "" } : { defaultValue: props.value }),
+  } as const;
+  const change = onChange ? (e: { target: { value: string } }) => onChange(e.target.value) : undefined;
+  let control: ReactNode;
+  if (props.options) {
+    control = (
+      <select {...common} onChange={change}>
+        {props.placeholder !== undefined ? <option value="">{props.placeholder}</option> : null}
+        {props.options.map((o) => <option key={optionValue(o)} value={optionValue(o)}>{optionLabel(o)}</option>)}
       </select>
-      <ErrorText id={`${id}-error`} message={error} />
+    );
+  } else if (props.multiline) {
+    control = <textarea {...common} rows={typeof props.multiline === "number" ? props.multiline : 6} placeholder={props.placeholder} onChange={change} />;
+  } else {
+    control = (
+      <input {...common} type={props.type ?? "text"} autoComplete={props.autoComplete} placeholder={props.placeholder}
+        min={props.min} max={props.max} onChange={change} />
+    );
+  }
+  return (
+    <div className={`field${error ? " field-invalid" : ""}`}>
+      <label htmlFor={id}>
+        {props.label}
+        {props.required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      {control}
+      <HintAndError id={id} hint={hint} error={error} />
     </div>
   );
 }
 
-/** A form-level error summary, announced to screen readers. */
-export function FormErrors({ state }: { state: FormState }) {
-  const count = Object.keys(state.errors).length;
-  if (count === 0) return null;
+interface ChoicesCommon {
+  name: string;
+  legend: ReactNode;
+  options: readonly Option[];
+  error?: string | undefined;
+  hint?: ReactNode;
+  disabled?: boolean;
+  required?: boolean;
+}
+
+/**
+ * Checkboxes hold a list of values, radio buttons one. With `onChange` the group is controlled (widgets:
+ * `{...f.choices(name)}` for checkboxes, `{...f.field(name)}` for radio buttons).
+ */
+export type ChoicesProps = ChoicesCommon &
+  (
+    | { type: "checkbox"; value?: readonly string[]; onChange?: (value: string[]) => void }
+    | { type: "radio"; value?: string; onChange?: (value: string) => void }
+  );
+
+/** A group of checkboxes or radio buttons in a fieldset, with its hint and error. */
+export function Choices(props: ChoicesProps) {
+  const id = useId();
+  const { error, hint } = props;
+  const checked: readonly string[] = props.type === "radio" ? (props.value ? [props.value] : []) : (props.value ?? []);
+  const controlled = props.onChange !== undefined;
+  const toggle = (value: string, on: boolean) => {
+    if (props.type === "radio") props.onChange?.(value);
+    else props.onChange?.(on ? [...checked, value] : checked.filter((v) => v !== value));
+  };
+  return (
+    <fieldset className="fieldset" aria-describedby={describedBy(id, hint, error)}>
+      <legend>
+        {props.legend}
+        {props.required ? <span aria-hidden="true"> *</span> : null}
+      </legend>
+      <div className="check-grid">
+        {props.options.map((o) => {
+          const value = optionValue(o);
+          const on = checked.includes(value);
+          return (
+            <label className="check" key={value}>
+              <input type={props.type} name={fieldName(props.name)} value={value} disabled={props.disabled}
+                {...(controlled ? { checked: on, onChange: (e) => toggle(value, e.target.checked) } : { defaultChecked: on })} />
+              <span>{optionLabel(o)}</span>
+            </label>
+          );
+        })}
+      </div>
+      <HintAndError id={id} hint={hint} error={error} />
+    </fieldset>
+  );
+}
+
+/** The form's summary, announced to screen readers: the form-level message, else a pointer to the fields. */
+export function FormErrors({ errors }: { errors: FieldErrors }) {
+  if (Object.keys(errors).length === 0) return null;
   return (
     <div className="form-errors" role="alert">
-      <p>{state.errors._form ?? "Please correct the highlighted fields."}</p>
+      <p>{errors._form ?? "Please correct the highlighted fields."}</p>
     </div>
+  );
+}
+
+export function SubmitButton({ busy = false, busyLabel, children, className = "btn btn-primary", disabled = false }: {
+  busy?: boolean;
+  busyLabel?: string;
+  children: ReactNode;
+  className?: string;
+  disabled?: boolean;
+}) {
+  return (
+    <button type="submit" className={className} disabled={busy || disabled} aria-disabled={busy || undefined}>
+      {busy && busyLabel ? busyLabel : children}
+    </button>
   );
 }

@@ -6,8 +6,11 @@ import { widgetComponents, type WidgetName, type WidgetProps } from "../../widge
 export class WidgetCollector {
   private count = 0;
   readonly used = new Set<WidgetName>();
-  nextId(name: WidgetName): string {
+  /** Widgets that start at page load: their chunks are preloaded. */
+  readonly eager = new Set<WidgetName>();
+  nextId(name: WidgetName, load: WidgetLoad): string {
     this.used.add(name);
+    if (load === "eager") this.eager.add(name);
     this.count += 1;
     return `w${this.count}`;
   }
@@ -35,17 +38,35 @@ export function serializeProps(props: unknown): string {
 }
 
 /**
+ * When a widget's code loads in the browser (widgets/boot.ts): at page load; when it is about to scroll into view
+ * (below the fold); or at the first hover, focus or touch of `trigger` (a CSS selector; default: the widget itself).
+ */
+export type WidgetLoad = "eager" | "visible" | "interaction";
+
+/**
  * Places a hydrated island: its own renderToString (with identifierPrefix = its id, as the browser's
  * hydrateRoot uses), followed by its props as inert JSON.
  */
-export function Widget<N extends WidgetName>({ name, props, className }: { name: N; props: WidgetProps<N>; className?: string }) {
+export function Widget<N extends WidgetName>({
+  name,
+  props,
+  className,
+  load = "eager",
+  trigger,
+}: {
+  name: N;
+  props: WidgetProps<N>;
+  className?: string;
+  load?: WidgetLoad;
+  trigger?: string;
+}) {
   if (!current) throw new Error("Widget rendered outside renderPage");
-  const id = current.nextId(name);
+  const id = current.nextId(name, load);
   const Component = widgetComponents[name] as ComponentType<Record<string, unknown>>;
   const html = renderToString(<Component {...(props as Record<string, unknown>)} />, { identifierPrefix: id });
   return (
     <>
-      <div data-widget={name} id={id} className={className} dangerouslySetInnerHTML={{ __html: html }} />
+      <div data-widget={name} data-load={load === "eager" ? undefined : load} data-trigger={trigger} id={id} className={className} dangerouslySetInnerHTML={{ __html: html }} />
       <script type="application/json" id={`${id}-props`} dangerouslySetInnerHTML={{ __html: serializeProps(props) }} />
     </>
   );

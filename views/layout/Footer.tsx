@@ -31,6 +31,10 @@ export function Footer({ site }: { site: Site }) {
           <h2 className="footer-heading">Events</h2>
           <ul>{site.footerEvents.map((l) => <li key={l.href}><a href={l.href}>{l.label}</a></li>)}</ul>
         </nav>
+        <nav aria-label="Policies">
+          <h2 className="footer-heading">Policies</h2>
+          <ul>{site.policyLinks.map((l) => <li key={l.href}><a href={l.href}>{l.label}</a></li>)}</ul>
+        </nav>
         <section aria-label="Contact">
           <h2 className="footer-heading">Contact</h2>
           <ul className="footer-contact">

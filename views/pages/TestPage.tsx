@@ -1,5 +1,5 @@
 import { Widget } from "../components/Widget.tsx";
-import { Form, FormErrors, TextField } from "../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton } from "../components/Form.tsx";
 import type { FormState } from "../../src/http/forms.ts";
 
 export function TestPage({ form }: { form: FormState }) {
@@ -9,9 +9,9 @@ export function TestPage({ form }: { form: FormState }) {
         <h1>Test fixture</h1>
         <Widget name="TestCounter" props={{ start: 3, label: "Counter" }} />
         <Form action="/__test/form" label="Test form">
-          <FormErrors state={form} />
-          <TextField name="name" label="Name" state={form} required />
-          <button className="btn btn-primary" type="submit">Save</button>
+          <FormErrors errors={form.errors} />
+          <Field {...stateField(form, "name")} label="Name" required />
+          <SubmitButton>Save</SubmitButton>
         </Form>
       </div>
     </section>

@@ -11,8 +11,7 @@ import {
   ROTATION_MS,
   SCHOOL_PACKAGES,
 } from "../../../src/home/apparelContent.ts";
-import type { FormState } from "../../../src/http/forms.ts";
-import { formValues } from "../../../src/messages/formValues.ts";
+import { formWidgetProps, type FormState } from "../../../src/http/forms.ts";
 import { CUSTOM_ORDERS } from "../../../src/messages/policies.ts";
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
@@ -181,7 +180,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             <h2 id="schools-title">School Apparel Packages</h2>
             <p className="lead">Complete packages in school colours, priced per roster and delivered before the first dual.</p>
           </div>
-          <Widget name="SchoolPackages" props={{ schools: SCHOOL_PACKAGES, intervalMs: ROTATION_MS.schoolImages }} />
+          <Widget name="SchoolPackages" load="visible" props={{ schools: SCHOOL_PACKAGES, intervalMs: ROTATION_MS.schoolImages }} />
         </div>
       </section>
 
@@ -191,7 +190,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             <h2 id="sets-title">Complete Custom Apparel Sets</h2>
             <p className="lead">Head-to-toe sets in one design language, from weigh-ins to the podium.</p>
           </div>
-          <Widget name="ApparelSets" props={{ sets: APPAREL_SETS, intervalMs: ROTATION_MS.apparelSets }} />
+          <Widget name="ApparelSets" load="visible" props={{ sets: APPAREL_SETS, intervalMs: ROTATION_MS.apparelSets }} />
         </div>
       </section>
 
@@ -201,7 +200,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             <h2 id="portfolio-sets-title">Design Portfolio Collections</h2>
             <p className="lead">Browse our work by category.</p>
           </div>
-          <Widget name="PortfolioSets" props={{ sets: PORTFOLIO_SETS, intervalMs: ROTATION_MS.portfolioSets }} />
+          <Widget name="PortfolioSets" load="visible" props={{ sets: PORTFOLIO_SETS, intervalMs: ROTATION_MS.portfolioSets }} />
         </div>
       </section>
 
@@ -220,7 +219,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
               <li>{CUSTOM_ORDERS.productionDays.min}-{CUSTOM_ORDERS.productionDays.max} days production after proof approval</li>
             </ul>
           </div>
-          <Widget name="QuoteForm" props={{ csrfToken, values: formValues(quote.form), errors: quote.form.errors, sent: quote.sent }} />
+          <Widget name="QuoteForm" load="visible" props={formWidgetProps(csrfToken, quote.form, quote.sent)} />
         </div>
       </section>
     </>

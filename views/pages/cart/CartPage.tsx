@@ -1,7 +1,7 @@
 import { Widget } from "../../components/Widget.tsx";
 import type { FormState } from "../../../src/http/forms.ts";
 import type { CartState } from "../../../widgets/CartStepper.tsx";
-import { CART_TEXT } from "../../../src/cart/schemas.ts";
+import { CART_TEXT } from "../../../src/cart/messages.ts";
 
 export interface CartPageProps {
   cart: CartState;
@@ -10,10 +10,11 @@ export interface CartPageProps {
   form: FormState;
   /** A message from a post without JavaScript (card entry needs it). */
   notice?: string;
+  shippingFlatRateCents: number;
 }
 
 /** /cart: the lines (CartStepper) beside the order summary and card checkout (CardForm). */
-export function CartPage({ cart, csrfToken, publishableKey, form, notice }: CartPageProps) {
+export function CartPage({ cart, csrfToken, publishableKey, form, notice, shippingFlatRateCents }: CartPageProps) {
   const empty = cart.cartItems.length === 0;
   return (
     <section className="section cart-page">
@@ -48,6 +49,7 @@ export function CartPage({ cart, csrfToken, publishableKey, form, notice }: Cart
                   completeUrl: "/api/cart/checkout/complete",
                   successUrl: "/shop?success=true",
                   action: "/cart/checkout",
+                  shippingFlatRateCents,
                 }}
               />
             </aside>

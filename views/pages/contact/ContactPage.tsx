@@ -1,7 +1,6 @@
 import { useContext } from "react";
 import type { Site } from "../../../src/site.ts";
-import type { FormState } from "../../../src/http/forms.ts";
-import { formValues } from "../../../src/messages/formValues.ts";
+import { formWidgetProps, type FormState } from "../../../src/http/forms.ts";
 import { contactFaq, supportHoursText } from "../../../src/messages/policies.ts";
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
@@ -51,7 +50,7 @@ export function ContactPage({ site, contact }: ContactPageProps) {
         <div className="container contact-grid">
           <div>
             <h2 id="message-title">Send Us a Message</h2>
-            <Widget name="ContactForm" props={{ csrfToken, values: formValues(contact.form), errors: contact.form.errors, sent: contact.sent, supportHours: hours }} />
+            <Widget name="ContactForm" props={{ ...formWidgetProps(csrfToken, contact.form, contact.sent), supportHours: hours }} />
           </div>
           <div>
             <h2>Find Us</h2>
@@ -70,7 +69,10 @@ export function ContactPage({ site, contact }: ContactPageProps) {
           {contactFaq().map((f) => (
             <details key={f.question}>
               <summary>{f.question}</summary>
-              <p>{f.answer}</p>
+              <p>
+                {f.answer}
+                {f.more ? <> <a href={f.more.href}>{f.more.label}</a>.</> : null}
+              </p>
             </details>
           ))}
         </div>

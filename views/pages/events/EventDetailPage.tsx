@@ -3,11 +3,16 @@ import { REGISTRATION_STATUS_LABEL, teamSavingsCents, type RegistrationStatus } 
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, CheckIcon, ClockIcon, MapPinIcon, ShieldIcon, TagIcon, UsersIcon } from "../../components/events/EventIcons.tsx";
 import { formatPrice } from "../../../src/money.ts";
+import { coachEvent, type CoachRegistrationState } from "../../../src/coaches/rules.ts";
+import { COACH_MESSAGES } from "../../../src/coaches/schemas.ts";
+import { Widget } from "../../components/Widget.tsx";
 
 export interface EventDetailPageProps {
   event: EventDetail;
   placesLeft: number;
   status: RegistrationStatus;
+  /** Whether college coaches can send a request for this event (the recruiting clinic) now; absent means not offered. */
+  coachRegistration?: CoachRegistrationState;
 }
 
 const MIN_TEAM_SIZE = 5;
@@ -23,6 +28,21 @@ function RegisterAction({ event, status }: { event: EventDetail; status: Registr
   );
 }
 
+/** Both ways to register, side by side at the top of the page (on a phone, before the long content). */
+function RegistrationChoices({ event, status }: { event: EventDetail; status: RegistrationStatus }) {
+  if (status !== "open") return null;
+  return (
+    <nav className="event-hero-actions" aria-label="Register">
+      <a className="btn btn-primary" href={`/register/${event.id}`}>
+        Register as Individual <span className="btn-note">{formatPrice(event.fullPriceCents)}</span>
+      </a>
+      <a className="btn btn-secondary" href={`/team-register/${event.id}`}>
+        Register as Team <span className="btn-note">{formatPrice(event.teamPriceCents)}/athlete</span>
+      </a>
+    </nav>
+  );
+}
+
 function PlacesLine({ event, placesLeft, status }: EventDetailPageProps) {
   if (status === "soldOut") return <p className="event-places event-places-out" role="status">Sold out: all {event.capacity} places are taken.</p>;
   if (status === "closed") return <p className="event-places event-places-out" role="status">Registration for this event is closed.</p>;
@@ -33,7 +53,23 @@ function PlacesLine({ event, placesLeft, status }: EventDetailPageProps) {
   );
 }
 
-export function EventDetailPage({ event, placesLeft, status }: EventDetailPageProps) {
+/** The recruiting clinic's box for college coaches: the button opens the coach dialog, or the page without JavaScript. */
+function CoachBox({ event, state }: { event: EventDetail; state: CoachRegistrationState }) {
+  if (state === "notOffered") return null;
+  return (
+    <section className="card event-box coach-box" aria-labelledby="coach-heading">
+      <h2 id="coach-heading" className="event-box-title">College Coaches</h2>
+      <p>Recruiting for your program? Tell us which days you will attend and we will save you a seat by the mats.</p>
+      {state === "open" ? (
+        <Widget name="CoachRequestDialog" props={{ event: coachEvent(event) }} />
+      ) : (
+        <p className="muted" role="status">{COACH_MESSAGES.closed}</p>
+      )}
+    </section>
+  );
+}
+
+export function EventDetailPage({ event, placesLeft, status, coachRegistration = "notOffered" }: EventDetailPageProps) {
   const paragraphs = event.description.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   const teamSaving = teamSavingsCents(event);
   return (
@@ -53,6 +89,7 @@ export function EventDetailPage({ event, placesLeft, status }: EventDetailPagePr
           </p>
           <h1 className="display">{event.title}</h1>
           <p className="event-hero-meta">{event.dateText} &middot; {event.location}</p>
+          <RegistrationChoices event={event} status={status} />
         </div>
         <img className="event-hero-picture" src={event.image} alt={`${event.title} poster`} width="1200" height="800" />
         </div>
@@ -134,6 +171,7 @@ export function EventDetailPage({ event, placesLeft, status }: EventDetailPagePr
         </div>
 
         <div className="event-side">
+          <CoachBox event={event} state={coachRegistration} />
           <section className="card event-box team-box" aria-labelledby="team-heading">
             <h2 id="team-heading" className="event-box-title">Team Registration</h2>
             <p className="team-price">
@@ -162,12 +200,10 @@ export function EventDetailPage({ event, placesLeft, status }: EventDetailPagePr
               {event.features.length > 0 ? (
                 <div><dt>Special Features</dt><dd>{event.features.slice(0, 3).join("; ")}</dd></div>
               ) : null}
-              {event.registrationClosesAt ? (
-                <div>
-                  <dt>Registration Closes</dt>
-                  <dd>{event.registrationClosesAt.toLocaleString("en-US", { dateStyle: "long", timeStyle: "short", timeZone: "UTC" })} UTC</dd>
-                </div>
-              ) : null}
+              <div>
+                <dt>Registration Closes</dt>
+                <dd>{event.registrationClosesAt.toLocaleString("en-US", { dateStyle: "long", timeStyle: "short", timeZone: "UTC" })} UTC</dd>
+              </div>
             </dl>
           </section>
         </div>

@@ -9,6 +9,8 @@ export interface EventsPageProps {
   events: EventSummary[];
   /** Whether each event (by id) is open, sold out or closed. */
   statuses: Record<number, RegistrationStatus>;
+  /** The coming season's year, from the event dates; null when no event is listed. */
+  seasonYear: number | null;
   /** Set when the hero has a configured video; otherwise the poster picture stands alone. */
   heroVideoUrl?: string | undefined;
   /** The spec's fetch-failure text, when the events could not be read. */
@@ -19,21 +21,22 @@ function EventCard({ event, status }: { event: EventSummary; status: Registratio
   const titleId = `event-${event.id}-title`;
   return (
     <article className="card event-card" aria-labelledby={titleId}>
+      {/* The artwork carries its own words: the badges and the overlay line sit under it, never over it. */}
       <div className="event-card-media">
         <img src={event.image} alt={`${event.title} poster`} width="1200" height="800" loading="lazy" decoding="async" />
-        <span className="badge event-card-badge">{event.category}</span>
-        {status !== "open" ? <span className="badge event-card-status">{REGISTRATION_STATUS_LABEL[status]}</span> : null}
-        {event.cardOverlay || event.collegeLogos.length > 0 ? (
-          <div className="event-card-overlay">
-            {event.cardOverlay ? <p className="event-card-overlay-text">{event.cardOverlay}</p> : null}
-            {event.collegeLogos.length > 0 ? (
-              <ul className="college-logos college-logos-small" aria-label="Colleges attending">
-                {event.collegeLogos.map((logo) => (
-                  <li key={logo.id}><img src={logo.image} alt={logo.name} width="56" height="64" loading="lazy" /></li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
+      </div>
+      <div className="event-card-strip">
+        <p className="event-card-tags">
+          <span className="badge event-card-badge">{event.category}</span>
+          {status !== "open" ? <span className="badge event-card-status">{REGISTRATION_STATUS_LABEL[status]}</span> : null}
+        </p>
+        {event.cardOverlay ? <p className="event-card-overlay-text">{event.cardOverlay}</p> : null}
+        {event.collegeLogos.length > 0 ? (
+          <ul className="college-logos college-logos-small" aria-label="Colleges attending">
+            {event.collegeLogos.map((logo) => (
+              <li key={logo.id}><img src={logo.image} alt={logo.name} width="56" height="64" loading="lazy" /></li>
+            ))}
+          </ul>
         ) : null}
       </div>
       <div className="card-body event-card-body">
@@ -52,7 +55,7 @@ function EventCard({ event, status }: { event: EventSummary; status: Registratio
   );
 }
 
-export function EventsPage({ events, statuses, heroVideoUrl, loadError }: EventsPageProps) {
+export function EventsPage({ events, statuses, seasonYear, heroVideoUrl, loadError }: EventsPageProps) {
   return (
     <>
       <section className="events-hero">
@@ -65,7 +68,7 @@ export function EventsPage({ events, statuses, heroVideoUrl, loadError }: Events
           ) : null}
         </div>
         <div className="container events-hero-content">
-          <p className="eyebrow">Summer 2025 camps, clinics &amp; tours</p>
+          <p className="eyebrow">{seasonYear ? `Summer ${seasonYear} camps, clinics & tours` : "Summer camps, clinics & tours"}</p>
           <h1 className="display">Events</h1>
           <p className="lead">
             Train with champions. Three days of hard, technical wrestling, recruiting exposure in front of college

@@ -2,10 +2,9 @@ import { useContext } from "react";
 import type { Site } from "../../../src/site.ts";
 import type { HomeOffers } from "../../../src/home/eventOffers.ts";
 import { TEAM_MINIMUM_ATHLETES } from "../../../src/home/eventOffers.ts";
-import type { FormState } from "../../../src/http/forms.ts";
+import { formWidgetProps, type FormState } from "../../../src/http/forms.ts";
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
-import { formValues } from "../../../src/messages/formValues.ts";
 import { formatDollars, formatPrice } from "../../../src/money.ts";
 
 export interface HomePageProps {
@@ -95,7 +94,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
         <div className="container">
           <div className="section-head">
             <p className="eyebrow">Camp season</p>
-            <h2 id="summer-title">Summer 2025 Camps</h2>
+            <h2 id="summer-title">{offers.seasonYear ? `Summer ${offers.seasonYear} Camps` : "Summer Camps"}</h2>
             <p className="lead">Four stops, one standard: hard drilling, smart live goes and coaches who know every athlete by name.</p>
           </div>
           <a className="summer-poster" href="/events">
@@ -157,11 +156,11 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
             <h2 id="newsletter-title">Stay in the Loop</h2>
             <p className="muted">Camp dates, new apparel drops and team deals, straight to your inbox. No spam; unsubscribe any time.</p>
           </div>
-          <Widget name="NewsletterForm" props={{ csrfToken, values: formValues(newsletter.form), errors: newsletter.form.errors, sent: newsletter.subscribed }} />
+          <Widget name="NewsletterForm" load="visible" props={formWidgetProps(csrfToken, newsletter.form, newsletter.subscribed)} />
         </div>
       </section>
 
-      {offers.teamEvents.length > 0 ? <Widget name="TeamEventModal" props={{ events: offers.teamEvents }} /> : null}
+      {offers.teamEvents.length > 0 ? <Widget name="TeamEventModal" load="interaction" trigger="[data-team-modal-open]" props={{ events: offers.teamEvents }} /> : null}
     </>
   );
 }

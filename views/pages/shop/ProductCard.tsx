@@ -6,12 +6,12 @@ import {
   isCapLike,
   isEventProduct,
   isShirtLike,
-  parsePriceCents,
   priceLabel,
   productPath,
   SHIPS_LATER_NOTE,
   shortDescription,
 } from "../../../src/catalogue/rules.ts";
+import { parsePriceCents } from "../../../src/money.ts";
 import { Form } from "../../components/Form.tsx";
 
 /** A retail card: picture, title, short description, price, shipping notes and an add-to-cart form (quantity 1). */
@@ -29,7 +29,7 @@ export function ProductCard({ product }: { product: Product }) {
   } else if (priceCents === 0) {
     action = <a className="btn btn-secondary btn-block" href="/contact">Contact Us</a>;
   } else if (!addable) {
-    action = <button type="button" className="btn btn-ghost btn-block" disabled>Out of Stock</button>;
+    action = <button type="button" className="btn btn-ghost btn-block" disabled>Sold Out</button>;
   } else {
     action = (
       <Form action="/cart/add" className="card-add" label={`Add ${product.title} to cart`}>

@@ -1,12 +1,16 @@
 import type { Product } from "../../../src/catalogue/types.ts";
 import { ProductCard } from "./ProductCard.tsx";
 import { IconPoints, QualityIcon, ReturnIcon, TruckIcon } from "./ShopIcons.tsx";
+import type { Order } from "../../../src/orders/repository.ts";
+import { OrderConfirmation } from "../orders/OrderConfirmation.tsx";
 
 export interface ShopPageProps {
   brandName: string;
   products: Product[];
   /** The catalogue did not answer: the empty state says so. */
   unavailable: boolean;
+  /** The order this visitor has just paid (after the spec's redirect to /shop?success=true). */
+  paidOrder?: Order | undefined;
 }
 
 const FEATURES = [
@@ -15,9 +19,10 @@ const FEATURES = [
   { Icon: ReturnIcon, title: "Easy Returns", text: "30-day returns on unworn, unwashed items in their original packaging." },
 ];
 
-export function ShopPage({ brandName, products, unavailable }: ShopPageProps) {
+export function ShopPage({ brandName, products, unavailable, paidOrder }: ShopPageProps) {
   return (
     <>
+      {paidOrder ? <OrderConfirmation order={paidOrder} /> : null}
       <section className="page-hero shop-hero">
         <div className="container">
           <p className="eyebrow">{brandName} Shop</p>
