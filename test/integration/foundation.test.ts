@@ -57,6 +57,14 @@ describe("page shell", () => {
     expect(res.text).not.toMatch(/at .*\.ts:\d+/);
   });
 
+  it("serves the favicon and pictures with an hour's caching, and a missing picture is a 404", async () => {
+    for (const path of ["/favicon.svg", "/images/events/recruiting-clinic.svg"]) {
+      const res = await request(t.app).get(path).expect(200);
+      expect(res.headers["cache-control"]).toBe("public, max-age=3600");
+    }
+    await request(t.app).get("/images/nothing-here.svg").expect(404);
+  });
+
   it("ships no executable script on a page without widgets, and the boot module where a widget is", async () => {
     const plain = await request(t.app).get("/about");
     expect(executableScripts(plain.text)).toEqual([]);
