@@ -69,10 +69,16 @@ export interface StripeGatewayOptions {
   api?: { host: string; port: number; protocol: "http" | "https" };
 }
 
+/**
+ * One attempt per Stripe call, given up after this long: a visitor gets an answer within 2 s even when Stripe hangs.
+ * A retry is the visitor's (or Stripe's webhook redelivery, or the job queue's), and idempotency keys make it safe.
+ */
+export const STRIPE_DEADLINE_MS = 1_200;
+
 export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway {
   const stripe = new Stripe(opts.secretKey, {
-    maxNetworkRetries: 2,
-    timeout: 15_000,
+    maxNetworkRetries: 0,
+    timeout: STRIPE_DEADLINE_MS,
     appInfo: { name: "wrestling-brand-site" },
     ...(opts.api ?? {}),
   });
