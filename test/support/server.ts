@@ -19,14 +19,18 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // Only the tail is kept: a benchmark's server logs every request, and a growing string would slow this process.
   let log = "";
+  const LOG_TAIL = 64 * 1024;
+  let started = false;
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30_000);
     const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = /listening on (http:\/\/localhost:\d+)/.exec(log);
+      log = (log + chunk.toString()).slice(-LOG_TAIL);
+      const m = started ? null : /listening on (http:\/\/localhost:\d+)/.exec(log);
       if (m?.[1]) {
+        started = true;
         clearTimeout(timer);
         resolve(m[1].replace("localhost", "127.0.0.1"));
       }
