@@ -47,6 +47,9 @@ describe.runIf(backend === "mysql")("the production server", () => {
     });
     const listening = server.output().split("\n").find((l) => l.includes("listening on"));
     expect(JSON.parse(listening!)).toMatchObject({ react: "production" });
+    // Everything from here on (the helper keeps only a tail of the output).
+    let output = "";
+    server.child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
 
     // Bursts of requests, so lines are still buffered when the stop begins.
     for (let sent = 0; sent < REQUESTS; sent += 50) {
@@ -56,7 +59,7 @@ describe.runIf(backend === "mysql")("the production server", () => {
     }
     expect(await server.stop("SIGTERM")).toBe(0);
 
-    const lines = server.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; req?: { url: string } });
+    const lines = output.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { msg: string; req?: { url: string } });
     const logged = new Set(lines.filter((l) => l.msg === "request completed" && l.req?.url.startsWith("/about?n=")).map((l) => l.req!.url));
     expect(logged.size).toBe(REQUESTS);
     expect(lines.at(-1)!.msg).toBe("stopped");
