@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/knex.ts";
 import type { Redis } from "./redis.ts";
 import { hashForLog, urlForLog, type Logger } from "./logger.ts";
+import { countRequestQueries, queryLog } from "./db/queryLog.ts";
 import { buildSite } from "./site.ts";
 import type { Outbox } from "./email/outbox.ts";
 import type { JobQueue } from "./db/jobQueue.ts";
@@ -103,6 +104,12 @@ export function createApp(deps: AppDeps): Express {
       },
     }),
   );
+
+  // Development: each request's number of queries (debug), and a warning for a query it runs twice.
+  if (config.env === "development") {
+    countRequestQueries(db);
+    app.use(queryLog());
+  }
 
   // 2. compression (pages and JSON; brotli at quality 4, gzip 6; built assets come precompressed), security headers, static files, health
   app.use(compression({ threshold: 1024 }));

@@ -3,7 +3,7 @@ import { pino } from "pino";
 
 export type Logger = pino.Logger;
 
-/** JSON lines on stdout, or on `destination` (tests read what would be logged). */
+/** JSON lines on stdout, or on `destination` (production's asyncStdout; tests read what would be logged). */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
@@ -14,6 +14,37 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     },
   };
   return destination ? pino(options, destination) : pino(options);
+}
+
+export type LogDestination = ReturnType<typeof pino.destination>;
+
+/**
+ * Stdout written asynchronously (sonic-boom): a log line costs the request a copy into a buffer, never a write to
+ * a slow pipe or terminal. What is buffered when the process stops is written by endLogs on shutdown (and, best
+ * effort, by pino's own exit handler on any other exit).
+ */
+export function asyncStdout(): LogDestination {
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/**
+ * Writes out what the destination still holds, then resolves: the last step of a normal stop (no line may be
+ * logged after it). Gives up after `timeoutMs` when the output went away (a closed pipe ends nothing).
+ */
+export function endLogs(destination: LogDestination, timeoutMs = 2000): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    destination.once("close", done);
+    try {
+      destination.end();
+    } catch {
+      done(); // already ended
+    }
+  });
 }
 
 /** Logs never carry a session id or a full e-mail address. */

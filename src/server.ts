@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { ConfigError, loadConfig } from "./config.ts";
-import { createLogger } from "./logger.ts";
+import { asyncStdout, createLogger, endLogs } from "./logger.ts";
 import { createDb, migrateLatest } from "./db/knex.ts";
 import { closeRedis, connectRedis } from "./redis.ts";
 import { createMailTransport } from "./email/transport.ts";
@@ -10,6 +10,7 @@ import { createApp } from "./app.ts";
 import { createHttpServer } from "./http/httpServer.ts";
 import { createCatalogueSource } from "./catalogue/createSource.ts";
 import { setUpPayments } from "./payments/setup.ts";
+import { reactBuild } from "./reactBuild.ts";
 
 let config;
 try {
@@ -22,7 +23,15 @@ try {
   throw err;
 }
 
-const logger = createLogger(config.logLevel);
+// Production writes its logs asynchronously (endLogs on shutdown); elsewhere each line is written at once.
+const logDestination = config.isProduction ? asyncStdout() : undefined;
+const logger = createLogger(config.logLevel, logDestination);
+const react = reactBuild();
+if (config.isProduction && react !== "production") {
+  logger.fatal("NODE_ENV=production, but React's development build is loaded: NODE_ENV must be set before the process starts");
+  await endLogs(logDestination!);
+  process.exit(1);
+}
 if (config.database.client === "better-sqlite3") logger.warn({ file: config.database.filename }, "DATABASE_URL is not set: using embedded SQLite");
 
 const db = createDb(config.database, logger);
@@ -41,7 +50,7 @@ const server = createHttpServer(app).listen(config.port, config.host, () => {
   const { port } = server.address() as AddressInfo;
   // Offline test mode: the fake Stripe delivers its signed webhooks to this process, like Stripe would.
   paymentSetup.gateway.offline?.setWebhookUrl(`http://127.0.0.1:${port}/api/stripe/webhook`);
-  logger.info({ port }, `listening on http://localhost:${port}`);
+  logger.info({ port, react }, `listening on http://localhost:${port}`);
 });
 // Lapsed registration holds: cancel their PaymentIntents every minute (safe when several instances do it).
 const holdSweep = setInterval(() => {
@@ -75,6 +84,7 @@ async function shutdown(signal: string): Promise<void> {
   await db.destroy();
   if (redis) await closeRedis(redis);
   logger.info("stopped");
+  if (logDestination) await endLogs(logDestination);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -5,6 +5,7 @@ import { validate } from "../http/forms.ts";
 import { CatalogueFileSchema } from "./schema.ts";
 import type { CatalogueSource } from "./source.ts";
 import type { Product } from "./types.ts";
+import { deepFreeze } from "../cache/ttl.ts";
 
 export const BUNDLED_CATALOGUE_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), "bundled-catalogue.json");
 
@@ -19,13 +20,12 @@ export function loadCatalogueFile(file: string, brandName: string): Product[] {
   return result.data.products;
 }
 
-/** The embedded default: products from a JSON file in the spec's Product shape, read once. */
+/** The embedded default: products from a JSON file in the spec's Product shape, read once and, like cached Shopify products, shared frozen. */
 export function createBundledCatalogue({ brandName, file = BUNDLED_CATALOGUE_FILE }: { brandName: string; file?: string }): CatalogueSource {
-  const products = loadCatalogueFile(file, brandName);
-  const clone = (p: Product | undefined) => (p ? (structuredClone(p) as Product) : null);
+  const products = deepFreeze(loadCatalogueFile(file, brandName));
   return {
-    listProducts: async () => structuredClone(products),
-    findByHandle: async (handle) => clone(products.find((p) => p.handle === handle)),
-    findById: async (id) => clone(products.find((p) => p.id === id)),
+    listProducts: async () => products,
+    findByHandle: async (handle) => products.find((p) => p.handle === handle) ?? null,
+    findById: async (id) => products.find((p) => p.id === id) ?? null,
   };
 }

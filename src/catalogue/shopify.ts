@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { CATALOGUE_CACHE_MS } from "./rules.ts";
 import { centsToDecimal, parsePriceCents } from "../money.ts";
-import { createReadCache } from "./cache.ts";
+import { createTtlCache } from "../cache/ttl.ts";
 import { CatalogueUnavailableError, type CatalogueSource } from "./source.ts";
 import type { Product, ProductImage, Variant } from "./types.ts";
 
@@ -167,7 +167,7 @@ export function createShopifyCatalogue(config: ShopifyConfig, logger: Logger, op
       }
     },
   });
-  const cache = createReadCache({
+  const cache = createTtlCache({
     ttlMs: opts.cacheMs ?? CATALOGUE_CACHE_MS,
     onStale: (key, err) => logger.error({ err, key }, "Shopify catalogue read failed; serving the last good copy"),
   });

@@ -1,5 +1,6 @@
 import type { Db } from "./knex.ts";
 import type { Logger } from "../logger.ts";
+import { outsideRequest } from "./queryLog.ts";
 
 /**
  * A table of jobs worked by every app instance at once (the e-mail outbox, the Shopify write-backs).
@@ -117,7 +118,8 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
       again = true;
       return running;
     }
-    running = (async () => {
+    // A request that wakes the queue does not own its queries (the development query log counts per request).
+    running = outsideRequest(async () => {
       let total = 0;
       try {
         do {
@@ -130,7 +132,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
         running = undefined;
       }
       return total;
-    })();
+    });
     return running;
   }
 

@@ -12,8 +12,14 @@ import {
   type PackageCode,
 } from "./types.ts";
 import { headlinePriceCents, registrationClosingTime } from "./rules.ts";
+import { eventCaches } from "./cache.ts";
 
-/** The one module that queries the events tables. */
+/**
+ * The one module that queries the events tables. Event data read through the Db (pages, forms, e-mails' texts)
+ * comes from the per-database cache (EVENT_CACHE_MS, emptied by this process's writes); read through a
+ * transaction it comes from the database. Places are counted in the database by `placesLeft`, the only count a
+ * hold may be decided on; `shownPlacesLeft` is the cached count pages print.
+ */
 
 type Row = Record<string, unknown>;
 type Conn = Db | Knex.Transaction;
@@ -99,15 +105,24 @@ async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
   });
 }
 
-/** Listed events in id order, with their packages, days and college logos. */
+const inTransaction = (conn: Conn): conn is Knex.Transaction => (conn as Knex.Transaction).isTransaction === true;
+
+/** Listed events in id order, with their packages, days and college logos; four queries however many events. */
 export async function listEvents(db: Db): Promise<EventSummary[]> {
-  const rows: Row[] = await db("events").where("listed", true).orderBy("id");
-  return summaries(db, rows);
+  return eventCaches(db).events.get("listed", async () => {
+    const rows: Row[] = await db("events").where("listed", true).orderBy("id");
+    return summaries(db, rows);
+  });
 }
 
 /** One event (listed or not) with everything its page shows; null when there is no such event. */
-export async function findEvent(db: Conn, id: number): Promise<EventDetail | null> {
+export async function findEvent(conn: Conn, id: number): Promise<EventDetail | null> {
   if (!Number.isSafeInteger(id) || id < 1) return null;
+  if (inTransaction(conn)) return readEvent(conn, id);
+  return eventCaches(conn).events.get(`event:${id}`, () => readEvent(conn, id));
+}
+
+async function readEvent(db: Conn, id: number): Promise<EventDetail | null> {
   const row: Row | undefined = await db("events").where("id", id).first();
   if (!row) return null;
   const [[summary], coachRows] = await Promise.all([summaries(db, [row]), childRows(db, "event_coaches", [id])]);
@@ -119,22 +134,38 @@ export async function findEvent(db: Conn, id: number): Promise<EventDetail | nul
   };
 }
 
+/** Registrations that take places at `now`: paid ones, and pending ones whose hold has not expired. */
+function takingPlaces(conn: Conn, now: Date) {
+  return conn("registrations").where((q) =>
+    q.where("status", "paid").orWhere((held) => held.where("status", "pending_payment").andWhere("reserved_until", ">", now)),
+  );
+}
+
 /**
  * Places taken: paid registrations (free ones too) plus pending ones whose hold (`reserved_until`) has not
  * expired, each counting its `places` (a team holds one place per athlete). `exceptRegistrationId` leaves
  * out a registration being changed, so its own hold is not counted twice.
  */
 export async function placesTaken(conn: Conn, eventId: number, now: Date, exceptRegistrationId?: number, opts: { locking?: boolean } = {}): Promise<number> {
-  const query = conn("registrations")
-    .where("event_id", eventId)
-    .andWhere((q) =>
-      q.where("status", "paid").orWhere((held) => held.where("status", "pending_payment").andWhere("reserved_until", ">", now)),
-    );
+  const query = takingPlaces(conn, now).andWhere("event_id", eventId);
   if (exceptRegistrationId !== undefined) query.andWhereNot("id", exceptRegistrationId);
   // A locking read sees every committed row, even when the transaction's snapshot is older (MySQL REPEATABLE READ).
   if (opts.locking) query.forShare();
   const row: Row | undefined = await query.sum({ taken: "places" }).first();
   return Number(row?.taken ?? 0) || 0;
+}
+
+/**
+ * Places left as pages show them: one query counts the places taken of every event, at `now` of the first
+ * request of each EVENT_CACHE_MS, so a hold or payment in another process shows after at most that long.
+ * For display only: a hold is decided by `placesLeft`, under the event's lock.
+ */
+export async function shownPlacesLeft(db: Db, now: Date): Promise<(event: Pick<EventSummary, "id" | "capacity">) => number> {
+  const taken = await eventCaches(db).places.get("taken", async () => {
+    const rows: Row[] = await takingPlaces(db, now).groupBy("event_id").select("event_id").sum({ taken: "places" });
+    return Object.fromEntries(rows.map((r) => [num(r.event_id), Number(r.taken) || 0]));
+  });
+  return (event) => Math.max(0, event.capacity - (taken[event.id] ?? 0));
 }
 
 /**

@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from "express"
 import type { Db } from "../db/knex.ts";
 import type { Site } from "../site.ts";
 import { renderPage, type PageContext } from "../http/render.tsx";
-import { findEvent, listEvents, placesLeft } from "./repository.ts";
+import { findEvent, listEvents, shownPlacesLeft } from "./repository.ts";
 import {
   EVENT_LOAD_FAILED,
   EVENT_NOT_FOUND,
@@ -52,9 +52,8 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
     try {
       const events = (await listEvents(db)).map(withPictures);
       const at = now();
-      const statuses = Object.fromEntries(
-        await Promise.all(events.map(async (e) => [e.id, registrationStatus(e, await placesLeft(db, e.id, at), at)] as const)),
-      );
+      const placesLeft = await shownPlacesLeft(db, at);
+      const statuses = Object.fromEntries(events.map((e) => [e.id, registrationStatus(e, placesLeft(e), at)] as const));
       renderPage(req, res, <EventsPage events={events} statuses={statuses} seasonYear={seasonYear(events, at)} heroVideoUrl={heroVideoUrl} />, {
         title: "Events",
         description,
@@ -78,7 +77,7 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       const found = await findEvent(db, id);
       if (!found) return renderNotFound(req, res, 404);
       const at = now();
-      const left = await placesLeft(db, id, at);
+      const left = (await shownPlacesLeft(db, at))(found);
       const status = registrationStatus(found, left, at);
       const event = withPictures(found);
       const coaches = coachRegistrationState(event, at);
@@ -109,7 +108,7 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
         return;
       }
       const at = now();
-      const left = await placesLeft(db, id, at);
+      const left = (await shownPlacesLeft(db, at))(event);
       res.json(eventApiBody(withPictures(event), left, at));
     } catch (err) {
       req.log.error({ err, eventId: id }, "event could not be loaded");

@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BUNDLED_CATALOGUE_FILE, createBundledCatalogue, loadCatalogueFile } from "../../src/catalogue/bundled.ts";
-import { createReadCache } from "../../src/catalogue/cache.ts";
 import { sanitizeDescriptionHtml } from "../../src/catalogue/html.ts";
 import { mapStorefrontProduct, productGid } from "../../src/catalogue/shopify.ts";
 import { createCatalogueSource } from "../../src/catalogue/createSource.ts";
@@ -68,15 +67,16 @@ describe("bundled catalogue file", () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("finds by handle and id, and hands out copies", async () => {
+  it("finds by handle and id, and shares products no request can change", async () => {
     const source = createBundledCatalogue({ brandName: "Ironside" });
     expect((await source.listProducts()).length).toBe(products.length);
     expect((await source.findByHandle("snapback-cap"))?.id).toBe("1002");
     expect((await source.findById("1004"))?.title).toBe("Heavyweight Tee Team Pack");
     expect(await source.findByHandle("no-such-product")).toBeNull();
     expect(await source.findById("9999")).toBeNull();
-    const copy = (await source.findByHandle("snapback-cap"))!;
-    copy.title = "changed";
+    const shared = (await source.findByHandle("snapback-cap"))!;
+    expect(() => (shared.title = "changed")).toThrow(TypeError);
+    expect(() => shared.variants[0]!.price = "0.00").toThrow(TypeError);
     expect((await source.findByHandle("snapback-cap"))!.title).toBe("Ironside Snapback Cap");
   });
 
@@ -117,38 +117,6 @@ describe("Storefront API mapping", () => {
     expect(productGid("gid://shopify/Product/5")).toBe("gid://shopify/Product/5");
     expect(productGid("heavyweight-tee")).toBeNull();
     expect(productGid("gid://shopify/Order/5")).toBeNull();
-  });
-});
-
-describe("read cache", () => {
-  it("keeps a value for the TTL, then loads again", async () => {
-    let now = 0;
-    const cache = createReadCache({ ttlMs: 300_000, now: () => now });
-    const load = vi.fn(async () => `v${load.mock.calls.length}`);
-    expect(await cache.get("k", load)).toBe("v1");
-    now = 299_999;
-    expect(await cache.get("k", load)).toBe("v1");
-    now = 300_000;
-    expect(await cache.get("k", load)).toBe("v2");
-    expect(load).toHaveBeenCalledTimes(2);
-  });
-
-  it("shares one load between concurrent reads", async () => {
-    const cache = createReadCache({ ttlMs: 1000 });
-    const load = vi.fn(() => new Promise<number>((r) => setTimeout(() => r(7), 20)));
-    expect(await Promise.all([cache.get("k", load), cache.get("k", load)])).toEqual([7, 7]);
-    expect(load).toHaveBeenCalledTimes(1);
-  });
-
-  it("does not keep failures, and serves the last good value when a refresh fails", async () => {
-    let now = 0;
-    const onStale = vi.fn();
-    const cache = createReadCache({ ttlMs: 10, now: () => now, onStale });
-    await expect(cache.get("k", () => Promise.reject(new Error("down")))).rejects.toThrow("down");
-    expect(await cache.get("k", async () => "good")).toBe("good");
-    now = 50;
-    expect(await cache.get("k", () => Promise.reject(new Error("down again")))).toBe("good");
-    expect(onStale).toHaveBeenCalledWith("k", expect.any(Error));
   });
 });
 
