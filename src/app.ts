@@ -18,6 +18,9 @@ import { createCsrf } from "./http/csrf.ts";
 import { healthRoutes } from "./http/health.ts";
 import { noCookieOnPublicResponses } from "./http/publicCache.ts";
 import { pageContext, type PageContextOptions } from "./http/pageContext.ts";
+import { createPageCache } from "./http/pageCache.ts";
+import { onCommittedWrites } from "./db/committedWrites.ts";
+import { EVENT_TABLES } from "./events/cache.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
 import { PAYMENT_CREATION_LIMIT, rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
@@ -58,7 +61,10 @@ export function createApp(deps: AppDeps): Express {
   const site = buildSite(config.brandName);
   const assets = loadAssets();
   const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.isProduction);
-  const pages: PageContextOptions = { site, assets, publicUrl: config.publicUrl, testMode: !config.stripe, csrf };
+  const pageCache = createPageCache({ ttlMs: config.pageCacheMs });
+  // Kept pages show events and places left: a change this process commits to them is shown at once.
+  onCommittedWrites(db, [...EVENT_TABLES, "registrations"], () => pageCache.clear());
+  const pages: PageContextOptions = { site, assets, publicUrl: config.publicUrl, testMode: !config.stripe, csrf, pageCache };
   const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
   // One per-session counter for every route that creates an order, a registration or a PaymentIntent.
   const paymentLimit = rateLimiter(PAYMENT_CREATION_LIMIT);
@@ -133,6 +139,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(coaches.beforeCsrf);
   app.use(csrf.protect);
   app.use(paidCheckoutClearsCart(orders));
+  app.use(pageCache.serve);
 
   // 5. features
   const forms = messageForms({ db, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter });

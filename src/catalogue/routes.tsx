@@ -115,6 +115,7 @@ export function shopRoutes({ catalogue, site, logger, justPaidOrder }: Deps): Ro
     renderPage(req, res, <ShopPage brandName={site.brandName} products={products} unavailable={result.unavailable} paidOrder={paidOrder} />, {
       title: "Shop",
       description: `Shop ${site.displayName} heavyweight tees and caps: premium wrestling apparel, shipped fast.`,
+      sameForStatelessVisitors: true,
       status: result.unavailable ? 503 : 200,
     });
   });
@@ -138,6 +139,7 @@ export function shopRoutes({ catalogue, site, logger, justPaidOrder }: Deps): Ro
     renderPage(req, res, <ProductPage picker={picker} />, {
       title: product.title,
       description: shortDescription(product.body_html) || product.title,
+      sameForStatelessVisitors: true,
       jsonLd: [productJsonLd(product, picker, `${origin}${productPath(product)}`, origin)],
       openGraph: { type: "product", image: variantImageSrc(variant) ?? imageSrc(product.images[0]) },
     });

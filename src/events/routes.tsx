@@ -57,6 +57,7 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       renderPage(req, res, <EventsPage events={events} statuses={statuses} seasonYear={seasonYear(events, at)} heroVideoUrl={heroVideoUrl} />, {
         title: "Events",
         description,
+        sameForStatelessVisitors: true,
         openGraph: { image: EVENTS_HERO_POSTER },
       });
     } catch (err) {
@@ -84,6 +85,7 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       renderPage(req, res, <EventDetailPage event={event} placesLeft={left} status={status} coachRegistration={coaches} />, {
         title: event.title,
         description: event.shortDescription,
+        sameForStatelessVisitors: true,
         openGraph: { type: "website", image: event.image },
         jsonLd: [eventJsonLd(event, { origin: origin(req, res), brand: site.displayName, image: event.image, placesLeft: left, status })],
         noindex: !event.listed,

@@ -21,6 +21,7 @@ export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: Mes
     renderPage(req, res, <HomePage site={site} offers={offers} newsletter={newsletter} />, {
       title: "Premium Wrestling Apparel & Summer Camps",
       description: `${site.displayName}: heavyweight wrestling apparel, custom team gear and elite summer camps for athletes 10+ through high school.`,
+      sameForStatelessVisitors: true,
       status,
     });
   }
@@ -29,6 +30,7 @@ export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: Mes
     renderPage(req, res, <CustomApparelPage quote={quote} />, {
       title: "Custom Team Apparel",
       description: "Custom wrestling singlets, rashguards, warmups and team packages designed for your program. Request a free quote.",
+      sameForStatelessVisitors: true,
       status,
     });
   }
@@ -41,6 +43,7 @@ export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: Mes
     renderPage(req, res, <TeamEventsPage events={teamEvents} />, {
       title: "Choose Your Team Event",
       description: "Register your team at team pricing: choose the camp, then add your coach and athletes under one payment.",
+      sameForStatelessVisitors: true,
     });
   });
 
@@ -55,6 +58,7 @@ export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: Mes
     renderPage(req, res, <AboutPage site={site} />, {
       title: "About",
       description: `${site.displayName}: premium wrestling apparel and summer camps from Birmingham, Alabama.`,
+      sameForStatelessVisitors: true,
     }),
   );
   return router;

@@ -5,6 +5,7 @@ import type { Assets } from "./assets.ts";
 import type { PageContext } from "./render.tsx";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import type { Csrf } from "./csrf.ts";
+import { CSRF_PLACEHOLDER, isStateless, type PageCache } from "./pageCache.ts";
 
 export const SESSION_DOWN_NOTICE =
   "Your cart and registrations in progress are temporarily unavailable. Browsing works; please try again in a minute to buy or register.";
@@ -40,6 +41,7 @@ export interface PageContextOptions {
   publicUrl: string | undefined;
   testMode: boolean;
   csrf: Csrf;
+  pageCache: PageCache;
 }
 
 /** What every page needs (shell props, CSRF token, assets); the session notice shows when the session store is down. */
@@ -53,6 +55,8 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
       testModeBanner: opts.testMode,
     },
     csrfToken: "",
+    visitorCsrfToken: () => "",
+    keepPage: (html) => opts.pageCache.keep(req, res, html),
     assets: opts.assets,
     publicUrl: opts.publicUrl,
     takeToast: () => {
@@ -61,10 +65,13 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
       return toast;
     },
   };
-  // Made when a page or form first needs it: an API answer that renders nothing sets no cookie.
+  // Made when a page or form first needs it: an API answer that renders nothing sets no cookie. A visitor without
+  // state is shown a placeholder, which renderPage replaces, so that the page can be kept for the next one.
   let token: string | undefined;
+  ctx.visitorCsrfToken = () => (token ??= opts.csrf.token(req, res));
+  const placeholder = isStateless(req);
   Object.defineProperty(ctx, "csrfToken", {
-    get: () => (token ??= opts.csrf.token(req, res)),
+    get: () => (placeholder ? CSRF_PLACEHOLDER : ctx.visitorCsrfToken()),
     enumerable: true,
   });
   return ctx;

@@ -7,6 +7,7 @@ import type { Assets } from "./assets.ts";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import { CsrfContext } from "../../views/components/Form.tsx";
 import { siteOrigin } from "./origin.ts";
+import { withVisitorToken } from "./pageCache.ts";
 
 export interface PageOptions {
   /** The page's own name; the document title is "{title} | {brand}". */
@@ -20,12 +21,19 @@ export interface PageOptions {
   scripts?: string[];
   bare?: boolean;
   noindex?: boolean;
+  /** The page is the same for every visitor without state (src/http/pageCache.ts): it may be kept for a few seconds. */
+  sameForStatelessVisitors?: boolean;
 }
 
 /** What every page needs from the request; set by the page-context middleware. */
 export interface PageContext {
   shell: Omit<ShellProps, "toast" | "bare" | "path">;
+  /** What pages embed: the visitor's token, or for a visitor without state a placeholder renderPage replaces. */
   csrfToken: string;
+  /** The visitor's own token (sets the visitor cookie when it is new). */
+  visitorCsrfToken: () => string;
+  /** Keeps a rendered page for the next visitors without state (a no-op for a visitor with state). */
+  keepPage: (html: string) => void;
   assets: Assets;
   publicUrl: string | undefined;
   takeToast: () => ToastMessage | undefined;
@@ -84,8 +92,8 @@ export function renderPage(req: Request, res: Response, page: ReactElement, opti
     ...scripts.slice(0, 1).map((src) => `<script type="module" src="${escapeAttr(src)}"></script>`),
   ].join("");
 
-  res
-    .status(options.status ?? 200)
-    .type("html")
-    .send(`<!doctype html><html lang="en"><head>${head}${jsonLd}</head><body>${body}${scriptTags}</body></html>`);
+  const html = `<!doctype html><html lang="en"><head>${head}${jsonLd}</head><body>${body}${scriptTags}</body></html>`;
+  const status = options.status ?? 200;
+  if (options.sameForStatelessVisitors && status === 200) ctx.keepPage(html);
+  res.status(status).type("html").send(withVisitorToken(html, ctx.visitorCsrfToken));
 }

@@ -123,6 +123,7 @@ export function contactRoutes({ site, forms }: { site: Site; forms: MessageForms
     renderPage(req, res, <ContactPage site={site} contact={contact} />, {
       title: "Contact",
       description: `Contact ${site.displayName}: questions about camps, orders and custom team apparel. E-mail, phone and mailing address.`,
+      sameForStatelessVisitors: true,
       status,
     });
   router.get("/contact", (req, res) => contactPage(req, res, { form: emptyForm, sent: forms.takeSent(req, "contact") }));

@@ -10,24 +10,28 @@ export function policyRoutes({ site, flatRateCents, brandInbox }: { site: Site; 
     renderPage(req, res, <ShippingPolicyPage site={site} flatRateCents={flatRateCents} />, {
       title: "Shipping Policy",
       description: "Free shipping on orders over $75, a flat rate otherwise; delivery times and where we ship.",
+      sameForStatelessVisitors: true,
     }),
   );
   router.get("/returns", (req, res) =>
     renderPage(req, res, <ReturnsPolicyPage site={site} />, {
       title: "Returns Policy",
       description: "30-day returns of unworn, unwashed items in their original packaging; custom team orders are final sale unless defective.",
+      sameForStatelessVisitors: true,
     }),
   );
   router.get("/privacy", (req, res) =>
     renderPage(req, res, <PrivacyPolicyPage site={site} brandInbox={brandInbox} />, {
       title: "Privacy Policy",
       description: "What we store about you, why, for how long, and who else receives it.",
+      sameForStatelessVisitors: true,
     }),
   );
   router.get("/terms", (req, res) =>
     renderPage(req, res, <TermsPage site={site} />, {
       title: "Terms",
       description: `The terms for buying from ${site.displayName} and registering for its camps.`,
+      sameForStatelessVisitors: true,
     }),
   );
   return router;

@@ -122,6 +122,7 @@ export function registrationRoutes(deps: RegistrationDeps & { rateLimiter: RateL
     renderPage(req, res, <RegisterPage event={event} coachRegistration={coachRegistrationState(event, clock())}>{content}</RegisterPage>, {
       title: `Register for ${event.title}`,
       description: `Register for ${event.title}, ${event.dateText}, ${event.location}.`,
+      sameForStatelessVisitors: true,
       status: opts.status,
       noindex: true,
       scripts: opts.card ? stripeScripts(paymentCore.gateway) : undefined,

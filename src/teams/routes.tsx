@@ -89,6 +89,7 @@ export function teamRoutes(deps: RegistrationDeps & { rateLimiter: RateLimiterFa
       {
         title: `Team Registration: ${event.title}`,
         description: `Register your team for ${event.title} at ${formatPrice(event.teamPriceCents)} per athlete, ${event.dateText}, ${event.location}.`,
+        sameForStatelessVisitors: true,
         status,
         noindex: true,
       },

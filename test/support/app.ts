@@ -71,6 +71,8 @@ export async function testConfig(env: Record<string, string> = {}, options: Test
     SQLITE_PATH: ":memory:",
     MAIL_DIR: mailDir,
     UPLOAD_DIR: uploadDir,
+    // Tests change rows behind the app's back; the page cache has its own tests.
+    PAGE_CACHE_MS: "0",
   };
   let dropDb = async () => {};
   if (backend === "mysql") {

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import request from "supertest";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { csrfFrom, textOf, visitor } from "../support/http.ts";
+
+/**
+ * Pages kept for visitors without state (src/http/pageCache.ts): a page is rendered once and sent to the next
+ * stateless visitors, each with their own CSRF token; a visitor with state, and a change committed through the app,
+ * get a fresh render. A kept page is answered with an `Age` header, as any HTTP cache does; a render has none.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ PAGE_CACHE_MS: "60000" });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const PLACEHOLDER = /csrf-placeholder-/;
+/** Pages are kept per origin (canonical links name it), and supertest gives every request its own port: one Host for all. */
+const HOST = "shop.test";
+const get = async (agent: request.Agent | ReturnType<typeof request>, url: string, status = 200) => {
+  const res = await agent.get(url).set("host", HOST).expect(status);
+  expect(res.text).not.toMatch(PLACEHOLDER);
+  return res;
+};
+const kept = (res: request.Response) => res.headers.age !== undefined;
+
+describe("pages kept for visitors without state", () => {
+  it("sends a kept page to the next visitor with that visitor's own token, which works for that visitor only", async () => {
+    const first = await get(request(t.app), "/contact");
+    expect(kept(first)).toBe(false);
+    const a = request.agent(t.app);
+    const b = request.agent(t.app);
+    const pageA = await get(a, "/contact");
+    const pageB = await get(b, "/contact");
+    expect(kept(pageA) && kept(pageB)).toBe(true);
+    expect(pageA.headers.age).toMatch(/^\d+$/);
+
+    const tokenA = csrfFrom(pageA.text);
+    const tokenB = csrfFrom(pageB.text);
+    expect(tokenA).not.toBe(tokenB);
+    // Forms and widget props carry the visitor's token too.
+    expect(pageA.text).toContain(`name="_csrf" value="${tokenA}"`);
+    expect(pageB.text).toContain(`name="_csrf" value="${tokenB}"`);
+    expect(pageB.text).toContain(`"csrfToken":"${tokenB}"`);
+    expect(pageB.text).not.toContain(tokenA);
+
+    const add = { shopifyProductId: "1001", shopifyVariantId: "2001", quantity: 1 };
+    await a.post("/api/cart/add").set("x-csrf-token", tokenB).send(add).expect(403);
+    await a.post("/api/cart/add").set("x-csrf-token", tokenA).send(add).expect(200);
+    // A has a cart now: A's pages are rendered for A (the header counts A's item); B still gets the kept one.
+    const withCart = await get(a, "/contact");
+    expect(kept(withCart)).toBe(false);
+    expect(withCart.text).toContain('aria-label="Cart, 1 item');
+    expect(kept(await get(b, "/contact"))).toBe(true);
+  });
+
+  it("keeps a route's own Cache-Control, never a page with another status than 200, and a query string is its own page", async () => {
+    await get(request(t.app), "/register/2");
+    const again = await get(request(t.app), "/register/2");
+    expect(kept(again)).toBe(true);
+    expect(again.headers["cache-control"]).toBe("no-store");
+
+    await get(request(t.app), "/events/999", 404);
+    expect(kept(await get(request(t.app), "/events/999", 404))).toBe(false);
+
+    expect(kept(await get(request(t.app), "/shop"))).toBe(false);
+    expect(kept(await get(request(t.app), "/shop"))).toBe(true);
+    expect(kept(await get(request(t.app), "/shop?ref=newsletter"))).toBe(false);
+    // The cart page is not marked as the same for everyone: always rendered.
+    await get(request(t.app), "/cart");
+    expect(kept(await get(request(t.app), "/cart"))).toBe(false);
+  });
+
+  it("forgets kept pages when a change is committed through the app", async () => {
+    const placesLeft = async () => {
+      const res = await get(request(t.app), "/events/1");
+      const text = textOf(res.text);
+      const left = /(\d+) of \d+ places left/.exec(text)?.[1];
+      expect(left, text.slice(0, 300)).toMatch(/^\d+$/);
+      return { left: Number(left), kept: kept(res) };
+    };
+    const before = await placesLeft();
+    expect((await placesLeft()).kept).toBe(true);
+    const v = await visitor(t.app);
+    const held = await v.form("/register/1", {
+      firstName: "Kept", lastName: "Page", email: "kept.page@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
+      schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Page", emergencyContactPhone: "205-555-0199",
+      agrees: "on", formSessionId: `page-cache-form-session-${Date.now()}`, registrationType: "full",
+    });
+    expect(held.status).toBe(303);
+    expect(await placesLeft()).toEqual({ left: before.left - 1, kept: false });
+  });
+});
+
+describe("how long a page is kept", () => {
+  it("renders again once the time is up, and never keeps anything with PAGE_CACHE_MS=0", async () => {
+    for (const [ms, keptAgain] of [["1", false], ["0", false]] as const) {
+      const app = await createTestApp({ PAGE_CACHE_MS: ms });
+      try {
+        await get(request(app.app), "/about");
+        await new Promise((r) => setTimeout(r, 5));
+        expect(kept(await get(request(app.app), "/about"))).toBe(keptAgain);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+});
