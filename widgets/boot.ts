@@ -4,9 +4,10 @@
 // links; a click that comes first waits for the widget and is then replayed).
 import { widgetLoaders, type WidgetName } from "./loaders.ts";
 
-// zod compiles parsers with `new Function` unless told not to; under our CSP (no unsafe-eval) even its probe is
-// reported as a violation. zod keeps its configuration on this global (`z.config()` writes there too), so setting
-// it before any widget loads turns the JIT off without shipping zod's core in this script.
+// The shared schemas use zod/mini, which never compiles parsers; classic zod compiles them with `new Function`
+// unless told not to, and under our CSP (no unsafe-eval) even its probe is reported as a violation. zod keeps its
+// configuration on this global (`z.config()` writes there too), so setting it before any widget loads keeps the
+// JIT off should any zod code that has one reach the browser, without shipping zod's core in this script.
 (globalThis as { __zod_globalConfig?: { jitless?: boolean } }).__zod_globalConfig = { jitless: true };
 
 function readProps(id: string): Record<string, unknown> {

@@ -5,7 +5,7 @@
  * answer's fieldErrors (400) land on their fields, anything else shows the failure toast.
  */
 import { useRef, useState, type FormEvent } from "react";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { validate, type FieldErrors, type FormValues, type FormWidgetProps } from "../src/http/forms.ts";
 import { errorFor } from "../views/components/Form.tsx";
 import { apiFetch, ApiError } from "./api.ts";
@@ -13,7 +13,7 @@ import { showToast, type ToastMessage } from "./toast.ts";
 
 export type SendStatus = "idle" | "submitting" | "sent";
 
-export function useJsonForm(opts: { schema: z.ZodType; endpoint: string; initial: FormWidgetProps; failure: ToastMessage }) {
+export function useJsonForm(opts: { schema: z.core.$ZodType; endpoint: string; initial: FormWidgetProps; failure: ToastMessage }) {
   const [values, setValues] = useState<FormValues>(opts.initial.values);
   const [errors, setErrors] = useState<FieldErrors>(opts.initial.errors);
   const [validateOnChange, setValidateOnChange] = useState(Object.keys(opts.initial.errors).length > 0);

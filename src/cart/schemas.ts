@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { MAX_LINE_QUANTITY } from "./rules.ts";
 import { CART_ERRORS, CART_TEXT } from "./messages.ts";
 import { singleLine, wholeNumber } from "../http/text.ts";
@@ -6,20 +6,22 @@ import { validate, type Validation } from "../http/forms.ts";
 import { ShippingAddress, SHIPPING_TEXT } from "../orders/rules.ts";
 
 const id = (what: string) =>
-  z.union([z.string(), z.number()], { error: `${what} is required` })
-    .transform((v) => String(v))
-    .pipe(singleLine().min(1, `${what} is required`).max(200, `${what} is too long`));
+  z.pipe(
+    z.pipe(z.union([z.string(), z.number()], { error: `${what} is required` }), z.transform((v) => String(v))),
+    singleLine().check(z.minLength(1, `${what} is required`), z.maxLength(200, `${what} is too long`)),
+  );
 
 /** Integers or digit strings only: an empty quantity is refused (it never removes a line). */
 const quantity = (min: number) =>
-  wholeNumber({ type: "Quantity must be a number", whole: "Quantity must be a whole number" }).pipe(
-    z
-      .number()
-      .min(min, min === 0 ? "Quantity cannot be negative" : "Quantity must be at least 1")
-      .max(MAX_LINE_QUANTITY, `Quantity can be at most ${MAX_LINE_QUANTITY}`),
+  z.pipe(
+    wholeNumber({ type: "Quantity must be a number", whole: "Quantity must be a whole number" }),
+    z.number().check(
+      z.gte(min, min === 0 ? "Quantity cannot be negative" : "Quantity must be at least 1"),
+      z.lte(MAX_LINE_QUANTITY, `Quantity can be at most ${MAX_LINE_QUANTITY}`),
+    ),
   );
 
-const optionalText = z.union([singleLine().max(100, "Size is too long"), z.null()]).optional().transform((v) => v || null);
+const optionalText = z.pipe(z.optional(z.union([singleLine().check(z.maxLength(100, "Size is too long")), z.null()])), z.transform((v) => v || null));
 
 /**
  * POST /api/cart/add: the spec's cart item. Only the product, variant, size and quantity are read;
@@ -28,7 +30,7 @@ const optionalText = z.union([singleLine().max(100, "Size is too long"), z.null(
 export const AddItemJson = z.object({
   shopifyProductId: id("Product"),
   shopifyVariantId: id("Variant"),
-  quantity: quantity(1).default(1),
+  quantity: z._default(quantity(1), 1),
   selectedSize: optionalText,
 });
 
@@ -36,7 +38,7 @@ export const AddItemJson = z.object({
 export const AddItemForm = z.object({
   productId: id("Product"),
   variantId: id("Variant"),
-  quantity: quantity(1).default(1),
+  quantity: z._default(quantity(1), 1),
   selectedSize: optionalText,
 });
 
@@ -55,13 +57,19 @@ export const CHECKOUT_REQUIRED = {
 } as const;
 
 const requiredText = (message: string, max: number, tooLong: string) =>
-  z.union([z.string(), z.null()], { error: message }).optional().transform((v) => (v ?? "").trim()).pipe(singleLine(message).min(1, message).max(max, tooLong));
+  z.pipe(
+    z.pipe(z.optional(z.union([z.string(), z.null()], { error: message })), z.transform((v) => (v ?? "").trim())),
+    singleLine(message).check(z.minLength(1, message), z.maxLength(max, tooLong)),
+  );
 
 export const CustomerInfo = z.object({
   firstName: requiredText(CHECKOUT_REQUIRED.firstName, 100, "First name is too long"),
   lastName: requiredText(CHECKOUT_REQUIRED.lastName, 100, "Last name is too long"),
-  email: requiredText(CHECKOUT_REQUIRED.email, 320, CART_ERRORS.invalidEmail).pipe(z.email(CART_ERRORS.invalidEmail)),
-  phone: z.union([z.string(), z.null()]).optional().transform((v) => v ?? "").pipe(singleLine().max(40, "Phone number is too long")),
+  email: z.pipe(requiredText(CHECKOUT_REQUIRED.email, 320, CART_ERRORS.invalidEmail), z.email(CART_ERRORS.invalidEmail)),
+  phone: z.pipe(
+    z.pipe(z.optional(z.union([z.string(), z.null()])), z.transform((v) => v ?? "")),
+    singleLine().check(z.maxLength(40, "Phone number is too long")),
+  ),
 });
 export type CustomerInfo = z.output<typeof CustomerInfo>;
 
@@ -70,7 +78,7 @@ export const CheckoutJson = z.object({
   items: z
     .array(
       z.object({
-        id: singleLine().max(200).optional(),
+        id: z.optional(singleLine().check(z.maxLength(200))),
         shopifyProductId: id("Product"),
         shopifyVariantId: id("Variant"),
         quantity: quantity(1),
@@ -78,14 +86,14 @@ export const CheckoutJson = z.object({
       }),
       { error: "items must be a list" },
     )
-    .max(100, "Too many items"),
+    .check(z.maxLength(100, "Too many items")),
   customerInfo: CustomerInfo,
   /** Where to send it; the shipping cost follows from the cart on the server (a sent amount is ignored). */
   shippingAddress: ShippingAddress,
 });
 
 /** The checkout form (the card form's fields; posted as-is without JavaScript): customer and `shipping[...]`. */
-export const CheckoutForm = CustomerInfo.extend({ shipping: ShippingAddress });
+export const CheckoutForm = z.extend(CustomerInfo, { shipping: ShippingAddress });
 
 const MISSING = new Set<string>([
   ...Object.values(CHECKOUT_REQUIRED),
@@ -96,10 +104,10 @@ const MISSING = new Set<string>([
  * Checks a checkout: each field keeps its own message, and when any required field is empty the form (and the
  * JSON `error`) says the spec's 'Please fill in all required fields.' once.
  */
-export function validateCheckout<S extends z.ZodType>(schema: S, input: unknown): Validation<z.output<S>> {
+export function validateCheckout<S extends z.core.$ZodType>(schema: S, input: unknown): Validation<z.output<S>> {
   const result = validate(schema, input);
   if (result.ok || !Object.values(result.errors).some((m) => MISSING.has(m))) return result;
   return { ...result, message: CART_TEXT.missingInfo.description, errors: { ...result.errors, _form: CART_TEXT.missingInfo.description } };
 }
 
-export const CompleteJson = z.object({ paymentIntentId: z.string().trim().regex(/^pi_[A-Za-z0-9_]+$/, "A PaymentIntent id is required") });
+export const CompleteJson = z.object({ paymentIntentId: z.string().check(z.trim(), z.regex(/^pi_[A-Za-z0-9_]+$/, "A PaymentIntent id is required")) });

@@ -2,7 +2,7 @@
  * The college coach request: the spec's constants and messages, and the one schema the dialog, the page and
  * the API all validate with. Browser-safe: zod and plain data only.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
 import { multiLine, singleLine, wholeNumber } from "../http/text.ts";
 
 export const DIVISIONS = ["D1", "D2", "D3", "NAIA", "JUCO", "Other"] as const;
@@ -43,14 +43,14 @@ export const COACH_MESSAGES = {
 const tooLong = (label: string, max: number) => `${label} must be at most ${max} characters`;
 
 /** A required one-line text: missing or blank gives the spec's message. */
-const required = (message: string, label: string, max: number) => singleLine(message).min(1, message).max(max, tooLong(label, max));
+const required = (message: string, label: string, max: number) => singleLine(message).check(z.minLength(1, message), z.maxLength(max, tooLong(label, max)));
 
 /** An optional text: blank or missing becomes undefined. */
 const optional = (label: string, max: number, lines: "single" | "multi" = "single") =>
-  (lines === "single" ? singleLine() : multiLine())
-    .max(max, tooLong(label, max))
-    .optional()
-    .transform((v) => (v ? v : undefined));
+  z.pipe(
+    z.optional((lines === "single" ? singleLine() : multiLine()).check(z.maxLength(max, tooLong(label, max)))),
+    z.transform((v) => (v ? v : undefined)),
+  );
 
 const tenDigits = (v: string) => v.replace(/\D/g, "").length === 10;
 
@@ -71,11 +71,14 @@ export function normaliseWebsite(raw: string): string | null {
 }
 
 /** Blank, null or missing is null; otherwise a JSON integer or a string of digits (the shared rule) in range. */
-const athletes = z.preprocess(
-  (v) => (v === undefined || v === null || v === "" ? null : v),
-  wholeNumber({ type: COACH_MESSAGES.numberOfAthletes, whole: COACH_MESSAGES.numberOfAthletes })
-    .pipe(z.number().min(ATHLETES.min, COACH_MESSAGES.numberOfAthletes).max(ATHLETES.max, COACH_MESSAGES.numberOfAthletes))
-    .nullable(),
+const athletes = z.pipe(
+  z.transform((v) => (v === undefined || v === null || v === "" ? null : v)),
+  z.nullable(
+    z.pipe(
+      wholeNumber({ type: COACH_MESSAGES.numberOfAthletes, whole: COACH_MESSAGES.numberOfAthletes }),
+      z.number().check(z.gte(ATHLETES.min, COACH_MESSAGES.numberOfAthletes), z.lte(ATHLETES.max, COACH_MESSAGES.numberOfAthletes)),
+    ),
+  ),
 );
 
 /**
@@ -87,32 +90,42 @@ export function coachRequestSchema(dayDates: readonly string[]) {
     fullName: required(COACH_MESSAGES.fullName, "Full name", 120),
     title: required(COACH_MESSAGES.title, "Title/Position", 120),
     collegeName: required(COACH_MESSAGES.collegeName, "College/University name", 160),
-    email: singleLine(COACH_MESSAGES.emailRequired)
-      .min(1, COACH_MESSAGES.emailRequired)
-      .max(254, COACH_MESSAGES.email)
-      .pipe(z.email(COACH_MESSAGES.email)),
-    cellPhone: required(COACH_MESSAGES.cellPhone, "Cell phone", 40).refine(tenDigits, COACH_MESSAGES.phoneFormat),
-    schoolPhone: optional("School phone", 40).refine((v) => v === undefined || tenDigits(v), COACH_MESSAGES.phoneFormat),
-    schoolWebsite: optional("School website", 300).transform((v, ctx) => {
-      if (v === undefined) return undefined;
-      const url = normaliseWebsite(v);
-      if (url === null || url.length > 300) {
-        ctx.addIssue({ code: "custom", message: COACH_MESSAGES.website });
-        return z.NEVER;
-      }
-      return url;
-    }),
-    divisionLevel: z.preprocess((v) => (v === "" ? undefined : v), z.enum(DIVISIONS, COACH_MESSAGES.divisionLevel)),
+    email: z.pipe(
+      singleLine(COACH_MESSAGES.emailRequired).check(z.minLength(1, COACH_MESSAGES.emailRequired), z.maxLength(254, COACH_MESSAGES.email)),
+      z.email(COACH_MESSAGES.email),
+    ),
+    cellPhone: required(COACH_MESSAGES.cellPhone, "Cell phone", 40).check(z.refine(tenDigits, COACH_MESSAGES.phoneFormat)),
+    schoolPhone: optional("School phone", 40).check(z.refine((v) => v === undefined || tenDigits(v), COACH_MESSAGES.phoneFormat)),
+    schoolWebsite: z.pipe(
+      optional("School website", 300),
+      z.transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const url = normaliseWebsite(v);
+        if (url === null || url.length > 300) {
+          ctx.issues.push({ code: "custom", message: COACH_MESSAGES.website, input: v });
+          return z.NEVER;
+        }
+        return url;
+      }),
+    ),
+    divisionLevel: z.pipe(z.transform((v) => (v === "" ? undefined : v)), z.enum(DIVISIONS, COACH_MESSAGES.divisionLevel)),
     conference: required(COACH_MESSAGES.conference, "Conference", 120),
     numberOfAthletes: athletes,
-    areasOfInterest: z
-      .preprocess(asList, z.array(z.unknown(), COACH_MESSAGES.areasOfInterest).max(20, COACH_MESSAGES.areasOfInterest))
-      .refine((areas) => areas.every((a) => (AREAS_OF_INTEREST as readonly unknown[]).includes(a)), COACH_MESSAGES.areasOfInterest)
-      .transform((areas) => AREAS_OF_INTEREST.filter((a) => areas.includes(a))),
-    daysAttending: z
-      .preprocess(asList, z.array(z.unknown(), COACH_MESSAGES.daysAttending).min(1, COACH_MESSAGES.daysAttending).max(20, COACH_MESSAGES.unknownDay))
-      .refine((days) => days.every((d) => (dayDates as readonly unknown[]).includes(d)), COACH_MESSAGES.unknownDay)
-      .transform((days) => dayDates.filter((d) => days.includes(d))),
+    areasOfInterest: z.pipe(
+      z
+        .pipe(z.transform(asList), z.array(z.unknown(), COACH_MESSAGES.areasOfInterest).check(z.maxLength(20, COACH_MESSAGES.areasOfInterest)))
+        .check(z.refine((areas) => areas.every((a) => (AREAS_OF_INTEREST as readonly unknown[]).includes(a)), COACH_MESSAGES.areasOfInterest)),
+      z.transform((areas) => AREAS_OF_INTEREST.filter((a) => areas.includes(a))),
+    ),
+    daysAttending: z.pipe(
+      z
+        .pipe(
+          z.transform(asList),
+          z.array(z.unknown(), COACH_MESSAGES.daysAttending).check(z.minLength(1, COACH_MESSAGES.daysAttending), z.maxLength(20, COACH_MESSAGES.unknownDay)),
+        )
+        .check(z.refine((days) => days.every((d) => (dayDates as readonly unknown[]).includes(d)), COACH_MESSAGES.unknownDay)),
+      z.transform((days) => dayDates.filter((d) => days.includes(d))),
+    ),
     notes: optional("Notes", 2000, "multi"),
   });
 }

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from "express";
-import type { z } from "zod";
+import * as z from "zod/mini";
 
 /** Field path ("athletes.0.firstName") -> first message for that field. */
 export type FieldErrors = Record<string, string>;
@@ -38,8 +38,8 @@ export type Validation<T> = { ok: true; data: T } | { ok: false; errors: FieldEr
  * The one validation helper: zod parse, errors keyed by field path, first message per field.
  * Browser-safe, so widgets show exactly the server's messages.
  */
-export function validate<S extends z.ZodType>(schema: S, input: unknown): Validation<z.output<S>> {
-  const parsed = schema.safeParse(input);
+export function validate<S extends z.core.$ZodType>(schema: S, input: unknown): Validation<z.output<S>> {
+  const parsed = z.safeParse(schema, input);
   if (parsed.success) return { ok: true, data: parsed.data };
   const errors: FieldErrors = {};
   for (const issue of parsed.error.issues) {
@@ -58,7 +58,7 @@ export function sendInvalid(res: Response, result: { errors: FieldErrors; messag
  * A form post that works without JavaScript: valid data goes to `valid` (which redirects with 303),
  * invalid data re-renders the page through `invalid` with the field errors and the values kept.
  */
-export function formRoute<S extends z.ZodType>(
+export function formRoute<S extends z.core.$ZodType>(
   schema: S,
   handlers: {
     invalid: (req: Request, res: Response, state: FormState) => void | Promise<void>;

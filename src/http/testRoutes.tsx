@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { createElement } from "react";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { renderPage } from "./render.tsx";
 import { formRoute, emptyForm, type FormState } from "./forms.ts";
 import { singleLine } from "./text.ts";
@@ -14,7 +14,7 @@ import { TestPage } from "../../views/pages/TestPage.tsx";
  */
 export function testRoutes({ rateLimiter }: { rateLimiter: RateLimiterFactory }): Router {
   const router = Router();
-  const schema = z.object({ name: singleLine().min(2, "Name must be at least 2 characters") });
+  const schema = z.object({ name: singleLine().check(z.minLength(2, "Name must be at least 2 characters")) });
   const page = (req: Parameters<typeof renderPage>[0], res: Parameters<typeof renderPage>[1], form: FormState, status?: number) =>
     renderPage(req, res, createElement(TestPage, { form }), { title: "Test", description: "Test fixture", status, noindex: true });
 

@@ -1,9 +1,12 @@
 /**
  * The one rule for text a visitor types (browser-safe: the widgets validate with the same schemas).
  * Every single-line field (names, subjects, phones, e-mail addresses, ids) uses `singleLine`; fields
- * that may hold paragraphs use `multiLine`.
+ * that may hold paragraphs use `multiLine`. Lengths are further checks: `singleLine(message).check(z.minLength(2, message))`.
+ *
+ * Every schema the widgets share is written with `zod/mini` (functions instead of methods, so the browser ships
+ * only the parts a schema uses); the server validates with the very same schemas.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
 
 export const TEXT_MESSAGES = {
   control: "Please remove line breaks and special control characters",
@@ -23,34 +26,37 @@ const INVISIBLE_ONLY = /^[\s\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2
 const visible = (v: string) => v === "" || !INVISIBLE_ONLY.test(v);
 
 /** Single-line text: NFC-normalised and trimmed; control characters, bidi overrides and invisible-only text are refused. */
-export function singleLine(error?: string): z.ZodString {
-  return z
-    .string(error === undefined ? undefined : { error })
-    .normalize("NFC")
-    .trim()
-    .refine((v) => !CONTROL.test(v), TEXT_MESSAGES.control)
-    .refine((v) => !FORMAT.test(v), TEXT_MESSAGES.format)
-    .refine(visible, TEXT_MESSAGES.invisible);
+export function singleLine(error?: string): z.ZodMiniString<string> {
+  return z.string(error === undefined ? undefined : { error }).check(
+    z.normalize("NFC"),
+    z.trim(),
+    z.refine((v) => !CONTROL.test(v), TEXT_MESSAGES.control),
+    z.refine((v) => !FORMAT.test(v), TEXT_MESSAGES.format),
+    z.refine(visible, TEXT_MESSAGES.invisible),
+  );
 }
 
 /** Multi-line text: as `singleLine`, but line breaks (stored as \n) and tabs are kept. */
-export function multiLine(error?: string): z.ZodString {
-  return z
-    .string(error === undefined ? undefined : { error })
-    .normalize("NFC")
-    .overwrite((v) => v.replace(/\r\n?/g, "\n"))
-    .trim()
-    .refine((v) => !CONTROL_IN_PARAGRAPHS.test(v), TEXT_MESSAGES.control)
-    .refine((v) => !FORMAT.test(v), TEXT_MESSAGES.format)
-    .refine(visible, TEXT_MESSAGES.invisible);
+export function multiLine(error?: string): z.ZodMiniString<string> {
+  return z.string(error === undefined ? undefined : { error }).check(
+    z.normalize("NFC"),
+    z.overwrite((v) => v.replace(/\r\n?/g, "\n")),
+    z.trim(),
+    z.refine((v) => !CONTROL_IN_PARAGRAPHS.test(v), TEXT_MESSAGES.control),
+    z.refine((v) => !FORMAT.test(v), TEXT_MESSAGES.format),
+    z.refine(visible, TEXT_MESSAGES.invisible),
+  );
 }
 
 /**
  * A quantity: a JSON integer or a string of digits, nothing else (`[5]`, `true`, `"0x10"`, `" 7 "` and `""` are refused).
  */
 export function wholeNumber(messages: { type: string; whole: string }) {
-  return z
-    .union([z.number({ error: messages.type }), z.string({ error: messages.type }).regex(/^\d+$/, messages.type)], { error: messages.type })
-    .transform(Number)
-    .pipe(z.number().int(messages.whole));
+  return z.pipe(
+    z.pipe(
+      z.union([z.number({ error: messages.type }), z.string({ error: messages.type }).check(z.regex(/^\d+$/, messages.type))], { error: messages.type }),
+      z.transform(Number),
+    ),
+    z.number().check(z.int(messages.whole)),
+  );
 }

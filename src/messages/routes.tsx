@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from "express";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import type { Db } from "../db/knex.ts";
 import type { Site } from "../site.ts";
 import type { Outbox } from "../email/outbox.ts";
@@ -30,7 +30,7 @@ export type MessageFormId = "contact" | "quote" | "newsletter";
 /** The page a message form sits on, re-rendered with the form's errors after a post without JavaScript. */
 export type FormPage = (req: Request, res: Response, form: FormState, status: number) => void | Promise<void>;
 
-interface MessageForm<S extends z.ZodType> {
+interface MessageForm<S extends z.core.$ZodType> {
   /** The form post (no JavaScript) and its JSON twin. */
   post: string;
   api: string;
@@ -78,7 +78,7 @@ export function messageForms({ db, outbox, brandInbox, rateLimiter }: MessagesDe
   };
 
   /** The one way a message form is served: the page post and the JSON API share the rules, the limit and the save. */
-  function mount<S extends z.ZodType>(router: Router, id: MessageFormId, form: MessageForm<S>, page: FormPage): void {
+  function mount<S extends z.core.$ZodType>(router: Router, id: MessageFormId, form: MessageForm<S>, page: FormPage): void {
     const limit = rateLimiter({ name: id, ...MESSAGE_RATE_LIMIT, message: RATE_LIMITED });
     const save = async (data: z.output<S>) => {
       const answer = await form.save(data);
@@ -108,7 +108,7 @@ export function messageForms({ db, outbox, brandInbox, rateLimiter }: MessagesDe
 
   return {
     /** Serves a message form on `router`; `page` renders the page the form is on (with its errors, status 400). */
-    mount: (router: Router, id: MessageFormId, page: FormPage) => mount(router, id, forms[id] as MessageForm<z.ZodType>, page),
+    mount: (router: Router, id: MessageFormId, page: FormPage) => mount(router, id, forms[id] as MessageForm<z.core.$ZodType>, page),
     /** Whether the form was just sent without JavaScript (its page shows the confirmation once). */
     takeSent: (req: Request, id: MessageFormId) => takeFormSent(req, id),
   };

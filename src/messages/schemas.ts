@@ -2,7 +2,7 @@
  * The message forms' rules, shared by the server and the widgets so both show the same words.
  * Browser-safe: zod and plain data only.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
 import { multiLine, singleLine } from "../http/text.ts";
 
 export const CONTACT_MIN = { name: 2, subject: 2, message: 10 } as const;
@@ -17,20 +17,20 @@ export const CONTACT_MESSAGES = {
 } as const;
 
 const text = (message: string) => singleLine(message);
-const email = () => text(CONTACT_MESSAGES.email).max(254, CONTACT_MESSAGES.email).pipe(z.email(CONTACT_MESSAGES.email));
+const email = () => z.pipe(text(CONTACT_MESSAGES.email).check(z.maxLength(254, CONTACT_MESSAGES.email)), z.email(CONTACT_MESSAGES.email));
 /** An optional text field (single-line unless `paragraphs`): blank or missing becomes undefined. */
 const optionalText = (max: number, message: string, paragraphs = false) =>
-  (paragraphs ? multiLine() : singleLine())
-    .max(max, message)
-    .optional()
-    .transform((v) => (v ? v : undefined));
+  z.pipe(
+    z.optional((paragraphs ? multiLine() : singleLine()).check(z.maxLength(max, message))),
+    z.transform((v) => (v ? v : undefined)),
+  );
 
 export const contactSchema = z.object({
-  name: text(CONTACT_MESSAGES.name).min(CONTACT_MIN.name, CONTACT_MESSAGES.name).max(100, "Name must be at most 100 characters"),
+  name: text(CONTACT_MESSAGES.name).check(z.minLength(CONTACT_MIN.name, CONTACT_MESSAGES.name), z.maxLength(100, "Name must be at most 100 characters")),
   email: email(),
   phone: optionalText(40, "Phone must be at most 40 characters"),
-  subject: text(CONTACT_MESSAGES.subject).min(CONTACT_MIN.subject, CONTACT_MESSAGES.subject).max(200, "Subject must be at most 200 characters"),
-  message: multiLine(CONTACT_MESSAGES.message).min(CONTACT_MIN.message, CONTACT_MESSAGES.message).max(5000, "Message must be at most 5000 characters"),
+  subject: text(CONTACT_MESSAGES.subject).check(z.minLength(CONTACT_MIN.subject, CONTACT_MESSAGES.subject), z.maxLength(200, "Subject must be at most 200 characters")),
+  message: multiLine(CONTACT_MESSAGES.message).check(z.minLength(CONTACT_MIN.message, CONTACT_MESSAGES.message), z.maxLength(5000, "Message must be at most 5000 characters")),
 });
 export type ContactMessage = z.output<typeof contactSchema>;
 
@@ -59,16 +59,18 @@ export const QUOTE_MESSAGES = {
 const asList = (v: unknown) => (v === undefined || v === null || v === "" ? [] : Array.isArray(v) ? v : [v]);
 
 export const quoteSchema = z.object({
-  organization: text(QUOTE_MESSAGES.organization).min(2, QUOTE_MESSAGES.organization).max(150, "Organization name must be at most 150 characters"),
-  contactName: text(QUOTE_MESSAGES.contactName).min(2, QUOTE_MESSAGES.contactName).max(100, "Contact name must be at most 100 characters"),
+  organization: text(QUOTE_MESSAGES.organization).check(z.minLength(2, QUOTE_MESSAGES.organization), z.maxLength(150, "Organization name must be at most 150 characters")),
+  contactName: text(QUOTE_MESSAGES.contactName).check(z.minLength(2, QUOTE_MESSAGES.contactName), z.maxLength(100, "Contact name must be at most 100 characters")),
   email: email(),
   phone: optionalText(40, "Phone must be at most 40 characters"),
-  apparelNeeds: z.preprocess(asList, z.array(z.enum(APPAREL_NEEDS, QUOTE_MESSAGES.apparelNeeds)).max(APPAREL_NEEDS.length))
-    .transform((needs) => APPAREL_NEEDS.filter((n) => needs.includes(n))),
-  estimatedQuantity: z
-    .union([z.literal(""), z.enum(QUANTITY_OPTIONS, QUOTE_MESSAGES.estimatedQuantity)], QUOTE_MESSAGES.estimatedQuantity)
-    .optional()
-    .transform((v) => (v ? v : undefined)),
+  apparelNeeds: z.pipe(
+    z.pipe(z.transform(asList), z.array(z.enum(APPAREL_NEEDS, QUOTE_MESSAGES.apparelNeeds)).check(z.maxLength(APPAREL_NEEDS.length))),
+    z.transform((needs) => APPAREL_NEEDS.filter((n) => needs.includes(n))),
+  ),
+  estimatedQuantity: z.pipe(
+    z.optional(z.union([z.literal(""), z.enum(QUANTITY_OPTIONS, QUOTE_MESSAGES.estimatedQuantity)], QUOTE_MESSAGES.estimatedQuantity)),
+    z.transform((v) => (v ? v : undefined)),
+  ),
   referenceDesign: optionalText(100, "Design name must be at most 100 characters"),
   details: optionalText(5000, "Details must be at most 5000 characters", true),
 });

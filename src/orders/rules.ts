@@ -2,7 +2,7 @@
  * Shipping for shop orders (DESIGN.md, "shipping for shop orders"): a US address, free on orders over $75,
  * otherwise the configured flat rate. Browser-safe: the card form shows the same figures the server charges.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
 import { FREE_SHIPPING_THRESHOLD_CENTS } from "../catalogue/rules.ts";
 import { formatPrice } from "../money.ts";
 import { singleLine } from "../http/text.ts";
@@ -46,13 +46,13 @@ export const SHIPPING_TEXT = {
 
 /** Single-line text: inner whitespace (tabs, line breaks) folded to one space, then the site's single-line rule. */
 const line = (required: string | null, what: string, max: number) => {
-  const base = z
-    .union([z.string(), z.null()], { error: required ?? `${what} must be text` })
-    .optional()
-    .transform((v) => (v ?? "").replace(/\s+/g, " ").trim());
+  const base = z.pipe(
+    z.optional(z.union([z.string(), z.null()], { error: required ?? `${what} must be text` })),
+    z.transform((v) => (v ?? "").replace(/\s+/g, " ").trim()),
+  );
   return required
-    ? base.pipe(singleLine(required).min(1, required).max(max, SHIPPING_TEXT.tooLong(what, max)))
-    : base.pipe(singleLine().max(max, SHIPPING_TEXT.tooLong(what, max)));
+    ? z.pipe(base, singleLine(required).check(z.minLength(1, required), z.maxLength(max, SHIPPING_TEXT.tooLong(what, max))))
+    : z.pipe(base, singleLine().check(z.maxLength(max, SHIPPING_TEXT.tooLong(what, max))));
 };
 
 /** The US shipping address the checkout asks for: checked the same way in the card form and on the server. */
@@ -61,10 +61,10 @@ export const ShippingAddress = z.object({
   line1: line(SHIPPING_TEXT.line1Required, "Address line 1", 100),
   line2: line(null, "Address line 2", 100),
   city: line(SHIPPING_TEXT.cityRequired, "City", 60),
-  state: line(SHIPPING_TEXT.stateRequired, "State", 2)
-    .transform((v) => v.toUpperCase())
-    .refine((v) => STATE_CODES.has(v), SHIPPING_TEXT.stateRequired),
-  zip: line(SHIPPING_TEXT.zipInvalid, "ZIP code", 10).refine((v) => /^\d{5}(-\d{4})?$/.test(v), SHIPPING_TEXT.zipInvalid),
+  state: z.pipe(line(SHIPPING_TEXT.stateRequired, "State", 2), z.transform((v) => v.toUpperCase())).check(
+    z.refine((v) => STATE_CODES.has(v), SHIPPING_TEXT.stateRequired),
+  ),
+  zip: line(SHIPPING_TEXT.zipInvalid, "ZIP code", 10).check(z.refine((v) => /^\d{5}(-\d{4})?$/.test(v), SHIPPING_TEXT.zipInvalid)),
 });
 export type ShippingAddress = z.output<typeof ShippingAddress>;
 

@@ -3,7 +3,7 @@
  * shared by the server and the RegistrationSteps widget so both show the spec's words.
  * Browser-safe: zod and plain data only.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
 import { multiLine, singleLine } from "../http/text.ts";
 import type { EventDay, EventPackage, PackageCode } from "../events/types.ts";
 
@@ -73,23 +73,20 @@ export const dayField = (index: number) => `day${index + 1}`;
 const isChecked = (v: unknown) => v === true || v === "on" || v === "true" || v === "1";
 
 const required = (max: number) =>
-  singleLine(REGISTRATION_MESSAGES.required)
-    .min(1, REGISTRATION_MESSAGES.required)
-    .max(max, REGISTRATION_ERRORS.tooLong(max));
+  singleLine(REGISTRATION_MESSAGES.required).check(z.minLength(1, REGISTRATION_MESSAGES.required), z.maxLength(max, REGISTRATION_ERRORS.tooLong(max)));
 
 const optional = (max: number, lines: "single" | "multi" = "single") =>
-  (lines === "single" ? singleLine() : multiLine())
-    .max(max, REGISTRATION_ERRORS.tooLong(max))
-    .optional()
-    .transform((v) => (v ? v : undefined));
+  z.pipe(
+    z.optional((lines === "single" ? singleLine() : multiLine()).check(z.maxLength(max, REGISTRATION_ERRORS.tooLong(max)))),
+    z.transform((v) => (v ? v : undefined)),
+  );
 
-const phone = () =>
-  required(40).refine((v) => v.replace(/\D/g, "").length === 10, REGISTRATION_MESSAGES.phone);
+const phone = () => required(40).check(z.refine((v) => v.replace(/\D/g, "").length === 10, REGISTRATION_MESSAGES.phone));
 
-const email = () => required(254).pipe(z.email(REGISTRATION_MESSAGES.email));
+const email = () => z.pipe(required(254), z.email(REGISTRATION_MESSAGES.email));
 
 /** A server-issued random id per form: resubmitting the same form reuses its registration. */
-export const formSessionIdSchema = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, REGISTRATION_ERRORS.formExpired);
+export const formSessionIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_-]{16,64}$/, REGISTRATION_ERRORS.formExpired));
 
 export interface IndividualRegistration {
   formSessionId: string;
@@ -113,13 +110,13 @@ export interface IndividualRegistration {
 /** Step 1's schema for one event: every field and rule of section 5, the day choice checked against the package. */
 export function registrationSchema(event: RegistrationEventFacts) {
   const codes = packageOptions(event).map((p) => p.code);
-  const dayShape = Object.fromEntries(event.days.map((_, i) => [dayField(i), z.unknown().optional()]));
-  return z
+  const dayShape = Object.fromEntries(event.days.map((_, i) => [dayField(i), z.optional(z.unknown())]));
+  const fields = z
     .object({
       formSessionId: formSessionIdSchema,
-      registrationType: z.preprocess(
-        (v) => (v === undefined || v === null || v === "" ? DEFAULT_PACKAGE : v),
-        z.string({ error: REGISTRATION_ERRORS.packageUnknown }).refine((v) => (codes as string[]).includes(v), REGISTRATION_ERRORS.packageUnknown),
+      registrationType: z.pipe(
+        z.transform((v) => (v === undefined || v === null || v === "" ? DEFAULT_PACKAGE : v)),
+        z.string({ error: REGISTRATION_ERRORS.packageUnknown }).check(z.refine((v) => (codes as string[]).includes(v), REGISTRATION_ERRORS.packageUnknown)),
       ),
       ...dayShape,
       firstName: required(100),
@@ -127,31 +124,35 @@ export function registrationSchema(event: RegistrationEventFacts) {
       email: email(),
       phone: phone(),
       grade: required(40),
-      gender: z.unknown().refine((v): v is string => (GENDERS as readonly unknown[]).includes(v), REGISTRATION_MESSAGES.required),
+      gender: z.unknown().check(z.refine((v) => (GENDERS as readonly unknown[]).includes(v), REGISTRATION_MESSAGES.required)),
       schoolName: required(160),
       clubName: optional(160),
-      tShirtSize: z.preprocess(
-        (v) => (v === "" || v === null ? undefined : v),
-        z.enum(SHIRT_SIZES, "Please choose one of the listed sizes").optional(),
+      tShirtSize: z.pipe(
+        z.transform((v) => (v === "" || v === null ? undefined : v)),
+        z.optional(z.enum(SHIRT_SIZES, "Please choose one of the listed sizes")),
       ),
       emergencyContactName: required(160),
       emergencyContactPhone: phone(),
       specialRequirements: optional(2000, "multi"),
-      agrees: z.unknown().refine(isChecked, REGISTRATION_MESSAGES.agreement),
+      agrees: z.unknown().check(z.refine(isChecked, REGISTRATION_MESSAGES.agreement)),
     })
     // The day choice is checked even while other fields are wrong, so every message shows at once.
-    .superRefine(
-      (raw, ctx) => {
-        const values = raw as Record<string, unknown>;
-        const code = typeof values.registrationType === "string" && values.registrationType ? values.registrationType : DEFAULT_PACKAGE;
-        const pkg = findPackage(event, code);
-        if (!pkg || coversEveryDay(pkg, event)) return;
-        const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).length;
-        if (chosen !== pkg.dayCount) ctx.addIssue({ code: "custom", path: ["days"], message: dayChoiceMessage(pkg.dayCount) });
-      },
-      { when: () => true },
-    )
-    .transform((v): IndividualRegistration => {
+    .check(
+      z.superRefine(
+        (raw, ctx) => {
+          const values = raw as Record<string, unknown>;
+          const code = typeof values.registrationType === "string" && values.registrationType ? values.registrationType : DEFAULT_PACKAGE;
+          const pkg = findPackage(event, code);
+          if (!pkg || coversEveryDay(pkg, event)) return;
+          const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).length;
+          if (chosen !== pkg.dayCount) ctx.addIssue({ code: "custom", path: ["days"], message: dayChoiceMessage(pkg.dayCount) });
+        },
+        { when: () => true },
+      ),
+    );
+  return z.pipe(
+    fields,
+    z.transform((v: z.output<typeof fields>): IndividualRegistration => {
       const pkg = findPackage(event, v.registrationType)!;
       const values = v as Record<string, unknown>;
       const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).map((d) => d.id);
@@ -173,7 +174,8 @@ export function registrationSchema(event: RegistrationEventFacts) {
         specialRequirements: v.specialRequirements,
         agrees: true,
       };
-    });
+    }),
+  );
 }
 
 /** The form values that step 1 shows again (Back from step 2, a re-render after errors): strings and checkboxes only. */

@@ -3,7 +3,7 @@
  * the server and the TeamForm widget so both say the spec's words (section 5, "Team").
  * Browser-safe: zod and plain data only.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
 import { formatPrice } from "../money.ts";
 import { formSessionIdSchema, REGISTRATION_ERRORS, REGISTRATION_MESSAGES, SHIRT_SIZES } from "../registration/rules.ts";
 
@@ -147,7 +147,8 @@ function textProblem(v: string): string | null {
   if (v.trim() !== "" && INVISIBLE_ONLY.test(v.trim())) return TEAM_TEXT.invisible;
   return null;
 }
-const emailOk = (v: string) => z.email().safeParse(v).success;
+const anEmail = z.email();
+const emailOk = (v: string) => anEmail.safeParse(v).success;
 
 /** The title that goes with a message of this schema (toasts and JSON answers). */
 export function teamErrorTitle(message: string): string {
@@ -162,10 +163,8 @@ export function teamErrorTitle(message: string): string {
  * athlete's e-mail), so the first message is the one the spec shows; every field's own message comes too.
  * The form session id is checked by the routes (the widget has one from the server).
  */
-export const teamRegistrationSchema = z
-  .unknown()
-  .transform((input) => teamFormValues(input))
-  .superRefine((v, ctx) => {
+export const teamRegistrationSchema = z.pipe(
+  z.pipe(z.unknown(), z.transform((input) => teamFormValues(input))).check(z.superRefine((v, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
     // Unreadable or hostile text first: such a value is refused whatever else the form holds.
     for (const [f, value] of Object.entries(v.coachInfo)) {
@@ -203,9 +202,9 @@ export const teamRegistrationSchema = z
     });
     const coachLimits: [keyof CoachValues, number][] = [["firstName", MAX.name], ["lastName", MAX.name], ["email", MAX.email], ["phone", MAX.phone], ["teamName", MAX.team]];
     for (const [f, max] of coachLimits) if (coach[f].trim().length > max) issue(["coachInfo", f], REGISTRATION_ERRORS.tooLong(max));
-  })
-  .transform(
-    (v): TeamRegistration => ({
+  })),
+  z.transform(
+    (v: TeamFormValues): TeamRegistration => ({
       formSessionId: v.formSessionId,
       coach: {
         firstName: v.coachInfo.firstName.trim(),
@@ -224,7 +223,8 @@ export const teamRegistrationSchema = z
         parentPhoneNumber: r.parentPhoneNumber.trim(),
       })),
     }),
-  );
+  ),
+);
 
 export const teamFormSessionId = formSessionIdSchema;
 

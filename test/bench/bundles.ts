@@ -1,7 +1,8 @@
 /**
  * Bundle sizes from esbuild's metafile (public/build/meta.json, written by `npm run build`): raw and gzip
- * bytes of every widget chunk, the boot script, the shared chunks (React's among them), and what each widget
- * page downloads in total (boot + its static imports + the widget's chunks). Run: `npm run bench:bundles`.
+ * bytes of every widget chunk, the boot script, the shared chunks (React's among them), what each widget
+ * adds to a page, and each page's JavaScript in total (React included) against the 75 KB gzip budget.
+ * Run: `npm run bench:bundles`.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -67,15 +68,70 @@ console.log(`${"chunk".padEnd(70)} ${"raw".padStart(22)} ${"gzip".padStart(22)}`
 for (const file of jsFiles.sort((a, b) => label(a).localeCompare(label(b)))) row(`${label(file)} ${path.basename(file)}`, sizes.get(file)!);
 
 const boot = jsFiles.find((f) => outputs[f]!.entryPoint === "widgets/boot.ts");
-if (boot) {
-  const bootSet = new Set([boot, ...staticImports(boot)]);
-  console.log("\nwhat a page with one widget downloads (boot + its imports + the widget's chunks):");
-  for (const file of jsFiles) {
-    const entry = outputs[file]!.entryPoint;
-    if (!entry?.startsWith("widgets/") || entry.endsWith("boot.ts")) continue;
-    const files = new Set([...bootSet, file, ...staticImports(file)]);
-    row(`page with ${path.basename(entry).replace(/\.tsx?$/, "")} (${files.size} files)`, total(files));
+if (!boot) throw new Error("no widgets/boot.ts entry in the metafile");
+const bootSet = new Set([boot, ...staticImports(boot)]);
+/** Every file of a widget entry (widgets/X.tsx, or widgets/runtime.ts for React): its chunk and what it imports. */
+const widgetFiles = (name: string): string[] => {
+  const file = jsFiles.find((f) => outputs[f]!.entryPoint === `widgets/${name}.tsx` || outputs[f]!.entryPoint === `widgets/${name}.ts`);
+  if (!file) throw new Error(`no chunk for widgets/${name} in the metafile`);
+  return [file, ...staticImports(file)];
+};
+/** What a widget imports on demand once it runs (a form's schema when the visitor starts on the form), with its imports. */
+const onDemandFiles = (files: string[]): string[] =>
+  files.flatMap((f) => outputs[f]!.imports.filter((i) => i.kind === "dynamic-import").flatMap((i) => [i.path, ...staticImports(i.path)]));
+console.log("\nwhat a page with one widget downloads besides React (boot + its imports + the widget's chunks):");
+for (const file of jsFiles) {
+  const entry = outputs[file]!.entryPoint;
+  if (!entry?.startsWith("widgets/") || entry.endsWith("boot.ts") || entry.endsWith("runtime.ts")) continue;
+  const files = new Set([...bootSet, file, ...staticImports(file)]);
+  row(`page with ${path.basename(entry).replace(/\.tsx?$/, "")} (${files.size} files)`, total(files));
+}
+
+/**
+ * Each page's JavaScript, gzip, React's runtime included (boot loads it with the first widget that starts), against
+ * the budget: 75 KB gzip at page load where widgets are present (Stripe.js, loaded from Stripe, aside). The widgets
+ * a page places and when they load are read from the source that places them (`<Widget name=... load=...>`).
+ * "At load" is what the page fetches before any scroll or interaction: boot and its eager widgets. "In all" adds
+ * the widgets that load when scrolled near or touched, and what widgets import on demand (a form's schema and zod,
+ * when the visitor starts on the form).
+ */
+const JS_BUDGET_GZIP = 75 * 1024;
+const PAGES: { page: string; sources: string[] }[] = [
+  { page: "/", sources: ["views/pages/home/HomePage.tsx"] },
+  { page: "/contact", sources: ["views/pages/contact/ContactPage.tsx"] },
+  { page: "/custom-apparel", sources: ["views/pages/apparel/CustomApparelPage.tsx"] },
+  { page: "/shop/{product}", sources: ["views/pages/shop/ProductPage.tsx"] },
+  { page: "/cart (with items)", sources: ["views/pages/cart/CartPage.tsx"] },
+  { page: "/events/{id} (coach requests open)", sources: ["views/pages/events/EventDetailPage.tsx"] },
+  { page: "/register/{id} (coach requests open)", sources: ["views/pages/registration/RegisterPage.tsx", "src/registration/routes.tsx"] },
+  { page: "/team-register/{id}", sources: ["src/teams/routes.tsx"] },
+  { page: "/stripe-checkout", sources: ["views/pages/registration/CheckoutPage.tsx"] },
+];
+function placedWidgets(sources: string[]): { name: string; eager: boolean }[] {
+  const found = new Map<string, boolean>();
+  for (const source of sources) {
+    for (const [tag] of fs.readFileSync(path.join(root, source), "utf8").matchAll(/<Widget\b[\s\S]*?\/>/g)) {
+      const name = /\bname="(\w+)"/.exec(tag)?.[1];
+      if (!name) throw new Error(`${source}: a <Widget> without a literal name`);
+      const eager = (/\bload="(\w+)"/.exec(tag)?.[1] ?? "eager") === "eager";
+      found.set(name, (found.get(name) ?? false) || eager);
+    }
   }
+  return [...found].map(([name, eager]) => ({ name, eager }));
+}
+function pageGzip(widgets: string[], onDemand: boolean): number {
+  if (widgets.length === 0) return total(bootSet).gzip;
+  const own = widgets.flatMap(widgetFiles);
+  return total(new Set([...bootSet, ...widgetFiles("runtime"), ...own, ...(onDemand ? onDemandFiles(own) : [])])).gzip;
+}
+const verdict = (gzip: number) => (gzip <= JS_BUDGET_GZIP ? "within" : `OVER by ${(gzip - JS_BUDGET_GZIP).toLocaleString("en-US")} B`);
+console.log(`\nJavaScript per page, React included (budget at load: ${JS_BUDGET_GZIP.toLocaleString("en-US")} B = 75 KiB gzip):`);
+console.log(`${"page".padEnd(38)} ${"gzip at load".padStart(22)}  ${"budget".padEnd(16)} ${"gzip in all".padStart(22)}  widgets (* = at load)`);
+for (const { page, sources } of PAGES) {
+  const widgets = placedWidgets(sources);
+  const atLoad = pageGzip(widgets.filter((w) => w.eager).map((w) => w.name), false);
+  const inAll = pageGzip(widgets.map((w) => w.name), true);
+  console.log(`${page.padEnd(38)} ${bytes(atLoad)}  ${verdict(atLoad).padEnd(16)} ${bytes(inAll)}  ${widgets.map((w) => `${w.name}${w.eager ? "*" : ""}`).join(", ")}`);
 }
 
 // The stylesheet every page loads (budget: 12 KB gzip) and the self-hosted fonts it names (preloaded, fetched once).

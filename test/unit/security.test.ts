@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Request } from "express";
+import * as z from "zod/mini";
 import { multiLine, singleLine, TEXT_MESSAGES, wholeNumber } from "../../src/http/text.ts";
 import { isSameOriginPath } from "../../src/http/redirects.ts";
 import { siteOrigin } from "../../src/http/origin.ts";
@@ -10,7 +11,7 @@ const firstMessage = (r: { success: boolean; error?: { issues: { message: string
 
 describe("single-line and multi-line text", () => {
   it("refuses control characters, bidi controls and invisible-only text in a single line", () => {
-    const line = singleLine("Name is required").min(1, "Name is required");
+    const line = singleLine("Name is required").check(z.minLength(1, "Name is required"));
     for (const [input, message] of [
       ["Sam\u0000", TEXT_MESSAGES.control],
       ["Sam\r\nBcc: x", TEXT_MESSAGES.control],

@@ -1,0 +1,274 @@
+/**
+ * The payment panel: step 2 of an individual registration (RegistrationSteps) and the card part of /stripe-checkout
+ * (CheckoutPayment). Its own module, so the checkout page does not download the registration form and its schema.
+ */
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { CardElement, Elements, useElements, useStripe } from "@stripe/react-stripe-js";
+import type { Stripe } from "@stripe/stripe-js";
+import { apiFetch, ApiError } from "./api.ts";
+import { showToast } from "./toast.ts";
+import { formatPrice } from "../src/money.ts";
+import { CsrfContext, Form } from "../views/components/Form.tsx";
+import { DiscountBox, type DiscountChange, type DiscountView } from "./DiscountBox.tsx";
+import { DISCOUNT_TEXT } from "../src/discounts/rules.ts";
+
+/** What step 2 shows and pays. The client secret travels in the page's props or a JSON answer, never in a URL. */
+export interface PaymentStep {
+  reference: string;
+  eventTitle: string;
+  /** 'Full Event', or the package ('2 Days', 'Single Day'...). */
+  optionLabel: string;
+  amountCents: number;
+  /** null when a discount made the registration free: there is no PaymentIntent. */
+  clientSecret: string | null;
+  discount: DiscountView | null;
+}
+
+export const REGISTRATION_TEXT = {
+  needsJavaScript: "Card payment needs JavaScript. Please turn JavaScript on in your browser to pay by card; your place is held for 30 minutes.",
+  setupErrorTitle: "Payment Setup Error",
+  paymentFailedTitle: "Payment Failed",
+  paymentFailed: (m: string) => `Payment could not be processed: ${m}`,
+  paymentFailedDefault: "Please check your payment information and try again.",
+  unknownError: "An unknown error occurred",
+  providerNotReady: { title: "Payment System Unavailable", description: "Payment processing is temporarily unavailable. Please try again later." },
+  actionRequired: {
+    title: "Payment Successful - Action Required",
+    description: "Your card was charged but we could not record your registration. Please contact support immediately with your payment confirmation.",
+  },
+  processing: "Processing Payment...",
+  redirectMs: 2000,
+} as const;
+
+const CARD_STYLE = {
+  base: { color: "#f4f4f5", fontSize: "16px", iconColor: "#f4f4f5", "::placeholder": { color: "#a1a1aa" } },
+  invalid: { color: "#f87171", iconColor: "#f87171" },
+};
+
+/** Where a confirmed card payment lands: the registration's confirmation, or the team checkout's complete view. */
+export function paidUrl(eventId: number, intentId: string, option?: "team"): string {
+  return option === "team"
+    ? `/stripe-checkout?eventId=${eventId}&option=team&success=true`
+    : `/event-registration/${eventId}?paymentSuccess=true&paymentIntentId=${encodeURIComponent(intentId)}`;
+}
+
+type StripeState = { status: "waiting" } | { status: "ready"; stripe: Stripe } | { status: "unavailable" };
+
+/** Step 2's summary and card form; also the card part of /stripe-checkout. */
+export interface PaymentPanelProps {
+  eventId: number;
+  publishableKey: string;
+  payment: PaymentStep;
+  /** Sent to Stripe with the card (the spec: name, e-mail and phone). */
+  billing: { name: string; email?: string | undefined; phone?: string | undefined };
+  /** Where Back goes without JavaScript (and with it, when there is no onBack). */
+  backHref: string;
+  csrfToken: string;
+  /** Which page the no-JavaScript discount and free-registration forms come back to. */
+  from: "register" | "checkout";
+  /** 'team' on the team checkout: every call is about the coach's team registration. */
+  option?: "team";
+  onBack?: () => void;
+  onPaid?: (intentId: string) => void;
+}
+
+export function PaymentPanel(props: PaymentPanelProps) {
+  const [stripe, setStripe] = useState<StripeState>({ status: "waiting" });
+  useEffect(() => {
+    const factory = (window as unknown as { Stripe?: (key: string) => Stripe }).Stripe;
+    try {
+      setStripe(factory ? { status: "ready", stripe: factory(props.publishableKey) } : { status: "unavailable" });
+    } catch {
+      setStripe({ status: "unavailable" });
+    }
+  }, [props.publishableKey]);
+  return (
+    <Elements stripe={stripe.status === "ready" ? stripe.stripe : null}>
+      <CardPayment {...props} stripeState={stripe.status} />
+    </Elements>
+  );
+}
+
+function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeState, billing, backHref, csrfToken, from, option }: PaymentPanelProps & { stripeState: StripeState["status"] }) {
+  const stripe = useStripe();
+  const elements = useElements();
+  const [payment, setPayment] = useState(initialPayment);
+  const [refreshRequired, setRefreshRequired] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [cardError, setCardError] = useState<string | null>(null);
+  const [paymentError, setPaymentError] = useState<string | null>(null);
+  const [actionRequired, setActionRequired] = useState(false);
+  const total = formatPrice(payment.amountCents);
+
+  const fail = (message: string) => {
+    setPaymentError(message);
+    showToast({ title: REGISTRATION_TEXT.paymentFailedTitle, description: REGISTRATION_TEXT.paymentFailed(message), variant: "destructive" });
+  };
+
+  async function pay(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (busy) return;
+    if (!stripe || !elements) {
+      showToast({ ...REGISTRATION_TEXT.providerNotReady, variant: "destructive" });
+      return;
+    }
+    const card = elements.getElement(CardElement);
+    if (!card) return fail("Card element not found");
+    if (!payment.clientSecret) return fail("No client secret returned from payment setup");
+    setBusy(true);
+    setPaymentError(null);
+    try {
+      const result = await stripe.confirmCardPayment(payment.clientSecret, {
+        payment_method: {
+          card,
+          billing_details: { name: billing.name || undefined, email: billing.email || undefined, phone: billing.phone || undefined },
+        },
+      });
+      if (result.error) return fail(result.error.message ?? REGISTRATION_TEXT.paymentFailedDefault);
+      if (result.paymentIntent?.status !== "succeeded") return fail("Payment failed");
+      const intentId = result.paymentIntent.id;
+      try {
+        await apiFetch(`/api/events/${eventId}/stripe-payment-success`, { method: "POST", json: { paymentIntentId: intentId, option } });
+      } catch {
+        // Charged, but the server could not record it now (the webhook still will): say so, never "failed".
+        setActionRequired(true);
+        showToast({ ...REGISTRATION_TEXT.actionRequired, variant: "destructive" });
+        return;
+      }
+      onPaid?.(intentId);
+      setTimeout(() => window.location.assign(paidUrl(eventId, intentId, option)), REGISTRATION_TEXT.redirectMs);
+    } catch {
+      fail("An unexpected error occurred");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (actionRequired) {
+    return (
+      <div className="card registration-section payment-error" role="alert">
+        <h2>{REGISTRATION_TEXT.actionRequired.title}</h2>
+        <p>{REGISTRATION_TEXT.actionRequired.description}</p>
+        <p>Registration reference: <strong>{payment.reference}</strong></p>
+      </div>
+    );
+  }
+
+  const enhanced = stripeState !== "waiting";
+  const free = payment.amountCents === 0;
+  const applyChange = (change: DiscountChange) => {
+    setPayment((p) => ({ ...p, amountCents: change.amountCents, discount: change.discount, clientSecret: change.clientSecret ?? p.clientSecret }));
+    setRefreshRequired(change.refreshRequired);
+    setPaymentError(null);
+  };
+  const back = enhanced && onBack ? (
+    <button type="button" className="btn btn-secondary" onClick={onBack} disabled={busy}>Back</button>
+  ) : (
+    <a className="btn btn-secondary" href={backHref}>Back</a>
+  );
+  return (
+    <div className="registration-payment">
+      <section className="card registration-section" aria-labelledby="registration-summary-heading">
+        <h2 id="registration-summary-heading">Order Summary</h2>
+        <dl className="summary-rows">
+          <div><dt>Event</dt><dd>{payment.eventTitle}</dd></div>
+          <div><dt>Registration</dt><dd data-testid="registration-option">{payment.optionLabel}</dd></div>
+          <div><dt>Amount</dt><dd>{formatPrice(payment.discount?.listCents ?? payment.amountCents)}</dd></div>
+          {payment.discount ? (
+            <div><dt>{`Discount (${payment.discount.code})`}</dt><dd data-testid="registration-discount">{`-${formatPrice(payment.discount.offCents)}`}</dd></div>
+          ) : null}
+          <div className="summary-total"><dt>Total</dt><dd data-testid="registration-total">{total}</dd></div>
+        </dl>
+        <p className="muted">Reference {payment.reference}. Your place is held for 30 minutes while you pay.</p>
+      </section>
+      <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}
+        disabled={busy} onChange={applyChange} />
+      {refreshRequired ? <p className="notice-inline" role="alert">{DISCOUNT_TEXT.refresh}</p> : null}
+      {free ? (
+        <FreeRegistration eventId={eventId} csrfToken={csrfToken} from={from} option={option} code={payment.discount?.code ?? ""} back={back} />
+      ) : (
+        <form className="card registration-section" onSubmit={pay} aria-label="Card payment" noValidate>
+          <fieldset disabled={busy}>
+            <legend>Card Details</legend>
+            {!enhanced ? <p className="notice-inline">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
+            {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
+            {stripeState === "ready" ? (
+              <>
+                <div className="card-element">
+                  <CardElement options={{ style: CARD_STYLE, disabled: busy }} onChange={(ev) => setCardError(ev.error?.message ?? null)} />
+                </div>
+                {cardError ? <p className="field-error" role="alert">{cardError}</p> : null}
+              </>
+            ) : null}
+          </fieldset>
+          {paymentError ? (
+            <div className="payment-error" role="alert">
+              <p className="payment-error-title">Payment Error</p>
+              <p>{paymentError || REGISTRATION_TEXT.unknownError}</p>
+            </div>
+          ) : null}
+          <div className="registration-actions">
+            {back}
+            {enhanced ? (
+              <button type="submit" className="btn btn-primary" disabled={busy || stripeState !== "ready" || refreshRequired || !payment.clientSecret}>
+                {busy ? REGISTRATION_TEXT.processing : `Complete Payment - ${total}`}
+              </button>
+            ) : null}
+          </div>
+        </form>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The free-registration panel (amount 0): a real form that works without JavaScript; with it, the spec's
+ * free form of stripe-payment-success, then the confirmation.
+ */
+function FreeRegistration({ eventId, csrfToken, from, option, code, back }: { eventId: number; csrfToken: string; from: "register" | "checkout"; option?: "team"; code: string; back: ReactNode }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const done = from === "checkout" ? `/stripe-checkout?eventId=${eventId}${option ? `&option=${option}` : ""}&success=true` : `/register/${eventId}?paymentSuccess=true`;
+
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await apiFetch(`/api/events/${eventId}/stripe-payment-success`, {
+        method: "POST",
+        json: { freeRegistration: true, discountCode: code, eventId, option, amount: 0, paymentIntentId: `free_registration_${Date.now()}` },
+      });
+      showToast({ title: DISCOUNT_TEXT.freeDoneTitle, variant: "success" });
+      window.location.assign(done);
+    } catch (err) {
+      const message = err instanceof ApiError && err.status < 500 ? err.serverMessage ?? DISCOUNT_TEXT.freeFailed : DISCOUNT_TEXT.freeFailedUnexpected;
+      setError(message);
+      showToast({ title: DISCOUNT_TEXT.freeFailedTitle, description: message, variant: "destructive" });
+      setBusy(false);
+    }
+  }
+
+  return (
+    <CsrfContext value={csrfToken}>
+    <Form action={`/register/${eventId}/free`} className="card registration-section free-registration" label="Free registration" onSubmit={submit}>
+      <input type="hidden" name="from" value={from} />
+      {option ? <input type="hidden" name="option" value={option} /> : null}
+      <input type="hidden" name="discountCode" value={code} />
+      <h2>Your registration is free</h2>
+      <p>No card is needed: your discount code covers the whole amount.</p>
+      {error ? (
+        <div className="payment-error" role="alert">
+          <p className="payment-error-title">{DISCOUNT_TEXT.freeFailedTitle}</p>
+          <p>{error}</p>
+        </div>
+      ) : null}
+      <div className="registration-actions">
+        {back}
+        <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? "Completing..." : DISCOUNT_TEXT.freeButton}</button>
+      </div>
+    </Form>
+    </CsrfContext>
+  );
+}
