@@ -9,7 +9,6 @@ import { centsToDollars, formatPrice, isPrice, parsePriceCents } from "../money.
 /** Retail list and product reads are cached this long (the spec's 300000 ms). */
 export const CATALOGUE_CACHE_MS = 300_000;
 export const DISPLAY_RATING = 4.8;
-export const FREE_SHIPPING_THRESHOLD_CENTS = 7_500;
 export const DEFAULT_SIZES = ["XS", "S", "M", "L", "XL", "XXL"] as const;
 export const DESCRIPTION_PREVIEW_LENGTH = 100;
 export const EVENT_PRODUCT_TYPE = "Event Registration";

@@ -2,7 +2,7 @@
  * The spec's shipping, returns, custom order and support constants, and the contact FAQ answered from them.
  * Browser-safe.
  */
-import { FREE_SHIPPING_THRESHOLD_CENTS } from "../catalogue/rules.ts";
+import { FREE_SHIPPING_THRESHOLD_CENTS } from "../orders/rules.ts";
 import { formatDollars } from "../money.ts";
 
 export const SHIPPING = {

@@ -3,9 +3,10 @@
  * otherwise the configured flat rate. Browser-safe: the card form shows the same figures the server charges.
  */
 import * as z from "zod/mini";
-import { FREE_SHIPPING_THRESHOLD_CENTS } from "../catalogue/rules.ts";
 import { formatPrice } from "../money.ts";
 import { singleLine } from "../http/text.ts";
+
+export const FREE_SHIPPING_THRESHOLD_CENTS = 7_500;
 
 /** Free strictly over the threshold: $75.01 ships free, $75.00 pays the flat rate. */
 export function shippingCents(subtotalCents: number, flatRateCents: number): number {
