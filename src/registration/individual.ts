@@ -169,14 +169,16 @@ export async function holdRegistration(deps: RegistrationDeps, event: EventDetai
   }));
   // From here the visitor owns the hold, so a retry of the same form reuses it whatever happens next.
   request.onHeld(reference);
-  if (request.beforeIntent) await request.beforeIntent((await repo.findByReference(deps.db, reference))!);
-  // A discount made it free: nothing to charge, so no PaymentIntent (the free registration is completed on the payment step).
-  const priced = (await repo.findByReference(deps.db, reference))!;
-  if (priced.amountCents === 0) return { registration: priced, clientSecret: null, paid: false };
-
-  let registration: Registration | undefined;
-  try {
+  let registration = (await repo.findByReference(deps.db, reference))!;
+  if (request.beforeIntent) {
+    await request.beforeIntent(registration);
+    // It may have changed the amount (a discount code): the intent is made for what is stored now.
     registration = (await repo.findByReference(deps.db, reference))!;
+  }
+  // A discount made it free: nothing to charge, so no PaymentIntent (the free registration is completed on the payment step).
+  if (registration.amountCents === 0) return { registration, clientSecret: null, paid: false };
+
+  try {
     const { clientSecret } = await deps.paymentCore.ensureIntent({
       kind: REGISTRATION_KIND,
       reference,
