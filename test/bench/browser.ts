@@ -175,8 +175,18 @@ function quotedElement(details: unknown): string | null {
 /** Audits that lose points: scored ones, and the performance insights (unweighted, but they name the cause). */
 const SCORED_MODES = new Set(["binary", "numeric", "metricSavings"]);
 
-/** One Lighthouse mobile run (its CLI, which starts its own Chromium through chrome-launcher and CHROME_PATH). */
-function lighthouse(url: string, cookie: string): Promise<LighthouseRun> {
+/** One Lighthouse mobile run; a run that fails to record the page load (NO_NAVSTART and the like, now and then) is tried again once. */
+async function lighthouse(url: string, cookie: string): Promise<LighthouseRun> {
+  try {
+    return await lighthouseOnce(url, cookie);
+  } catch (err) {
+    console.warn(`\t${(err as Error).message.split("\n").slice(0, 2).join(" ")}: trying again`);
+    return lighthouseOnce(url, cookie);
+  }
+}
+
+/** Lighthouse's CLI, which starts its own Chromium through chrome-launcher and CHROME_PATH. */
+function lighthouseOnce(url: string, cookie: string): Promise<LighthouseRun> {
   const cli = path.join(root, "node_modules/lighthouse/cli/index.js");
   const argv = [cli, url, "--output=json", "--output-path=stdout", "--quiet", `--only-categories=${CATEGORIES.join(",")}`, `--chrome-flags=${CHROME_FLAGS.join(" ")}`];
   if (cookie) argv.push(`--extra-headers=${JSON.stringify({ cookie })}`);
