@@ -10,6 +10,9 @@
  *
  *   npm run bench:browser [-- --production] [-- --runs 3] [-- /path ...]
  *   CHROMIUM_PATH (default /usr/bin/chromium)
+ *
+ * With --production the card pages load the real Stripe.js: without a network it fails, and Lighthouse counts
+ * that console error against best practices.
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -17,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Request } from "playwright-core";
-import { PUBLIC_URL, startBenchSite, writeResults } from "./site.ts";
+import { PUBLIC_URL, proxyHeaders, startBenchSite, writeResults } from "./site.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -103,7 +106,8 @@ async function fillCart(context: BrowserContext, base: string): Promise<void> {
 
 /** JavaScript and CSS a first visit downloads: at load, and after scrolling through the whole page. */
 async function measureBytes(browser: Browser, base: string, pagePath: string, cart: boolean) {
-  const context = await browser.newContext({ viewport: MOBILE, isMobile: true, hasTouch: true });
+  // As behind the TLS proxy (production keeps its cookies to https requests).
+  const context = await browser.newContext({ viewport: MOBILE, isMobile: true, hasTouch: true, extraHTTPHeaders: proxyHeaders });
   try {
     if (cart) await fillCart(context, base);
     const page = await context.newPage();
@@ -138,8 +142,8 @@ interface LighthouseRun {
   metrics: Record<string, number>;
   /** The largest contentful paint's element, as Lighthouse quotes it. */
   lcpElement: string | null;
-  /** Audits that lost points: id, score and title. */
-  findings: { category: Category; id: string; score: number; title: string }[];
+  /** Audits that lost points: id, score, title and (outside performance) the first things they name. */
+  findings: { category: Category; id: string; score: number; title: string; items: string[] }[];
 }
 
 interface LighthouseReport {
@@ -172,6 +176,16 @@ function quotedElement(details: unknown): string | null {
   return null;
 }
 
+/** What a failing audit names (console messages, addresses, elements): the first three. */
+function namedItems(details: unknown): string[] {
+  const items = (details as { items?: Record<string, unknown>[] } | undefined)?.items ?? [];
+  return items
+    .slice(0, 3)
+    .map((item) => item.description ?? item.url ?? (item.node as { snippet?: unknown } | undefined)?.snippet ?? "")
+    .map((text) => String(text).slice(0, 200))
+    .filter(Boolean);
+}
+
 /** Audits that lose points: scored ones, and the performance insights (unweighted, but they name the cause). */
 const SCORED_MODES = new Set(["binary", "numeric", "metricSavings"]);
 
@@ -189,7 +203,7 @@ async function lighthouse(url: string, cookie: string): Promise<LighthouseRun> {
 function lighthouseOnce(url: string, cookie: string): Promise<LighthouseRun> {
   const cli = path.join(root, "node_modules/lighthouse/cli/index.js");
   const argv = [cli, url, "--output=json", "--output-path=stdout", "--quiet", `--only-categories=${CATEGORIES.join(",")}`, `--chrome-flags=${CHROME_FLAGS.join(" ")}`];
-  if (cookie) argv.push(`--extra-headers=${JSON.stringify({ cookie })}`);
+  argv.push(`--extra-headers=${JSON.stringify({ ...proxyHeaders, ...(cookie ? { cookie } : {}) })}`);
   const child = spawn(process.execPath, argv, { env: { ...process.env, CHROME_PATH: chromiumPath }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -207,7 +221,7 @@ function lighthouseOnce(url: string, cookie: string): Promise<LighthouseRun> {
         report.categories[category].auditRefs
           .map((ref) => ({ ref, audit: report.audits[ref.id]! }))
           .filter(({ audit }) => audit.score !== null && audit.score < 1 && SCORED_MODES.has(audit.scoreDisplayMode))
-          .map(({ ref, audit }) => ({ category, id: ref.id, score: Math.round(audit.score! * 100) / 100, title: audit.title })),
+          .map(({ ref, audit }) => ({ category, id: ref.id, score: Math.round(audit.score! * 100) / 100, title: audit.title, items: category === "performance" ? [] : namedItems(audit.details) })),
       );
       const lcpElement = quotedElement(report.audits["lcp-breakdown-insight"]?.details);
       resolve({ scores, seoIgnoringNoindex: scoreWithout(report, "seo", ["is-crawlable"]), metrics, lcpElement, findings });
@@ -251,7 +265,7 @@ try {
   try {
     for (const page of PAGES.filter((p) => onlyPaths.length === 0 || onlyPaths.includes(p.path))) {
       if (page.optional) {
-        const status = (await fetch(`${site.url}${page.path}`, { redirect: "manual" })).status;
+        const status = (await fetch(`${site.url}${page.path}`, { headers: proxyHeaders, redirect: "manual" })).status;
         if (status !== 200) {
           console.log(`${page.path}\tleft out: answered ${status}`);
           continue;
@@ -277,7 +291,7 @@ try {
       console.log(`${page.path}\tJS ${kb(bytes.atLoad.js)} KB at load, ${kb(bytes.whole.js)} KB whole page\tCSS ${kb(bytes.whole.css)} KB (gzip)\t${CATEGORIES.map((c) => `${c} ${scores[c]}`).join("  ")}${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
       console.log(`\tlargest contentful paint: ${lighthouseRuns[0]?.lcpElement ?? "?"}`);
       const findings = new Map(lighthouseRuns.flatMap((r) => r.findings).map((f) => [`${f.category}/${f.id}`, f]));
-      for (const f of findings.values()) console.log(`\t${f.category}: ${f.id} (${f.score}) ${f.title}`);
+      for (const f of findings.values()) console.log(`\t${f.category}: ${f.id} (${f.score}) ${f.title}${f.items.map((i) => `\n\t\t${i}`).join("")}`);
     }
   } finally {
     await browser.close();
