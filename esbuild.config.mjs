@@ -1,5 +1,7 @@
-// Builds the browser assets into public/build: widget islands (ESM, one chunk per widget, shared React chunk)
-// and the site CSS, with content-hashed names, a metafile, and a manifest the server reads.
+// Builds the browser assets into public/build: widget islands (ESM, one chunk per widget, shared React chunk),
+// the site CSS and copies of the pictures under public/images, with content-hashed names, a metafile, and a
+// manifest the server reads.
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -34,7 +36,7 @@ const result = await esbuild.build({
 
 // manifest: entry name -> public URL, and for each widget the chunks it needs (for modulepreload).
 const url = (file) => `/${path.relative("public", file).split(path.sep).join("/")}`;
-const manifest = { entries: {}, widgets: {}, fonts: [] };
+const manifest = { entries: {}, widgets: {}, fonts: [], images: {} };
 const outputs = result.metafile.outputs;
 const staticImports = (file, seen = new Set()) => {
   for (const imp of outputs[file]?.imports ?? []) {
@@ -75,6 +77,19 @@ for (const file of Object.keys(fakeStripe.metafile.outputs)) {
   if (file.endsWith(".js")) manifest.entries["fakeStripeJs.js"] = { url: url(file), imports: [] };
 }
 manifest.fonts = Object.keys(outputs).filter((f) => f.endsWith(".woff2")).map(url).sort();
+// Pictures: public/images/home/hero.svg is copied to public/build/home-hero-<hash>.svg (flat, so the precompressed
+// copies below are served for it too) and the manifest maps "/images/home/hero.svg" to it; pages link the copy,
+// which is cached for a year like every build file. The plain path keeps working for e-mails and old links.
+const imagesDir = "public/images";
+for (const file of fs.readdirSync(imagesDir, { recursive: true }).map(String).sort()) {
+  const ext = path.extname(file).toLowerCase();
+  if (![".svg", ".png", ".jpg", ".jpeg", ".webp", ".avif", ".gif"].includes(ext)) continue;
+  const content = fs.readFileSync(path.join(imagesDir, file));
+  const hash = createHash("sha256").update(content).digest("hex").slice(0, 12);
+  const name = `${file.slice(0, -ext.length).split(path.sep).join("-")}-${hash}${ext}`;
+  fs.writeFileSync(path.join(outdir, name), content);
+  manifest.images[`/images/${file.split(path.sep).join("/")}`] = `/build/${name}`;
+}
 fs.writeFileSync(path.join(outdir, "manifest.json"), JSON.stringify(manifest, null, 2));
 // Precompressed once here at the highest levels, so the server never compresses an asset per request.
 let precompressed = 0;
@@ -86,4 +101,4 @@ for (const name of fs.readdirSync(outdir)) {
   precompressed++;
 }
 fs.writeFileSync(path.join(outdir, "meta.json"), JSON.stringify(result.metafile));
-console.log(`built ${Object.keys(outputs).filter((f) => !f.endsWith(".map")).length} files into ${outdir} (${precompressed} precompressed: brotli and gzip)`);
+console.log(`built ${Object.keys(outputs).filter((f) => !f.endsWith(".map")).length} files and ${Object.keys(manifest.images).length} pictures into ${outdir} (${precompressed} precompressed: brotli and gzip)`);

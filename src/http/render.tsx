@@ -6,6 +6,7 @@ import { collectWidgets, serializeProps, WidgetCollector } from "../../views/com
 import type { Assets } from "./assets.ts";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import { CsrfContext } from "../../views/components/Form.tsx";
+import { ImageUrlContext } from "../../views/layout/imageUrl.ts";
 import { siteOrigin } from "./origin.ts";
 import { withVisitorToken } from "./pageCache.ts";
 
@@ -48,7 +49,9 @@ export function renderPage(req: Request, res: Response, page: ReactElement, opti
   const shell: ShellProps = { ...ctx.shell, path: req.path, toast: ctx.takeToast(), bare: options.bare ?? false };
   const body = collectWidgets(collector, () => renderToString(
       <CsrfContext value={ctx.csrfToken}>
-        <Layout shell={shell}>{page}</Layout>
+        <ImageUrlContext value={ctx.assets.image}>
+          <Layout shell={shell}>{page}</Layout>
+        </ImageUrlContext>
       </CsrfContext>,
     ));
 
@@ -79,7 +82,7 @@ export function renderPage(req: Request, res: Response, page: ReactElement, opti
       <meta property="og:description" content={options.description} />
       <meta property="og:type" content={options.openGraph?.type ?? "website"} />
       <meta property="og:url" content={canonical} />
-      {options.openGraph?.image ? <meta property="og:image" content={new URL(options.openGraph.image, origin).href} /> : null}
+      {options.openGraph?.image ? <meta property="og:image" content={new URL(ctx.assets.image(options.openGraph.image), origin).href} /> : null}
       {[...new Set(preloads)].map((href) => <link key={href} rel="modulepreload" href={href} />)}
     </>,
   );

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
+import { loadAssets } from "../../src/http/assets.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ describe("/contact page", () => {
     expect(form).toContain('action="/contact"');
     expect(form).toContain('method="post"');
     for (const name of ["name", "email", "phone", "subject", "message", "_csrf"]) expect(res.text).toContain(`name="${name}"`);
-    expect(res.text).toContain('src="/images/contact/birmingham-map.svg"');
+    expect(res.text).toContain(`src="${loadAssets().image("/images/contact/birmingham-map.svg")}"`);
     expect(res.text).not.toMatch(/<iframe/);
     expect(text).toContain("Frequently Asked Questions");
     expect(text).toContain("Orders over $75 ship free and arrive in 2-3 business days");

@@ -15,6 +15,7 @@ import { formWidgetProps, type FormState } from "../../../src/http/forms.ts";
 import { CUSTOM_ORDERS } from "../../../src/messages/policies.ts";
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
+import { useImageUrl } from "../../layout/imageUrl.ts";
 
 export interface CustomApparelPageProps {
   quote: { form: FormState; sent: boolean };
@@ -22,6 +23,8 @@ export interface CustomApparelPageProps {
 
 export function CustomApparelPage({ quote }: CustomApparelPageProps) {
   const csrfToken = useContext(CsrfContext);
+  const image = useImageUrl();
+  const withImage = <T extends { image: string }>(item: T): T => ({ ...item, image: image(item.image) });
   return (
     <>
       <section className="page-hero apparel-hero" aria-labelledby="apparel-title">
@@ -32,7 +35,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             <p className="lead">Singlets, rashguards, warmups and team wear designed from scratch for your program, by people who have stood in a corner on match day.</p>
             <p className="actions"><a className="btn btn-primary" href="#contact-form">Request Custom Quote</a></p>
           </div>
-          <img src="/images/apparel/featured-competition.svg" alt="A red competition singlet with black side panels" width={480} height={480} />
+          <img src={image("/images/apparel/featured-competition.svg")} alt="A red competition singlet with black side panels" width={480} height={480} fetchPriority="high" />
         </div>
       </section>
 
@@ -53,7 +56,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
           <div className="grid grid-3">
             {FEATURED_DESIGNS.map((d) => (
               <article className="card showcase-card" key={d.name}>
-                <img src={d.image} alt="" width={480} height={480} loading="lazy" />
+                <img src={image(d.image)} alt="" width={480} height={480} loading="lazy" />
                 <div className="card-body">
                   <h3>{d.name}</h3>
                   <p className="muted">{d.description}</p>
@@ -93,12 +96,12 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             {PORTFOLIO.map((p) => (
               <li key={p.slug}>
                 <button type="button" className="portfolio-item" popoverTarget={`design-${p.slug}`}>
-                  <img src={p.image} alt="" width={480} height={480} loading="lazy" />
+                  <img src={image(p.image)} alt="" width={480} height={480} loading="lazy" />
                   <span className="portfolio-item-name">{p.name}</span>
                   <span className="portfolio-item-category">{p.category}</span>
                 </button>
                 <div id={`design-${p.slug}`} className="portfolio-dialog" popover="auto" role="dialog" aria-label={p.name}>
-                  <img src={p.image} alt={p.name} width={480} height={480} loading="lazy" />
+                  <img src={image(p.image)} alt={p.name} width={480} height={480} loading="lazy" />
                   <div className="portfolio-dialog-body">
                     <p className="eyebrow">{p.category}</p>
                     <h3>{p.name}</h3>
@@ -125,7 +128,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
           <div className="grid grid-4">
             {FEATURED_TEAMS.map((t) => (
               <article className="card showcase-card team-card" key={t.name} style={{ borderTopColor: t.teamColor }}>
-                <img src={t.image} alt="" width={480} height={480} loading="lazy" />
+                <img src={image(t.image)} alt="" width={480} height={480} loading="lazy" />
                 <div className="card-body">
                   <h3>{t.name}</h3>
                   <p className="team-card-location">{t.location}</p>
@@ -158,7 +161,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             <div className="colorway-panels">
               {RASHGUARD_COLORWAYS.map((c) => (
                 <div key={c.id} className="colorway-panel" data-colorway={c.id}>
-                  <img src={c.image} alt={`${c.name} long-sleeve rashguard`} width={480} height={480} loading="lazy" />
+                  <img src={image(c.image)} alt={`${c.name} long-sleeve rashguard`} width={480} height={480} loading="lazy" />
                   <div>
                     <h3>{c.name} Rashguard</h3>
                     <p className="muted">{c.description}</p>
@@ -180,7 +183,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             <h2 id="schools-title">School Apparel Packages</h2>
             <p className="lead">Complete packages in school colours, priced per roster and delivered before the first dual.</p>
           </div>
-          <Widget name="SchoolPackages" load="visible" props={{ schools: SCHOOL_PACKAGES, intervalMs: ROTATION_MS.schoolImages }} />
+          <Widget name="SchoolPackages" load="visible" props={{ schools: SCHOOL_PACKAGES.map((school) => ({ ...school, images: school.images.map(withImage) })), intervalMs: ROTATION_MS.schoolImages }} />
         </div>
       </section>
 
@@ -190,7 +193,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             <h2 id="sets-title">Complete Custom Apparel Sets</h2>
             <p className="lead">Head-to-toe sets in one design language, from weigh-ins to the podium.</p>
           </div>
-          <Widget name="ApparelSets" load="visible" props={{ sets: APPAREL_SETS, intervalMs: ROTATION_MS.apparelSets }} />
+          <Widget name="ApparelSets" load="visible" props={{ sets: APPAREL_SETS.map((set) => ({ ...set, items: set.items.map(withImage) })), intervalMs: ROTATION_MS.apparelSets }} />
         </div>
       </section>
 
@@ -200,7 +203,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
             <h2 id="portfolio-sets-title">Design Portfolio Collections</h2>
             <p className="lead">Browse our work by category.</p>
           </div>
-          <Widget name="PortfolioSets" load="visible" props={{ sets: PORTFOLIO_SETS, intervalMs: ROTATION_MS.portfolioSets }} />
+          <Widget name="PortfolioSets" load="visible" props={{ sets: PORTFOLIO_SETS.map((set) => ({ ...set, designs: set.designs.map(withImage) })), intervalMs: ROTATION_MS.portfolioSets }} />
         </div>
       </section>
 

@@ -5,6 +5,7 @@ import { contactFaq, supportHoursText } from "../../../src/messages/policies.ts"
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { MailIcon, PhoneIcon, PinIcon } from "../../layout/Icons.tsx";
+import { useImageUrl } from "../../layout/imageUrl.ts";
 
 export interface ContactPageProps {
   site: Site;
@@ -14,6 +15,7 @@ export interface ContactPageProps {
 export function ContactPage({ site, contact }: ContactPageProps) {
   const csrfToken = useContext(CsrfContext);
   const hours = supportHoursText();
+  const image = useImageUrl();
   return (
     <>
       <section className="page-hero" aria-labelledby="contact-title">
@@ -55,7 +57,7 @@ export function ContactPage({ site, contact }: ContactPageProps) {
           <div>
             <h2>Find Us</h2>
             <figure className="map">
-              <img src="/images/contact/birmingham-map.svg" width={1000} height={600} loading="lazy"
+              <img src={image("/images/contact/birmingham-map.svg")} width={1000} height={600} loading="lazy"
                 alt={`Map of downtown Birmingham with a pin at ${site.mailingAddress.slice(1).join(", ")}, at 1st Avenue North and 21st Street North`} />
               <figcaption>{site.mailingAddress.slice(1).join(", ")}</figcaption>
             </figure>

@@ -6,6 +6,7 @@ import { formatPrice } from "../../../src/money.ts";
 import { coachEvent, type CoachRegistrationState } from "../../../src/coaches/rules.ts";
 import { COACH_MESSAGES } from "../../../src/coaches/schemas.ts";
 import { Widget } from "../../components/Widget.tsx";
+import { useImageUrl } from "../../layout/imageUrl.ts";
 
 export interface EventDetailPageProps {
   event: EventDetail;
@@ -72,6 +73,7 @@ function CoachBox({ event, state }: { event: EventDetail; state: CoachRegistrati
 export function EventDetailPage({ event, placesLeft, status, coachRegistration = "notOffered" }: EventDetailPageProps) {
   const paragraphs = event.description.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   const teamSaving = teamSavingsCents(event);
+  const image = useImageUrl();
   return (
     <article className="event-detail">
       <header className="event-hero">
@@ -91,7 +93,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
           <p className="event-hero-meta">{event.dateText} &middot; {event.location}</p>
           <RegistrationChoices event={event} status={status} />
         </div>
-        <img className="event-hero-picture" src={event.image} alt={`${event.title} poster`} width="1200" height="800" />
+        <img className="event-hero-picture" src={image(event.image)} alt={`${event.title} poster`} width="1200" height="800" fetchPriority="high" />
         </div>
       </header>
 
@@ -126,7 +128,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
               <ul className="coach-grid">
                 {event.coaches.map((c) => (
                   <li key={c.id} className="card coach-card">
-                    <img src={c.image} alt={`Portrait of ${c.name}`} width="400" height="400" loading="lazy" />
+                    <img src={image(c.image)} alt={`Portrait of ${c.name}`} width="400" height="400" loading="lazy" />
                     <div className="card-body">
                       <h3>{c.name}</h3>
                       <p className="coach-title">{c.title}</p>
@@ -161,7 +163,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
               <ul className="college-logos">
                 {event.collegeLogos.map((l) => (
                   <li key={l.id}>
-                    <img src={l.image} alt="" width="120" height="140" />
+                    <img src={image(l.image)} alt="" width="120" height="140" loading="lazy" />
                     <span>{l.name}</span>
                   </li>
                 ))}

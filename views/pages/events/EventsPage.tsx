@@ -2,6 +2,7 @@ import type { EventSummary } from "../../../src/events/types.ts";
 import { REGISTRATION_STATUS_LABEL, type RegistrationStatus } from "../../../src/events/rules.ts";
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, MapPinIcon } from "../../components/events/EventIcons.tsx";
+import { useImageUrl } from "../../layout/imageUrl.ts";
 
 export const EVENTS_HERO_POSTER = "/images/events/events-hero.svg";
 
@@ -19,11 +20,12 @@ export interface EventsPageProps {
 
 function EventCard({ event, status }: { event: EventSummary; status: RegistrationStatus }) {
   const titleId = `event-${event.id}-title`;
+  const image = useImageUrl();
   return (
     <article className="card event-card" aria-labelledby={titleId}>
       {/* The artwork carries its own words: the badges and the overlay line sit under it, never over it. */}
       <div className="event-card-media">
-        <img src={event.image} alt={`${event.title} poster`} width="1200" height="800" loading="lazy" decoding="async" />
+        <img src={image(event.image)} alt={`${event.title} poster`} width="1200" height="800" loading="lazy" decoding="async" />
       </div>
       <div className="event-card-strip">
         <p className="event-card-tags">
@@ -34,7 +36,7 @@ function EventCard({ event, status }: { event: EventSummary; status: Registratio
         {event.collegeLogos.length > 0 ? (
           <ul className="college-logos college-logos-small" aria-label="Colleges attending">
             {event.collegeLogos.map((logo) => (
-              <li key={logo.id}><img src={logo.image} alt={logo.name} width="56" height="64" loading="lazy" /></li>
+              <li key={logo.id}><img src={image(logo.image)} alt={logo.name} width="56" height="64" loading="lazy" /></li>
             ))}
           </ul>
         ) : null}
@@ -56,13 +58,14 @@ function EventCard({ event, status }: { event: EventSummary; status: Registratio
 }
 
 export function EventsPage({ events, statuses, seasonYear, heroVideoUrl, loadError }: EventsPageProps) {
+  const poster = useImageUrl()(EVENTS_HERO_POSTER);
   return (
     <>
       <section className="events-hero">
         <div className="events-hero-media">
-          <img src={EVENTS_HERO_POSTER} alt="" width="1600" height="900" />
+          <img src={poster} alt="" width="1600" height="900" fetchPriority="high" />
           {heroVideoUrl ? (
-            <video className="events-hero-video" autoPlay muted loop playsInline preload="metadata" poster={EVENTS_HERO_POSTER} aria-hidden="true" tabIndex={-1}>
+            <video className="events-hero-video" autoPlay muted loop playsInline preload="metadata" poster={poster} aria-hidden="true" tabIndex={-1}>
               <source src={heroVideoUrl} />
             </video>
           ) : null}

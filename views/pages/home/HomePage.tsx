@@ -5,6 +5,7 @@ import { TEAM_MINIMUM_ATHLETES } from "../../../src/home/eventOffers.ts";
 import { formWidgetProps, type FormState } from "../../../src/http/forms.ts";
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
+import { useImageUrl } from "../../layout/imageUrl.ts";
 import { formatDollars, formatPrice } from "../../../src/money.ts";
 
 export interface HomePageProps {
@@ -18,6 +19,7 @@ export const TEAM_EVENTS_PATH = "/team-events";
 
 export function HomePage({ site, offers, newsletter }: HomePageProps) {
   const csrfToken = useContext(CsrfContext);
+  const image = useImageUrl();
   const { teamDeal, featured, promo } = offers;
   return (
     <>
@@ -33,7 +35,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
 
       {featured ? (
         <a className="featured-athlete" href={`/events/${featured.id}`}>
-          <img src="/images/home/featured-athlete.svg" alt="" width={800} height={500} />
+          <img src={image("/images/home/featured-athlete.svg")} alt="" width={800} height={500} loading="lazy" />
           <span className="featured-athlete-text">
             <span className="eyebrow">Featured Athlete</span>
             <strong>A two-time national champion leads the room at the {featured.title}</strong>
@@ -44,7 +46,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
       ) : null}
 
       <section className="home-hero" aria-labelledby="home-hero-title">
-        <img className="home-hero-art" src="/images/home/hero.svg" alt="" width={1600} height={900} />
+        <img className="home-hero-art" src={image("/images/home/hero.svg")} alt="" width={1600} height={900} fetchPriority="high" />
         <div className="container home-hero-inner">
           <p className="eyebrow">{site.displayName} · Summer Camps</p>
           <h1 id="home-hero-title" className="display">Earn it on the mat.</h1>
@@ -85,7 +87,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
                 <a className="btn btn-primary" href={`/events/${promo.id}`}>Claim your spot</a>
               </p>
             </div>
-            <img className="promo-art" src="/images/home/champ-camp.svg" alt="Gold champion's medal on a red ribbon" width={800} height={600} loading="lazy" />
+            <img className="promo-art" src={image("/images/home/champ-camp.svg")} alt="Gold champion's medal on a red ribbon" width={800} height={600} loading="lazy" />
           </div>
         </section>
       ) : null}
@@ -98,7 +100,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
             <p className="lead">Four stops, one standard: hard drilling, smart live goes and coaches who know every athlete by name.</p>
           </div>
           <a className="summer-poster" href="/events">
-            <img src="/images/home/summer-camps.svg" alt="Wrestlers drilling shots and sprawls on a red mat under a summer sun" width={1280} height={720} loading="lazy" />
+            <img src={image("/images/home/summer-camps.svg")} alt="Wrestlers drilling shots and sprawls on a red mat under a summer sun" width={1280} height={720} loading="lazy" />
             <span className="summer-poster-cta">View all camps <span aria-hidden="true">→</span></span>
           </a>
         </div>
@@ -113,7 +115,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
           </div>
           <div className="grid grid-2">
             <article className="card portal-card">
-              <img src="/images/home/individual.svg" alt="" width={600} height={400} loading="lazy" />
+              <img src={image("/images/home/individual.svg")} alt="" width={600} height={400} loading="lazy" />
               <div className="card-body">
                 <h3>Individual</h3>
                 <p className="muted">Choose your camp and package (full camp or single days), then pay securely online in a few minutes.</p>
@@ -121,7 +123,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
               </div>
             </article>
             <article className="card portal-card">
-              <img src="/images/home/team.svg" alt="" width={600} height={400} loading="lazy" />
+              <img src={image("/images/home/team.svg")} alt="" width={600} height={400} loading="lazy" />
               <div className="card-body">
                 <h3>Team</h3>
                 <p className="muted">
@@ -137,7 +139,7 @@ export function HomePage({ site, offers, newsletter }: HomePageProps) {
       <section className="section section-alt" aria-labelledby="nutrition-title">
         <div className="container">
           <article className="card nutrition-card">
-            <img src="/images/home/nutrition.svg" alt="" width={600} height={400} loading="lazy" />
+            <img src={image("/images/home/nutrition.svg")} alt="" width={600} height={400} loading="lazy" />
             <div className="card-body">
               <p className="eyebrow">Official nutrition partner</p>
               <h2 id="nutrition-title">Fuel the work with {site.nutritionPartner.name}</h2>

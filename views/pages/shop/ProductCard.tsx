@@ -13,11 +13,16 @@ import {
 } from "../../../src/catalogue/rules.ts";
 import { parsePriceCents } from "../../../src/money.ts";
 import { Form } from "../../components/Form.tsx";
+import { useImageUrl } from "../../layout/imageUrl.ts";
 
-/** A retail card: picture, title, short description, price, shipping notes and an add-to-cart form (quantity 1). */
-export function ProductCard({ product }: { product: Product }) {
+/**
+ * A retail card: picture, title, short description, price, shipping notes and an add-to-cart form (quantity 1).
+ * The first card of the page has `priority`: its picture is the page's largest, loaded at once; the others wait.
+ */
+export function ProductCard({ product, priority = false }: { product: Product; priority?: boolean }) {
+  const imageUrl = useImageUrl();
   const href = productPath(product);
-  const image = product.images[0];
+  const image = imageSrc(product.images[0]);
   const first = product.variants[0];
   const priceCents = first ? parsePriceCents(first.price) : 0;
   const addable = firstAvailableVariant(product);
@@ -45,7 +50,7 @@ export function ProductCard({ product }: { product: Product }) {
     <article className="card product-card" aria-labelledby={headingId}>
       <a className="product-card-image" href={href} tabIndex={-1} aria-hidden="true">
         {image ? (
-          <img src={imageSrc(image)} alt="" width={600} height={600} loading="lazy" />
+          <img src={imageUrl(image)} alt="" width={600} height={600} fetchPriority={priority ? "high" : undefined} loading={priority ? undefined : "lazy"} />
         ) : (
           <span className="image-placeholder" />
         )}

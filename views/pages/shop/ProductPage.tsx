@@ -1,5 +1,7 @@
 import type { ProductPickerProps } from "../../../widgets/ProductPicker.tsx";
+import type { Product, VariantImage } from "../../../src/catalogue/types.ts";
 import { Widget } from "../../components/Widget.tsx";
+import { useImageUrl } from "../../layout/imageUrl.ts";
 import { CareIcon, IconPoints, QualityIcon, ReturnIcon, SupportIcon, TruckIcon } from "./ShopIcons.tsx";
 import { shippingNote } from "../../../src/catalogue/rules.ts";
 
@@ -21,14 +23,25 @@ function InfoGrid({ shipping }: { shipping: string }) {
   );
 }
 
+/** The product with its pictures at the URLs pages link: the picker widget renders apart from the page. */
+function withImageUrls(product: Product, imageUrl: (path: string) => string): Product {
+  const variantImage = <I extends VariantImage | null | undefined>(image: I): I => (image ? { ...image, src: imageUrl(image.src) } : image);
+  return {
+    ...product,
+    images: product.images.map((image) => ({ ...image, src: imageUrl(image.src) })),
+    variants: product.variants.map((v) => ({ ...v, image: variantImage(v.image), featured_image: variantImage(v.featured_image) })),
+  };
+}
+
 export function ProductPage({ picker }: { picker: ProductPickerProps }) {
+  const product = withImageUrls(picker.product, useImageUrl());
   return (
     <>
       <div className="container product-page">
         <p className="back-link">
           <a href="/shop">← Back to Shop</a>
         </p>
-        <Widget name="ProductPicker" props={picker} />
+        <Widget name="ProductPicker" props={{ ...picker, product }} />
       </div>
       <InfoGrid shipping={shippingNote(picker.product)} />
     </>

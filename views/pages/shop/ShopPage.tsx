@@ -38,9 +38,9 @@ export function ShopPage({ brandName, products, unavailable, paidOrder }: ShopPa
           </div>
           {products.length > 0 ? (
             <ul className="grid grid-4 product-grid" role="list">
-              {products.map((p) => (
+              {products.map((p, i) => (
                 <li key={p.id}>
-                  <ProductCard product={p} />
+                  <ProductCard product={p} priority={i === 0} />
                 </li>
               ))}
             </ul>
