@@ -30,7 +30,7 @@ export default function CoachRequestDialog({ event, buttonClassName = "btn btn-s
 
   return (
     <>
-      <a ref={opener} className={buttonClassName} href={`${COACH_PAGE_PATH}?eventId=${event.id}`} aria-haspopup="dialog" onClick={open}>
+      <a ref={opener} className={buttonClassName} href={`${COACH_PAGE_PATH}?eventId=${event.id}`} aria-haspopup="dialog" onClick={open} data-coach-dialog-open="">
         College Coach Registration
       </a>
       <dialog ref={dialog} className="coach-dialog" aria-labelledby={titleId} onKeyDown={trapTab} onClose={() => opener.current?.focus()}>

@@ -78,8 +78,8 @@ function multipart(req: request.Test, fields: Fields, opts: { token?: string; lo
 describe("the button on the event pages", () => {
   it("shows 'College Coach Registration' on event 3 only, linking to the page and enhanced into the dialog", async () => {
     const clinic = await request(t.app).get("/events/3").expect(200);
-    expect(clinic.text).toMatch(/<a class="btn btn-secondary btn-block" href="\/coach-registration\?eventId=3" aria-haspopup="dialog">College Coach Registration<\/a>/);
-    expect(clinic.text).toContain('data-widget="CoachRequestDialog"');
+    expect(clinic.text).toMatch(/<a class="btn btn-secondary btn-block" href="\/coach-registration\?eventId=3" aria-haspopup="dialog" data-coach-dialog-open="">College Coach Registration<\/a>/);
+    expect(clinic.text).toContain('data-widget="CoachRequestDialog" data-load="interaction" data-trigger="[data-coach-dialog-open]"');
     // The dialog offers the event's own days, from the event data.
     for (const d of days) expect(clinic.text).toContain(`value="${d.date}"`);
     for (const id of [1, 2, 4]) {

@@ -119,7 +119,7 @@ describe("/register/{id} pages", () => {
     expect(tour).toContain("Single Day $99.00");
     const clinic = await request(t.app).get("/register/3").expect(200);
     // The coach dialog, as on the event page: its link is the way in without JavaScript.
-    expect(clinic.text).toMatch(/<a class="btn btn-secondary" href="\/coach-registration\?eventId=3" aria-haspopup="dialog">College Coach Registration<\/a>/);
+    expect(clinic.text).toMatch(/<a class="btn btn-secondary" href="\/coach-registration\?eventId=3" aria-haspopup="dialog" data-coach-dialog-open="">College Coach Registration<\/a>/);
     expect(clinic.text).toMatch(/data-widget="CoachRequestDialog"/);
   });
 

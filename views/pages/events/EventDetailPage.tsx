@@ -62,7 +62,7 @@ function CoachBox({ event, state }: { event: EventDetail; state: CoachRegistrati
       <h2 id="coach-heading" className="event-box-title">College Coaches</h2>
       <p>Recruiting for your program? Tell us which days you will attend and we will save you a seat by the mats.</p>
       {state === "open" ? (
-        <Widget name="CoachRequestDialog" props={{ event: coachEvent(event) }} />
+        <Widget name="CoachRequestDialog" load="interaction" trigger="[data-coach-dialog-open]" props={{ event: coachEvent(event) }} />
       ) : (
         <p className="muted" role="status">{COACH_MESSAGES.closed}</p>
       )}

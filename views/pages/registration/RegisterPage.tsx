@@ -21,7 +21,7 @@ export function RegisterPage({ event, coachRegistration, children }: { event: Ev
           <h1>Register for {event.title}</h1>
           <p className="lead">{event.dateText} · {event.location}</p>
           {coachRegistration === "open" ? (
-            <Widget name="CoachRequestDialog" props={{ event: coachEvent(event), buttonClassName: "btn btn-secondary" }} />
+            <Widget name="CoachRequestDialog" load="interaction" trigger="[data-coach-dialog-open]" props={{ event: coachEvent(event), buttonClassName: "btn btn-secondary" }} />
           ) : coachRegistration === "closed" ? (
             <a className="btn btn-secondary" href={`/coach-registration?eventId=${event.id}`}>College Coach Registration</a>
           ) : null}
