@@ -92,6 +92,9 @@ export function createApp(deps: AppDeps): Express {
   app.locals.sweepExpiredHolds = () => sweepExpiredHolds(registrations);
 
   app.disable("x-powered-by");
+  // Pages carry their visitor's own token, and hashing each body for an ETag costs a kept page a tenth of its time;
+  // built files keep the static server's own validators.
+  app.set("etag", false);
   app.set("trust proxy", config.trustProxyHops);
   app.set("query parser", "extended");
 

@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
+import { randomId } from "./randomIds.ts";
 
 /**
  * Stateless CSRF protection: a random visitor id in an HttpOnly cookie, and a token that is the HMAC of that id
@@ -56,7 +57,7 @@ export function createCsrf(secret: string, secure: boolean): Csrf {
     token: (req, res) => {
       let id = visitorId(req) ?? (res.locals.visitorId as string | undefined);
       if (!id) {
-        id = randomBytes(32).toString("base64url");
+        id = randomId(32);
         res.locals.visitorId = id;
         res.cookie(cookieName, id, { httpOnly: true, sameSite: "lax", secure, path: "/", maxAge: YEAR_MS });
       }

@@ -4,6 +4,7 @@ import { RedisStore } from "connect-redis";
 import type { Config } from "../config.ts";
 import { redisAvailable, type Redis } from "../redis.ts";
 import { isUnavailable } from "./errors.ts";
+import { randomId } from "./randomIds.ts";
 import type { Logger } from "../logger.ts";
 
 /** Sessions and CSRF tokens on a development machine (production requires SESSION_SECRET). */
@@ -29,6 +30,7 @@ export function createSessionStore(redis: Redis | undefined, prefix: string, log
 export function sessionMiddleware(config: Config, store: Store): RequestHandler {
   const middleware = session({
     name: "sid",
+    genid: () => randomId(24),
     store,
     secret: config.sessionSecret ?? DEVELOPMENT_SECRET,
     resave: false,
