@@ -20,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Request } from "playwright-core";
-import { PUBLIC_URL, proxyHeaders as remoteProxyHeaders, startBenchSite, writeResults } from "./site.ts";
+import { BENCH_PAGES, PUBLIC_URL, proxyHeaders as remoteProxyHeaders, startBenchSite, writeResults } from "./site.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -40,19 +40,8 @@ const BUDGET = { jsWithWidgets: 75 * KB, jsWithoutWidgets: 0, css: 12 * KB, perf
 const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
 type Category = (typeof CATEGORIES)[number];
 
-/** Every page type; the registration pages join when the site answers them with 200. */
-const PAGES: { path: string; cart?: boolean; optional?: boolean }[] = [
-  { path: "/" },
-  { path: "/shop" },
-  { path: "/shop/heavyweight-tee" },
-  { path: "/cart", cart: true },
-  { path: "/events" },
-  { path: "/events/2" },
-  { path: "/custom-apparel" },
-  { path: "/contact" },
-  { path: "/register/2", optional: true },
-  { path: "/team-register/2", optional: true },
-];
+/** The pages a browser shows; the registration pages join when the site answers them with 200. */
+const PAGES = BENCH_PAGES.filter((p) => !p.httpOnly);
 
 /** Stripe's own script (or its offline stand-in) is not ours to shrink. */
 const isStripeJs = (url: string) => url.startsWith("https://js.stripe.com/") || new URL(url).pathname.startsWith("/__offline-stripe/");

@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { PUBLIC_URL, proxyHeaders, startBenchSite, writeResults } from "./site.ts";
+import { BENCH_PAGES, PUBLIC_URL, proxyHeaders, startBenchSite, writeResults } from "./site.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -28,22 +28,6 @@ const onlyPaths = args.filter((a, i) => a.startsWith("/") && args[i - 1] !== "--
 const CONNECTIONS = 50;
 const BUDGET = { ratio: 0.5, p99Ms: 50 };
 
-/** Every page type; the registration pages join when the site has them (another answer than 200 leaves them out). */
-const PAGES: { path: string; cart?: boolean; optional?: boolean }[] = [
-  { path: "/" },
-  { path: "/shop" },
-  { path: "/shop/heavyweight-tee" },
-  { path: "/cart", cart: true },
-  { path: "/events" },
-  { path: "/events/2" },
-  { path: "/custom-apparel" },
-  { path: "/contact" },
-  { path: "/about" },
-  { path: "/api/events/2" },
-  { path: "/register/2", optional: true },
-  { path: "/team-register/2", optional: true },
-  { path: "/stripe-checkout", optional: true },
-];
 
 function cookiesOf(res: Response, jar: Map<string, string>): void {
   for (const line of res.headers.getSetCookie()) {
@@ -106,7 +90,7 @@ const problems: string[] = [];
 let sessionCheck: { anonymousGets: number; keysBefore: number; keysAfter: number; sessionsBefore: number; sessionsAfterCartAdd: number } | undefined;
 try {
   const base = site.url;
-  const pages = PAGES.filter((p) => onlyPaths.length === 0 || onlyPaths.includes(p.path));
+  const pages = BENCH_PAGES.filter((p) => onlyPaths.length === 0 || onlyPaths.includes(p.path));
   const cartCookie = pages.some((p) => p.cart) ? await shopperCookie(base) : "";
   const statics = await startStatic(tmp);
   try {

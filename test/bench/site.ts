@@ -12,6 +12,33 @@ import { createClient } from "redis";
 import { startServer } from "../support/server.ts";
 
 export const PUBLIC_URL = "https://bench.example";
+
+export interface BenchPage {
+  path: string;
+  /** Asked for with a session holding three cart lines. */
+  cart?: boolean;
+  /** Left out when the site answers it with another status than 200 (registration pages before they existed). */
+  optional?: boolean;
+  /** Only for the load benchmark: not a page a browser shows (JSON), or one only a session's checkout leads to. */
+  httpOnly?: boolean;
+}
+
+/** Every page type both benchmarks measure. */
+export const BENCH_PAGES: BenchPage[] = [
+  { path: "/" },
+  { path: "/shop" },
+  { path: "/shop/heavyweight-tee" },
+  { path: "/cart", cart: true },
+  { path: "/events" },
+  { path: "/events/2" },
+  { path: "/custom-apparel" },
+  { path: "/contact" },
+  { path: "/about", httpOnly: true },
+  { path: "/api/events/2", httpOnly: true },
+  { path: "/register/2", optional: true },
+  { path: "/team-register/2", optional: true },
+  { path: "/stripe-checkout", optional: true, httpOnly: true },
+];
 export const proxyHeaders = { "x-forwarded-proto": "https", "x-forwarded-for": "198.51.100.7" };
 
 export interface BenchSite {
