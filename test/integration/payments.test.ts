@@ -1,8 +1,6 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ADDRESS } from "../support/address.ts";
-import { createTestApp, type TestApp } from "../support/app.ts";
+import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import type { FakeEvent, FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 import type { PaymentCore, PaymentKindHandler } from "../../src/payments/core.ts";
@@ -11,21 +9,15 @@ import { ORDER_KIND, registerOrderPayments } from "../../src/orders/checkout.ts"
 import { insertOrder } from "../../src/orders/repository.ts";
 import { buildSite } from "../../src/site.ts";
 
-let t: TestApp;
-let server: Server;
+let t: PayingTestApp;
 let fake: FakeStripe;
 
 // The real stripe SDK talks to the offline fake; the fake delivers signed webhooks to the listening app.
 beforeAll(async () => {
-  t = await createTestApp();
-  fake = t.gateway.offline!;
-  server = t.app.listen(0, "127.0.0.1");
-  await new Promise((r) => server.once("listening", r));
-  fake.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/stripe/webhook`);
+  t = await createPayingTestApp();
+  fake = t.fake;
 });
 afterAll(async () => {
-  await fake?.idle();
-  await new Promise((r) => server?.close(r));
   await t?.close();
 });
 beforeEach(() => {
@@ -264,8 +256,7 @@ describe("POST /api/stripe/webhook", () => {
     const { event, reference } = await paidEvent();
     const forged = fake.sign(JSON.stringify({ ...event, id: "evt_forged" }));
     expect(await fake.deliver(event, forged)).toBe(400);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/stripe/webhook`;
-    const unsigned = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(event) });
+    const unsigned = await fetch(t.webhookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(event) });
     expect(unsigned.status).toBe(400);
     const stale = fake.sign(JSON.stringify(event, null, 2), Math.floor(Date.now() / 1000) - 3600);
     expect(await fake.deliver(event, stale)).toBe(400);

@@ -1,29 +1,21 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import request from "supertest";
-import { backend, createTestApp, type TestApp } from "../support/app.ts";
+import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { executableScripts, textOf, visitor } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 import { placesLeft } from "../../src/events/repository.ts";
 import { createDb } from "../../src/db/knex.ts";
 import { createApp } from "../../src/app.ts";
 
-let t: TestApp;
-let server: Server;
+let t: PayingTestApp;
 let fake: FakeStripe;
 
 beforeAll(async () => {
   // Behind one proxy, as in production: the crowd tests give each person their own address (X-Forwarded-For).
-  t = await createTestApp({ TRUST_PROXY_HOPS: "1" });
-  fake = t.gateway.offline!;
-  server = t.app.listen(0, "127.0.0.1");
-  await new Promise((r) => server.once("listening", r));
-  fake.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/stripe/webhook`);
+  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
+  fake = t.fake;
 });
 afterAll(async () => {
-  await fake?.idle();
-  await new Promise((r) => server?.close(r));
   await t?.close();
 });
 beforeEach(async () => {

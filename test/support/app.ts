@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import type { Express } from "express";
 import knexFactory from "knex";
@@ -14,6 +15,7 @@ import { createShopifyWriteBacks } from "../../src/orders/shopifyWriteBack.ts";
 import { createApp, type AppDeps } from "../../src/app.ts";
 import { createCatalogueSource } from "../../src/catalogue/createSource.ts";
 import { setUpPayments } from "../../src/payments/setup.ts";
+import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 
 export type Backend = "sqlite" | "mysql";
 
@@ -139,6 +141,33 @@ export async function createTestApp(
         await closeRedis(redis);
       }
       await cleanup();
+    },
+  };
+}
+
+export interface PayingTestApp extends TestApp {
+  /** The offline Stripe fake behind `gateway`, delivering its signed webhooks to this app. */
+  fake: FakeStripe;
+  /** Where the fake delivers them: the app listening on a port of its own. */
+  webhookUrl: string;
+}
+
+/** The app listening on a port, with the offline Stripe fake delivering its signed webhooks to it, as Stripe would. */
+export async function createPayingTestApp(env: Record<string, string> = {}): Promise<PayingTestApp> {
+  const t = await createTestApp(env);
+  const fake = t.gateway.offline!;
+  const server = t.app.listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  const webhookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/stripe/webhook`;
+  fake.setWebhookUrl(webhookUrl);
+  return {
+    ...t,
+    fake,
+    webhookUrl,
+    async close() {
+      await fake.idle();
+      await new Promise((r) => server.close(r));
+      await t.close();
     },
   };
 }
