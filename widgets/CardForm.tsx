@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent, type SyntheticEvent } from "react";
-import { CardElement, Elements, useElements, useStripe } from "@stripe/react-stripe-js";
-import type { Stripe, StripeCardElementChangeEvent } from "@stripe/stripe-js";
+import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
+import { CARD_STYLE, WithStripe, type StripeStatus } from "./stripeElements.tsx";
+import type { StripeCardElementChangeEvent } from "@stripe/stripe-js";
 import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "../views/components/Form.tsx";
 import type { FormState } from "../src/http/forms.ts";
 import { CheckoutForm, validateCheckout } from "../src/cart/schemas.ts";
@@ -46,37 +47,14 @@ function knownAddress(values: unknown): ShippingAddress | null {
   return parsed.success ? parsed.data : null;
 }
 
-const CARD_STYLE = {
-  base: { color: "#f4f4f5", fontSize: "16px", iconColor: "#f4f4f5", "::placeholder": { color: "#a1a1aa" } },
-  invalid: { color: "#f87171", iconColor: "#f87171" },
-};
-
-type StripeState = { status: "waiting" } | { status: "ready"; stripe: Stripe } | { status: "unavailable" };
-
 /**
  * Order summary and card checkout: customer info, the card Element, 'Processing Payment...' while busy.
- * Rendered on the server without Stripe (the page then says card entry needs JavaScript); in the browser
- * it takes Stripe.js (real or the offline fake) from window.Stripe, which the page loads before the widgets.
  */
 export default function CardForm(props: CardFormProps) {
-  const [stripe, setStripe] = useState<StripeState>({ status: "waiting" });
-  useEffect(() => {
-    const factory = (window as unknown as { Stripe?: (key: string) => Stripe }).Stripe;
-    try {
-      setStripe(factory ? { status: "ready", stripe: factory(props.publishableKey) } : { status: "unavailable" });
-    } catch {
-      setStripe({ status: "unavailable" });
-    }
-  }, [props.publishableKey]);
-
-  return (
-    <Elements stripe={stripe.status === "ready" ? stripe.stripe : null}>
-      <Checkout {...props} stripeState={stripe.status} />
-    </Elements>
-  );
+  return <WithStripe publishableKey={props.publishableKey}>{(status) => <Checkout {...props} stripeState={status} />}</WithStripe>;
 }
 
-function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl, successUrl, action, shippingFlatRateCents, stripeState }: CardFormProps & { stripeState: StripeState["status"] }) {
+function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl, successUrl, action, shippingFlatRateCents, stripeState }: CardFormProps & { stripeState: StripeStatus }) {
   const stripe = useStripe();
   const elements = useElements();
   const [cart, setCart] = useState(initialCart);

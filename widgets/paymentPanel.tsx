@@ -2,9 +2,9 @@
  * The payment panel: step 2 of an individual registration (RegistrationSteps) and the card part of /stripe-checkout
  * (CheckoutPayment). Its own module, so the checkout page does not download the registration form and its schema.
  */
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
-import { CardElement, Elements, useElements, useStripe } from "@stripe/react-stripe-js";
-import type { Stripe } from "@stripe/stripe-js";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
+import { CARD_STYLE, WithStripe, type StripeStatus } from "./stripeElements.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { formatPrice } from "../src/money.ts";
@@ -40,19 +40,12 @@ export const REGISTRATION_TEXT = {
   redirectMs: 2000,
 } as const;
 
-const CARD_STYLE = {
-  base: { color: "#f4f4f5", fontSize: "16px", iconColor: "#f4f4f5", "::placeholder": { color: "#a1a1aa" } },
-  invalid: { color: "#f87171", iconColor: "#f87171" },
-};
-
 /** Where a confirmed card payment lands: the registration's confirmation, or the team checkout's complete view. */
 export function paidUrl(eventId: number, intentId: string, option?: "team"): string {
   return option === "team"
     ? `/stripe-checkout?eventId=${eventId}&option=team&success=true`
     : `/event-registration/${eventId}?paymentSuccess=true&paymentIntentId=${encodeURIComponent(intentId)}`;
 }
-
-type StripeState = { status: "waiting" } | { status: "ready"; stripe: Stripe } | { status: "unavailable" };
 
 /** Step 2's summary and card form; also the card part of /stripe-checkout. */
 export interface PaymentPanelProps {
@@ -73,23 +66,10 @@ export interface PaymentPanelProps {
 }
 
 export function PaymentPanel(props: PaymentPanelProps) {
-  const [stripe, setStripe] = useState<StripeState>({ status: "waiting" });
-  useEffect(() => {
-    const factory = (window as unknown as { Stripe?: (key: string) => Stripe }).Stripe;
-    try {
-      setStripe(factory ? { status: "ready", stripe: factory(props.publishableKey) } : { status: "unavailable" });
-    } catch {
-      setStripe({ status: "unavailable" });
-    }
-  }, [props.publishableKey]);
-  return (
-    <Elements stripe={stripe.status === "ready" ? stripe.stripe : null}>
-      <CardPayment {...props} stripeState={stripe.status} />
-    </Elements>
-  );
+  return <WithStripe publishableKey={props.publishableKey}>{(status) => <CardPayment {...props} stripeState={status} />}</WithStripe>;
 }
 
-function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeState, billing, backHref, csrfToken, from, option }: PaymentPanelProps & { stripeState: StripeState["status"] }) {
+function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeState, billing, backHref, csrfToken, from, option }: PaymentPanelProps & { stripeState: StripeStatus }) {
   const stripe = useStripe();
   const elements = useElements();
   const [payment, setPayment] = useState(initialPayment);

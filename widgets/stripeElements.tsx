@@ -1,0 +1,31 @@
+import { useEffect, useState, type ReactNode } from "react";
+import { Elements } from "@stripe/react-stripe-js";
+import type { Stripe } from "@stripe/stripe-js";
+
+/** The card Element's look on the site's dark panels. */
+export const CARD_STYLE = {
+  base: { color: "#f4f4f5", fontSize: "16px", iconColor: "#f4f4f5", "::placeholder": { color: "#a1a1aa" } },
+  invalid: { color: "#f87171", iconColor: "#f87171" },
+};
+
+/** 'waiting' on the server and until the browser has looked; 'unavailable' when Stripe.js did not load. */
+export type StripeStatus = "waiting" | "ready" | "unavailable";
+
+type StripeState = { status: "waiting" } | { status: "ready"; stripe: Stripe } | { status: "unavailable" };
+
+/**
+ * Stripe Elements around a card form: Stripe.js (real, or the offline fake) comes from window.Stripe, which the
+ * page loads before its widgets; rendered on the server without it, so the form can say card entry needs JavaScript.
+ */
+export function WithStripe({ publishableKey, children }: { publishableKey: string; children: (status: StripeStatus) => ReactNode }) {
+  const [stripe, setStripe] = useState<StripeState>({ status: "waiting" });
+  useEffect(() => {
+    const factory = (window as unknown as { Stripe?: (key: string) => Stripe }).Stripe;
+    try {
+      setStripe(factory ? { status: "ready", stripe: factory(publishableKey) } : { status: "unavailable" });
+    } catch {
+      setStripe({ status: "unavailable" });
+    }
+  }, [publishableKey]);
+  return <Elements stripe={stripe.status === "ready" ? stripe.stripe : null}>{children(stripe.status)}</Elements>;
+}
