@@ -9,9 +9,11 @@ import { cartState, LEAK, prototypeSnapshot, randomIp, rowCounts, shopperWithOne
  * The probe's malformed requests, kept: every case sends a valid session and CSRF token to an unsafe route of
  * the table with at least one invalid field (so it must change nothing), dressed in hostile shapes: wrong types,
  * huge strings, control and invisible characters, prototype keys, deep nesting, duplicate keys, wrong content
- * types and charsets, broken JSON. FUZZ_RUNS sets the number of cases (npm test: 1,000; test:stress: 10,000).
+ * types and charsets, broken JSON. FUZZ_RUNS sets the number of cases (npm test: 1,000; test:stress: 10,000);
+ * FUZZ_SEED and FUZZ_PATH replay the case a failure names (fast-check prints both).
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
+const REPLAY = process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH } : {};
 
 let t: TestApp;
 beforeAll(async () => {
@@ -206,7 +208,7 @@ describe("fuzzing every JSON and form endpoint with a valid session and token", 
         expect(prototypeSnapshot(), what).toBe(protoBefore);
         expect(({} as Record<string, unknown>).polluted, what).toBeUndefined();
       }),
-      { numRuns: RUNS, endOnFailure: true },
+      { numRuns: RUNS, endOnFailure: true, ...REPLAY },
     );
 
     expect(await rowCounts(t.db)).toEqual(rowsBefore);

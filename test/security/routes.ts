@@ -90,7 +90,7 @@ const team = () => ({
   "coachInfo.lastName": line("Brooks"),
   "coachInfo.email": email("coach@example.com"),
   "coachInfo.phone": line("205-555-0142"),
-  "coachInfo.teamName": line("Central WC"),
+  "coachInfo.teamName": line("Central WC", true),
   ...Object.fromEntries(
     [0, 1, 2, 3, 4].flatMap((i) => [
       [`athletes.${i}.firstName`, line(`Athlete${i}`)],
