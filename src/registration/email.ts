@@ -56,8 +56,7 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
   if (registration.kind === "team") return teamRosterEmail(site, event, registration, discount);
   const athlete = registration.athletes[0]!;
   const days = attendedDays(event, registration).map((d) => d.label);
-  const paid = formatPrice(registration.amountPaidCents ?? registration.amountCents);
-  const facts: [string, string][] = [
+  const facts: Fact[] = [
     ["Registration reference", registration.reference],
     ["Event", event.title],
     ["Dates", event.dateText],
@@ -66,40 +65,16 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
     ["Package", registration.packageLabel],
     ["Days", days.join(", ")],
     ["Athlete", `${athlete.firstName} ${athlete.lastName}`],
-    ...(discount ? ([["Discount code", `${discount.code} (${formatPrice(discount.amountOffCents)} off)`]] as [string, string][]) : []),
-    ["Amount paid", paid],
+    ...discountFact(discount),
+    ["Amount paid", amountPaid(registration)],
   ];
-  const text = [
-    `Hi ${registration.contact.firstName},`,
-    "",
-    `${athlete.firstName} ${athlete.lastName} is registered for ${event.title}. ${registration.amountPaidCents === 0 ? "Your registration is free: nothing was charged." : "Your payment was received."}`,
-    "",
-    ...facts.map(([k, v]) => `${k}: ${v}`),
-    "",
-    "What to bring:",
-    ...WHAT_TO_BRING.map((w) => `- ${w}`),
-    "",
-    "The attached calendar file adds each camp day to your calendar.",
-    "",
-    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
-    "",
-    site.displayName,
-  ].join("\n");
-  const html = `<!doctype html><html><body style="font-family:Arial,sans-serif;color:#111">
-<h1 style="font-size:20px">You're registered for ${escapeHtml(event.title)}</h1>
-<table cellpadding="6" style="border-collapse:collapse">${facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>
-<h2 style="font-size:16px">What to bring</h2><ul>${WHAT_TO_BRING.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>
-<p>Questions? Write to ${escapeHtml(site.email)} or call ${escapeHtml(site.phone)}.</p></body></html>`;
-  return {
+  return confirmation(site, event, registration, {
     kind: "registration_confirmation",
-    reference: `registration:${registration.reference}`,
-    to: registration.contact.email,
-    replyTo: site.email,
     subject: `You're registered: ${event.title} (${registration.reference})`,
-    text,
-    html,
-    attachments: [{ filename: `${registration.reference}.ics`, contentType: "text/calendar; charset=utf-8; method=PUBLISH", content: registrationCalendar(site, event, registration) }],
-  };
+    intro: `${athlete.firstName} ${athlete.lastName} is registered for ${event.title}.`,
+    headingHtml: `You're registered for ${escapeHtml(event.title)}`,
+    facts,
+  });
 }
 
 /** A payment that came after the hold lapsed, when the event had filled up: refunded in full. */
@@ -128,8 +103,7 @@ export function lateRegistrationRefundEmail(site: Site, event: EventDetail, regi
 /** The coach's confirmation of a paid team: the team, the event, each athlete with their shirt size, the amount and the reference. */
 export function teamRosterEmail(site: Site, event: EventDetail, registration: Registration, discount?: EmailDiscount): OutgoingEmail {
   const team = registration.teamName ?? `${registration.contact.firstName} ${registration.contact.lastName}'s team`;
-  const paid = formatPrice(registration.amountPaidCents ?? registration.amountCents);
-  const facts: [string, string][] = [
+  const facts: Fact[] = [
     ["Registration reference", registration.reference],
     ["Team", team],
     ["Coach", `${registration.contact.firstName} ${registration.contact.lastName}, ${registration.contact.phone}`],
@@ -138,8 +112,8 @@ export function teamRosterEmail(site: Site, event: EventDetail, registration: Re
     ["Time", event.time],
     ["Location", event.location],
     ["Athletes", String(registration.places)],
-    ...(discount ? ([["Discount code", `${discount.code} (${formatPrice(discount.amountOffCents)} off)`]] as [string, string][]) : []),
-    ["Amount paid", paid],
+    ...discountFact(discount),
+    ["Amount paid", amountPaid(registration)],
   ];
   const roster = registration.athletes.map((a, i) => ({
     n: i + 1,
@@ -148,16 +122,42 @@ export function teamRosterEmail(site: Site, event: EventDetail, registration: Re
     shirt: a.shirtSize ?? "",
     parent: `${a.emergencyContactName}, ${a.emergencyContactPhone}`,
   }));
+  return confirmation(site, event, registration, {
+    kind: "team_registration_confirmation",
+    subject: `Team registered: ${event.title}, ${registration.places} athletes (${registration.reference})`,
+    intro: `${team} is registered for ${event.title}: ${registration.places} athletes.`,
+    headingHtml: `${escapeHtml(team)} is registered for ${escapeHtml(event.title)}`,
+    facts,
+    rosterText: ["Roster:", ...roster.map((a) => `${a.n}. ${a.name}, age ${a.age}, shirt ${a.shirt}, parent ${a.parent}`), ""],
+    rosterHtml: `<h2 style="font-size:16px">Roster</h2>
+<table cellpadding="6" style="border-collapse:collapse"><tr><th align="left">#</th><th align="left">Athlete</th><th align="left">Age</th><th align="left">Shirt size</th><th align="left">Parent</th></tr>
+${roster.map((a) => `<tr><td>${a.n}</td><td>${escapeHtml(a.name)}</td><td>${escapeHtml(a.age)}</td><td>${escapeHtml(a.shirt)}</td><td>${escapeHtml(a.parent)}</td></tr>`).join("\n")}</table>
+`,
+  });
+}
+
+type Fact = [string, string];
+
+const discountFact = (discount: EmailDiscount | undefined): Fact[] =>
+  discount ? [["Discount code", `${discount.code} (${formatPrice(discount.amountOffCents)} off)`]] : [];
+
+const amountPaid = (registration: Registration) => formatPrice(registration.amountPaidCents ?? registration.amountCents);
+
+/** What an individual's and a team's confirmation share: greeting, facts, what to bring, contact, the calendar file. */
+function confirmation(
+  site: Site,
+  event: EventDetail,
+  registration: Registration,
+  parts: { kind: OutgoingEmail["kind"]; subject: string; intro: string; headingHtml: string; facts: Fact[]; rosterText?: string[]; rosterHtml?: string },
+): OutgoingEmail {
   const text = [
     `Hi ${registration.contact.firstName},`,
     "",
-    `${team} is registered for ${event.title}: ${registration.places} athletes. ${registration.amountPaidCents === 0 ? "Your registration is free: nothing was charged." : "Your payment was received."}`,
+    `${parts.intro} ${registration.amountPaidCents === 0 ? "Your registration is free: nothing was charged." : "Your payment was received."}`,
     "",
-    ...facts.map(([k, v]) => `${k}: ${v}`),
+    ...parts.facts.map(([k, v]) => `${k}: ${v}`),
     "",
-    "Roster:",
-    ...roster.map((a) => `${a.n}. ${a.name}, age ${a.age}, shirt ${a.shirt}, parent ${a.parent}`),
-    "",
+    ...(parts.rosterText ?? []),
     "What to bring:",
     ...WHAT_TO_BRING.map((w) => `- ${w}`),
     "",
@@ -168,19 +168,16 @@ export function teamRosterEmail(site: Site, event: EventDetail, registration: Re
     site.displayName,
   ].join("\n");
   const html = `<!doctype html><html><body style="font-family:Arial,sans-serif;color:#111">
-<h1 style="font-size:20px">${escapeHtml(team)} is registered for ${escapeHtml(event.title)}</h1>
-<table cellpadding="6" style="border-collapse:collapse">${facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>
-<h2 style="font-size:16px">Roster</h2>
-<table cellpadding="6" style="border-collapse:collapse"><tr><th align="left">#</th><th align="left">Athlete</th><th align="left">Age</th><th align="left">Shirt size</th><th align="left">Parent</th></tr>
-${roster.map((a) => `<tr><td>${a.n}</td><td>${escapeHtml(a.name)}</td><td>${escapeHtml(a.age)}</td><td>${escapeHtml(a.shirt)}</td><td>${escapeHtml(a.parent)}</td></tr>`).join("\n")}</table>
-<h2 style="font-size:16px">What to bring</h2><ul>${WHAT_TO_BRING.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>
+<h1 style="font-size:20px">${parts.headingHtml}</h1>
+<table cellpadding="6" style="border-collapse:collapse">${parts.facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>
+${parts.rosterHtml ?? ""}<h2 style="font-size:16px">What to bring</h2><ul>${WHAT_TO_BRING.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>
 <p>Questions? Write to ${escapeHtml(site.email)} or call ${escapeHtml(site.phone)}.</p></body></html>`;
   return {
-    kind: "team_registration_confirmation",
+    kind: parts.kind,
     reference: `registration:${registration.reference}`,
     to: registration.contact.email,
     replyTo: site.email,
-    subject: `Team registered: ${event.title}, ${registration.places} athletes (${registration.reference})`,
+    subject: parts.subject,
     text,
     html,
     attachments: [{ filename: `${registration.reference}.ics`, contentType: "text/calendar; charset=utf-8; method=PUBLISH", content: registrationCalendar(site, event, registration) }],
