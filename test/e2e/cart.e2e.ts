@@ -1,8 +1,6 @@
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { e2eDb, launchBrowser, mailDir, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -100,7 +98,7 @@ describe("cart and card checkout in Chromium", () => {
       expect(panelText).toContain(`Order ${order.reference} is confirmed`);
       expect(order).toMatchObject({ shipping_cents: 0, ship_line1: "2100 1st Avenue North", ship_zip: "35203" });
       // the confirmation e-mail is written to the mail folder by the outbox, with the address
-      const mails = async () => fs.readdirSync(mailDir()).map((f) => fs.readFileSync(path.join(mailDir(), f), "utf8")).join("\n");
+      const mails = async () => sentMails().join("\n");
       await expect_(mails, new RegExp(order.reference));
       const mail = (await mails()).split(/(?=^From: )/m).find((m) => m.includes(order.reference))!.replace(/=\r?\n/g, "");
       expect(mail).toContain("2100 1st Avenue North");

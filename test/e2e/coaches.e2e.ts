@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { DESKTOP, e2eDb, launchBrowser, mailDir, MOBILE, newVisit, seriousA11yViolations, uploadDir } from "../support/browser.ts";
+import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations, uploadDir } from "../support/browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -20,10 +20,6 @@ const focused = (page: Page) =>
     const el = document.activeElement as HTMLInputElement | null;
     return { name: el?.getAttribute("name") ?? null, text: el?.textContent?.trim() ?? "", inDialog: Boolean(el?.closest("dialog")) };
   });
-const mailFiles = () => {
-  const dir = mailDir();
-  return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")) : [];
-};
 const storedLogos = () => {
   const dir = path.join(uploadDir(), "coach-logos");
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
@@ -136,7 +132,7 @@ describe("college coach registration in Chromium", () => {
       expect(listed.event_title).toBe("Texas Recruiting Clinic");
       expect(listed.days_attending).toContain(days[0]!.label.split(", ")[1]);
       await expect
-        .poll(() => mailFiles().some((m) => m.includes("Keyboard journey from the e2e run.") && /filename="?ironwood-university-logo\.png/.test(m)), { timeout: 10_000 })
+        .poll(() => sentMails().some((m) => m.includes("Keyboard journey from the e2e run.") && /filename="?ironwood-university-logo\.png/.test(m)), { timeout: 10_000 })
         .toBe(true);
 
       // The form was reset: opening again shows it empty; Escape closes it and focus returns again.

@@ -1,8 +1,6 @@
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { DESKTOP, e2eDb, launchBrowser, mailDir, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -13,11 +11,7 @@ afterAll(async () => {
 });
 
 const hydrated = (page: Page) => page.waitForSelector('[data-widget="ContactForm"][data-hydrated="true"]', { state: "attached" });
-const mailContaining = (needle: string) => {
-  const dir = mailDir();
-  if (!fs.existsSync(dir)) return false;
-  return fs.readdirSync(dir).some((f) => fs.readFileSync(path.join(dir, f), "utf8").includes(needle));
-};
+const mailContaining = (needle: string) => sentMails().some((m) => m.includes(needle));
 
 async function fill(page: Page, values: { name: string; email: string; subject: string; message: string }) {
   const form = page.getByRole("form", { name: "Send us a message" });

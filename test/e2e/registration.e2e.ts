@@ -1,8 +1,6 @@
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { DESKTOP, e2eDb, launchBrowser, mailDir, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 import { fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
 
 let browser: Browser;
@@ -59,7 +57,7 @@ describe("individual registration in Chromium", () => {
       const days = await db("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", registration.id).orderBy("d.sort_order").pluck("d.day_date");
       expect(days.map((d: unknown) => new Date(typeof d === "number" ? d : Number(d)).toISOString().slice(0, 10))).toEqual(["2027-06-05", "2027-06-07"]);
       await expectSoon(() => {
-        const mails = fs.existsSync(mailDir()) ? fs.readdirSync(mailDir()).map((f) => fs.readFileSync(path.join(mailDir(), f), "utf8")) : [];
+        const mails = sentMails();
         const mail = mails.find((m) => m.includes(registration.reference) && m.includes("registered"));
         return Boolean(mail && mail.includes(`${registration.reference}.ics`) && mail.includes("text/calendar"));
       });

@@ -1,8 +1,6 @@
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { DESKTOP, e2eDb, launchBrowser, mailDir, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -110,7 +108,7 @@ describe("team registration in Chromium", () => {
       expect(roster).toHaveLength(6);
       for (const row of roster) expect(row).toMatchObject({ status: "paid", team_name: "Magic City WC", kind: "team" });
       await expectSoon(() => {
-        const mails = fs.existsSync(mailDir()) ? fs.readdirSync(mailDir()).map((f) => fs.readFileSync(path.join(mailDir(), f), "utf8")) : [];
+        const mails = sentMails();
         const mail = mails.find((m) => m.includes(registration.reference) && m.includes("Roster"));
         return Boolean(mail && mail.includes("Wrestler6 Brooks, age 16, shirt 4XL") && mail.includes(`${registration.reference}.ics`) && mail.includes("$1,194.00"));
       });

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { AxeBuilder } from "@axe-core/playwright";
 import knexFactory, { type Knex } from "knex";
@@ -84,6 +86,12 @@ export function e2eDb(): Knex {
 
 export function mailDir(): string {
   return inject("mailDir");
+}
+
+/** Every e-mail the e2e server's outbox has written so far (one .eml file each). */
+export function sentMails(): string[] {
+  const dir = mailDir();
+  return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")) : [];
 }
 
 export function uploadDir(): string {
