@@ -14,6 +14,7 @@ const BROWSER_SAFE = [
   "src/money.ts",
   "src/*/schemas.ts",
   "src/*/rules.ts",
+  "src/registrations/teamRules.ts", // the team form's schema and texts, beside the individual rules
   "src/*/types.ts",
   "src/*/messages.ts",
   "src/http/forms.ts", // validate() and the form state; express only as types

@@ -33,10 +33,10 @@ import type { PaymentGateway } from "./payments/gateway.ts";
 import { createPaymentCore } from "./payments/core.ts";
 import { stripeWebhookRoutes } from "./payments/webhook.ts";
 import { offlineStripeRoutes } from "./payments/offline/routes.ts";
-import { registerRegistrationPayments, sweepExpiredHolds, type RegistrationDeps } from "./registration/individual.ts";
-import { registrationRoutes } from "./registration/routes.tsx";
-import { teamRoutes } from "./teams/routes.tsx";
-import { discountRoutes } from "./discounts/routes.ts";
+import type { RegistrationDeps } from "./registrations/deps.ts";
+import { registerRegistrationPayments } from "./registrations/paymentHandler.ts";
+import { sweepLapsedHolds } from "./registrations/sweep.ts";
+import { registrationRoutes } from "./registrations/routes/index.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
 import { cartRoutes, paidCheckoutClearsCart } from "./cart/routes.tsx";
 import { coachRequestRoutes } from "./coaches/routes.tsx";
@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): Express {
   const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
   // One per-session counter for every route that creates an order, a registration or a PaymentIntent.
   const paymentLimit = rateLimiter(PAYMENT_CREATION_LIMIT);
-  // The payment core: shop orders register their kind here (event registrations will too).
+  // The payment core: shop orders and event registrations register their kinds here.
   const paymentCore = createPaymentCore({ db, gateway: deps.gateway, logger });
   const orders: OrdersDeps = {
     db, paymentCore, outbox: deps.outbox, logger, site, shopifyWriteBacks: deps.shopifyWriteBacks,
@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
     publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
   };
   registerOrderPayments(orders);
-  const registrations: RegistrationDeps = { db, paymentCore, outbox: deps.outbox, logger, site };
+  const registrations: RegistrationDeps = { db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: () => new Date() };
   registerRegistrationPayments(registrations);
   const coaches = coachRequestRoutes({
     db,
@@ -89,7 +89,7 @@ export function createApp(deps: AppDeps): Express {
   });
   const app = express();
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
-  app.locals.sweepExpiredHolds = () => sweepExpiredHolds(registrations);
+  app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
 
   app.disable("x-powered-by");
   // Pages carry their visitor's own token, and hashing each body for an ETag costs a kept page a tenth of its time;
@@ -150,9 +150,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(policyRoutes({ site, flatRateCents: config.shippingFlatRateCents, brandInbox: config.mail.brandInbox }));
   app.use(contactRoutes({ site, forms }));
   app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
-  app.use(discountRoutes({ ...registrations, rateLimiter }));
-  app.use(teamRoutes({ ...registrations, rateLimiter }));
-  app.use(registrationRoutes({ ...registrations, rateLimiter }));
+  app.use(registrationRoutes({ ...registrations, rateLimiter, paymentLimit }));
   app.use(coaches.routes);
   app.use(shopRoutes({ catalogue: deps.catalogue, site, logger, justPaidOrder: (req) => justPaidOrder(orders, req) }));
   app.use(orderRoutes(orders));

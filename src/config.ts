@@ -36,6 +36,10 @@ const EnvSchema = z.object({
   SHIPPING_FLAT_RATE_CENTS: z.coerce.number().int().min(0).max(100_000).default(795),
   EVENTS_HERO_VIDEO_URL: optional,
   PAGE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
+  /** Places one visitor (by session and by address) may hold unpaid at once, over every event. */
+  MAX_HELD_PLACES_PER_VISITOR: z.coerce.number().int().min(1).max(10_000).default(60),
+  /** Athletes of one team registration (the spec sets no maximum). */
+  MAX_TEAM_ATHLETES: z.coerce.number().int().min(5).max(1_000).default(60),
   ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
 });
 
@@ -67,6 +71,7 @@ export interface Config {
   shippingFlatRateCents: number;
   /** How long a rendered page is kept for visitors without state (src/http/pageCache.ts); 0 turns it off. */
   pageCacheMs: number;
+  registrationLimits: { maxHeldPlacesPerVisitor: number; maxTeamAthletes: number };
   eventsHeroVideoUrl: string | undefined;
   testRoutes: boolean;
 }
@@ -139,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadDir: path.resolve(e.UPLOAD_DIR),
     shippingFlatRateCents: e.SHIPPING_FLAT_RATE_CENTS,
     pageCacheMs: e.PAGE_CACHE_MS,
+    registrationLimits: { maxHeldPlacesPerVisitor: e.MAX_HELD_PLACES_PER_VISITOR, maxTeamAthletes: e.MAX_TEAM_ATHLETES },
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
     testRoutes: e.ENABLE_TEST_ROUTES === "1",
   };

@@ -38,18 +38,29 @@ function guardCommands(client: Redis, logger: Logger): void {
 
   const withDeadline = <T>(pending: Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
+      let settled = false;
       const timer = setTimeout(() => {
-        reject(new RedisUnavailableError(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`));
-        markStalled();
+        // Timers run before the event loop reads its sockets: when this process was busy, Redis's answer may be
+        // waiting unread. setImmediate runs after that read, so only a Redis that really stayed silent is stalled.
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          reject(new RedisUnavailableError(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`));
+          markStalled();
+        });
       }, REDIS_COMMAND_TIMEOUT_MS);
       timer.unref();
       pending.then(
         (value) => {
           clearTimeout(timer);
+          if (settled) return;
+          settled = true;
           resolve(value);
         },
         (err: unknown) => {
           clearTimeout(timer);
+          if (settled) return;
+          settled = true;
           reject(err);
         },
       );

@@ -10,7 +10,7 @@ import { showToast } from "./toast.ts";
 import { validate, type FieldErrors } from "../src/http/forms.ts";
 import type { EventDay, EventPackage } from "../src/events/types.ts";
 import { formatPrice } from "../src/money.ts";
-import { GENDERS, SHIRT_SIZES, coversEveryDay, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../src/registration/rules.ts";
+import { GENDERS, SHIRT_SIZES, coversEveryDay, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../src/registrations/rules.ts";
 import { Field, FormErrors } from "../views/components/Form.tsx";
 import type { DiscountView } from "./DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../src/discounts/rules.ts";

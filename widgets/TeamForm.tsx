@@ -9,7 +9,7 @@ import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { validate, type FieldErrors } from "../src/http/forms.ts";
 import { formatPrice } from "../src/money.ts";
-import { SHIRT_SIZES } from "../src/registration/rules.ts";
+import { SHIRT_SIZES } from "../src/registrations/rules.ts";
 import { discountAmount, type DiscountType } from "../src/discounts/rules.ts";
 import {
   COACH_FIELDS,
@@ -24,7 +24,7 @@ import {
   type AthleteRow,
   type CoachValues,
   type TeamFormValues,
-} from "../src/teams/rules.ts";
+} from "../src/registrations/teamRules.ts";
 import { CsrfContext, Field, Form, FormErrors } from "../views/components/Form.tsx";
 
 export interface TeamFormProps {

@@ -134,10 +134,13 @@ async function readEvent(db: Conn, id: number): Promise<EventDetail | null> {
   };
 }
 
-/** Registrations that take places at `now`: paid ones, and pending ones whose hold has not expired. */
+/**
+ * Registrations that take places at `now`: paid ones and ones whose payment waits for an operator (needs_review),
+ * and pending ones whose hold has not expired (src/registrations/states.ts).
+ */
 function takingPlaces(conn: Conn, now: Date) {
   return conn("registrations").where((q) =>
-    q.where("status", "paid").orWhere((held) => held.where("status", "pending_payment").andWhere("reserved_until", ">", now)),
+    q.whereIn("status", ["paid", "needs_review"]).orWhere((held) => held.where("status", "pending_payment").andWhere("reserved_until", ">", now)),
   );
 }
 

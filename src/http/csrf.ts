@@ -53,7 +53,13 @@ export function createCsrf(secret: string, secure: boolean): Csrf {
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
   return {
-    protect: (req, _res, next) => next(SAFE.has(req.method) || valid(req) ? undefined : new CsrfError("invalid csrf token")),
+    protect: (req, res, next) => {
+      if (SAFE.has(req.method)) return next();
+      if (!valid(req)) return next(new CsrfError("invalid csrf token"));
+      // The checked visitor id: what a request's work may be tied to (src/http/visitor.ts).
+      res.locals.visitorId = visitorId(req);
+      next();
+    },
     token: (req, res) => {
       let id = visitorId(req) ?? (res.locals.visitorId as string | undefined);
       if (!id) {

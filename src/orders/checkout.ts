@@ -89,8 +89,9 @@ export function registerOrderPayments(deps: OrdersDeps): void {
       if (deps.shopifyWriteBacks) await enqueueShopifyWriteBack(trx, order.id);
       return "accepted";
     },
-    async expectedAmountCents(trx, reference) {
-      return (await repo.findOrder(trx, reference))?.totalCents ?? null;
+    async expected(trx, reference) {
+      const order = await repo.findOrder(trx, reference);
+      return order ? { amountCents: order.totalCents } : null;
     },
     async afterPaid() {
       deps.outbox.wake();

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type Stripe from "stripe";
 import type { Db } from "../db/knex.ts";
 import { lockForUpdate } from "../db/locks.ts";
+import { lockingTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
 import type { IntentSnapshot, PaymentGateway } from "./gateway.ts";
 import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
@@ -15,14 +16,36 @@ import type { PaymentRow } from "./repository.ts";
  */
 export type PaidOutcome = "accepted" | "duplicate" | "reject" | { reject: string };
 
+/** What the paid-for row says is due now: its amount, and (registrations) the version of what it registers. */
+export interface KindExpectation {
+  amountCents: number;
+  version?: number;
+}
+
+/** A refund Stripe reports (or the site made): the total refunded so far, and whether that is the whole payment. */
+export interface RefundFacts {
+  amountRefundedCents: number;
+  full: boolean;
+}
+
 /** What a feature (shop orders, event registrations) does when one of its payments settles. */
 export interface PaymentKindHandler {
   /** Inside the transaction that marks the payment paid, once per payment. No network calls here. */
   onPaid(trx: Knex.Transaction, payment: PaymentRow): Promise<PaidOutcome>;
-  /** What the kind's own row says is due, checked against the PaymentIntent as well as the payment row (null: no opinion). */
-  expectedAmountCents?(conn: Knex.Transaction, reference: string): Promise<number | null>;
+  /**
+   * What the kind's own row says is due, checked against the PaymentIntent as well as the payment row (null: no
+   * opinion). Called first in the settling transaction, after the payment's lock: a kind that decides on its row
+   * locks it here (in its own lock order), and onPaid / onReview then read it under that lock.
+   */
+  expected?(trx: Knex.Transaction, reference: string): Promise<KindExpectation | null>;
+  /** Money arrived that does not match (needs_review): the kind keeps what it holds for the operator. No network calls. */
+  onReview?(trx: Knex.Transaction, payment: PaymentRow, reason: string): Promise<void>;
+  /** A refund was recorded (full or partial; repeated deliveries carry the same total). No network calls. */
+  onRefunded?(trx: Knex.Transaction, payment: PaymentRow, refund: RefundFacts): Promise<void>;
   /** After that transaction commits, only when accepted (wake the outbox, write-backs). Errors are logged, not thrown. */
   afterPaid?(payment: PaymentRow): Promise<void>;
+  /** After a transaction that called onReview or onRefunded commits (wake the outbox). Errors are logged, not thrown. */
+  afterChange?(payment: PaymentRow): Promise<void>;
 }
 
 export type SettleResult =
@@ -41,6 +64,8 @@ export interface EnsureIntentInput {
   description: string;
   email?: string;
   currency?: string;
+  /** The version of the paid-for row this amount is for; settlement compares it with the row's version then. */
+  version?: number;
 }
 
 export class UnknownPaymentError extends Error {}
@@ -103,8 +128,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     const handler = handlerFor(found.kind);
     const intent = await gateway.retrieveIntent(intentId);
 
-    type Step = { result: SettleResult; accepted: boolean };
-    const step = await db.transaction(async (trx): Promise<Step> => {
+    type Step = { result: SettleResult; accepted: boolean; changed?: boolean };
+    const step = await lockingTransaction(db, async (trx): Promise<Step> => {
       await lockForUpdate(trx, "payments", found.id);
       let payment = (await repo.findById(trx, found.id))!;
       if (payment.expectedAmountCents !== null) {
@@ -115,8 +140,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         await repo.finishAmountChange(trx, payment.id, amount);
         payment = { ...payment, amountCents: amount, expectedAmountCents: null, amountChangeStartedAt: null };
       }
-      const kindAmount = handler.expectedAmountCents ? await handler.expectedAmountCents(trx, payment.reference) : null;
-      const verdict = judgeIntent(payment, intent, kindAmount);
+      const expected = handler.expected ? await handler.expected(trx, payment.reference) : null;
+      const verdict = judgeIntent(payment, intent, expected);
       const now = async () => (await repo.findById(trx, payment.id))!;
 
       switch (verdict.outcome) {
@@ -134,8 +159,9 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         }
         case "review":
           await repo.transition(trx, payment.id, "flagForReview", { review_reason: verdict.reason });
+          await handler.onReview?.(trx, await now(), verdict.reason);
           logger.error({ ...logFields(payment), reason: verdict.reason }, "succeeded PaymentIntent does not match its payment: needs_review");
-          return { result: { status: "mismatch", reason: verdict.reason, needsReview: true, payment: await now() }, accepted: false };
+          return { result: { status: "mismatch", reason: verdict.reason, needsReview: true, payment: await now() }, accepted: false, changed: true };
         case "mismatch":
           logger.warn({ ...logFields(payment), reason: verdict.reason }, "open PaymentIntent does not match its payment");
           return { result: { status: "mismatch", reason: verdict.reason, needsReview: false, payment }, accepted: false };
@@ -160,11 +186,35 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         logger.error({ err, kind: found.kind, reference: found.reference }, "after-payment step failed");
       }
     }
+    if (step.changed) await afterChange(handler, step.result.payment);
     if (step.result.payment.status === "refund_pending") {
       const payment = await sendRefund(step.result.payment);
       return { status: "refunded", reason: payment.refundReason ?? "", payment };
     }
     return step.result;
+  }
+
+  async function afterChange(handler: PaymentKindHandler, payment: PaymentRow): Promise<void> {
+    try {
+      await handler.afterChange?.(payment);
+    } catch (err) {
+      logger.error({ err, kind: payment.kind, reference: payment.reference }, "after-change step failed");
+    }
+  }
+
+  /** Records a refund on the payment (in full: refunded) and tells its kind, in one transaction that locks the payment first. */
+  async function recordRefund(paymentId: number, refund: RefundFacts, fields: Record<string, unknown>): Promise<PaymentRow> {
+    const payment = await lockingTransaction(db, async (trx) => {
+      await lockForUpdate(trx, "payments", paymentId);
+      const row = (await repo.findById(trx, paymentId))!;
+      if (refund.amountRefundedCents > row.amountRefundedCents) await repo.setAmountRefunded(trx, row.id, refund.amountRefundedCents);
+      if (refund.full) await repo.transition(trx, row.id, "refunded", { refunded_at: new Date(), ...fields });
+      const now = (await repo.findById(trx, row.id))!;
+      await handlerFor(row.kind).onRefunded?.(trx, now, refund);
+      return now;
+    });
+    await afterChange(handlerFor(payment.kind), payment);
+    return payment;
   }
 
   function current(payment: PaymentRow): SettleResult {
@@ -185,15 +235,15 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
 
   /** Step 2 of a refund (step 1 wrote refund_pending): Stripe, then the row. Safe to repeat (idempotency key). */
   async function sendRefund(payment: PaymentRow): Promise<PaymentRow> {
-    const fields: Record<string, unknown> = { refunded_at: new Date() };
+    const fields: Record<string, unknown> = {};
     if (payment.provider !== "none" && payment.providerPaymentId) {
       const refund = await gateway.refundIntent(payment.providerPaymentId, { idempotencyKey: `refund-${payment.kind}-${payment.reference}-${payment.id}`, reason: payment.refundReason ?? "refund" });
       if (refund.status !== "succeeded" && refund.status !== "pending") throw new Error(`Stripe refund ${refund.refundId} is ${refund.status}`);
       fields.provider_refund_id = refund.refundId;
     }
-    await repo.transition(db, payment.id, "refunded", fields);
+    const refunded = await recordRefund(payment.id, { amountRefundedCents: payment.amountCents, full: true }, fields);
     logger.warn({ ...logFields(payment), reason: payment.refundReason }, "payment refunded");
-    return fresh(payment.id);
+    return refunded;
   }
 
   /** Creates the PaymentIntent of a claimed row. Two callers on one row use one idempotency key: one intent. */
@@ -212,8 +262,12 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       return intent;
     } catch (err) {
       // Only a clash on the idempotency key means another caller's request is in flight: wait for the intent it
-      // records. Any other failure (Stripe down, refused) is answered at once.
-      if (!isIdempotencyClash(err)) throw err;
+      // records. Any other failure (Stripe down, refused) is answered at once, and the row without an intent gives
+      // up its live slot (no orphan pending payment; the next attempt claims a new row with a new key).
+      if (!isIdempotencyClash(err)) {
+        await repo.transition(db, payment.id, "cancel", { last_error: "the PaymentIntent could not be created" }).catch(() => undefined);
+        throw err;
+      }
       for (let i = 0; i < 20; i++) {
         await new Promise((r) => setTimeout(r, 100));
         const row = await repo.findById(db, payment.id);
@@ -225,7 +279,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
 
   /** Writes the new amount under the row lock before Stripe is asked, so a webhook between the two writes waits. */
   async function changeAmount(payment: PaymentRow, amountCents: number): Promise<IntentSnapshot> {
-    await db.transaction(async (trx) => {
+    await lockingTransaction(db, async (trx) => {
       await lockForUpdate(trx, "payments", payment.id);
       const row = (await repo.findById(trx, payment.id))!;
       if (!OPEN_STATUSES.includes(row.status)) throw new PaymentNotOpenError(row);
@@ -252,7 +306,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     for (let attempt = 0; attempt < 3; attempt++) {
       const payment =
         (await repo.findLive(db, input.kind, input.reference)) ??
-        (await repo.claimLive(db, { kind: input.kind, reference: input.reference, amountCents: input.amountCents, currency }));
+        (await repo.claimLive(db, { kind: input.kind, reference: input.reference, amountCents: input.amountCents, currency, coversVersion: input.version }));
       if (!payment) continue; // the slot changed hands between the two statements: look again
       if (!OPEN_STATUSES.includes(payment.status)) throw new PaymentNotOpenError(payment);
       let intent = payment.providerPaymentId ? await gateway.retrieveIntent(payment.providerPaymentId) : await createIntentFor(payment, input);
@@ -269,6 +323,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         intent = await changeAmount(stored, input.amountCents);
       }
       if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
+      if (input.version !== undefined && (await fresh(payment.id)).coversVersion !== input.version) await repo.setCoversVersion(db, payment.id, input.version);
       return { payment: await fresh(payment.id), clientSecret: intent.clientSecret };
     }
     throw new Error(`Could not obtain a live PaymentIntent for ${input.kind}:${input.reference}`);
@@ -296,6 +351,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     return "canceled";
   }
 
+  /** A refund made anywhere (the site, Stripe's dashboard): in full, the payment is refunded; in part, the amount is recorded. */
   async function handleChargeRefunded(event: Stripe.Event): Promise<void> {
     const charge = event.data.object as Stripe.Charge;
     const intentId = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent?.id;
@@ -304,13 +360,9 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       logger.warn({ type: event.type }, "refund of a charge this site did not create; ignored");
       return;
     }
-    if (!charge.refunded) {
-      logger.warn(logFields(payment), "partial refund made outside the site; the payment stays as it is");
-      return;
-    }
-    if (await repo.transition(db, payment.id, "refunded", { refunded_at: new Date(), refund_reason: payment.refundReason ?? "refunded through Stripe" })) {
-      logger.warn(logFields(payment), "payment refunded (charge.refunded)");
-    }
+    const full = charge.refunded || charge.amount_refunded >= payment.amountCents;
+    await recordRefund(payment.id, { amountRefundedCents: charge.amount_refunded, full }, { refund_reason: payment.refundReason ?? "refunded through Stripe" });
+    logger.warn({ ...logFields(payment), full, amountRefundedCents: charge.amount_refunded }, full ? "payment refunded (charge.refunded)" : "partial refund recorded (charge.refunded)");
   }
 
   return {
@@ -327,7 +379,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       return repo.insertFree(trx, { kind, reference, currency: "usd" });
     },
     async refund(payment, reason) {
-      const row = await db.transaction(async (trx) => {
+      const row = await lockingTransaction(db, async (trx) => {
         await lockForUpdate(trx, "payments", payment.id);
         const locked = (await repo.findById(trx, payment.id))!;
         if (locked.status === "refunded" || locked.status === "refund_pending") return locked;

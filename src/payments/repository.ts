@@ -24,6 +24,10 @@ export interface PaymentRow {
   createdAt: Date;
   paidAt: Date | null;
   refundedAt: Date | null;
+  /** The version of the paid-for row that the PaymentIntent's amount was set for (registrations); null: none given. */
+  coversVersion: number | null;
+  /** Refunded so far (a partial refund leaves the payment paid). */
+  amountRefundedCents: number;
 }
 
 type Conn = Db | Knex.Transaction;
@@ -49,6 +53,8 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
     createdAt: toDate(r.created_at)!,
     paidAt: toDate(r.paid_at),
     refundedAt: toDate(r.refunded_at),
+    coversVersion: r.covers_version === null || r.covers_version === undefined ? null : Number(r.covers_version),
+    amountRefundedCents: Number(r.amount_refunded_cents ?? 0),
   };
 }
 
@@ -56,7 +62,7 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
  * Claims the (kind, reference)'s live slot with a row that has no PaymentIntent yet. Returns undefined
  * when another payment already holds the slot (the unique `live_key` index refused the insert).
  */
-export async function claimLive(conn: Conn, p: { kind: string; reference: string; amountCents: number; currency: string }): Promise<PaymentRow | undefined> {
+export async function claimLive(conn: Conn, p: { kind: string; reference: string; amountCents: number; currency: string; coversVersion?: number }): Promise<PaymentRow | undefined> {
   const now = new Date();
   try {
     const [id] = await conn("payments").insert({
@@ -65,6 +71,7 @@ export async function claimLive(conn: Conn, p: { kind: string; reference: string
       provider: "stripe",
       live_key: liveKey(p.kind, p.reference),
       amount_cents: p.amountCents,
+      covers_version: p.coversVersion ?? null,
       currency: p.currency,
       status: "pending",
       created_at: now,
@@ -81,8 +88,18 @@ export async function setIntent(conn: Conn, id: number, intentId: string, idempo
   await conn("payments").where({ id }).whereNull("provider_payment_id").update({ provider_payment_id: intentId, idempotency_key: idempotencyKey, updated_at: new Date() });
 }
 
+/** The PaymentIntent, at its present amount, is for this version of the paid-for row. */
+export async function setCoversVersion(conn: Conn, id: number, version: number): Promise<void> {
+  await conn("payments").where({ id }).update({ covers_version: version, updated_at: new Date() });
+}
+
+/** What Stripe says has been refunded of this payment so far. */
+export async function setAmountRefunded(conn: Conn, id: number, amountRefundedCents: number): Promise<void> {
+  await conn("payments").where({ id }).update({ amount_refunded_cents: amountRefundedCents, updated_at: new Date() });
+}
+
 /** A free settlement: provider `none`, amount 0, paid at once. Throws when a live payment holds the slot. */
-export async function insertFree(trx: Knex.Transaction, p: { kind: string; reference: string; currency: string }): Promise<PaymentRow> {
+export async function insertFree(trx: Knex.Transaction, p: { kind: string; reference: string; currency: string; coversVersion?: number }): Promise<PaymentRow> {
   const now = new Date();
   const [id] = await trx("payments").insert({
     kind: p.kind,
@@ -90,6 +107,7 @@ export async function insertFree(trx: Knex.Transaction, p: { kind: string; refer
     provider: "none",
     live_key: liveKey(p.kind, p.reference),
     amount_cents: 0,
+    covers_version: p.coversVersion ?? null,
     currency: p.currency,
     status: "paid",
     paid_via: "free",

@@ -40,6 +40,14 @@ export interface PaymentFacts {
   amountCents: number;
   currency: string;
   status: PaymentStatus;
+  /** The version of the paid-for row the intent's amount was set for (null: not tracked). */
+  coversVersion?: number | null;
+}
+
+/** What the paid-for row says now (src/payments/core.ts: PaymentKindHandler.expected). */
+export interface Expectation {
+  amountCents: number;
+  version?: number;
 }
 
 export type Verdict =
@@ -53,11 +61,12 @@ export type Verdict =
 
 /**
  * What a PaymentIntent fetched from Stripe means for its payment row; both the browser's return and the
- * webhook use it. `kindAmountCents` is what the paid-for row itself says is due (null: the kind has no opinion).
+ * webhook use it. `expected` is what the paid-for row itself says is due (null: the kind has no opinion): its amount,
+ * and the version of what it registers, which must be the version the intent's amount was set for.
  */
-export function judgeIntent(payment: PaymentFacts, intent: IntentSnapshot, kindAmountCents: number | null = null): Verdict {
+export function judgeIntent(payment: PaymentFacts, intent: IntentSnapshot, expected: Expectation | null = null): Verdict {
   if (!OPEN_STATUSES.includes(payment.status) && payment.status !== "canceled") return { outcome: "settled" };
-  const reason = mismatch(payment, intent, kindAmountCents);
+  const reason = mismatch(payment, intent, expected);
   if (intent.status === "succeeded") return reason ? { outcome: "review", reason } : payment.status === "canceled" ? { outcome: "review", reason: "succeeded after it was canceled" } : { outcome: "pay" };
   if (payment.status === "canceled") return { outcome: "settled" };
   if (reason) return { outcome: "mismatch", reason };
@@ -66,12 +75,15 @@ export function judgeIntent(payment: PaymentFacts, intent: IntentSnapshot, kindA
   return { outcome: "open", intentStatus: intent.status };
 }
 
-function mismatch(payment: PaymentFacts, intent: IntentSnapshot, kindAmountCents: number | null): string | null {
+function mismatch(payment: PaymentFacts, intent: IntentSnapshot, expected: Expectation | null): string | null {
   if (intent.metadata.kind !== payment.kind || intent.metadata.reference !== payment.reference) {
     return `metadata ${intent.metadata.kind}/${intent.metadata.reference} is not ${payment.kind}/${payment.reference}`;
   }
   if (intent.currency.toLowerCase() !== payment.currency.toLowerCase()) return `currency ${intent.currency} is not ${payment.currency}`;
   if (intent.amountCents !== payment.amountCents) return `amount ${intent.amountCents} is not the payment's ${payment.amountCents}`;
-  if (kindAmountCents !== null && intent.amountCents !== kindAmountCents) return `amount ${intent.amountCents} is not the ${payment.kind}'s ${kindAmountCents}`;
+  if (expected && intent.amountCents !== expected.amountCents) return `amount ${intent.amountCents} is not the ${payment.kind}'s ${expected.amountCents}`;
+  if (expected?.version !== undefined && payment.coversVersion != null && payment.coversVersion !== expected.version) {
+    return `made for version ${payment.coversVersion} of the ${payment.kind}, which is now version ${expected.version}`;
+  }
   return null;
 }

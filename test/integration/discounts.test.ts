@@ -6,7 +6,7 @@ import { csrfFrom, textOf } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 import { runDiscountCommand } from "../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
-import { DISCOUNT_RATE_LIMITS } from "../../src/discounts/routes.ts";
+import { CODE_GUESS_LIMITS as DISCOUNT_RATE_LIMITS } from "../../src/registrations/routes/shared.tsx";
 
 let t: PayingTestApp;
 let fake: FakeStripe;

@@ -60,8 +60,9 @@ beforeAll(async () => {
       await trx("stripe_events").insert({ event_id: `onPaid:${payment.reference}:${payment.id}`, type: "test.onPaid", received_at: new Date() });
       return answers.get(payment.reference) ?? "accepted";
     },
-    async expectedAmountCents(_trx, reference) {
-      return kindAmounts.get(reference) ?? null;
+    async expected(_trx, reference) {
+      const amountCents = kindAmounts.get(reference);
+      return amountCents === undefined ? null : { amountCents };
     },
   });
   const app = express();

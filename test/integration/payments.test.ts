@@ -356,6 +356,6 @@ describe("the shop's payment handler", () => {
     const stored = await orderFor(reference);
     expect(stored.order.status).toBe("paid");
     expect(stored.emails).toHaveLength(1);
-    expect(await t.db.transaction((trx) => handler!.expectedAmountCents!(trx, reference))).toBe(3200);
+    expect(await t.db.transaction((trx) => handler!.expected!(trx, reference))).toEqual({ amountCents: 3200 });
   });
 });

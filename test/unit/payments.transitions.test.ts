@@ -28,8 +28,8 @@ describe("payment transitions", () => {
   });
 
   it("checks the kind's own amount as well as the payment row's", () => {
-    expect(judgeIntent(payment, intent(), 12400)).toEqual({ outcome: "pay" });
-    expect(judgeIntent(payment, intent(), 9900)).toEqual({ outcome: "review", reason: "amount 12400 is not the order's 9900" });
+    expect(judgeIntent(payment, intent(), { amountCents: 12400 })).toEqual({ outcome: "pay" });
+    expect(judgeIntent(payment, intent(), { amountCents: 9900 })).toEqual({ outcome: "review", reason: "amount 12400 is not the order's 9900" });
   });
 
   it("never moves a settled row, and sends money on a canceled payment to review", () => {

@@ -7,7 +7,7 @@ import {
   packagePriceCents,
   registrationSchema,
   type RegistrationEventFacts,
-} from "../../src/registration/rules.ts";
+} from "../../src/registrations/rules.ts";
 import { validate } from "../../src/http/forms.ts";
 
 const champCamp: RegistrationEventFacts = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validate } from "../../src/http/forms.ts";
-import { countAthletes, teamErrorTitle, teamFormValues, teamRegistrationSchema, teamTotalCents, TEAM_TEXT } from "../../src/teams/rules.ts";
+import { countAthletes, teamErrorTitle, teamFormValues, teamRegistrationSchema, teamTotalCents, TEAM_TEXT } from "../../src/registrations/teamRules.ts";
 
 const coach = { firstName: "Dana", lastName: "Brooks", email: "coach@example.com", phone: "2055550142", teamName: "" };
 const row = (i: number, over: Record<string, string> = {}) => ({

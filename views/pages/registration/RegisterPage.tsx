@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { REGISTRATION_MESSAGES } from "../../../src/registration/rules.ts";
+import { REGISTRATION_MESSAGES } from "../../../src/registrations/rules.ts";
 import { coachEvent, type CoachRegistrationState } from "../../../src/coaches/rules.ts";
 import type { EventDetail } from "../../../src/events/types.ts";
 import { StepsBar } from "../../../widgets/RegistrationSteps.tsx";

@@ -5,7 +5,7 @@
  */
 import * as z from "zod/mini";
 import { formatPrice } from "../money.ts";
-import { formSessionIdSchema, REGISTRATION_ERRORS, REGISTRATION_MESSAGES, SHIRT_SIZES } from "../registration/rules.ts";
+import { formSessionIdSchema, REGISTRATION_ERRORS, REGISTRATION_MESSAGES, SHIRT_SIZES } from "./rules.ts";
 
 export const TEAM_MINIMUM = 5;
 /** Our own ceiling: a roster bigger than this is a mistake or abuse (and would not fit one form post). */

@@ -1,20 +1,14 @@
 import { Router, type Request, type Response } from "express";
 import * as z from "zod";
-import type { RateLimiterFactory } from "../http/rateLimit.ts";
-import { flashToast } from "../http/pageContext.ts";
-import { parseEventId } from "../events/rules.ts";
-import type { RegistrationDeps } from "../registration/individual.ts";
-import * as registrations from "../registration/repository.ts";
-import type { Registration } from "../registration/repository.ts";
-import { centsToDollars as dollars } from "../money.ts";
-import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, type DiscountAmount } from "./rules.ts";
-import { DiscountRefused, applyDiscount, completeFree, removeDiscount } from "./registrationDiscounts.ts";
-
-/** Attempts per window against guessing: per visitor (session), and per address (several visitors behind one). */
-export const DISCOUNT_RATE_LIMITS = {
-  visitor: { windowMs: 15 * 60_000, limit: 20 },
-  address: { windowMs: 15 * 60_000, limit: 60 },
-} as const;
+import { flashToast } from "../../http/pageContext.ts";
+import { parseEventId } from "../../events/rules.ts";
+import { centsToDollars as dollars } from "../../money.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, type DiscountAmount } from "../../discounts/rules.ts";
+import * as repo from "../repository.ts";
+import type { Registration } from "../repository.ts";
+import { DiscountRefused, applyCode, removeCode } from "../codes.ts";
+import { completeFree } from "../completeFree.ts";
+import { RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
 
 const body = z.object({
   discountCode: z.unknown().optional(),
@@ -40,21 +34,17 @@ function discountJson(code: string, listCents: number, amount: DiscountAmount) {
   };
 }
 
-/** POST /api/validate-discount, its form twin, and free registrations (JSON and form). */
-export function discountRoutes(deps: RegistrationDeps & { rateLimiter: RateLimiterFactory }): Router {
+/** A code on the payment step: POST /api/validate-discount, its form twin, and the free completion's form. */
+export function codeRoutes(deps: RegistrationRouteDeps): Router {
   const router = Router();
-  const message = DISCOUNT_REASONS.rateLimited;
-  const perVisitor = deps.rateLimiter({ name: "discount-visitor", ...DISCOUNT_RATE_LIMITS.visitor, message, per: "session" });
-  const perAddress = deps.rateLimiter({ name: "discount-address", ...DISCOUNT_RATE_LIMITS.address, message });
-  const limits = [perAddress, perVisitor];
-  const freeLimit = deps.rateLimiter({ name: "free-registration", windowMs: 60_000, limit: 30, message: "Too many registration attempts from your connection. Please wait a minute and try again." });
+  const freeLimit = deps.rateLimiter({ name: "free-registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
 
   /** The visitor's own registration for the event, their team's with option 'team' (or the newest one they started). */
   async function ownRegistration(req: Request, rawEventId: unknown, option?: unknown): Promise<Registration | undefined> {
     const eventId = parseEventId(typeof rawEventId === "number" ? String(rawEventId) : rawEventId);
     const own = option === "team" ? req.session?.teamRegistrations : req.session?.registrations;
     const reference = eventId !== null ? own?.[String(eventId)] : req.session?.registrationRefs?.at(-1);
-    return reference ? registrations.findByReference(deps.db, reference) : undefined;
+    return reference ? repo.findByReference(deps.db, reference) : undefined;
   }
 
   function refused(res: Response, err: DiscountRefused) {
@@ -67,7 +57,7 @@ export function discountRoutes(deps: RegistrationDeps & { rateLimiter: RateLimit
     res.status(503).json({ success: false, valid: false, title: DISCOUNT_TEXT.errorTitle, message: DISCOUNT_TEXT.error, error: DISCOUNT_TEXT.error });
   }
 
-  router.post("/api/validate-discount", ...limits, async (req, res) => {
+  router.post("/api/validate-discount", deps.codeGuesses, async (req, res) => {
     const parsed = body.safeParse(req.body ?? {});
     const input = parsed.success ? parsed.data : {};
     try {
@@ -76,10 +66,10 @@ export function discountRoutes(deps: RegistrationDeps & { rateLimiter: RateLimit
       if (!remove && !codeText(input.discountCode).trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
       if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
       if (remove) {
-        const { clientSecret } = await removeDiscount(deps, registration);
-        return void res.json({ success: true, valid: false, removed: true, clientSecret, finalPriceCents: registration.listPriceCents, finalPrice: dollars(registration.listPriceCents) });
+        const { clientSecret, amountCents } = await removeCode(deps, registration);
+        return void res.json({ success: true, valid: false, removed: true, clientSecret, finalPriceCents: amountCents, finalPrice: dollars(amountCents) });
       }
-      const applied = await applyDiscount(deps, registration, codeText(input.discountCode));
+      const applied = await applyCode(deps, registration, codeText(input.discountCode));
       const discount = discountJson(applied.code, applied.listCents, applied.amount);
       if (!applied.paymentUpdated) {
         return void res.json({ success: true, valid: true, title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh, refreshRequired: true, discount });
@@ -92,40 +82,23 @@ export function discountRoutes(deps: RegistrationDeps & { rateLimiter: RateLimit
     }
   });
 
-  // The spec's free-registration form of stripe-payment-success; paid ones go on to the registration routes.
-  const isFree = (req: Request) => req.body?.freeRegistration === true || req.body?.freeRegistration === "true";
-  router.post("/api/events/:id/stripe-payment-success", (req, _res, next) => next(isFree(req) ? undefined : "route"), freeLimit, async (req, res) => {
-    try {
-      const registration = await ownRegistration(req, req.params.id, req.body?.option);
-      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
-      const outcome = await completeFree(deps, registration, codeText(req.body.discountCode));
-      res.json({ success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference });
-    } catch (err) {
-      if (err instanceof DiscountRefused) {
-        return void res.status(err.status).json({ success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message });
-      }
-      req.log.error({ err: (err as Error).message }, "free registration failed");
-      res.status(503).json({ success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: DISCOUNT_TEXT.freeFailed, message: DISCOUNT_TEXT.freeFailed });
-    }
-  });
-
   // ---- without JavaScript: form posts that redirect back with a toast ----
   const team = (req: Request) => (req.body?.option === "team" ? "&option=team" : "");
   const backTo = (req: Request, eventId: string) => (req.body?.from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}` : `/register/${eventId}?step=payment`);
 
-  router.post("/register/:id/discount", ...limits, async (req, res) => {
+  router.post("/register/:id/discount", deps.codeGuesses, async (req, res) => {
     const eventId = String(parseEventId(req.params.id) ?? "");
     if (!eventId) return void res.redirect(303, "/events");
     try {
       const registration = await ownRegistration(req, req.params.id, req.body?.option);
       if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
       if (req.body?.remove) {
-        await removeDiscount(deps, registration);
+        await removeCode(deps, registration);
         flashToast(req, { title: "Discount Removed", description: "The discount code was removed.", variant: "default" });
       } else {
         const code = codeText(req.body?.discountCode);
         if (!code.trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
-        const applied = await applyDiscount(deps, registration, code);
+        const applied = await applyCode(deps, registration, code);
         const { title, message } = applied.paymentUpdated ? appliedMessage(applied.amount) : { title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh };
         flashToast(req, { title, description: message, variant: "success" });
       }
@@ -142,7 +115,7 @@ export function discountRoutes(deps: RegistrationDeps & { rateLimiter: RateLimit
     res.redirect(303, backTo(req, eventId));
   });
 
-  router.post("/register/:id/free", freeLimit, async (req, res) => {
+  router.post("/register/:id/free", freeLimit, deps.codeGuesses, async (req, res) => {
     const eventId = String(parseEventId(req.params.id) ?? "");
     if (!eventId) return void res.redirect(303, "/events");
     try {

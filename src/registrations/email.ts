@@ -100,6 +100,28 @@ export function lateRegistrationRefundEmail(site: Site, event: EventDetail, regi
   };
 }
 
+/** A paid registration refunded in full (by the site's operator or in Stripe's dashboard): its places are free again. */
+export function registrationRefundedEmail(site: Site, event: EventDetail, registration: Registration, amountCents: number): OutgoingEmail {
+  const text = [
+    `Hi ${registration.contact.firstName},`,
+    "",
+    `Your payment of ${formatPrice(amountCents)} for ${event.title} (registration ${registration.reference}) has been refunded in full, and the registration is canceled.`,
+    "Depending on your bank, the refund shows on your card within 5 to 10 business days.",
+    "",
+    `If this is not what you expected, write to ${site.email} or call ${site.phone}.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  return {
+    kind: "registration_refunded",
+    reference: `registration:${registration.reference}`,
+    to: registration.contact.email,
+    replyTo: site.email,
+    subject: `Refunded: ${event.title} (${registration.reference})`,
+    text,
+  };
+}
+
 /** The coach's confirmation of a paid team: the team, the event, each athlete with their shirt size, the amount and the reference. */
 export function teamRosterEmail(site: Site, event: EventDetail, registration: Registration, discount?: EmailDiscount): OutgoingEmail {
   const team = registration.teamName ?? `${registration.contact.firstName} ${registration.contact.lastName}'s team`;

@@ -1,0 +1,29 @@
+import type { Knex } from "knex";
+import type { Db } from "./knex.ts";
+
+/** How often a transaction that lost a deadlock or waited too long for a lock is run again before the error stands. */
+export const CONTENTION_ATTEMPTS = 4;
+
+/** MySQL/MariaDB's deadlock (1213) and lock wait timeout (1205); SQLite's busy database. */
+export function isContention(err: unknown): boolean {
+  const e = err as { errno?: number; code?: string };
+  return e?.errno === 1213 || e?.errno === 1205 || e?.code === "ER_LOCK_DEADLOCK" || e?.code === "ER_LOCK_WAIT_TIMEOUT" || e?.code === "SQLITE_BUSY";
+}
+
+/**
+ * A transaction that decides on locked rows: READ COMMITTED on MySQL, so that a row read after its lock is the
+ * row as last committed (under REPEATABLE READ a read can return the snapshot taken before the lock was granted),
+ * and run again from the start, a few times, when the database picked it as a deadlock's victim or its lock wait
+ * timed out. `work` must therefore do nothing outside the database that a second run would repeat.
+ */
+export async function lockingTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const mysql = db.client.config.client === "mysql2";
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (mysql ? db.transaction(work, { isolationLevel: "read committed" }) : db.transaction(work));
+    } catch (err) {
+      if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}

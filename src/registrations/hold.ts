@@ -1,0 +1,232 @@
+import { randomInt } from "node:crypto";
+import type { Knex } from "knex";
+import { toDate } from "../db/rows.ts";
+import { lockingTransaction } from "../db/transaction.ts";
+import { isUnavailable } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
+import { placesLeft } from "../events/repository.ts";
+import { registrationClosingTime } from "../events/rules.ts";
+import type { EventDetail } from "../events/types.ts";
+import type { Db } from "../db/knex.ts";
+import { REGISTRATION_ERRORS, findPackage, type IndividualRegistration } from "./rules.ts";
+import { TEAM_TEXT, type TeamRegistration } from "./teamRules.ts";
+import * as repo from "./repository.ts";
+import type { Holder, Registration } from "./repository.ts";
+import { lockEvent } from "./locks.ts";
+import { isSettled } from "./states.ts";
+import { holdIsLive, HOLD_MINUTES, type RegistrationDeps } from "./deps.ts";
+import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
+import { paymentUnderWay, preparePayment } from "./payment.ts";
+
+export const PAYMENT_SETUP_ERROR = {
+  title: "Payment Setup Error",
+  message: "Payment system is temporarily unavailable. Please try again in a few moments.",
+} as const;
+
+export const HOLD_TEXT = {
+  visitorCap: (cap: number) =>
+    `You are already holding places that are not paid for yet (at most ${cap} at once). Please complete or let go of those registrations first, or contact us for a larger group.`,
+  teamTooLarge: (cap: number) => `A team can have at most ${cap} athletes. Please register the rest as a second team.`,
+} as const;
+
+const REFERENCE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+function newReference(): string {
+  let s = "R";
+  for (let i = 0; i < 7; i++) s += REFERENCE_ALPHABET[randomInt(REFERENCE_ALPHABET.length)];
+  return s;
+}
+
+/** Who is holding: the visitor's hashes, and the references their session made (a form id is only reused by its maker). */
+export interface Visitor {
+  holder: Holder;
+  owned: string[];
+}
+
+export type HoldOutcome =
+  /** Held (new, or the same form again): `clientSecret` is null when a code made it free (nothing to charge). */
+  | { status: "held"; registration: Registration; clientSecret: string | null }
+  /** Its payment is confirmed or being confirmed: nothing was changed (a re-post of a paid form lands here). */
+  | { status: "settled"; registration: Registration };
+
+/** What a registration of either kind asks of the hold. */
+interface HoldSpec {
+  kind: repo.RegistrationKind;
+  formSessionId: string;
+  places: number;
+  /** A discount code entered with the form. */
+  code?: string;
+  /** The answer when fewer than `places` are left. */
+  fullMessage(left: number): string;
+  /** Writes the pending rows (new, or the same form's row again, at `version`) under the locks; returns the list price. */
+  write(trx: Knex.Transaction, ctx: { current: Registration | undefined; reference: string; now: Date; reservedUntil: Date; version: number }): Promise<number>;
+}
+
+/** What a registration pays for, to tell whether a change makes a new version. */
+function paidFor(r: Registration, code: string | undefined): string {
+  return JSON.stringify([r.packageCode, [...r.dayIds].sort((a, b) => a - b), r.places, r.listPriceCents, r.amountCents, code ?? null]);
+}
+
+const ownedBy = (r: Registration, visitor: Visitor) => visitor.owned.includes(r.reference) || r.holderSession === visitor.holder.session;
+
+/**
+ * Holds a registration's places (or holds the same registration again when its form comes back), then obtains its
+ * PaymentIntent. One transaction (lock order: src/registrations/locks.ts) checks the closing time, the places left,
+ * the visitor's cap and the code, reads the registration under its lock, and refuses to change one whose payment is
+ * settled; a payment being confirmed at Stripe is checked first, outside the transaction. Then, outside it, the one
+ * PaymentIntent for the amount and version just written.
+ */
+async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec, onHeld: (reference: string) => void): Promise<HoldOutcome> {
+  const earlier = await repo.findByFormSession(deps.db, spec.formSessionId);
+  if (earlier && (!ownedBy(earlier, visitor) || earlier.eventId !== event.id || earlier.kind !== spec.kind)) {
+    throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+  }
+  if (earlier && (isSettled(earlier.status) || (await paymentUnderWay(deps, earlier.reference)))) {
+    return settled(deps.db, earlier.reference);
+  }
+
+  const written = await oneAtATime(deps.db, event.id, () =>
+    lockingTransaction(deps.db, async (trx): Promise<{ reference: string; settled: boolean }> => {
+      const now = deps.clock();
+      const locked = await lockEvent(trx, event.id);
+      if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
+      const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
+      const current = await repo.lockByFormSession(trx, spec.formSessionId);
+      if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
+        throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+      }
+      if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
+
+      const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
+      if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
+      if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
+      const left = await placesLeft(trx, event.id, now, current?.id);
+      if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(left));
+      const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
+      const cap = deps.limits.maxHeldPlacesPerVisitor;
+      if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
+
+      const reference = current?.reference ?? newReference();
+      const before = current ? paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) : undefined;
+      const version = current?.version ?? 1;
+      const reservedUntil = new Date(now.getTime() + HOLD_MINUTES * 60_000);
+      const listCents = await spec.write(trx, { current, reference, now, reservedUntil, version });
+      const after = (await repo.findByReference(trx, reference))!;
+      // The code entered with this form, or the one the registration already held, priced at the new list price.
+      const amountCents = code
+        ? (await holdUse(trx, code, after, now)).finalCents
+        : current
+          ? await repriceHeldUse(trx, after.id, holdIsLive(current, now), listCents, now)
+          : listCents;
+      const codeNow = (await repo.redemptionOf(trx, after.id))?.code;
+      const changed = before !== undefined && before !== paidFor({ ...after, amountCents }, codeNow);
+      await repo.setAmount(trx, after.id, amountCents, changed ? version + 1 : version, now);
+      return { reference, settled: false };
+    }),
+  );
+  if (written.settled) return settled(deps.db, written.reference);
+  // From here the visitor owns the hold, so a retry of the same form reuses it whatever happens next.
+  onHeld(written.reference);
+  const registration = (await repo.findByReference(deps.db, written.reference))!;
+  try {
+    return { status: "held", registration, clientSecret: await preparePayment(deps, registration) };
+  } catch (err) {
+    return paymentSetupFailed(deps, registration, err);
+  }
+}
+
+async function settled(db: Db, reference: string): Promise<HoldOutcome> {
+  return { status: "settled", registration: (await repo.findByReference(db, reference))! };
+}
+
+/**
+ * The PaymentIntent could not be set up. When Stripe shows the payment under way (the visitor paid in another tab
+ * meanwhile), that payment decides; otherwise the hold gives its places back at once, unless it changed meanwhile.
+ */
+async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: unknown): Promise<HoldOutcome> {
+  if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
+  deps.logger.error({ err: (err as Error).message, reference: r.reference }, "could not set up the registration's PaymentIntent; hold released");
+  await lockingTransaction(deps.db, async (trx) => {
+    await lockEvent(trx, r.eventId);
+    const current = await repo.lockByReference(trx, r.reference);
+    if (current?.version === r.version) await repo.transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });
+  }).catch(() => undefined);
+  // A database that stopped answering is the error page's 503; anything else is Stripe's side.
+  if (isUnavailable(err)) throw err;
+  throw new DomainError("upstream_failed", PAYMENT_SETUP_ERROR.message);
+}
+
+/** Step 1 -> step 2: one place at the event's package price as stored now, never anything the browser sent. */
+export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data: IndividualRegistration, visitor: Visitor, opts: { code?: string; onHeld: (reference: string) => void }): Promise<HoldOutcome> {
+  return hold(
+    deps,
+    event,
+    visitor,
+    {
+      kind: "individual",
+      formSessionId: data.formSessionId,
+      places: 1,
+      code: opts.code,
+      fullMessage: () => REGISTRATION_ERRORS.soldOut,
+      async write(trx, { current, reference, now, reservedUntil, version }) {
+        const pkgRow = await trx("event_packages").where({ event_id: event.id, code: data.registrationType }).first("price_cents");
+        const pkg = findPackage(event, data.registrationType);
+        if (!pkgRow || !pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
+        const h: repo.IndividualHold = { eventId: event.id, packageLabel: pkg.label, priceCents: Number(pkgRow.price_cents), reservedUntil, data };
+        if (current) await repo.rewriteIndividual(trx, current.id, h, visitor.holder, version, now);
+        else await repo.insertIndividual(trx, reference, h, visitor.holder, now);
+        return h.priceCents;
+      },
+    },
+    opts.onHeld,
+  );
+}
+
+/** A coach's team: one place per athlete at the event's team price, read under the event lock. */
+export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamRegistration, visitor: Visitor, opts: { code?: string; onHeld: (reference: string) => void }): Promise<HoldOutcome> {
+  const places = data.athletes.length;
+  return hold(
+    deps,
+    event,
+    visitor,
+    {
+      kind: "team",
+      formSessionId: data.formSessionId,
+      places,
+      code: opts.code,
+      fullMessage: (left) => TEAM_TEXT.notEnoughPlaces(left, places),
+      async write(trx, { current, reference, now, reservedUntil, version }) {
+        const row = await trx("events").where({ id: event.id }).first("team_price_cents");
+        const teamPriceCents = Number(row?.team_price_cents);
+        if (!Number.isInteger(teamPriceCents) || teamPriceCents <= 0) throw new DomainError("conflict", TEAM_TEXT.registrationErrorDefault);
+        const h: repo.TeamHold = { eventId: event.id, teamPriceCents, dayIds: event.days.map((d) => d.id), reservedUntil, data };
+        if (current) await repo.rewriteTeam(trx, current.id, h, visitor.holder, version, now);
+        else await repo.insertTeam(trx, reference, h, visitor.holder, now);
+        return teamPriceCents * places;
+      },
+    },
+    opts.onHeld,
+  );
+}
+
+/**
+ * Holds for one event run one at a time in this process. The database lock decides (and is what makes several
+ * instances safe); queueing here first keeps a crowd's requests from each holding a pooled connection while
+ * they wait for that lock, which would starve the pool and turn a sold-out answer into a 503.
+ */
+const queuesByDb = new WeakMap<Db, Map<number, Promise<void>>>();
+function oneAtATime<T>(db: Db, eventId: number, work: () => Promise<T>): Promise<T> {
+  let holdQueues = queuesByDb.get(db);
+  if (!holdQueues) queuesByDb.set(db, (holdQueues = new Map()));
+  const queues = holdQueues;
+  const previous = queues.get(eventId) ?? Promise.resolve();
+  const run = previous.then(work);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(eventId, tail);
+  void tail.then(() => {
+    if (queues.get(eventId) === tail) queues.delete(eventId);
+  });
+  return run;
+}

@@ -1,0 +1,46 @@
+import { OPEN_STATUSES } from "../payments/transitions.ts";
+import { findEvent } from "../events/repository.ts";
+import type { Registration } from "./repository.ts";
+import { isFrozenPayment } from "./states.ts";
+import { REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
+
+/** What Stripe's dashboard and the card statement's receipt say about a registration's payment. */
+export function intentDescription(event: { title: string }, r: Registration): string {
+  return r.kind === "team"
+    ? `${event.title}: team of ${r.places}${r.teamName ? ` (${r.teamName})` : ""} (${r.reference})`
+    : `${event.title}: ${r.packageLabel} (${r.reference})`;
+}
+
+/**
+ * The one place that asks the payment core for a registration's PaymentIntent: created, reused, or given the
+ * registration's present amount, and tied to its present version. Null when the registration is free (no Stripe call).
+ */
+export async function preparePayment(deps: RegistrationDeps, r: Registration): Promise<string | null> {
+  if (r.amountCents === 0) return null;
+  const event = await findEvent(deps.db, r.eventId);
+  const { clientSecret } = await deps.paymentCore.ensureIntent({
+    kind: REGISTRATION_KIND,
+    reference: r.reference,
+    amountCents: r.amountCents,
+    version: r.version,
+    description: intentDescription(event ?? { title: "Event" }, r),
+    email: r.contact.email,
+  });
+  return clientSecret;
+}
+
+/**
+ * Whether the registration's payment is confirmed or being confirmed (Stripe says processing or succeeded, or the
+ * payment is already settled): then the registration is frozen. A confirmed payment is settled here at once, so the
+ * answer the visitor gets says what happened to it.
+ */
+export async function paymentUnderWay(deps: RegistrationDeps, reference: string): Promise<boolean> {
+  const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, reference);
+  if (!live) return false;
+  if (!OPEN_STATUSES.includes(live.status)) return true;
+  if (!live.providerPaymentId) return false;
+  const intent = await deps.paymentCore.gateway.retrieveIntent(live.providerPaymentId);
+  if (!isFrozenPayment(intent.status)) return false;
+  await deps.paymentCore.settle(live.providerPaymentId, "return");
+  return true;
+}

@@ -1,0 +1,420 @@
+import type { Knex } from "knex";
+import type { Db } from "../db/knex.ts";
+import { toDate } from "../db/rows.ts";
+import type { IndividualRegistration } from "./rules.ts";
+import { TEAM_PACKAGE, type TeamRegistration } from "./teamRules.ts";
+import { REGISTRATION_TRANSITIONS, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
+
+/** The one module that queries the registration aggregate's tables: registrations, their athletes, days and code. */
+
+type Conn = Db | Knex.Transaction;
+type Row = Record<string, unknown>;
+
+export type { RegistrationStatus };
+export type RegistrationKind = "individual" | "team";
+
+export interface RegistrationAthlete {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string | null;
+  grade: string | null;
+  age: number | null;
+  gender: string | null;
+  schoolName: string | null;
+  clubName: string | null;
+  shirtSize: string | null;
+  emergencyContactName: string;
+  emergencyContactPhone: string;
+  specialRequirements: string | null;
+}
+
+export interface Registration {
+  id: number;
+  reference: string;
+  eventId: number;
+  kind: RegistrationKind;
+  teamName: string | null;
+  status: RegistrationStatus;
+  places: number;
+  packageCode: string;
+  packageLabel: string;
+  listPriceCents: number;
+  amountCents: number;
+  amountPaidCents: number | null;
+  contact: { firstName: string; lastName: string; email: string; phone: string };
+  formSessionId: string;
+  reservedUntil: Date | null;
+  createdAt: Date;
+  paidAt: Date | null;
+  athletes: RegistrationAthlete[];
+  /** event_days ids, in the event's day order. */
+  dayIds: number[];
+  /** Bumped when what it pays for changes (package, days, places, code, amount). */
+  version: number;
+  /** Hashes of the visitor who holds it unpaid (session key, address). */
+  holderSession: string | null;
+  amountRefundedCents: number;
+}
+
+const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+function mapAthlete(r: Row): RegistrationAthlete {
+  return {
+    firstName: String(r.first_name),
+    lastName: String(r.last_name),
+    email: String(r.email),
+    phone: str(r.phone),
+    grade: str(r.grade),
+    age: r.age === null || r.age === undefined ? null : Number(r.age),
+    gender: str(r.gender),
+    schoolName: str(r.school_name),
+    clubName: str(r.club_name),
+    shirtSize: str(r.shirt_size),
+    emergencyContactName: String(r.emergency_contact_name),
+    emergencyContactPhone: String(r.emergency_contact_phone),
+    specialRequirements: str(r.special_requirements),
+  };
+}
+
+async function load(conn: Conn, row: Row | undefined): Promise<Registration | undefined> {
+  if (!row) return undefined;
+  const id = Number(row.id);
+  const [athletes, days] = await Promise.all([
+    conn("registration_athletes").where({ registration_id: id }).orderBy(["position", "id"]),
+    conn("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", id).orderBy(["d.sort_order", "d.id"]).select("d.id"),
+  ]);
+  return {
+    id,
+    reference: String(row.reference),
+    eventId: Number(row.event_id),
+    kind: String(row.kind) as RegistrationKind,
+    teamName: str(row.team_name),
+    status: String(row.status) as RegistrationStatus,
+    places: Number(row.places),
+    packageCode: String(row.package_code),
+    packageLabel: String(row.package_label),
+    listPriceCents: Number(row.list_price_cents),
+    amountCents: Number(row.amount_cents),
+    amountPaidCents: row.amount_paid_cents === null || row.amount_paid_cents === undefined ? null : Number(row.amount_paid_cents),
+    contact: {
+      firstName: String(row.contact_first_name),
+      lastName: String(row.contact_last_name),
+      email: String(row.contact_email),
+      phone: String(row.contact_phone),
+    },
+    formSessionId: String(row.form_session_id),
+    reservedUntil: toDate(row.reserved_until),
+    createdAt: toDate(row.created_at)!,
+    paidAt: toDate(row.paid_at),
+    athletes: (athletes as Row[]).map(mapAthlete),
+    dayIds: (days as Row[]).map((d) => Number(d.id)),
+    version: Number(row.version ?? 1),
+    holderSession: str(row.holder_session),
+    amountRefundedCents: Number(row.amount_refunded_cents ?? 0),
+  };
+}
+
+export async function findByReference(conn: Conn, reference: string): Promise<Registration | undefined> {
+  return load(conn, await conn("registrations").where({ reference }).first());
+}
+
+export async function findByFormSession(conn: Conn, formSessionId: string): Promise<Registration | undefined> {
+  return load(conn, await conn("registrations").where({ form_session_id: formSessionId }).first());
+}
+
+/** The registration's row locked for this transaction (third in the lock order: src/registrations/locks.ts), then read whole. */
+export async function lockByFormSession(trx: Knex.Transaction, formSessionId: string): Promise<Registration | undefined> {
+  return load(trx, await trx("registrations").where({ form_session_id: formSessionId }).forUpdate().first());
+}
+
+export async function lockByReference(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
+  return load(trx, await trx("registrations").where({ reference }).forUpdate().first());
+}
+
+/** The event a registration belongs to, read without a lock (it never changes): the first lock of its transactions. */
+export async function eventIdOf(conn: Conn, reference: string): Promise<number | undefined> {
+  const row = await conn("registrations").where({ reference }).first("event_id");
+  return row ? Number(row.event_id) : undefined;
+}
+
+/**
+ * Moves a registration along one step of REGISTRATION_TRANSITIONS (src/registrations/states.ts): only a row still
+ * in one of the step's `from` statuses changes, so of two callers of the same step exactly one gets true.
+ */
+export async function transition(trx: Knex.Transaction, id: number, step: RegistrationTransition, now: Date, fields: Record<string, unknown> = {}): Promise<boolean> {
+  const { from, to } = REGISTRATION_TRANSITIONS[step];
+  const changed = await trx("registrations").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now });
+  return changed === 1;
+}
+
+/** Who holds a registration unpaid: hashes of the visitor's session key and address. */
+export interface Holder {
+  session: string;
+  address: string;
+}
+
+/** Places this visitor (by session key, or by address) holds unpaid right now, other than in `exceptId`. */
+export async function placesHeldBy(trx: Knex.Transaction, holder: Holder, now: Date, exceptId?: number): Promise<{ session: number; address: number }> {
+  const count = async (column: string, value: string) => {
+    const q = trx("registrations").where(column, value).andWhere("status", "pending_payment").andWhere("reserved_until", ">", now);
+    if (exceptId !== undefined) q.andWhereNot("id", exceptId);
+    const row: Row | undefined = await q.sum({ n: "places" }).first();
+    return Number(row?.n ?? 0) || 0;
+  };
+  return { session: await count("holder_session", holder.session), address: await count("holder_address", holder.address) };
+}
+
+/** What a pending individual registration holds: its package, price and the athlete's details. */
+export interface IndividualHold {
+  eventId: number;
+  packageLabel: string;
+  priceCents: number;
+  reservedUntil: Date;
+  data: IndividualRegistration;
+}
+
+function individualColumns(h: IndividualHold, now: Date) {
+  return {
+    status: "pending_payment",
+    places: 1,
+    package_code: h.data.registrationType,
+    package_label: h.packageLabel,
+    list_price_cents: h.priceCents,
+    amount_cents: h.priceCents,
+    contact_first_name: h.data.firstName,
+    contact_last_name: h.data.lastName,
+    contact_email: h.data.email,
+    contact_phone: h.data.phone,
+    reserved_until: h.reservedUntil,
+    agreed_at: now,
+    updated_at: now,
+  };
+}
+
+async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold): Promise<void> {
+  const d = h.data;
+  await trx("registration_athletes").where({ registration_id: registrationId }).delete();
+  await trx("registration_days").where({ registration_id: registrationId }).delete();
+  await trx("registration_athletes").insert({
+    registration_id: registrationId,
+    position: 1,
+    first_name: d.firstName,
+    last_name: d.lastName,
+    email: d.email,
+    phone: d.phone,
+    grade: d.grade,
+    gender: d.gender,
+    school_name: d.schoolName,
+    club_name: d.clubName ?? null,
+    shirt_size: d.tShirtSize ?? null,
+    emergency_contact_name: d.emergencyContactName,
+    emergency_contact_phone: d.emergencyContactPhone,
+    special_requirements: d.specialRequirements ?? null,
+  });
+  if (h.data.dayIds.length > 0) {
+    await trx("registration_days").insert(h.data.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
+  }
+}
+
+/** A new pending individual registration with its athlete and days. */
+export async function insertIndividual(trx: Knex.Transaction, reference: string, h: IndividualHold, holder: Holder, now: Date): Promise<number> {
+  const [id] = await trx("registrations").insert({
+    reference,
+    event_id: h.eventId,
+    kind: "individual",
+    form_session_id: h.data.formSessionId,
+    created_at: now,
+    holder_session: holder.session,
+    holder_address: holder.address,
+    version: 1,
+    ...individualColumns(h, now),
+  });
+  const registrationId = Number(id);
+  await writeAthleteAndDays(trx, registrationId, h);
+  return registrationId;
+}
+
+/**
+ * The same form submitted again (Back, a changed package, a reload): the same row, held again with the new details.
+ * Only for a row locked in this transaction and not settled (the caller checked, under the lock); `version` is the
+ * row's version after this change.
+ */
+export async function rewriteIndividual(trx: Knex.Transaction, id: number, h: IndividualHold, holder: Holder, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ ...individualColumns(h, now), holder_session: holder.session, holder_address: holder.address, version });
+  await writeAthleteAndDays(trx, id, h);
+}
+
+/** What a pending team registration holds: one place per athlete at the team price, every day of the event. */
+export interface TeamHold {
+  eventId: number;
+  teamPriceCents: number;
+  dayIds: number[];
+  reservedUntil: Date;
+  data: TeamRegistration;
+}
+
+function teamColumns(h: TeamHold, now: Date) {
+  const list = h.teamPriceCents * h.data.athletes.length;
+  return {
+    status: "pending_payment",
+    team_name: h.data.coach.teamName,
+    places: h.data.athletes.length,
+    package_code: TEAM_PACKAGE.code,
+    package_label: TEAM_PACKAGE.label,
+    list_price_cents: list,
+    amount_cents: list,
+    contact_first_name: h.data.coach.firstName,
+    contact_last_name: h.data.coach.lastName,
+    contact_email: h.data.coach.email,
+    contact_phone: h.data.coach.phone,
+    reserved_until: h.reservedUntil,
+    agreed_at: now,
+    updated_at: now,
+  };
+}
+
+async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId }).delete();
+  await trx("registration_days").where({ registration_id: registrationId }).delete();
+  await trx("registration_athletes").insert(
+    h.data.athletes.map((a, i) => ({
+      registration_id: registrationId,
+      position: i + 1,
+      first_name: a.firstName,
+      last_name: a.lastName,
+      email: a.email,
+      age: a.age,
+      shirt_size: a.shirtSize,
+      emergency_contact_name: a.parentName,
+      emergency_contact_phone: a.parentPhoneNumber,
+    })),
+  );
+  if (h.dayIds.length > 0) await trx("registration_days").insert(h.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
+}
+
+/** A new pending team registration with its athletes (one place each) and the event's days. */
+export async function insertTeam(trx: Knex.Transaction, reference: string, h: TeamHold, holder: Holder, now: Date): Promise<number> {
+  const [id] = await trx("registrations").insert({
+    reference,
+    event_id: h.eventId,
+    kind: "team",
+    form_session_id: h.data.formSessionId,
+    created_at: now,
+    holder_session: holder.session,
+    holder_address: holder.address,
+    version: 1,
+    ...teamColumns(h, now),
+  });
+  await writeTeamAthletesAndDays(trx, Number(id), h);
+  return Number(id);
+}
+
+/** The same team form submitted again (Back from the checkout, a double click): as rewriteIndividual, for a team. */
+export async function rewriteTeam(trx: Knex.Transaction, id: number, h: TeamHold, holder: Holder, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ ...teamColumns(h, now), holder_session: holder.session, holder_address: holder.address, version });
+  await writeTeamAthletesAndDays(trx, id, h);
+}
+
+/** A stored team as the form's data (Back from the checkout shows it again). */
+export function teamOf(r: Registration): TeamRegistration {
+  return {
+    formSessionId: r.formSessionId,
+    coach: { ...r.contact, teamName: r.teamName },
+    athletes: r.athletes.map((a) => ({
+      firstName: a.firstName,
+      lastName: a.lastName,
+      age: a.age ?? 0,
+      email: a.email,
+      shirtSize: (a.shirtSize ?? "Small") as TeamRegistration["athletes"][number]["shirtSize"],
+      parentName: a.emergencyContactName,
+      parentPhoneNumber: a.emergencyContactPhone,
+    })),
+  };
+}
+
+/** The amount to pay (after a code), and the version it belongs to. */
+export async function setAmount(trx: Knex.Transaction, id: number, amountCents: number, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ amount_cents: amountCents, version, updated_at: now });
+}
+
+/** Refunded so far; `refunded_at` is set with the first refund. */
+export async function setAmountRefunded(trx: Knex.Transaction, id: number, amountRefundedCents: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ amount_refunded_cents: amountRefundedCents, updated_at: now });
+  await trx("registrations").where({ id }).whereNull("refunded_at").update({ refunded_at: now });
+}
+
+/** Pending registrations whose hold has lapsed, oldest first. */
+export async function expiredHolds(conn: Conn, now: Date, limit: number): Promise<{ id: number; reference: string; eventId: number }[]> {
+  const rows: Row[] = await conn("registrations").where("status", "pending_payment").andWhere("reserved_until", "<=", now).orderBy("reserved_until").limit(limit).select("id", "reference", "event_id");
+  return rows.map((r) => ({ id: Number(r.id), reference: String(r.reference), eventId: Number(r.event_id) }));
+}
+
+// ---- the code applied to a registration (discount_redemptions) ----
+
+export type RedemptionStatus = "held" | "redeemed" | "released";
+
+export interface Redemption {
+  id: number;
+  codeId: number;
+  code: string;
+  registrationId: number;
+  amountOffCents: number;
+  status: RedemptionStatus;
+}
+
+/**
+ * Uses of a code that count against its limit: redeemed ones, and held ones whose registration still holds
+ * its place (a lapsed hold stops counting at once, before the sweep marks it released).
+ */
+export async function usesTaken(conn: Conn, codeId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
+  const q = conn("discount_redemptions as dr")
+    .join("registrations as r", "r.id", "dr.registration_id")
+    .where("dr.discount_code_id", codeId)
+    .andWhere((w) =>
+      w.where("dr.status", "redeemed").orWhere((h) => h.where("dr.status", "held").andWhere("r.status", "pending_payment").andWhere("r.reserved_until", ">", now)),
+    );
+  if (exceptRegistrationId !== undefined) q.andWhereNot("dr.registration_id", exceptRegistrationId);
+  const row = await q.count({ n: "*" }).first();
+  return Number(row?.n ?? 0);
+}
+
+export async function redemptionOf(conn: Conn, registrationId: number): Promise<Redemption | undefined> {
+  const row = await conn("discount_redemptions as dr")
+    .join("discount_codes as c", "c.id", "dr.discount_code_id")
+    .where("dr.registration_id", registrationId)
+    .first("dr.id", "dr.discount_code_id", "c.code", "dr.registration_id", "dr.amount_off_cents", "dr.status");
+  if (!row) return undefined;
+  return {
+    id: Number(row.id),
+    codeId: Number(row.discount_code_id),
+    code: String(row.code),
+    registrationId: Number(row.registration_id),
+    amountOffCents: Number(row.amount_off_cents),
+    status: String(row.status) as RedemptionStatus,
+  };
+}
+
+/** The registration's one redemption, taken (or moved to another code, or given a new amount) with the given status. */
+export async function putRedemption(trx: Knex.Transaction, registrationId: number, codeId: number, amountOffCents: number, status: "held" | "redeemed", now: Date): Promise<void> {
+  const changed = await trx("discount_redemptions")
+    .where({ registration_id: registrationId })
+    .update({ discount_code_id: codeId, amount_off_cents: amountOffCents, status, updated_at: now });
+  if (changed === 0) {
+    await trx("discount_redemptions").insert({ registration_id: registrationId, discount_code_id: codeId, amount_off_cents: amountOffCents, status, created_at: now, updated_at: now });
+  }
+}
+
+export async function setRedemptionStatus(conn: Conn, registrationId: number, from: RedemptionStatus[], to: RedemptionStatus, now: Date): Promise<boolean> {
+  const changed = await conn("discount_redemptions").where({ registration_id: registrationId }).whereIn("status", from).update({ status: to, updated_at: now });
+  return changed === 1;
+}
+
+export async function setAmountOff(trx: Knex.Transaction, registrationId: number, amountOffCents: number, now: Date): Promise<void> {
+  await trx("discount_redemptions").where({ registration_id: registrationId }).update({ amount_off_cents: amountOffCents, updated_at: now });
+}
+
+/** The code is removed from the registration before paying. */
+export async function deleteRedemption(conn: Conn, registrationId: number): Promise<void> {
+  await conn("discount_redemptions").where({ registration_id: registrationId }).whereNot({ status: "redeemed" }).delete();
+}

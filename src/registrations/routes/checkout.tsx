@@ -1,0 +1,162 @@
+import { Router, type Request, type Response } from "express";
+import type { PageContext } from "../../http/render.tsx";
+import { domainErrorStatus } from "../../http/errors.ts";
+import { DomainError } from "../../errors.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT } from "../../discounts/rules.ts";
+import { EVENT_NOT_FOUND } from "../../events/rules.ts";
+import type { EventDetail } from "../../events/types.ts";
+import type { PaymentPanelProps } from "../../../widgets/RegistrationSteps.tsx";
+import { RegistrationNotConfirmed } from "../../../views/pages/registration/RegisterPage.tsx";
+import { CheckoutAlreadyPaid, CheckoutComplete, CheckoutError, CheckoutNotConfirmed, CheckoutPay, TeamCheckoutPay, type CheckoutDetails } from "../../../views/pages/registration/CheckoutPage.tsx";
+import { REGISTRATION_MESSAGES } from "../rules.ts";
+import { TEAM_TEXT } from "../teamRules.ts";
+import * as repo from "../repository.ts";
+import type { Registration } from "../repository.ts";
+import { DiscountRefused } from "../codes.ts";
+import { completeFree } from "../completeFree.ts";
+import { confirmReturn } from "../confirmReturn.ts";
+import { preparePayment } from "../payment.ts";
+import { holdIsLive } from "../deps.ts";
+import { teamCheckoutPath } from "./team.tsx";
+import { checkoutPage, holdEndsText, loadEvent, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
+
+const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
+const PAYMENT_UNAVAILABLE = "Payment system is temporarily unavailable. Please try again in a few moments.";
+
+/**
+ * The payment of a held registration, individual or team: GET /stripe-checkout (the payment page driven by the
+ * session; `option=team` for a coach's team) and POST /api/events/:id/stripe-payment-success (the browser's return
+ * after the card, or the completion of a free registration).
+ */
+export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
+  const { db, site, paymentCore } = deps;
+  const router = Router();
+  const limit = deps.rateLimiter({ name: "registration-return", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
+  const shell = (req: Request, res: Response, content: React.ReactElement, opts: { status?: number; card?: boolean; team?: boolean } = {}) =>
+    checkoutPage(req, res, paymentCore.gateway, content, { ...opts, description: opts.team ? "Complete your team registration." : undefined });
+
+  router.get("/stripe-checkout", async (req, res) => {
+    const q = req.query;
+    const team = q.option === "team";
+    const eventsHref = team ? "/team-events" : undefined;
+    // Query parameters are for display only; a client secret someone put in the address is never echoed back.
+    const retry = typeof q.eventId === "string" ? `/stripe-checkout?eventId=${encodeURIComponent(q.eventId.slice(0, 12))}${team ? "&option=team" : ""}` : "/stripe-checkout";
+    if (typeof q.eventId !== "string" || q.eventId === "") return shell(req, res, <CheckoutError message="No event ID provided" retryHref={eventsHref ?? retry} />, { status: 400, team });
+    const event = await loadEvent(deps, q.eventId);
+    if (!event) return shell(req, res, <CheckoutError message={REGISTRATION_MESSAGES.notFound} retryHref={eventsHref ?? retry} />, { status: 404, team });
+    const done = team ? `${teamCheckoutPath(event)}&success=true` : undefined;
+    if (q.payment_intent_status === "succeeded" && typeof q.payment_intent === "string") {
+      const next = done ?? `/event-registration/${event.id}?paymentSuccess=true&paymentIntentId=${encodeURIComponent(q.payment_intent.slice(0, 200))}`;
+      res.set("refresh", `2; url=${next}`);
+      return shell(req, res, <CheckoutAlreadyPaid next={next} />, { team });
+    }
+    const reference = ownReference(req, event.id, team ? "team" : undefined);
+    const registration = reference ? await repo.findByReference(db, reference) : undefined;
+    if (registration?.status === "paid") return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} />, { team });
+    if (q.success === "true" || registration?.status === "needs_review") {
+      return shell(req, res, <CheckoutNotConfirmed><RegistrationNotConfirmed email={site.email} phone={site.phone} /></CheckoutNotConfirmed>, { team });
+    }
+    if (!registration || !holdIsLive(registration, deps.clock()) || (registration.kind === "team") !== team) {
+      const message = team ? TEAM_TEXT.dataNotFound : "No registration is waiting for payment. Please fill in the registration form again.";
+      return shell(req, res, <CheckoutError message={message} retryHref={team ? `/team-register/${event.id}` : `/register/${event.id}`} />, { status: 404, team });
+    }
+    try {
+      const panel = await paymentPanel(req, res, event, registration, team);
+      if (team) return shell(req, res, <TeamCheckoutPay details={teamDetails(event, registration)} panel={panel} />, { card: true, team });
+      shell(req, res, <CheckoutPay details={individualDetails(event, registration)} panel={panel} />, { card: true });
+    } catch (err) {
+      req.log.error({ err: (err as Error).message, reference: registration.reference }, "could not load the registration's PaymentIntent");
+      shell(req, res, <CheckoutError message={team ? TEAM_TEXT.paymentSetup : PAYMENT_UNAVAILABLE} retryHref={retry} />, { status: 502, team });
+    }
+  });
+
+  async function paymentPanel(req: Request, res: Response, event: EventDetail, r: Registration, team: boolean): Promise<PaymentPanelProps> {
+    const clientSecret = await preparePayment(deps, r);
+    const name = team ? `${r.contact.firstName} ${r.contact.lastName}` : `${r.athletes[0]!.firstName} ${r.athletes[0]!.lastName}`;
+    return {
+      eventId: event.id,
+      publishableKey: paymentCore.gateway.publishableKey,
+      payment: await paymentStep(deps, event, r, clientSecret),
+      billing: { name, email: r.contact.email, phone: r.contact.phone },
+      backHref: team ? `/team-register/${event.id}` : `/register/${event.id}?step=1`,
+      csrfToken: (res.locals.page as PageContext).csrfToken,
+      from: "checkout",
+      ...(team ? { option: "team" as const } : {}),
+    };
+  }
+
+  // The card's return and the free completion share the spec's URL; `freeRegistration` tells them apart.
+  router.post("/api/events/:id/stripe-payment-success", limit, deps.codeGuesses, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return void res.status(404).json({ success: false, error: EVENT_NOT_FOUND });
+    const free = req.body?.freeRegistration === true || req.body?.freeRegistration === "true";
+    return free ? completeFreeJson(req, res, event) : confirmReturnJson(req, res, event);
+  });
+
+  async function completeFreeJson(req: Request, res: Response, event: EventDetail) {
+    try {
+      const reference = ownReference(req, event.id, req.body?.option);
+      const registration = reference ? await repo.findByReference(db, reference) : undefined;
+      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      const outcome = await completeFree(deps, registration, codeText(req.body.discountCode));
+      res.json({ success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference });
+    } catch (err) {
+      if (err instanceof DiscountRefused) {
+        return void res.status(err.status).json({ success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message });
+      }
+      req.log.error({ err: (err as Error).message }, "free registration failed");
+      res.status(503).json({ success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: DISCOUNT_TEXT.freeFailed, message: DISCOUNT_TEXT.freeFailed });
+    }
+  }
+
+  async function confirmReturnJson(req: Request, res: Response, event: EventDetail) {
+    const intentId = typeof req.body?.paymentIntentId === "string" ? req.body.paymentIntentId.slice(0, 200) : "";
+    try {
+      const result = await confirmReturn(deps, ownReference(req, event.id, req.body?.option), intentId);
+      switch (result.status) {
+        case "paid":
+          return void res.json({ success: true, status: "paid", registrationId: result.payment.reference });
+        case "refunded":
+          return void res.status(409).json({ success: false, status: "refunded", error: "The event filled up before your payment arrived; your payment has been refunded and an e-mail is on its way." });
+        case "failed":
+          return void res.status(402).json({ success: false, status: "failed", error: result.message });
+        case "mismatch":
+          return void res.status(409).json({ success: false, status: "needs_review", error: "Payment Successful - Action Required" });
+        default:
+          return void res.status(202).json({ success: false, status: "pending", error: "The payment is not complete yet." });
+      }
+    } catch (err) {
+      if (err instanceof DomainError) return void res.status(domainErrorStatus(err)).json({ success: false, error: err.message });
+      req.log.error({ err: (err as Error).message }, "could not confirm a registration payment");
+      res.status(502).json({ success: false, error: PAYMENT_UNAVAILABLE });
+    }
+  }
+
+  return router;
+}
+
+function individualDetails(event: EventDetail, r: Registration): CheckoutDetails {
+  const athlete = r.athletes[0]!;
+  return {
+    eventTitle: event.title,
+    optionLabel: r.packageCode === "full" ? "Full Camp" : optionLabel(event, r.packageCode),
+    athleteName: `${athlete.firstName} ${athlete.lastName}`,
+    email: r.contact.email,
+    days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),
+    amountCents: r.listPriceCents,
+    reservedUntil: holdEndsText(r.reservedUntil!),
+  };
+}
+
+function teamDetails(event: EventDetail, r: Registration) {
+  return {
+    eventTitle: event.title,
+    teamName: r.teamName,
+    coachName: `${r.contact.firstName} ${r.contact.lastName}`,
+    email: r.contact.email,
+    athletes: r.athletes.map((a) => ({ name: `${a.firstName} ${a.lastName}`, shirtSize: a.shirtSize ?? "" })),
+    pricePerAthleteCents: Math.round(r.listPriceCents / Math.max(1, r.places)),
+    amountCents: r.listPriceCents,
+    reservedUntil: holdEndsText(r.reservedUntil!),
+  };
+}

@@ -1,0 +1,14 @@
+import { Router } from "express";
+import { checkoutRoutes } from "./checkout.tsx";
+import { codeRoutes } from "./codes.tsx";
+import { individualRoutes } from "./individual.tsx";
+import { codeGuessBudget, type RegistrationRouteDeps } from "./shared.tsx";
+import { teamRoutes } from "./team.tsx";
+
+/** Every URL of the registration aggregate, one handler each. */
+export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesses">): Router {
+  const all: RegistrationRouteDeps = { ...deps, codeGuesses: codeGuessBudget(deps.rateLimiter) };
+  const router = Router();
+  router.use(individualRoutes(all), teamRoutes(all), checkoutRoutes(all), codeRoutes(all));
+  return router;
+}

@@ -1,0 +1,257 @@
+import { Router, type Request, type Response } from "express";
+import * as z from "zod";
+import { renderPage, type PageContext } from "../../http/render.tsx";
+import { domainErrorStatus } from "../../http/errors.ts";
+import { DomainError } from "../../errors.ts";
+import { validate, type FieldErrors } from "../../http/forms.ts";
+import { stripeScripts } from "../../payments/setup.ts";
+import { placesLeft } from "../../events/repository.ts";
+import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, type RegistrationStatus } from "../../events/rules.ts";
+import type { EventDetail } from "../../events/types.ts";
+import { formatPrice } from "../../money.ts";
+import { DISCOUNT_TEXT } from "../../discounts/rules.ts";
+import { coachRegistrationState } from "../../coaches/rules.ts";
+import { Widget } from "../../../views/components/Widget.tsx";
+import type { PaymentStep } from "../../../widgets/RegistrationSteps.tsx";
+import { RegisterPage, RegistrationConfirmed, RegistrationNotConfirmed, RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
+import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, registrationSchema } from "../rules.ts";
+import * as repo from "../repository.ts";
+import type { Registration } from "../repository.ts";
+import { DiscountRefused, discountOf } from "../codes.ts";
+import { holdIndividual, PAYMENT_SETUP_ERROR } from "../hold.ts";
+import { preparePayment } from "../payment.ts";
+import { holdIsLive, REGISTRATION_KIND } from "../deps.ts";
+import { loadEvent, newFormSessionId, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
+
+/** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
+function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
+  const a = r.athletes[0]!;
+  const values: Record<string, string> = {
+    formSessionId: r.formSessionId,
+    registrationType: r.packageCode,
+    firstName: a.firstName,
+    lastName: a.lastName,
+    email: a.email,
+    phone: a.phone ?? "",
+    grade: a.grade ?? "",
+    gender: a.gender ?? "",
+    schoolName: a.schoolName ?? "",
+    clubName: a.clubName ?? "",
+    tShirtSize: a.shirtSize ?? "",
+    emergencyContactName: a.emergencyContactName,
+    emergencyContactPhone: a.emergencyContactPhone,
+    specialRequirements: a.specialRequirements ?? "",
+    agrees: "on",
+  };
+  event.days.forEach((d, i) => {
+    if (r.dayIds.includes(d.id)) values[dayField(i)] = "on";
+  });
+  return values;
+}
+
+/** Form posts send strings; only the schema's own fields are kept for re-rendering. */
+function keptValues(body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) if (k !== "_csrf" && typeof v === "string") out[k] = v.slice(0, 2000);
+  return out;
+}
+
+const apiBody = z.object({
+  option: z.string().max(20).optional(),
+  formSessionId: z.unknown(),
+  discountCode: z.unknown().optional(),
+  registrationData: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** An individual's registration: /register/{id} (steps 1 and 2, with and without JavaScript), its JSON call, and the confirmation. */
+export function individualRoutes(deps: RegistrationRouteDeps): Router {
+  const { db, site, paymentCore } = deps;
+  const router = Router();
+  const limit = deps.rateLimiter({ name: "registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
+
+  function page(req: Request, res: Response, event: EventDetail, content: React.ReactNode, opts: { status?: number; card?: boolean } = {}) {
+    res.set("cache-control", "no-store");
+    renderPage(req, res, <RegisterPage event={event} coachRegistration={coachRegistrationState(event, deps.clock())}>{content}</RegisterPage>, {
+      title: `Register for ${event.title}`,
+      description: `Register for ${event.title}, ${event.dateText}, ${event.location}.`,
+      sameForStatelessVisitors: true,
+      status: opts.status,
+      noindex: true,
+      scripts: opts.card ? stripeScripts(paymentCore.gateway) : undefined,
+    });
+  }
+
+  function stepsWidget(req: Request, event: EventDetail, values: Record<string, string>, errors: FieldErrors, payment: PaymentStep | null) {
+    const ctx = req.res!.locals.page as PageContext;
+    return (
+      <Widget
+        name="RegistrationSteps"
+        props={{
+          eventId: event.id,
+          eventTitle: event.title,
+          packages: packageOptions(event),
+          days: event.days,
+          csrfToken: ctx.csrfToken,
+          publishableKey: paymentCore.gateway.publishableKey,
+          action: `/register/${event.id}`,
+          values: { registrationType: DEFAULT_PACKAGE, ...values, formSessionId: values.formSessionId || newFormSessionId() },
+          errors,
+          payment,
+        }}
+      />
+    );
+  }
+
+  async function status(event: EventDetail, except?: number): Promise<RegistrationStatus> {
+    const now = deps.clock();
+    return registrationStatus(event, await placesLeft(db, event.id, now, except), now);
+  }
+
+  function unavailable(req: Request, res: Response, event: EventDetail, st: Exclude<RegistrationStatus, "open">, code = 200) {
+    const message = st === "closed" ? REGISTRATION_ERRORS.closed : REGISTRATION_ERRORS.soldOut;
+    page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL[st]} message={message} eventId={event.id} />, { status: code });
+  }
+
+  /** The confirmation, for a payment the server confirmed for this visitor's registration; anything else is neutral. */
+  async function confirmation(req: Request, res: Response, event: EventDetail) {
+    const reference = ownReference(req, event.id);
+    const intentId = typeof req.query.paymentIntentId === "string" ? req.query.paymentIntentId.slice(0, 200) : undefined;
+    let registration = reference ? await repo.findByReference(db, reference) : undefined;
+    let payment = reference ? await paymentCore.latestFor(REGISTRATION_KIND, reference) : undefined;
+    const matches = registration && (!intentId || payment?.providerPaymentId === intentId);
+    // The browser came back before anything recorded the payment: ask Stripe through the core.
+    if (matches && registration!.status !== "paid" && payment?.providerPaymentId && intentId) {
+      try {
+        await paymentCore.settle(payment.providerPaymentId, "return");
+      } catch (err) {
+        req.log.error({ err: (err as Error).message, reference }, "could not confirm the registration payment");
+      }
+      registration = await repo.findByReference(db, reference!);
+      payment = await paymentCore.latestFor(REGISTRATION_KIND, reference!);
+    }
+    const shell = (content: React.ReactNode) => page(req, res, event, content);
+    if (matches && registration!.status === "paid") {
+      return shell(<RegistrationConfirmed email={registration!.contact.email} reference={registration!.reference} eventTitle={event.title} free={registration!.amountPaidCents === 0} />);
+    }
+    if (matches && (payment?.status === "needs_review" || registration!.status === "needs_review")) {
+      return shell(
+        <RegistrationNotConfirmed email={site.email} phone={site.phone} title="Payment Successful - Action Required"
+          message={`Your card was charged but we could not record your registration ${registration!.reference}. Please contact support immediately with your payment confirmation.`} />,
+      );
+    }
+    return shell(<RegistrationNotConfirmed email={site.email} phone={site.phone} />);
+  }
+
+  router.get("/register/:id", async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    if (req.query.paymentSuccess === "true") return confirmation(req, res, event);
+
+    const reference = ownReference(req, event.id);
+    const own = reference ? await repo.findByReference(db, reference) : undefined;
+    if (own?.status === "paid" || own?.status === "needs_review") return confirmation(req, res, event);
+    const held = own && holdIsLive(own, deps.clock()) ? own : undefined;
+
+    const st = await status(event, held?.id);
+    if (st !== "open") return unavailable(req, res, event, st);
+
+    if (req.query.step === "payment" && held) {
+      try {
+        const clientSecret = await preparePayment(deps, held);
+        return page(req, res, event, stepsWidget(req, event, valuesOf(event, held), {}, await paymentStep(deps, event, held, clientSecret)), { card: true });
+      } catch (err) {
+        req.log.error({ err: (err as Error).message, reference: held.reference }, "could not load the registration's PaymentIntent");
+        return page(req, res, event, stepsWidget(req, event, valuesOf(event, held), { _form: PAYMENT_SETUP_ERROR.message }, null), { status: 502 });
+      }
+    }
+    // Step 1: a new form, or the visitor's own registration again (Back keeps every value).
+    page(req, res, event, stepsWidget(req, event, own ? valuesOf(event, own) : {}, {}, null), { card: true });
+  });
+
+  /** Validates and holds, for both the form post and the JSON call. */
+  async function start(req: Request, res: Response, event: EventDetail, input: Record<string, unknown>) {
+    const result = validate(registrationSchema(event), input);
+    if (!result.ok) return { invalid: result } as const;
+    const code = typeof input.discountCode === "string" ? input.discountCode.slice(0, 200).trim() : "";
+    try {
+      const outcome = await holdIndividual(deps, event, result.data, visitorOf(req, res), {
+        code: code || undefined,
+        onHeld: (reference) => remember(req, "individual", event.id, reference),
+      });
+      return { outcome } as const;
+    } catch (err) {
+      if (!(err instanceof DiscountRefused)) throw err;
+      return { invalid: { ok: false, errors: { discountCode: err.message }, message: err.message }, discountRefused: true } as const;
+    }
+  }
+
+  router.post("/register/:id", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    const { _csrf: _token, ...sent } = (req.body ?? {}) as Record<string, unknown>;
+    const values = keptValues(sent);
+    try {
+      // The schema reads the body as sent: a field sent twice or nested is refused, not dropped.
+      const started = await start(req, res, event, sent);
+      if ("invalid" in started) return page(req, res, event, stepsWidget(req, event, values, started.invalid!.errors, null), { status: "discountRefused" in started ? 422 : 400, card: true });
+      if (started.outcome.status === "settled") {
+        remember(req, "individual", event.id, started.outcome.registration.reference);
+        return res.redirect(303, `/register/${event.id}?paymentSuccess=true`);
+      }
+      res.redirect(303, `/register/${event.id}?step=payment`);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.message === REGISTRATION_ERRORS.closed) return unavailable(req, res, event, "closed", domainErrorStatus(err));
+      page(req, res, event, stepsWidget(req, event, values, { _form: err.message }, null), { status: domainErrorStatus(err), card: true });
+    }
+  });
+
+  router.post("/api/events/:id/create-payment-intent", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return void res.status(404).json({ success: false, error: EVENT_NOT_FOUND });
+    const body = apiBody.safeParse(req.body ?? {});
+    if (!body.success) return void res.status(400).json({ success: false, error: REGISTRATION_ERRORS.formInvalid, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid });
+    // Amounts the browser sends are ignored: the price is the event's package price, less a code the server checks.
+    const data = body.data.registrationData ?? {};
+    const input = { ...data, registrationType: data.registrationType ?? body.data.option, formSessionId: body.data.formSessionId, discountCode: body.data.discountCode ?? data.discountCode };
+    try {
+      const started = await start(req, res, event, input);
+      if ("invalid" in started) {
+        const { errors, message } = started.invalid!;
+        if ("discountRefused" in started) {
+          const title = message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
+          return void res.status(422).json({ success: false, title, error: message, userFriendlyMessage: message, fieldErrors: errors });
+        }
+        return void res.status(400).json({ success: false, error: message, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid, fieldErrors: errors });
+      }
+      const { registration } = started.outcome;
+      if (started.outcome.status === "settled") {
+        remember(req, "individual", event.id, registration.reference);
+        return void res.json({ success: true, alreadyPaid: true, status: registration.status, registrationId: registration.reference });
+      }
+      res.json({
+        success: true,
+        clientSecret: started.outcome.clientSecret,
+        amount: registration.amountCents / 100,
+        amountFormatted: formatPrice(registration.amountCents),
+        isFreeRegistration: registration.amountCents === 0,
+        discount: await discountOf(deps, registration),
+        registrationId: registration.reference,
+        optionLabel: optionLabel(event, registration.packageCode),
+        reservedUntil: registration.reservedUntil?.toISOString() ?? null,
+      });
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      const title = err.kind === "upstream_failed" ? PAYMENT_SETUP_ERROR.title : err.message === REGISTRATION_ERRORS.soldOut ? "Sold Out" : undefined;
+      res.status(domainErrorStatus(err)).json({ success: false, error: err.message, userFriendlyMessage: err.message, ...(title ? { title } : {}) });
+    }
+  });
+
+  router.get("/event-registration/:id", async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    await confirmation(req, res, event);
+  });
+
+  return router;
+}

@@ -1,0 +1,222 @@
+import { Router, type Request, type RequestHandler, type Response } from "express";
+import { renderPage, type PageContext } from "../../http/render.tsx";
+import { flashToast } from "../../http/pageContext.ts";
+import { domainErrorStatus } from "../../http/errors.ts";
+import { DomainError } from "../../errors.ts";
+import { validate, type FieldErrors } from "../../http/forms.ts";
+import { placesLeft } from "../../events/repository.ts";
+import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../events/rules.ts";
+import type { EventDetail } from "../../events/types.ts";
+import { formatPrice } from "../../money.ts";
+import { DISCOUNT_TEXT } from "../../discounts/rules.ts";
+import { Widget } from "../../../views/components/Widget.tsx";
+import { RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
+import { TeamRegisterPage } from "../../../views/pages/registration/TeamRegisterPage.tsx";
+import type { TeamFormProps } from "../../../widgets/TeamForm.tsx";
+import * as repo from "../repository.ts";
+import type { Registration } from "../repository.ts";
+import { REGISTRATION_ERRORS } from "../rules.ts";
+import { DiscountRefused, discountOf } from "../codes.ts";
+import { holdTeam, type HoldOutcome } from "../hold.ts";
+import { holdIsLive } from "../deps.ts";
+import {
+  TEAM_MAXIMUM,
+  TEAM_MINIMUM,
+  TEAM_START_ROWS,
+  TEAM_TEXT,
+  blankAthlete,
+  blankCoach,
+  teamErrorTitle,
+  teamFormSessionId,
+  teamFormValues,
+  teamRegistrationSchema,
+  teamValuesOf,
+  type TeamFormValues,
+} from "../teamRules.ts";
+import { loadEvent, newFormSessionId, notFound, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
+
+export const teamCheckoutPath = (event: EventDetail) => `/stripe-checkout?eventId=${event.id}&eventName=${encodeURIComponent(event.title)}&option=team`;
+
+/** Team registration: /team-register/{id} and /team-registration?eventId= (the form, with and without JavaScript), and POST /api/team-registration. */
+export function teamRoutes(deps: RegistrationRouteDeps): Router {
+  const { db } = deps;
+  const router = Router();
+  const limit = deps.rateLimiter({ name: "team-registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
+
+  /** The coach's team for the event while it still holds its places. */
+  async function heldTeam(req: Request, eventId: number): Promise<Registration | undefined> {
+    const reference = ownReference(req, eventId, "team");
+    const r = reference ? await repo.findByReference(db, reference) : undefined;
+    return r && r.kind === "team" && holdIsLive(r, deps.clock()) ? r : undefined;
+  }
+
+  function page(req: Request, res: Response, event: EventDetail, content: React.ReactNode, status?: number) {
+    res.set("cache-control", "no-store");
+    renderPage(
+      req,
+      res,
+      <TeamRegisterPage event={{ ...event, savingsCents: teamSavingsCents(event) }}>{content}</TeamRegisterPage>,
+      {
+        title: `Team Registration: ${event.title}`,
+        description: `Register your team for ${event.title} at ${formatPrice(event.teamPriceCents)} per athlete, ${event.dateText}, ${event.location}.`,
+        sameForStatelessVisitors: true,
+        status,
+        noindex: true,
+      },
+    );
+  }
+
+  /** The form, or why a team cannot register now (closed, or fewer places left than the smallest team). */
+  async function showForm(req: Request, res: Response, event: EventDetail, values: TeamFormValues, errors: FieldErrors, status?: number) {
+    const held = await heldTeam(req, event.id);
+    const now = deps.clock();
+    const left = await placesLeft(db, event.id, now, held?.id);
+    const st = registrationStatus(event, left, now);
+    if (st === "closed") {
+      return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.closed} message={REGISTRATION_ERRORS.closed} eventId={event.id} />, status);
+    }
+    if (st === "soldOut" || left < TEAM_MINIMUM) {
+      return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.soldOut} message={TEAM_TEXT.notEnoughPlaces(left, TEAM_MINIMUM)} eventId={event.id} />, status);
+    }
+    const props: TeamFormProps = {
+      eventId: event.id,
+      eventTitle: event.title,
+      teamPriceCents: event.teamPriceCents,
+      csrfToken: (res.locals.page as PageContext).csrfToken,
+      action: `/team-register/${event.id}`,
+      values,
+      errors,
+      discount: held ? await heldDiscount(held) : null,
+    };
+    page(req, res, event, <Widget name="TeamForm" props={props} />, status);
+  }
+
+  async function heldDiscount(r: Registration): Promise<TeamFormProps["discount"]> {
+    const found = await discountOf(deps, r);
+    return found ? { code: found.code, type: found.type as "percent" | "fixed", value: found.value } : null;
+  }
+
+  /** A new form, or the coach's held team again (Back from the checkout keeps every row and the same form id). */
+  async function startValues(req: Request, eventId: number): Promise<TeamFormValues> {
+    const held = await heldTeam(req, eventId);
+    if (held) return teamValuesOf(repo.teamOf(held));
+    return { formSessionId: newFormSessionId(), coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
+  }
+
+  router.get("/team-register/:id", async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    await showForm(req, res, event, await startValues(req, event.id), {});
+  });
+
+  // The home page's team modal sends eventId; the spec also accepts event; event 1 without either.
+  router.get("/team-registration", async (req, res) => {
+    const raw = req.query.eventId ?? req.query.event ?? "1";
+    const event = await loadEvent(deps, raw);
+    if (!event) return notFound(req, res);
+    await showForm(req, res, event, await startValues(req, event.id), {});
+  });
+
+  type Outcome = { invalid: { errors: FieldErrors; message: string; title: string }; status: number } | { held: HoldOutcome };
+
+  /** Validates and holds, for the form post and the JSON call alike. */
+  async function start(req: Request, res: Response, event: EventDetail, input: unknown, discountCode: string): Promise<Outcome> {
+    const result = validate(teamRegistrationSchema, input);
+    if (!result.ok) return { invalid: { errors: result.errors, message: result.message, title: teamErrorTitle(result.message) }, status: 400 };
+    const data = result.data;
+    // A call without the form's id (the spec's payload has none) continues the coach's held team, so a double submit holds one team.
+    if (!data.formSessionId) data.formSessionId = (await heldTeam(req, event.id))?.formSessionId ?? newFormSessionId();
+    if (!teamFormSessionId.safeParse(data.formSessionId).success) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+    try {
+      const held = await holdTeam(deps, event, data, visitorOf(req, res), {
+        code: discountCode || undefined,
+        onHeld: (reference) => remember(req, "team", event.id, reference),
+      });
+      return { held };
+    } catch (err) {
+      if (!(err instanceof DiscountRefused)) throw err;
+      const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
+      return { invalid: { errors: { discountCode: err.message }, message: err.message, title }, status: 422 };
+    }
+  }
+
+  /** Only the register button counts against the rate limit; adding and removing rows without JavaScript does not. */
+  const registering = (req: Request) => req.body?.intent !== "add" && req.body?.remove === undefined;
+  const limitRegistering: RequestHandler = (req, res, next) =>
+    registering(req) ? limit(req, res, (err?: unknown) => (err ? next(err) : deps.paymentLimit(req, res, next))) : next();
+
+  router.post("/team-register/:id", limitRegistering, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    const values = teamFormValues(req.body);
+    if (values.athletes.length === 0) values.athletes.push(blankAthlete());
+    if (!values.formSessionId) values.formSessionId = newFormSessionId();
+    if (req.body?.intent === "add") {
+      if (values.athletes.length < TEAM_MAXIMUM) values.athletes.push(blankAthlete());
+      return showForm(req, res, event, values, {});
+    }
+    if (req.body?.remove !== undefined) {
+      const index = Number(req.body.remove);
+      if (Number.isInteger(index) && index >= 0 && index < values.athletes.length && values.athletes.length > 1) values.athletes.splice(index, 1);
+      return showForm(req, res, event, values, {});
+    }
+    try {
+      const outcome = await start(req, res, event, values, "");
+      if ("invalid" in outcome) return showForm(req, res, event, values, { ...outcome.invalid.errors, _form: outcome.invalid.message }, outcome.status);
+      if (outcome.held.status === "settled") {
+        remember(req, "team", event.id, outcome.held.registration.reference);
+        return res.redirect(303, `${teamCheckoutPath(event)}&success=true`);
+      }
+      flashToast(req, { title: TEAM_TEXT.readyTitle, description: TEAM_TEXT.ready, variant: "success" });
+      res.redirect(303, teamCheckoutPath(event));
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      const status = domainErrorStatus(err);
+      const message = status === 502 ? TEAM_TEXT.paymentSetup : err.message;
+      await showForm(req, res, event, values, { _form: message }, status);
+    }
+  });
+
+  router.post("/api/team-registration", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const event = await loadEvent(deps, body.eventId);
+    if (!event) return void res.status(404).json({ success: false, title: TEAM_TEXT.registrationErrorTitle, error: EVENT_NOT_FOUND, userFriendlyMessage: EVENT_NOT_FOUND });
+    // pricePerAthlete, totalAmount and discountedAmount from the browser are ignored: the server prices the team.
+    const code = typeof body.discountCode === "string" ? body.discountCode.slice(0, 200).trim() : "";
+    try {
+      const outcome = await start(req, res, event, body, code);
+      if ("invalid" in outcome) {
+        const { errors, message, title } = outcome.invalid;
+        return void res.status(outcome.status).json({ success: false, title, error: message, userFriendlyMessage: message, fieldErrors: errors });
+      }
+      const { registration } = outcome.held;
+      if (outcome.held.status === "settled") {
+        remember(req, "team", event.id, registration.reference);
+        return void res.json({ success: true, alreadyPaid: true, status: registration.status, registrationId: registration.reference });
+      }
+      res.json({
+        success: true,
+        title: TEAM_TEXT.readyTitle,
+        clientSecret: outcome.held.clientSecret,
+        amount: registration.amountCents / 100,
+        amountFormatted: formatPrice(registration.amountCents),
+        isFreeRegistration: registration.amountCents === 0,
+        athletes: registration.places,
+        pricePerAthlete: event.teamPriceCents / 100,
+        totalAmount: registration.listPriceCents / 100,
+        discount: await discountOf(deps, registration),
+        registrationId: registration.reference,
+        reservedUntil: registration.reservedUntil?.toISOString() ?? null,
+        checkoutUrl: teamCheckoutPath(event),
+      });
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      const status = domainErrorStatus(err);
+      const title = status === 502 ? TEAM_TEXT.paymentSetupTitle : TEAM_TEXT.registrationErrorTitle;
+      const message = status === 502 ? TEAM_TEXT.paymentSetup : err.message;
+      res.status(status).json({ success: false, title, error: message, userFriendlyMessage: message });
+    }
+  });
+
+  return router;
+}

@@ -1,0 +1,35 @@
+import { lockingTransaction } from "../db/transaction.ts";
+import { lockEvent } from "./locks.ts";
+import * as repo from "./repository.ts";
+import { releaseUse } from "./codes.ts";
+import { REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
+
+/**
+ * The periodic sweep: the PaymentIntents of lapsed holds are canceled and the holds marked expired (their places
+ * were already free). Safe with several instances: canceling twice is harmless, a payment that succeeded meanwhile
+ * is settled by the core instead of canceled, and the status change is decided under the aggregate's locks.
+ */
+export async function sweepLapsedHolds(deps: RegistrationDeps, limit = 50): Promise<number> {
+  let swept = 0;
+  for (const lapsed of await repo.expiredHolds(deps.db, deps.clock(), limit)) {
+    const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, lapsed.reference);
+    try {
+      // Cancel first: should Stripe have taken the money meanwhile, the core settles it instead (paid or refunded).
+      if (live && (await deps.paymentCore.cancel(live)) === "already_succeeded") continue;
+    } catch (err) {
+      deps.logger.warn({ err: (err as Error).message, reference: lapsed.reference }, "could not cancel an expired hold's PaymentIntent; the next sweep tries again");
+      continue;
+    }
+    const expired = await lockingTransaction(deps.db, async (trx) => {
+      const now = deps.clock();
+      await lockEvent(trx, lapsed.eventId);
+      const r = await repo.lockByReference(trx, lapsed.reference);
+      if (!r || r.status !== "pending_payment" || (r.reservedUntil?.getTime() ?? 0) > now.getTime()) return false;
+      if (!(await repo.transition(trx, r.id, "expire", now))) return false;
+      await releaseUse(trx, r.id, now);
+      return true;
+    });
+    if (expired) swept += 1;
+  }
+  return swept;
+}
