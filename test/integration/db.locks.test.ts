@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { lockForUpdate } from "../../src/db/locks.ts";
+import { CONTENTION_ATTEMPTS, isContention, lockingTransaction } from "../../src/db/transaction.ts";
 
 /**
  * lockForUpdate as capacity checks use it: lock the event row first, count the places taken, then hold
@@ -50,5 +51,37 @@ describe("lockForUpdate", () => {
 
   it("answers undefined for a row that does not exist", async () => {
     expect(await t.db.transaction((trx) => lockForUpdate(trx, "events", 999))).toBeUndefined();
+  });
+});
+
+describe("lockingTransaction", () => {
+  it("runs a deadlock's victim again instead of failing it: two transactions locking two rows in opposite orders both commit", async () => {
+    const [a, b] = await t.db("events").orderBy("id").limit(2).pluck("id");
+    let attempts = 0;
+    const crossing = (first: number, second: number) =>
+      lockingTransaction(t.db, async (trx) => {
+        attempts += 1;
+        await trx("events").where({ id: first }).forUpdate().first("id");
+        await new Promise((r) => setTimeout(r, 50));
+        await trx("events").where({ id: second }).forUpdate().first("id");
+        await trx("events").where({ id: first }).update({ capacity: trx.raw("capacity") });
+        return first;
+      });
+    expect(await Promise.all([crossing(a, b), crossing(b, a)])).toEqual([a, b]);
+    // On MySQL one of them was picked as the deadlock's victim and ran again; SQLite runs them one after the other.
+    expect(attempts).toBe(t.backend === "mysql" ? 3 : 2);
+  });
+
+  it("gives up after a bounded number of attempts, with the database's own error", async () => {
+    let attempts = 0;
+    const deadlock = Object.assign(new Error("Deadlock found when trying to get lock"), { errno: 1213, code: "ER_LOCK_DEADLOCK" });
+    await expect(
+      lockingTransaction(t.db, async () => {
+        attempts += 1;
+        throw deadlock;
+      }),
+    ).rejects.toBe(deadlock);
+    expect(attempts).toBe(CONTENTION_ATTEMPTS);
+    expect(isContention(new Error("other"))).toBe(false);
   });
 });

@@ -4,7 +4,8 @@ import { backend, createTestApp, type TestApp } from "../support/app.ts";
 import { startTcpProxy } from "../support/proxy.ts";
 import { textOf, visitor } from "../support/http.ts";
 import { SESSION_DOWN_NOTICE } from "../../src/http/pageContext.ts";
-import { redisAvailable } from "../../src/redis.ts";
+import { closeRedis, connectRedis, redisAvailable, REDIS_COMMAND_TIMEOUT_MS } from "../../src/redis.ts";
+import { createLogger } from "../../src/logger.ts";
 
 /**
  * Redis taken away through a TCP proxy (never the shared server itself): stopped (connections refused) and
@@ -112,5 +113,25 @@ describe.runIf(backend === "mysql")("Redis stopped or paused", () => {
     await everyAnswerWithinTwoSeconds(v);
     proxy.resume();
     await recovers(v);
+  });
+});
+
+describe.runIf(backend === "mysql")("a busy event loop is not a stalled Redis", () => {
+  it("a command whose answer waited while this process was busy resolves, and Redis stays available", async () => {
+    const client = await connectRedis(process.env.TEST_REDIS_URL!, createLogger("silent"));
+    try {
+      const key = `test:busy:${Date.now()}`;
+      const pending = client.set(key, "1", { EX: 10 });
+      // Redis answers within a millisecond; this process reads the answer only after 1.2 s of synchronous work.
+      const until = Date.now() + REDIS_COMMAND_TIMEOUT_MS + 450;
+      while (Date.now() < until) {
+        /* busy */
+      }
+      await expect(pending).resolves.toBe("OK");
+      expect(redisAvailable(client)).toBe(true);
+      expect(await client.get(key)).toBe("1");
+    } finally {
+      await closeRedis(client);
+    }
   });
 });
