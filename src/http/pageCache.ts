@@ -5,8 +5,9 @@ import type { PageContext } from "./render.tsx";
 /**
  * Rendered pages kept in process for a few seconds and served to visitors without state: no cart, no checkout,
  * no toast, no kept form values, so every one of them is shown the same page. Rendering a page costs far more
- * than sending it. The visitor's CSRF token is the one part that differs: pages rendered for such a visitor carry
- * a placeholder, replaced by the visitor's own token on the way out, so a kept page never holds anyone's token.
+ * than sending it. The visitor's CSRF token and a registration form's id are the parts that differ: pages rendered
+ * for such a visitor carry placeholders, replaced on the way out by the visitor's own token and a new form id, so a
+ * kept page never holds anyone's token and no two visitors are given one form.
  * Several instances each keep their own copies; a change made through one of them is seen by the others within
  * the time a page is kept.
  */
@@ -21,6 +22,11 @@ export interface PageCache {
 
 /** Per process, so no page or request can know it in advance. */
 export const CSRF_PLACEHOLDER = `csrf-placeholder-${randomBytes(16).toString("hex")}`;
+/**
+ * A registration form's id (it ties the form to the registration it holds) rendered into a page kept for visitors
+ * without state: each response gets its own new id in its place, so two families served one kept page never share one.
+ */
+export const FORM_ID_PLACEHOLDER = `formid${randomBytes(16).toString("hex")}`;
 
 const SAFE = new Set(["GET", "HEAD"]);
 
@@ -30,9 +36,10 @@ export function isStateless(req: Request): boolean {
   return Object.keys(req.session).every((key) => key === "cookie");
 }
 
-/** A page's HTML for this visitor: the placeholder replaced by their CSRF token (made, with its cookie, only if needed). */
+/** A page's HTML for this visitor: the placeholders replaced by their CSRF token (made, with its cookie, only if needed) and a new form id. */
 export function withVisitorToken(html: string, token: () => string): string {
-  return html.includes(CSRF_PLACEHOLDER) ? html.replaceAll(CSRF_PLACEHOLDER, token()) : html;
+  const withToken = html.includes(CSRF_PLACEHOLDER) ? html.replaceAll(CSRF_PLACEHOLDER, token()) : html;
+  return withToken.includes(FORM_ID_PLACEHOLDER) ? withToken.replaceAll(FORM_ID_PLACEHOLDER, randomBytes(16).toString("base64url")) : withToken;
 }
 
 const keyOf = (req: Request) => `${req.protocol}://${req.get("host") ?? ""}${req.originalUrl}`;

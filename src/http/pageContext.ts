@@ -5,7 +5,8 @@ import type { Assets } from "./assets.ts";
 import type { PageContext } from "./render.tsx";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import type { Csrf } from "./csrf.ts";
-import { CSRF_PLACEHOLDER, isStateless, type PageCache } from "./pageCache.ts";
+import { randomBytes } from "node:crypto";
+import { CSRF_PLACEHOLDER, FORM_ID_PLACEHOLDER, isStateless, type PageCache } from "./pageCache.ts";
 
 export const SESSION_DOWN_NOTICE =
   "Your cart and registrations in progress are temporarily unavailable. Browsing works; please try again in a minute to buy or register.";
@@ -56,6 +57,7 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
     },
     csrfToken: "",
     visitorCsrfToken: () => "",
+    newFormId: () => "",
     keepPage: (html) => opts.pageCache.keep(req, res, html),
     assets: opts.assets,
     publicUrl: opts.publicUrl,
@@ -70,6 +72,7 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
   let token: string | undefined;
   ctx.visitorCsrfToken = () => (token ??= opts.csrf.token(req, res));
   const placeholder = isStateless(req);
+  ctx.newFormId = () => (placeholder ? FORM_ID_PLACEHOLDER : randomBytes(16).toString("base64url"));
   Object.defineProperty(ctx, "csrfToken", {
     get: () => (placeholder ? CSRF_PLACEHOLDER : ctx.visitorCsrfToken()),
     enumerable: true,

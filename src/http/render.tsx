@@ -33,6 +33,8 @@ export interface PageContext {
   csrfToken: string;
   /** The visitor's own token (sets the visitor cookie when it is new). */
   visitorCsrfToken: () => string;
+  /** A new registration form's id: for a visitor without state a placeholder that each response replaces with its own. */
+  newFormId: () => string;
   /** Keeps a rendered page for the next visitors without state (a no-op for a visitor with state). */
   keepPage: (html: string) => void;
   assets: Assets;

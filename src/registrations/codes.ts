@@ -3,7 +3,6 @@ import { DomainError } from "../errors.ts";
 import { lockingTransaction } from "../db/transaction.ts";
 import * as codes from "../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../discounts/rules.ts";
-import { lockCode, lockEvent } from "./locks.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
 import { holdIsLive, type RegistrationDeps } from "./deps.ts";
@@ -37,7 +36,7 @@ export function codeText(raw: string): string {
 export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise<DiscountCode> {
   const found = await codes.findCode(trx, codeText(raw));
   if (!found) throw new DiscountRefused(DISCOUNT_REASONS.unknown, 422);
-  await lockCode(trx, found.id);
+  await repo.lockCode(trx, found.id);
   return (await codes.findCodeById(trx, found.id))!;
 }
 
@@ -128,7 +127,7 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
   const now = deps.clock();
   const text = codeText(raw);
   const { code, amount, held } = await lockingTransaction(deps.db, async (trx) => {
-    await lockEvent(trx, registration.eventId);
+    await repo.lockEvent(trx, registration.eventId);
     const code = await lockCodeNamed(trx, text);
     const r = await lockPending(trx, registration.reference, now);
     const amount = await holdUse(trx, code, r, now);
@@ -150,7 +149,7 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
 export async function removeCode(deps: RegistrationDeps, registration: Registration): Promise<{ clientSecret: string | null; amountCents: number }> {
   const now = deps.clock();
   const held = await lockingTransaction(deps.db, async (trx) => {
-    await lockEvent(trx, registration.eventId);
+    await repo.lockEvent(trx, registration.eventId);
     const r = await lockPending(trx, registration.reference, now);
     await repo.deleteRedemption(trx, r.id);
     await repo.setAmount(trx, r.id, r.listPriceCents, r.version + 1, now);

@@ -4,7 +4,6 @@ import { findEvent } from "../events/repository.ts";
 import { PaymentNotOpenError } from "../payments/core.ts";
 import * as codes from "../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, discountAmount, refusal } from "../discounts/rules.ts";
-import { lockEvent } from "./locks.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
 import { registrationConfirmationEmail } from "./email.ts";
@@ -39,7 +38,7 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
 
   const outcome = await lockingTransaction(deps.db, async (trx): Promise<FreeOutcome> => {
     const now = deps.clock();
-    await lockEvent(trx, registration.eventId);
+    await repo.lockEvent(trx, registration.eventId);
     const code = await lockCodeNamed(trx, text);
     const r = await repo.lockByReference(trx, registration.reference);
     if (r?.status === "paid") return { status: "paid" };

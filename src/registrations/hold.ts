@@ -12,7 +12,6 @@ import { REGISTRATION_ERRORS, findPackage, type IndividualRegistration } from ".
 import { TEAM_TEXT, type TeamRegistration } from "./teamRules.ts";
 import * as repo from "./repository.ts";
 import type { Holder, Registration } from "./repository.ts";
-import { lockEvent } from "./locks.ts";
 import { isSettled } from "./states.ts";
 import { holdIsLive, HOLD_MINUTES, type RegistrationDeps } from "./deps.ts";
 import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
@@ -70,7 +69,7 @@ const ownedBy = (r: Registration, visitor: Visitor) => visitor.owned.includes(r.
 
 /**
  * Holds a registration's places (or holds the same registration again when its form comes back), then obtains its
- * PaymentIntent. One transaction (lock order: src/registrations/locks.ts) checks the closing time, the places left,
+ * PaymentIntent. One transaction (lock order: src/registrations/repository.ts) checks the closing time, the places left,
  * the visitor's cap and the code, reads the registration under its lock, and refuses to change one whose payment is
  * settled; a payment being confirmed at Stripe is checked first, outside the transaction. Then, outside it, the one
  * PaymentIntent for the amount and version just written.
@@ -87,7 +86,7 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
   const written = await oneAtATime(deps.db, event.id, () =>
     lockingTransaction(deps.db, async (trx): Promise<{ reference: string; settled: boolean }> => {
       const now = deps.clock();
-      const locked = await lockEvent(trx, event.id);
+      const locked = await repo.lockEvent(trx, event.id);
       if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
       const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
       const current = await repo.lockByFormSession(trx, spec.formSessionId);
@@ -146,7 +145,7 @@ async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: 
   if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
   deps.logger.error({ err: (err as Error).message, reference: r.reference }, "could not set up the registration's PaymentIntent; hold released");
   await lockingTransaction(deps.db, async (trx) => {
-    await lockEvent(trx, r.eventId);
+    await repo.lockEvent(trx, r.eventId);
     const current = await repo.lockByReference(trx, r.reference);
     if (current?.version === r.version) await repo.transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });
   }).catch(() => undefined);
@@ -168,10 +167,10 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
       code: opts.code,
       fullMessage: () => REGISTRATION_ERRORS.soldOut,
       async write(trx, { current, reference, now, reservedUntil, version }) {
-        const pkgRow = await trx("event_packages").where({ event_id: event.id, code: data.registrationType }).first("price_cents");
+        const priceCents = await repo.packagePriceCents(trx, event.id, data.registrationType);
         const pkg = findPackage(event, data.registrationType);
-        if (!pkgRow || !pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
-        const h: repo.IndividualHold = { eventId: event.id, packageLabel: pkg.label, priceCents: Number(pkgRow.price_cents), reservedUntil, data };
+        if (priceCents === undefined || !pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
+        const h: repo.IndividualHold = { eventId: event.id, packageLabel: pkg.label, priceCents, reservedUntil, data };
         if (current) await repo.rewriteIndividual(trx, current.id, h, visitor.holder, version, now);
         else await repo.insertIndividual(trx, reference, h, visitor.holder, now);
         return h.priceCents;
@@ -195,8 +194,7 @@ export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamR
       code: opts.code,
       fullMessage: (left) => TEAM_TEXT.notEnoughPlaces(left, places),
       async write(trx, { current, reference, now, reservedUntil, version }) {
-        const row = await trx("events").where({ id: event.id }).first("team_price_cents");
-        const teamPriceCents = Number(row?.team_price_cents);
+        const teamPriceCents = await repo.teamPriceCents(trx, event.id);
         if (!Number.isInteger(teamPriceCents) || teamPriceCents <= 0) throw new DomainError("conflict", TEAM_TEXT.registrationErrorDefault);
         const h: repo.TeamHold = { eventId: event.id, teamPriceCents, dayIds: event.days.map((d) => d.id), reservedUntil, data };
         if (current) await repo.rewriteTeam(trx, current.id, h, visitor.holder, version, now);

@@ -2,7 +2,6 @@ import type { Knex } from "knex";
 import { enqueueEmail } from "../email/outbox.ts";
 import { findEvent, placesLeft } from "../events/repository.ts";
 import type { PaymentRow } from "../payments/repository.ts";
-import { lockCode, lockEvent } from "./locks.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
 import { canTransition } from "./states.ts";
@@ -81,9 +80,9 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
 async function lockAggregate(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
   const eventId = await repo.eventIdOf(trx, reference);
   if (eventId === undefined) return undefined;
-  await lockEvent(trx, eventId);
-  const id = (await trx("registrations").where({ reference }).first("id"))?.id as number | undefined;
-  const codeId = id === undefined ? undefined : await codeIdOf(trx, Number(id));
-  if (codeId !== undefined) await lockCode(trx, codeId);
+  await repo.lockEvent(trx, eventId);
+  const id = await repo.idOf(trx, reference);
+  const codeId = id === undefined ? undefined : await codeIdOf(trx, id);
+  if (codeId !== undefined) await repo.lockCode(trx, codeId);
   return repo.lockByReference(trx, reference);
 }

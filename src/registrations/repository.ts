@@ -123,13 +123,53 @@ export async function findByFormSession(conn: Conn, formSessionId: string): Prom
   return load(conn, await conn("registrations").where({ form_session_id: formSessionId }).first());
 }
 
-/** The registration's row locked for this transaction (third in the lock order: src/registrations/locks.ts), then read whole. */
+/**
+ * The registration aggregate's lock order, followed by every transaction that changes a registration:
+ *
+ *   1. the event row            places are decided under it, and it serialises every change to the event's registrations
+ *   2. the discount code row    a code's limit is decided under it (only when a code is involved)
+ *   3. the registration row     its status, version, details and code
+ *
+ * The payment core's settlement holds the payment row before it calls the registration handler, which then takes
+ * 1 to 3 in this order; no registration transaction locks a payment row after these. All of them run through
+ * `lockingTransaction` (src/db/transaction.ts): READ COMMITTED on MySQL, so what is read after a lock is current,
+ * and a deadlock or lock-wait timeout runs the transaction again instead of answering 500.
+ */
+
+/** 1. The event row; undefined when there is no such event. */
+export async function lockEvent(trx: Knex.Transaction, eventId: number): Promise<Record<string, unknown> | undefined> {
+  return trx("events").where({ id: eventId }).forUpdate().first();
+}
+
+/** 2. A discount code's row. */
+export async function lockCode(trx: Knex.Transaction, codeId: number): Promise<void> {
+  await trx("discount_codes").where({ id: codeId }).forUpdate().first("id");
+}
+
+/** 3. The registration's row locked for this transaction (third in the lock order: src/registrations/repository.ts), then read whole. */
 export async function lockByFormSession(trx: Knex.Transaction, formSessionId: string): Promise<Registration | undefined> {
   return load(trx, await trx("registrations").where({ form_session_id: formSessionId }).forUpdate().first());
 }
 
 export async function lockByReference(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
   return load(trx, await trx("registrations").where({ reference }).forUpdate().first());
+}
+
+/** The price of an event's package as stored now (cents); undefined when the event has no such package. */
+export async function packagePriceCents(conn: Conn, eventId: number, code: string): Promise<number | undefined> {
+  const row = await conn("event_packages").where({ event_id: eventId, code }).first("price_cents");
+  return row ? Number(row.price_cents) : undefined;
+}
+
+/** The event's team price per athlete as stored now (cents). */
+export async function teamPriceCents(conn: Conn, eventId: number): Promise<number> {
+  return Number((await conn("events").where({ id: eventId }).first("team_price_cents"))?.team_price_cents);
+}
+
+/** A registration's id, read without a lock (it never changes). */
+export async function idOf(conn: Conn, reference: string): Promise<number | undefined> {
+  const row = await conn("registrations").where({ reference }).first("id");
+  return row ? Number(row.id) : undefined;
 }
 
 /** The event a registration belongs to, read without a lock (it never changes): the first lock of its transactions. */

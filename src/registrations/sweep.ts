@@ -1,5 +1,4 @@
 import { lockingTransaction } from "../db/transaction.ts";
-import { lockEvent } from "./locks.ts";
 import * as repo from "./repository.ts";
 import { releaseUse } from "./codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
@@ -22,7 +21,7 @@ export async function sweepLapsedHolds(deps: RegistrationDeps, limit = 50): Prom
     }
     const expired = await lockingTransaction(deps.db, async (trx) => {
       const now = deps.clock();
-      await lockEvent(trx, lapsed.eventId);
+      await repo.lockEvent(trx, lapsed.eventId);
       const r = await repo.lockByReference(trx, lapsed.reference);
       if (!r || r.status !== "pending_payment" || (r.reservedUntil?.getTime() ?? 0) > now.getTime()) return false;
       if (!(await repo.transition(trx, r.id, "expire", now))) return false;

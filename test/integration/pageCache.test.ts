@@ -27,6 +27,16 @@ const get = async (agent: request.Agent | ReturnType<typeof request>, url: strin
 const kept = (res: request.Response) => res.headers.age !== undefined;
 
 describe("pages kept for visitors without state", () => {
+  it("gives every visitor of a kept registration page a form id of their own, so two families never share one registration", async () => {
+    const formIdOf = (html: string) => /&quot;formSessionId&quot;:&quot;([A-Za-z0-9_-]+)&quot;|"formSessionId":"([A-Za-z0-9_-]+)"/.exec(html)?.slice(1).find(Boolean);
+    const pages = [];
+    for (const path of ["/register/2", "/register/2", "/register/2", "/team-register/2", "/team-register/2"]) pages.push(await get(request.agent(t.app), path));
+    expect(pages.slice(1, 3).every(kept)).toBe(true);
+    const ids = pages.map((p) => formIdOf(p.text));
+    expect(ids.every((id) => id && /^[A-Za-z0-9_-]{16,64}$/.test(id) && !id.startsWith("formid"))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it("sends a kept page to the next visitor with that visitor's own token, which works for that visitor only", async () => {
     const first = await get(request(t.app), "/contact");
     expect(kept(first)).toBe(false);

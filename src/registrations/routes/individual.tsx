@@ -21,7 +21,7 @@ import { DiscountRefused, discountOf } from "../codes.ts";
 import { holdIndividual, PAYMENT_SETUP_ERROR } from "../hold.ts";
 import { preparePayment } from "../payment.ts";
 import { holdIsLive, REGISTRATION_KIND } from "../deps.ts";
-import { loadEvent, newFormSessionId, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
+import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
 function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
@@ -94,7 +94,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
           csrfToken: ctx.csrfToken,
           publishableKey: paymentCore.gateway.publishableKey,
           action: `/register/${event.id}`,
-          values: { registrationType: DEFAULT_PACKAGE, ...values, formSessionId: values.formSessionId || newFormSessionId() },
+          values: { registrationType: DEFAULT_PACKAGE, ...values, formSessionId: values.formSessionId || ctx.newFormId() },
           errors,
           payment,
         }}

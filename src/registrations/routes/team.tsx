@@ -100,7 +100,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
   async function startValues(req: Request, eventId: number): Promise<TeamFormValues> {
     const held = await heldTeam(req, eventId);
     if (held) return teamValuesOf(repo.teamOf(held));
-    return { formSessionId: newFormSessionId(), coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
+    return { formSessionId: (req.res!.locals.page as PageContext).newFormId(), coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
   }
 
   router.get("/team-register/:id", async (req, res) => {
