@@ -1,6 +1,6 @@
 /**
  * The end state of `npm run bench:rush`, read from the database after the run and compared with what the fake
- * Stripe charged (the families kept its confirm answers). Each rule is one line of `problems`; none is exact.
+ * Stripe charged (the families kept its confirm answers). Every broken rule is one problem: none is exact.
  */
 import type mysql from "mysql2/promise";
 import { discountAmount } from "../../src/discounts/rules.ts";
@@ -9,6 +9,23 @@ export interface Charge {
   reference: string;
   intentId: string;
   amountCents: number;
+}
+
+/** The rules of an exact end state, as the report names them. */
+export const RULES = {
+  capacity: "places paid + held above capacity",
+  teamPlaces: "team paid for other places than its athletes",
+  package: "paid package unknown, or its days or places not the package's",
+  amount: "amount paid is not the price (less its code)",
+  codeUse: "paid while its code's use is not redeemed",
+  payment: "paid without exactly one paid payment of that amount",
+  charged: "paid another amount than Stripe charged",
+  lost: "charged by Stripe, neither registered nor refunded",
+} as const;
+
+export interface Problem {
+  rule: keyof typeof RULES;
+  detail: string;
 }
 
 export interface EventState {
@@ -30,7 +47,7 @@ export interface EndState {
   charges: number;
   chargedCents: number;
   paidCents: number;
-  problems: string[];
+  problems: Problem[];
 }
 
 type Row = Record<string, unknown>;
@@ -56,7 +73,8 @@ export async function unsettledCharges(conn: mysql.Connection, charges: Charge[]
 }
 
 export async function readEndState(conn: mysql.Connection, eventIds: number[], charges: Charge[], now: Date): Promise<EndState> {
-  const problems: string[] = [];
+  const problems: Problem[] = [];
+  const problem = (rule: Problem["rule"], detail: string) => problems.push({ rule, detail });
   const events = await rows(conn, "select id, title, capacity, team_price_cents from events where id in (?) order by id", [eventIds]);
   const packages = await rows(conn, "select event_id, code, price_cents, day_count from event_packages where event_id in (?)", [eventIds]);
   const registrations = await rows(
@@ -87,8 +105,8 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
       heldPlaces: mine.filter(isHeld).reduce((s, r) => s + num(r.places), 0),
       athleteRows: taking.reduce((s, r) => s + num(r.athletes), 0),
     };
-    if (state.paidPlaces + state.heldPlaces > state.capacity) problems.push(`event ${state.id}: ${state.paidPlaces} paid + ${state.heldPlaces} held places > capacity ${state.capacity}`);
-    if (state.athleteRows > state.capacity) problems.push(`event ${state.id}: ${state.athleteRows} athletes paid or held > capacity ${state.capacity}`);
+    if (state.paidPlaces + state.heldPlaces > state.capacity) problem("capacity", `event ${state.id}: ${state.paidPlaces} paid + ${state.heldPlaces} held places > capacity ${state.capacity}`);
+    if (state.athleteRows > state.capacity) problem("capacity", `event ${state.id}: ${state.athleteRows} athletes paid or held > capacity ${state.capacity}`);
     return state;
   });
 
@@ -107,30 +125,30 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
     let listCents: number;
     if (r.kind === "team") {
       listCents = num(event.team_price_cents) * num(r.athletes);
-      if (num(r.places) !== num(r.athletes)) problems.push(`${ref}: team paid for ${r.places} places with ${r.athletes} athletes`);
+      if (num(r.places) !== num(r.athletes)) problem("teamPlaces", `${ref}: team paid for ${r.places} places with ${r.athletes} athletes`);
     } else {
       const pkg = packages.find((p) => num(p.event_id) === num(r.event_id) && p.code === r.package_code);
       if (!pkg) {
-        problems.push(`${ref}: paid for unknown package ${String(r.package_code)}`);
+        problem("package", `${ref}: paid for unknown package ${String(r.package_code)}`);
         continue;
       }
       listCents = num(pkg.price_cents);
-      if (num(r.days) !== num(pkg.day_count)) problems.push(`${ref}: package ${String(r.package_code)} (${pkg.day_count} days) paid with ${r.days} days`);
-      if (num(r.places) !== 1 || num(r.athletes) !== 1) problems.push(`${ref}: individual registration with ${r.places} places and ${r.athletes} athletes`);
+      if (num(r.days) !== num(pkg.day_count)) problem("package", `${ref}: package ${String(r.package_code)} (${pkg.day_count} days) paid with ${r.days} days`);
+      if (num(r.places) !== 1 || num(r.athletes) !== 1) problem("package", `${ref}: individual registration with ${r.places} places and ${r.athletes} athletes`);
     }
     const redemption = redemptionOf.get(num(r.id));
     const code = redemption && redemption.status === "redeemed" ? redemption : undefined;
-    if (redemption && !code) problems.push(`${ref}: paid with its code's use ${String(redemption.status)}`);
+    if (redemption && !code) problem("codeUse", `${ref}: paid with its code's use ${String(redemption.status)}`);
     if (code) paidWithCode += 1;
     const due = code ? discountAmount(listCents, { type: code.discount_type as "percent" | "fixed", value: num(code.value) }).finalCents : listCents;
     const amountPaid = num(r.amount_paid_cents);
     paidCents += amountPaid;
-    if (amountPaid !== due) problems.push(`${ref}: amount paid ${amountPaid} ≠ its price ${due} (list ${listCents}${code ? ", less its code" : ""})`);
+    if (amountPaid !== due) problem("amount", `${ref}: amount paid ${amountPaid} ≠ its price ${due} (list ${listCents}${code ? ", less its code" : ""})`);
     const settled = (paymentsOf.get(ref) ?? []).filter((p) => p.status === "paid");
-    if (settled.length !== 1) problems.push(`${ref}: paid, with ${settled.length} paid payments`);
-    else if (num(settled[0]!.amount_cents) !== amountPaid) problems.push(`${ref}: amount paid ${amountPaid} ≠ its payment's ${String(settled[0]!.amount_cents)}`);
+    if (settled.length !== 1) problem("payment", `${ref}: paid, with ${settled.length} paid payments`);
+    else if (num(settled[0]!.amount_cents) !== amountPaid) problem("payment", `${ref}: amount paid ${amountPaid} ≠ its payment's ${String(settled[0]!.amount_cents)}`);
     const charged = chargedFor.get(ref);
-    if (charged !== undefined && charged !== amountPaid) problems.push(`${ref}: amount paid ${amountPaid} ≠ ${charged} charged by Stripe`);
+    if (charged !== undefined && charged !== amountPaid) problem("charged", `${ref}: amount paid ${amountPaid} ≠ ${charged} charged by Stripe`);
   }
 
   // Every charge ends as a paid registration or a refund: never money taken for nothing.
@@ -139,7 +157,7 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
   for (const c of charges) {
     if (!paidRefs.has(c.reference) && !refunded.has(c.intentId)) {
       const status = payments.find((p) => p.provider_payment_id === c.intentId)?.status;
-      problems.push(`${c.reference}: charged ${c.amountCents} (${c.intentId}), not registered nor refunded (payment ${String(status ?? "missing")})`);
+      problem("lost", `${c.reference}: charged ${c.amountCents} (${c.intentId}), not registered nor refunded (payment ${String(status ?? "missing")})`);
     }
   }
   return {
