@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -11,8 +12,11 @@ export interface RunningServer {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
-/** Starts `src/server.ts` as `npm start` does (without the build) and waits for its "listening" log line. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+/**
+ * Starts `src/server.ts` as `npm start` does (without the build) and waits for its "listening" log line.
+ * With `logFile`, every line the process writes is also appended there (a benchmark keeps its servers' logs).
+ */
+export async function startServer(env: Record<string, string>, options: { logFile?: string } = {}): Promise<RunningServer> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
     cwd: root,
     // LOG_LEVEL stays info: the "listening" line tells the port.
@@ -22,11 +26,15 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   // Only the tail is kept: a benchmark's server logs every request, and a growing string would slow this process.
   let log = "";
   const LOG_TAIL = 64 * 1024;
+  const file = options.logFile ? fs.createWriteStream(options.logFile, { flags: "a" }) : undefined;
   let started = false;
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close" comes after the last output (stdio closed); "exit" may come before it.
+  child.once("close", () => file?.end());
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30_000);
     const onData = (chunk: Buffer) => {
+      file?.write(chunk);
       log = (log + chunk.toString()).slice(-LOG_TAIL);
       const m = started ? null : /listening on (http:\/\/localhost:\d+)/.exec(log);
       if (m?.[1]) {

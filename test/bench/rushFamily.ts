@@ -1,0 +1,251 @@
+/**
+ * One family of `npm run bench:rush`: a real HTTP client that does what a browser with the widgets does. It
+ * opens the registration page (cookies, CSRF token, the form's id), posts the hold the widget posts, confirms the
+ * PaymentIntent the way the offline Stripe.js does, reports the payment back, and opens the page it lands on.
+ */
+import { csrfFrom } from "../support/http.ts";
+
+export const PUBLIC_URL = "https://rush.example";
+export const PAYING_CARD = "4242424242424242";
+export const RUSH_CODE = { code: "RUSH10", percent: 10, maxRedemptions: 60 } as const;
+
+export interface FamilyPlan {
+  id: number;
+  /** The app instance this family is pinned to (a sticky proxy: each instance runs its own offline Stripe). */
+  instance: number;
+  /** Its own client address, as the proxy forwards it. */
+  address: string;
+  arriveAtMs: number;
+  eventId: number;
+  kind: "individual" | "team";
+  /** Team size (5 to 12); 1 for an individual. */
+  athletes: number;
+  /** Which of the event's packages an individual picks (an index into the page's list). */
+  packagePick: number;
+  ending: "pay" | "abandon";
+  doubleSubmit: boolean;
+  useCode: boolean;
+}
+
+export interface Call {
+  step: "page" | "hold" | "checkout" | "confirm" | "return" | "landing";
+  status: number;
+  /** When it was sent (performance.now() of this process) and how long the answer took. */
+  at: number;
+  ms: number;
+  /** The answer's message for a non-2xx answer (or the network error). */
+  message?: string;
+}
+
+export interface FamilyResult {
+  plan: FamilyPlan;
+  calls: Call[];
+  /** The form id its registration page gave it (a resubmit of the same form reuses the registration). */
+  formSessionId?: string;
+  /** What the family's held registration is, from the hold's answer. */
+  reference?: string;
+  /** What the fake Stripe charged the card (its confirm answer), when it did. */
+  charged?: { intentId: string; amountCents: number; reference: string };
+  outcome: "paid" | "abandoned" | "sold out" | "refused" | "not confirmed" | "failed";
+}
+
+type Json = Record<string, unknown>;
+
+class Client {
+  private cookies = new Map<string, string>();
+  private token = "";
+  readonly calls: Call[] = [];
+  constructor(
+    private base: string,
+    private address: string,
+  ) {}
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    return { "x-forwarded-for": this.address, "x-forwarded-proto": "https", ...(cookie ? { cookie } : {}), ...extra };
+  }
+
+  private keep(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair!.indexOf("=");
+      this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+  }
+
+  private async send(step: Call["step"], url: string, init: RequestInit): Promise<{ status: number; text: string }> {
+    const started = performance.now();
+    try {
+      const res = await fetch(url, { ...init, redirect: "manual" });
+      this.keep(res);
+      const text = await res.text();
+      const call: Call = { step, status: res.status, at: started, ms: performance.now() - started };
+      if (res.status >= 400) call.message = messageOf(text);
+      this.calls.push(call);
+      return { status: res.status, text };
+    } catch (err) {
+      this.calls.push({ step, status: 0, at: started, ms: performance.now() - started, message: (err as Error).cause ? String((err as Error).cause) : (err as Error).message });
+      return { status: 0, text: "" };
+    }
+  }
+
+  async page(step: Call["step"], path: string) {
+    const res = await this.send(step, `${this.base}${path}`, { headers: this.headers({ accept: "text/html" }) });
+    if (res.status === 200 && step === "page") this.token = csrfFrom(res.text);
+    return res;
+  }
+
+  async postJson(step: Call["step"], path: string, body: unknown) {
+    const res = await this.send(step, `${this.base}${path}`, {
+      method: "POST",
+      headers: this.headers({ accept: "application/json", "content-type": "application/json", "x-csrf-token": this.token, origin: PUBLIC_URL }),
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: parseJson(res.text) };
+  }
+
+  /**
+   * The offline Stripe.js's confirmCardPayment: the card goes to the app's /__offline-stripe pass-through with the
+   * publishable key and the client secret, without the site's cookies, and (Stripe being another origin, not behind
+   * the site's proxy) from this machine's own address, which is the only one the pass-through answers.
+   */
+  async confirmCard(publishableKey: string, clientSecret: string, card: string, name: string) {
+    const intentId = clientSecret.split("_secret_")[0] ?? "";
+    const body = new URLSearchParams({
+      key: publishableKey,
+      client_secret: clientSecret,
+      "payment_method_data[type]": "card",
+      "payment_method_data[card][number]": card,
+      "payment_method_data[card][exp_month]": "12",
+      "payment_method_data[card][exp_year]": "2034",
+      "payment_method_data[card][cvc]": "123",
+      "payment_method_data[billing_details][name]": name,
+      "payment_method_data[billing_details][address][postal_code]": "35203",
+    });
+    const res = await this.send("confirm", `${this.base}/__offline-stripe/v1/payment_intents/${encodeURIComponent(intentId)}/confirm`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body,
+    });
+    return { status: res.status, json: parseJson(res.text) };
+  }
+}
+
+function parseJson(text: string): Json {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === "object" ? (v as Json) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A short message for the report: the JSON answer's error, or the HTML page's title. */
+function messageOf(text: string): string {
+  const json = parseJson(text);
+  const error = json.error as unknown;
+  const m = typeof json.userFriendlyMessage === "string" ? json.userFriendlyMessage : typeof error === "string" ? error : (error as Json | undefined)?.message;
+  if (typeof m === "string") return m.slice(0, 160);
+  return (/<title>([^<]*)<\/title>/.exec(text)?.[1] ?? text.slice(0, 80)).trim();
+}
+
+/** The props a page gave one of its widgets (inert JSON after the widget's markup). */
+function widgetProps(html: string, name: string): Json | undefined {
+  const at = html.indexOf(`data-widget="${name}"`);
+  if (at < 0) return undefined;
+  const m = /<script type="application\/json" id="[^"]*-props">([\s\S]*?)<\/script>/.exec(html.slice(at));
+  return m?.[1] ? parseJson(m[1]) : undefined;
+}
+
+const person = (id: number, i: number) => ({ first: `Rush${id}`, last: `Family${i}`, email: `family${id}.${i}@example.com` });
+const SIZES = ["Small", "Medium", "Large", "XL"];
+
+function individualData(plan: FamilyPlan, props: Json) {
+  const packages = (props.packages as { code: string; dayCount: number }[]) ?? [];
+  const days = (props.days as unknown[]) ?? [];
+  const pkg = packages[plan.packagePick % Math.max(1, packages.length)] ?? { code: "full", dayCount: days.length };
+  const p = person(plan.id, 0);
+  const dayFields = Object.fromEntries(days.map((_, i) => [`day${i + 1}`, pkg.dayCount < days.length && i < pkg.dayCount ? "on" : undefined]).filter(([, v]) => v));
+  return {
+    option: pkg.code,
+    formSessionId: (props.values as Json | undefined)?.formSessionId,
+    registrationData: {
+      registrationType: pkg.code,
+      eventId: plan.eventId,
+      ...dayFields,
+      firstName: p.first,
+      lastName: p.last,
+      email: p.email,
+      phone: "205-555-0100",
+      grade: "10",
+      gender: plan.id % 2 ? "Male" : "Female",
+      schoolName: "Rush High School",
+      clubName: "",
+      tShirtSize: SIZES[plan.id % SIZES.length],
+      emergencyContactName: "Pat Family",
+      emergencyContactPhone: "205-555-0101",
+      specialRequirements: "",
+      agrees: "on",
+      ...(plan.useCode ? { discountCode: RUSH_CODE.code } : {}),
+    },
+  };
+}
+
+function teamData(plan: FamilyPlan, props: Json) {
+  return {
+    eventId: plan.eventId,
+    formSessionId: (props.values as Json | undefined)?.formSessionId,
+    coachInfo: { firstName: "Coach", lastName: `Rush${plan.id}`, email: `coach${plan.id}@example.com`, phone: "205-555-0102", teamName: `Rush Team ${plan.id}` },
+    athletes: Array.from({ length: plan.athletes }, (_, i) => {
+      const p = person(plan.id, i + 1);
+      return { firstName: p.first, lastName: p.last, age: 12 + (i % 6), email: p.email, shirtSize: SIZES[i % SIZES.length], parentName: "Pat Family", parentPhoneNumber: "205-555-0103" };
+    }),
+    pricePerAthlete: Number(props.teamPriceCents ?? 0) / 100,
+    totalAmount: (Number(props.teamPriceCents ?? 0) * plan.athletes) / 100,
+    discountedAmount: (Number(props.teamPriceCents ?? 0) * plan.athletes) / 100,
+    discountCode: plan.useCode ? RUSH_CODE.code : null,
+  };
+}
+
+/** One family's visit, start to end; never throws (a failed call is recorded with its status, 0 for no answer). */
+export async function runFamily(base: string, plan: FamilyPlan): Promise<FamilyResult> {
+  const client = new Client(base, plan.address);
+  let formSessionId: string | undefined;
+  const done = (outcome: FamilyResult["outcome"], extra: Partial<FamilyResult> = {}): FamilyResult => ({ plan, calls: client.calls, outcome, formSessionId, ...extra });
+  const team = plan.kind === "team";
+
+  const form = await client.page("page", team ? `/team-register/${plan.eventId}` : `/register/${plan.eventId}`);
+  if (form.status !== 200) return done("failed");
+  const props = widgetProps(form.text, team ? "TeamForm" : "RegistrationSteps");
+  if (!props) return done("sold out");
+  formSessionId = String((props.values as Json | undefined)?.formSessionId ?? "");
+
+  const holdPath = team ? "/api/team-registration" : `/api/events/${plan.eventId}/create-payment-intent`;
+  const body = team ? teamData(plan, props) : individualData(plan, props);
+  // A double submit: the same form posted twice at once (a double click, or a second tab).
+  const holds = await Promise.all(Array.from({ length: plan.doubleSubmit ? 2 : 1 }, () => client.postJson("hold", holdPath, body)));
+  const held = holds.find((h) => h.status === 200 && h.json.success === true);
+  if (!held) return done(holds.some((h) => h.status >= 500 || h.status === 0) ? "failed" : holds.some((h) => h.status === 409 && /sold out|left at this event/i.test(String(h.json.error))) ? "sold out" : "refused");
+  const reference = String(held.json.registrationId ?? "");
+  if (plan.ending === "abandon") return done("abandoned", { reference });
+
+  // The coach's browser goes to the checkout page, which carries the card form's key and client secret.
+  let publishableKey = String(props.publishableKey ?? "");
+  let clientSecret = typeof held.json.clientSecret === "string" ? held.json.clientSecret : "";
+  if (team) {
+    const checkout = await client.page("checkout", String(held.json.checkoutUrl ?? `/stripe-checkout?eventId=${plan.eventId}&option=team`));
+    if (checkout.status !== 200) return done("failed", { reference });
+    publishableKey = /"publishableKey":"(pk_[^"]+)"/.exec(checkout.text)?.[1] ?? "";
+    clientSecret = /"clientSecret":"([^"]+)"/.exec(checkout.text)?.[1] ?? "";
+  }
+  if (!clientSecret || !publishableKey) return done("failed", { reference });
+
+  const confirmed = await client.confirmCard(publishableKey, clientSecret, PAYING_CARD, `${person(plan.id, 0).first} ${person(plan.id, 0).last}`);
+  if (confirmed.status !== 200 || confirmed.json.status !== "succeeded") return done("failed", { reference });
+  const intentId = String(confirmed.json.id);
+  const charged = { intentId, amountCents: Number(confirmed.json.amount_received), reference };
+
+  const back = await client.postJson("return", `/api/events/${plan.eventId}/stripe-payment-success`, { paymentIntentId: intentId, ...(team ? { option: "team" } : {}) });
+  await client.page("landing", team ? `/stripe-checkout?eventId=${plan.eventId}&option=team&success=true` : `/event-registration/${plan.eventId}?paymentSuccess=true&paymentIntentId=${encodeURIComponent(intentId)}`);
+  return done(back.status === 200 && back.json.status === "paid" ? "paid" : "not confirmed", { reference, charged });
+}
