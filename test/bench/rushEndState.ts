@@ -96,12 +96,13 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
   const isHeld = (r: Row) => r.status === "pending_payment" && r.reserved_until instanceof Date && r.reserved_until.getTime() > now.getTime();
   const eventStates: EventState[] = events.map((e) => {
     const mine = registrations.filter((r) => num(r.event_id) === num(e.id));
-    const taking = mine.filter((r) => r.status === "paid" || isHeld(r));
+    // A payment in review keeps its places until an operator decides (src/registrations/states.ts).
+    const taking = mine.filter((r) => r.status === "paid" || r.status === "needs_review" || isHeld(r));
     const state: EventState = {
       id: num(e.id),
       title: String(e.title),
       capacity: num(e.capacity),
-      paidPlaces: mine.filter((r) => r.status === "paid").reduce((s, r) => s + num(r.places), 0),
+      paidPlaces: mine.filter((r) => r.status === "paid" || r.status === "needs_review").reduce((s, r) => s + num(r.places), 0),
       heldPlaces: mine.filter(isHeld).reduce((s, r) => s + num(r.places), 0),
       athleteRows: taking.reduce((s, r) => s + num(r.athletes), 0),
     };
