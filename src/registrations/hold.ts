@@ -108,6 +108,7 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
       const before = current ? paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) : undefined;
       const version = current?.version ?? 1;
       const reservedUntil = new Date(now.getTime() + HOLD_MINUTES * 60_000);
+      if (current && !(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
       const listCents = await spec.write(trx, { current, reference, now, reservedUntil, version });
       const after = (await repo.findByReference(trx, reference))!;
       // The code entered with this form, or the one the registration already held, priced at the new list price.

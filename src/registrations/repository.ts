@@ -216,7 +216,6 @@ export interface IndividualHold {
 
 function individualColumns(h: IndividualHold, now: Date) {
   return {
-    status: "pending_payment",
     places: 1,
     package_code: h.data.registrationType,
     package_label: h.packageLabel,
@@ -268,6 +267,7 @@ export async function insertIndividual(trx: Knex.Transaction, reference: string,
     holder_session: holder.session,
     holder_address: holder.address,
     version: 1,
+    status: "pending_payment",
     ...individualColumns(h, now),
   });
   const registrationId = Number(id);
@@ -277,8 +277,8 @@ export async function insertIndividual(trx: Knex.Transaction, reference: string,
 
 /**
  * The same form submitted again (Back, a changed package, a reload): the same row, held again with the new details.
- * Only for a row locked in this transaction and not settled (the caller checked, under the lock); `version` is the
- * row's version after this change.
+ * Only for a row locked in this transaction and moved by the `hold` transition first; `version` is the row's version
+ * after this change.
  */
 export async function rewriteIndividual(trx: Knex.Transaction, id: number, h: IndividualHold, holder: Holder, version: number, now: Date): Promise<void> {
   await trx("registrations").where({ id }).update({ ...individualColumns(h, now), holder_session: holder.session, holder_address: holder.address, version });
@@ -297,7 +297,6 @@ export interface TeamHold {
 function teamColumns(h: TeamHold, now: Date) {
   const list = h.teamPriceCents * h.data.athletes.length;
   return {
-    status: "pending_payment",
     team_name: h.data.coach.teamName,
     places: h.data.athletes.length,
     package_code: TEAM_PACKAGE.code,
@@ -344,6 +343,7 @@ export async function insertTeam(trx: Knex.Transaction, reference: string, h: Te
     holder_session: holder.session,
     holder_address: holder.address,
     version: 1,
+    status: "pending_payment",
     ...teamColumns(h, now),
   });
   await writeTeamAthletesAndDays(trx, Number(id), h);
