@@ -4,7 +4,7 @@ import { toDate } from "../db/rows.ts";
 import { lockingTransaction } from "../db/transaction.ts";
 import { isUnavailable } from "../http/errors.ts";
 import { DomainError } from "../errors.ts";
-import { placesLeft } from "../events/repository.ts";
+import { placesTaken } from "../events/repository.ts";
 import { registrationClosingTime } from "../events/rules.ts";
 import type { EventDetail } from "../events/types.ts";
 import type { Db } from "../db/knex.ts";
@@ -56,8 +56,8 @@ interface HoldSpec {
   code?: string;
   /** The answer when fewer than `places` are left. */
   fullMessage(left: number): string;
-  /** Writes the pending rows (new, or the same form's row again, at `version`) under the locks; returns the list price. */
-  write(trx: Knex.Transaction, ctx: { current: Registration | undefined; reference: string; now: Date; reservedUntil: Date; version: number }): Promise<number>;
+  /** Writes the pending rows (new, or the same form's row again, at `version`) under the locks; returns the row's id and list price. */
+  write(trx: Knex.Transaction, ctx: { current: Registration | undefined; reference: string; now: Date; reservedUntil: Date; version: number }): Promise<{ id: number; listCents: number }>;
 }
 
 /** What a registration pays for, to tell whether a change makes a new version. */
@@ -98,28 +98,29 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
       const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
       if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
       if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
-      const left = await placesLeft(trx, event.id, now, current?.id);
-      if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(left));
+      const left = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
+      if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)));
       const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
       const cap = deps.limits.maxHeldPlacesPerVisitor;
       if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
 
       const reference = current?.reference ?? newReference();
-      const before = current ? paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) : undefined;
-      const version = current?.version ?? 1;
       const reservedUntil = new Date(now.getTime() + HOLD_MINUTES * 60_000);
-      if (current && !(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
-      const listCents = await spec.write(trx, { current, reference, now, reservedUntil, version });
+      if (!current) {
+        // A new registration: version 1, the code entered with the form (if any) priced on the list price.
+        const { id, listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: 1 });
+        if (code) await repo.setAmount(trx, id, (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents, 1, now);
+        return { reference, settled: false };
+      }
+      // The same form again: written anew; a change to what it pays for makes a new version.
+      const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code);
+      if (!(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+      const { listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: current.version });
       const after = (await repo.findByReference(trx, reference))!;
       // The code entered with this form, or the one the registration already held, priced at the new list price.
-      const amountCents = code
-        ? (await holdUse(trx, code, after, now)).finalCents
-        : current
-          ? await repriceHeldUse(trx, after.id, holdIsLive(current, now), listCents, now)
-          : listCents;
-      const codeNow = (await repo.redemptionOf(trx, after.id))?.code;
-      const changed = before !== undefined && before !== paidFor({ ...after, amountCents }, codeNow);
-      await repo.setAmount(trx, after.id, amountCents, changed ? version + 1 : version, now);
+      const amountCents = code ? (await holdUse(trx, code, after, now)).finalCents : await repriceHeldUse(trx, after.id, holdIsLive(current, now), listCents, now);
+      const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code);
+      await repo.setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
       return { reference, settled: false };
     }),
   );
@@ -172,9 +173,9 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
         const pkg = findPackage(event, data.registrationType);
         if (priceCents === undefined || !pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
         const h: repo.IndividualHold = { eventId: event.id, packageLabel: pkg.label, priceCents, reservedUntil, data };
-        if (current) await repo.rewriteIndividual(trx, current.id, h, visitor.holder, version, now);
-        else await repo.insertIndividual(trx, reference, h, visitor.holder, now);
-        return h.priceCents;
+        if (!current) return { id: await repo.insertIndividual(trx, reference, h, visitor.holder, now), listCents: h.priceCents };
+        await repo.rewriteIndividual(trx, current.id, h, visitor.holder, version, now);
+        return { id: current.id, listCents: h.priceCents };
       },
     },
     opts.onHeld,
@@ -198,9 +199,9 @@ export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamR
         const teamPriceCents = await repo.teamPriceCents(trx, event.id);
         if (!Number.isInteger(teamPriceCents) || teamPriceCents <= 0) throw new DomainError("conflict", TEAM_TEXT.registrationErrorDefault);
         const h: repo.TeamHold = { eventId: event.id, teamPriceCents, dayIds: event.days.map((d) => d.id), reservedUntil, data };
-        if (current) await repo.rewriteTeam(trx, current.id, h, visitor.holder, version, now);
-        else await repo.insertTeam(trx, reference, h, visitor.holder, now);
-        return teamPriceCents * places;
+        if (!current) return { id: await repo.insertTeam(trx, reference, h, visitor.holder, now), listCents: teamPriceCents * places };
+        await repo.rewriteTeam(trx, current.id, h, visitor.holder, version, now);
+        return { id: current.id, listCents: teamPriceCents * places };
       },
     },
     opts.onHeld,

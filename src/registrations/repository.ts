@@ -196,13 +196,18 @@ export interface Holder {
 
 /** Places this visitor (by session key, or by address) holds unpaid right now, other than in `exceptId`. */
 export async function placesHeldBy(trx: Knex.Transaction, holder: Holder, now: Date, exceptId?: number): Promise<{ session: number; address: number }> {
-  const count = async (column: string, value: string) => {
-    const q = trx("registrations").where(column, value).andWhere("status", "pending_payment").andWhere("reserved_until", ">", now);
-    if (exceptId !== undefined) q.andWhereNot("id", exceptId);
-    const row: Row | undefined = await q.sum({ n: "places" }).first();
-    return Number(row?.n ?? 0) || 0;
-  };
-  return { session: await count("holder_session", holder.session), address: await count("holder_address", holder.address) };
+  const q = trx("registrations")
+    .where("status", "pending_payment")
+    .andWhere("reserved_until", ">", now)
+    .andWhere((w) => w.where("holder_session", holder.session).orWhere("holder_address", holder.address));
+  if (exceptId !== undefined) q.andWhereNot("id", exceptId);
+  const row: Row | undefined = await q
+    .select(
+      trx.raw("coalesce(sum(case when holder_session = ? then places else 0 end), 0) as by_session", [holder.session]),
+      trx.raw("coalesce(sum(case when holder_address = ? then places else 0 end), 0) as by_address", [holder.address]),
+    )
+    .first();
+  return { session: Number(row?.by_session ?? 0), address: Number(row?.by_address ?? 0) };
 }
 
 /** What a pending individual registration holds: its package, price and the athlete's details. */
@@ -231,10 +236,12 @@ function individualColumns(h: IndividualHold, now: Date) {
   };
 }
 
-async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold): Promise<void> {
+async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold, replacing: boolean): Promise<void> {
   const d = h.data;
-  await trx("registration_athletes").where({ registration_id: registrationId }).delete();
-  await trx("registration_days").where({ registration_id: registrationId }).delete();
+  if (replacing) {
+    await trx("registration_athletes").where({ registration_id: registrationId }).delete();
+    await trx("registration_days").where({ registration_id: registrationId }).delete();
+  }
   await trx("registration_athletes").insert({
     registration_id: registrationId,
     position: 1,
@@ -271,7 +278,7 @@ export async function insertIndividual(trx: Knex.Transaction, reference: string,
     ...individualColumns(h, now),
   });
   const registrationId = Number(id);
-  await writeAthleteAndDays(trx, registrationId, h);
+  await writeAthleteAndDays(trx, registrationId, h, false);
   return registrationId;
 }
 
@@ -282,7 +289,7 @@ export async function insertIndividual(trx: Knex.Transaction, reference: string,
  */
 export async function rewriteIndividual(trx: Knex.Transaction, id: number, h: IndividualHold, holder: Holder, version: number, now: Date): Promise<void> {
   await trx("registrations").where({ id }).update({ ...individualColumns(h, now), holder_session: holder.session, holder_address: holder.address, version });
-  await writeAthleteAndDays(trx, id, h);
+  await writeAthleteAndDays(trx, id, h, true);
 }
 
 /** What a pending team registration holds: one place per athlete at the team price, every day of the event. */
@@ -313,9 +320,11 @@ function teamColumns(h: TeamHold, now: Date) {
   };
 }
 
-async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold): Promise<void> {
-  await trx("registration_athletes").where({ registration_id: registrationId }).delete();
-  await trx("registration_days").where({ registration_id: registrationId }).delete();
+async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold, replacing: boolean): Promise<void> {
+  if (replacing) {
+    await trx("registration_athletes").where({ registration_id: registrationId }).delete();
+    await trx("registration_days").where({ registration_id: registrationId }).delete();
+  }
   await trx("registration_athletes").insert(
     h.data.athletes.map((a, i) => ({
       registration_id: registrationId,
@@ -346,14 +355,14 @@ export async function insertTeam(trx: Knex.Transaction, reference: string, h: Te
     status: "pending_payment",
     ...teamColumns(h, now),
   });
-  await writeTeamAthletesAndDays(trx, Number(id), h);
+  await writeTeamAthletesAndDays(trx, Number(id), h, false);
   return Number(id);
 }
 
 /** The same team form submitted again (Back from the checkout, a double click): as rewriteIndividual, for a team. */
 export async function rewriteTeam(trx: Knex.Transaction, id: number, h: TeamHold, holder: Holder, version: number, now: Date): Promise<void> {
   await trx("registrations").where({ id }).update({ ...teamColumns(h, now), holder_session: holder.session, holder_address: holder.address, version });
-  await writeTeamAthletesAndDays(trx, id, h);
+  await writeTeamAthletesAndDays(trx, id, h, true);
 }
 
 /** A stored team as the form's data (Back from the checkout shows it again). */
