@@ -32,6 +32,7 @@ import { shopRoutes } from "./catalogue/routes.tsx";
 import type { PaymentGateway } from "./payments/gateway.ts";
 import { createPaymentCore } from "./payments/core.ts";
 import { stripeWebhookRoutes } from "./payments/webhook.ts";
+import { reconcileOpenPayments } from "./payments/reconcile.ts";
 import { offlineStripeRoutes } from "./payments/offline/routes.ts";
 import type { RegistrationDeps } from "./registrations/deps.ts";
 import { registerRegistrationPayments } from "./registrations/paymentHandler.ts";
@@ -90,6 +91,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
   app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
+  // Payments of every kind still open minutes after their card form: Stripe is asked, as the webhook would tell.
+  app.locals.reconcilePayments = () => reconcileOpenPayments({ db, paymentCore, logger });
 
   app.disable("x-powered-by");
   // Pages carry their visitor's own token, and hashing each body for an ETag costs a kept page a tenth of its time;

@@ -52,9 +52,11 @@ const server = createHttpServer(app).listen(config.port, config.host, () => {
   paymentSetup.gateway.offline?.setWebhookUrl(`http://127.0.0.1:${port}/api/stripe/webhook`);
   logger.info({ port, react }, `listening on http://localhost:${port}`);
 });
-// Lapsed registration holds: cancel their PaymentIntents every minute (safe when several instances do it).
+// Every minute (safe when several instances do it): lapsed registration holds give their PaymentIntents up, and
+// payments still open minutes after their card form are settled by asking Stripe.
 const holdSweep = setInterval(() => {
   (app.locals.sweepExpiredHolds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "hold sweep failed; retried next minute"));
+  (app.locals.reconcilePayments as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "payment reconciliation failed; retried next minute"));
 }, 60_000);
 holdSweep.unref();
 

@@ -173,6 +173,31 @@ export async function finishAmountChange(conn: Conn, id: number, amountCents: nu
   await conn("payments").where({ id }).update({ amount_cents: amountCents, expected_amount_cents: null, amount_change_started_at: null, updated_at: new Date() });
 }
 
+/**
+ * Open payments with a PaymentIntent that are due for the reconciliation job: made more than `minAgeMs` ago, and
+ * never asked about or due again.
+ */
+export async function dueForReconciliation(conn: Conn, now: Date, minAgeMs: number, limit: number): Promise<{ id: number; kind: string; reference: string; intentId: string; checks: number }[]> {
+  const rows: Record<string, unknown>[] = await conn("payments")
+    .whereIn("status", ["pending", "failed"])
+    .whereNotNull("provider_payment_id")
+    .andWhere("created_at", "<=", new Date(now.getTime() - minAgeMs))
+    .andWhere((q) => q.whereNull("reconcile_after").orWhere("reconcile_after", "<=", now))
+    .orderBy("id")
+    .limit(limit)
+    .select("id", "kind", "reference", "provider_payment_id", "reconcile_checks");
+  return rows.map((r) => ({ id: Number(r.id), kind: String(r.kind), reference: String(r.reference), intentId: String(r.provider_payment_id), checks: Number(r.reconcile_checks) }));
+}
+
+/** Claims one due payment for this instance's question to Stripe (false: another instance has it); the last check sets no next time. */
+export async function claimReconciliation(conn: Conn, id: number, now: Date, next: Date, last: boolean): Promise<boolean> {
+  const changed = await conn("payments")
+    .where({ id })
+    .andWhere((q) => q.whereNull("reconcile_after").orWhere("reconcile_after", "<=", now))
+    .update({ reconcile_after: last ? new Date("9999-12-31T00:00:00Z") : next, reconcile_checks: conn.raw("reconcile_checks + 1") });
+  return changed === 1;
+}
+
 /** Records a webhook event; `processed` is true when an earlier delivery of the same event id was processed. */
 export async function recordEvent(conn: Conn, e: { eventId: string; type: string; intentId: string | null }): Promise<{ isNew: boolean; processed: boolean }> {
   const existing = await conn("stripe_events").where({ event_id: e.eventId }).first();

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ADDRESS } from "../support/address.ts";
+import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
+import { visitor } from "../support/http.ts";
+import { createApp } from "../../src/app.ts";
+import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+
+/**
+ * Nothing charged is left unsettled: a card confirmed at Stripe whose browser return never came and whose webhook
+ * never arrived (an outage, a crash) is settled by the reconciliation job, for shop orders and registrations alike,
+ * once, whichever instance runs it.
+ */
+let t: PayingTestApp;
+let fake: FakeStripe;
+beforeAll(async () => {
+  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
+  fake = t.fake;
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(() => {
+  // The webhook is lost: events are recorded at the fake, never sent.
+  fake.autoDeliver = false;
+});
+
+const reconcile = (app = t.app) => (app.locals.reconcilePayments as () => Promise<number>)();
+const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0]!;
+/** The payment was made this long ago (the job leaves fresh ones to the return and the webhook). */
+const age = (reference: string, minutes: number) => t.db("payments").where({ reference }).update({ created_at: new Date(Date.now() - minutes * 60_000) });
+
+async function chargedOrder(): Promise<string> {
+  const v = await visitor(t.app);
+  expect((await v.post("/api/cart/add").send({ shopifyProductId: "1002", shopifyVariantId: "2101", quantity: 1 })).status).toBe(200);
+  const cart = (await v.get("/api/cart")).body as { cartItems: { id: string; shopifyProductId: string; shopifyVariantId: string; quantity: number }[] };
+  const res = await v.post("/api/cart/checkout").send({
+    items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity })),
+    customerInfo: { firstName: "Helen", lastName: "Maroulis", email: "helen@example.com", phone: "" },
+    shippingAddress: ADDRESS,
+  });
+  expect(res.status).toBe(200);
+  const intentId = intentIdOf(res.body.clientSecret);
+  expect(fake.confirm(intentId, { number: "4242424242424242" }).status).toBe(200);
+  return fake.intents.get(intentId)!.metadata.reference!;
+}
+
+async function chargedRegistration(): Promise<string> {
+  const v = await visitor(t.app);
+  const res = await v.post("/api/events/1/create-payment-intent").set("x-forwarded-for", "198.51.100.200").send({
+    option: "full",
+    formSessionId: `reconcile-form-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+    registrationData: {
+      registrationType: "full", firstName: "Sam", lastName: "Lost", email: "sam.lost@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
+      schoolName: "Central High", emergencyContactName: "Pat Lost", emergencyContactPhone: "205-555-0199", agrees: "on",
+    },
+  });
+  expect(res.status).toBe(200);
+  expect(fake.confirm(intentIdOf(res.body.clientSecret), { number: "4242424242424242" }).status).toBe(200);
+  return res.body.registrationId as string;
+}
+
+describe("reconciling open payments", () => {
+  it("settles a charged shop order and a charged registration that neither the return nor the webhook settled, each with one e-mail", async () => {
+    const order = await chargedOrder();
+    const registration = await chargedRegistration();
+    // Too fresh: the return and the webhook still have their chance.
+    expect(await reconcile()).toBe(0);
+    await age(order, 6);
+    await age(registration, 6);
+    expect(await reconcile()).toBe(2);
+    expect(await t.db("orders").where({ reference: order }).first()).toMatchObject({ status: "paid" });
+    expect(await t.db("registrations").where({ reference: registration }).first()).toMatchObject({ status: "paid" });
+    expect(await reconcile()).toBe(0);
+    expect(await t.db("email_outbox").where({ reference: `order:${order}` })).toHaveLength(1);
+    expect(await t.db("email_outbox").where({ reference: `registration:${registration}` })).toHaveLength(1);
+  });
+
+  it("two instances reconciling at once settle a payment once", async () => {
+    const order = await chargedOrder();
+    await age(order, 6);
+    const other = createApp({ ...t });
+    const settled = await Promise.all([reconcile(), reconcile(other), reconcile(), reconcile(other)]);
+    expect(settled.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await t.db("email_outbox").where({ reference: `order:${order}` })).toHaveLength(1);
+    expect(await t.db("payments").where({ reference: order }).first()).toMatchObject({ status: "paid", reconcile_checks: 1 });
+  });
+
+  it("leaves a card form nobody confirmed open, and asks about it again only later", async () => {
+    const v = await visitor(t.app);
+    await v.post("/api/cart/add").send({ shopifyProductId: "1002", shopifyVariantId: "2101", quantity: 1 });
+    const cart = (await v.get("/api/cart")).body as { cartItems: { id: string; shopifyProductId: string; shopifyVariantId: string; quantity: number }[] };
+    const res = await v.post("/api/cart/checkout").send({
+      items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity })),
+      customerInfo: { firstName: "Open", lastName: "Form", email: "open.form@example.com", phone: "" },
+      shippingAddress: ADDRESS,
+    });
+    const reference = fake.intents.get(intentIdOf(res.body.clientSecret))!.metadata.reference!;
+    await age(reference, 6);
+    expect(await reconcile()).toBe(0);
+    const after = await t.db("payments").where({ reference }).first();
+    expect(after).toMatchObject({ status: "pending", reconcile_checks: 1 });
+    expect(await reconcile()).toBe(0);
+    expect((await t.db("payments").where({ reference }).first()).reconcile_checks).toBe(1);
+  });
+});
