@@ -261,10 +261,11 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       await repo.setIntent(db, payment.id, intent.id, idempotencyKey);
       return intent;
     } catch (err) {
-      // Only a clash on the idempotency key means another caller's request is in flight: wait for the intent it
-      // records. Any other failure (Stripe down, refused) is answered at once, and the row without an intent gives
-      // up its live slot (no orphan pending payment; the next attempt claims a new row with a new key).
-      if (!isIdempotencyClash(err)) {
+      // Only a request still in flight with the same key (409) means another caller will record the intent: wait for
+      // it. Any other failure (Stripe down, refused, or a 400 idempotency_error: the key was used with other
+      // parameters and can never succeed) is answered at once, and the row without an intent gives up its live slot
+      // (no orphan pending payment; the next attempt claims a new row with a new key).
+      if (!isRequestInFlight(err)) {
         await repo.transition(db, payment.id, "cancel", { last_error: "the PaymentIntent could not be created" }).catch(() => undefined);
         throw err;
       }
@@ -410,8 +411,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   };
 }
 
-/** Stripe's answer to a second request with a key whose first request is still running (409) or used other details. */
-function isIdempotencyClash(err: unknown): boolean {
-  const e = err as { statusCode?: number; type?: string; rawType?: string };
-  return e.statusCode === 409 || e.type === "StripeIdempotencyError" || e.rawType === "idempotency_error";
+/** Stripe's answer to a second request with a key whose first request is still running (409; a 400 with the same type is final). */
+function isRequestInFlight(err: unknown): boolean {
+  return (err as { statusCode?: number }).statusCode === 409;
 }

@@ -182,6 +182,47 @@ describe("ensureIntent: one live PaymentIntent per (kind, reference)", () => {
   });
 });
 
+describe("a PaymentIntent that could not be created", () => {
+  /** A core whose gateway fails the next create with `error`, then works again. */
+  function failingOnce(error: Error): PaymentCore {
+    let failed = false;
+    const gateway: PaymentGateway = {
+      ...t.gateway,
+      createIntent: (input) => (failed ? t.gateway.createIntent(input) : ((failed = true), Promise.reject(error))),
+    };
+    const other = createPaymentCore({ db: t.db, gateway, logger: pino({ level: "silent" }) });
+    other.register(KIND, { onPaid: async () => "accepted" });
+    return other;
+  }
+  const input = (reference: string) => ({ kind: KIND, reference, amountCents: 5000, description: `Test ${reference}` });
+
+  it("Stripe down: no pending row is left, and the next attempt makes the intent", async () => {
+    const reference = newReference();
+    const other = failingOnce(Object.assign(new Error("connect ECONNREFUSED"), { type: "StripeConnectionError" }));
+    await expect(other.ensureIntent(input(reference))).rejects.toThrow("ECONNREFUSED");
+    expect((await paymentRows(reference)).map((r) => r.status)).toEqual(["canceled"]);
+    const { payment } = await other.ensureIntent(input(reference));
+    expect(payment.status).toBe("pending");
+    expect((await paymentRows(reference)).map((r) => r.status)).toEqual(["canceled", "pending"]);
+  });
+
+  it("a 400 idempotency_error (the key was used with other parameters) is final for that key: the row gives up its slot at once", async () => {
+    const reference = newReference();
+    const clash = Object.assign(new Error("Keys for idempotent requests can only be used with the same parameters they were first used with."), {
+      statusCode: 400,
+      type: "StripeIdempotencyError",
+      rawType: "idempotency_error",
+    });
+    const other = failingOnce(clash);
+    const started = Date.now();
+    await expect(other.ensureIntent(input(reference))).rejects.toBe(clash);
+    // Answered at once, not after waiting for an intent that will never come.
+    expect(Date.now() - started).toBeLessThan(1000);
+    const { clientSecret } = await other.ensureIntent(input(reference));
+    expect(clientSecret).toMatch(/_secret_/);
+  });
+});
+
 describe("needs_review", () => {
   it("a PaymentIntent that succeeded for another amount is kept for review, with an error log naming it and no e-mail address", async () => {
     const reference = newReference();
