@@ -394,9 +394,14 @@ export async function setAmountRefunded(trx: Knex.Transaction, id: number, amoun
 }
 
 /** Pending registrations whose hold has lapsed, oldest first. */
-export async function expiredHolds(conn: Conn, now: Date, limit: number): Promise<{ id: number; reference: string; eventId: number }[]> {
-  const rows: Row[] = await conn("registrations").where("status", "pending_payment").andWhere("reserved_until", "<=", now).orderBy("reserved_until").limit(limit).select("id", "reference", "event_id");
-  return rows.map((r) => ({ id: Number(r.id), reference: String(r.reference), eventId: Number(r.event_id) }));
+export async function expiredHolds(conn: Conn, now: Date, limit: number): Promise<{ id: number; reference: string; eventId: number; reservedUntil: Date }[]> {
+  const rows: Row[] = await conn("registrations")
+    .where("status", "pending_payment")
+    .andWhere("reserved_until", "<=", now)
+    .orderBy("reserved_until")
+    .limit(limit)
+    .select("id", "reference", "event_id", "reserved_until");
+  return rows.map((r) => ({ id: Number(r.id), reference: String(r.reference), eventId: Number(r.event_id), reservedUntil: toDate(r.reserved_until)! }));
 }
 
 // ---- the code applied to a registration (discount_redemptions) ----

@@ -280,6 +280,30 @@ describe("races on the registration aggregate", () => {
     expect(await t.db("email_outbox").where({ reference: `registration:${partial.reference}`, kind: "registration_refunded" })).toHaveLength(0);
   });
 
+  it("the sweep does not cancel a lapsed hold's payment while Stripe is still confirming it, or while its payer is in a 3-D Secure challenge", async () => {
+    const v = await newVisitor();
+    const held = await hold(v, formId(), FULL);
+    const intentId = intentIdOf(held.body.clientSecret);
+    const reference = held.body.registrationId as string;
+    // The fake has no such states yet: the gateway reports them as Stripe would.
+    let reported: string | undefined = "processing";
+    const app = createApp({ ...t, gateway: { ...t.gateway, retrieveIntent: async (id) => ({ ...(await t.gateway.retrieveIntent(id)), ...(id === intentId && reported ? { status: reported } : {}) }) } });
+    const sweep = () => (app.locals.sweepExpiredHolds as () => Promise<number>)();
+    await t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 60_000) });
+    await sweep();
+    expect(fake.intents.get(intentId)!.status).not.toBe("canceled");
+    expect(await t.db("registrations").where({ reference }).first()).toMatchObject({ status: "pending_payment" });
+    reported = "requires_action";
+    await sweep();
+    expect(fake.intents.get(intentId)!.status).not.toBe("canceled");
+    // A challenge abandoned long ago is canceled, and the hold expires.
+    await t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 20 * 60_000) });
+    reported = undefined;
+    await sweep();
+    expect(fake.intents.get(intentId)!.status).toBe("canceled");
+    expect(await t.db("registrations").where({ reference }).first()).toMatchObject({ status: "expired" });
+  });
+
   it("Stripe failing leaves no pending payment row and gives the hold back", async () => {
     const failing = createApp({ ...t, gateway: { ...t.gateway, createIntent: () => Promise.reject(new Error("Stripe is down")) } });
     const v = await visitor(failing);
