@@ -103,8 +103,8 @@ const PAGES: { page: string; sources: string[] }[] = [
   { page: "/shop/{product}", sources: ["views/pages/shop/ProductPage.tsx"] },
   { page: "/cart (with items)", sources: ["views/pages/cart/CartPage.tsx"] },
   { page: "/events/{id} (coach requests open)", sources: ["views/pages/events/EventDetailPage.tsx"] },
-  { page: "/register/{id} (coach requests open)", sources: ["views/pages/registration/RegisterPage.tsx", "src/registration/routes.tsx"] },
-  { page: "/team-register/{id}", sources: ["src/teams/routes.tsx"] },
+  { page: "/register/{id} (coach requests open)", sources: ["views/pages/registration/RegisterPage.tsx", "src/registrations/routes/individual.tsx"] },
+  { page: "/team-register/{id}", sources: ["src/registrations/routes/team.tsx"] },
   { page: "/stripe-checkout", sources: ["views/pages/registration/CheckoutPage.tsx"] },
 ];
 function placedWidgets(sources: string[]): { name: string; eager: boolean }[] {

@@ -6,7 +6,7 @@ import { csrfFrom, textOf } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 import { runDiscountCommand } from "../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
-import { CODE_GUESS_LIMITS as DISCOUNT_RATE_LIMITS } from "../../src/registrations/routes/shared.tsx";
+import { CODE_GUESS_LIMITS } from "../../src/registrations/routes/shared.tsx";
 
 let t: PayingTestApp;
 let fake: FakeStripe;
@@ -431,7 +431,7 @@ describe("limits under concurrency and guessing", () => {
 
   it("limits attempts per visitor and per address, with a clear message", async () => {
     const v = await visitorFrom(t.app, "10.99.0.1");
-    for (let i = 0; i < DISCOUNT_RATE_LIMITS.visitor.limit; i++) expect((await validate(v, `GUESS${i}`)).status).not.toBe(429);
+    for (let i = 0; i < CODE_GUESS_LIMITS.visitor.limit; i++) expect((await validate(v, `GUESS${i}`)).status).not.toBe(429);
     const limited = await validate(v, "GUESSMORE");
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ success: false, error: "Too many discount code attempts. Please wait 15 minutes and try again." });
@@ -441,12 +441,12 @@ describe("limits under concurrency and guessing", () => {
     const address = "10.99.0.2";
     let sent = 0;
     let status = 0;
-    while (status !== 429 && sent <= DISCOUNT_RATE_LIMITS.address.limit) {
+    while (status !== 429 && sent <= CODE_GUESS_LIMITS.address.limit) {
       const w = await visitorFrom(t.app, address);
       for (let i = 0; i < 10 && status !== 429; i++, sent++) status = (await validate(w, `ADDR${sent}`)).status;
     }
     expect(status).toBe(429);
-    expect(sent).toBe(DISCOUNT_RATE_LIMITS.address.limit + 1);
+    expect(sent).toBe(CODE_GUESS_LIMITS.address.limit + 1);
     // Another address is not affected.
     expect((await validate(await visitorFrom(t.app, "10.99.0.3"), "FRESH")).status).not.toBe(429);
   });

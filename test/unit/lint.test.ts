@@ -84,7 +84,7 @@ describe("house/domain-errors-in-use-cases and house/session-keys-in-one-place",
 
   it("refuses a session key declared outside src/http/sessionData.ts", async () => {
     const code = `declare module "express-session" {\n  interface SessionData { mine?: string }\n}\nexport {};\n`;
-    const found = await problems("house/session-keys-in-one-place", "src/registration/session.ts", code);
+    const found = await problems("house/session-keys-in-one-place", "src/registrations/session.ts", code);
     expect(found).toEqual([expect.objectContaining({ rule: "no-restricted-syntax" })]);
     expect(await problems("house/session-keys-in-one-place", "src/http/sessionData.ts", code)).toEqual([]);
   });
