@@ -15,12 +15,7 @@ import type { Holder, Registration } from "./repository.ts";
 import { isSettled } from "./states.ts";
 import { holdIsLive, HOLD_MINUTES, type RegistrationDeps } from "./deps.ts";
 import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
-import { paymentUnderWay, preparePayment } from "./payment.ts";
-
-export const PAYMENT_SETUP_ERROR = {
-  title: "Payment Setup Error",
-  message: "Payment system is temporarily unavailable. Please try again in a few moments.",
-} as const;
+import { PAYMENT_SETUP_ERROR, paymentUnderWay, preparePayment } from "./payment.ts";
 
 export const HOLD_TEXT = {
   visitorCap: (cap: number) =>

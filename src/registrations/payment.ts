@@ -1,8 +1,15 @@
+import { DomainError } from "../errors.ts";
 import { OPEN_STATUSES } from "../payments/transitions.ts";
 import { findEvent } from "../events/repository.ts";
 import type { Registration } from "./repository.ts";
 import { isFrozenPayment } from "./states.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
+
+/** The spec's answer when the payment cannot be set up (Stripe refused or did not answer). */
+export const PAYMENT_SETUP_ERROR = {
+  title: "Payment Setup Error",
+  message: "Payment system is temporarily unavailable. Please try again in a few moments.",
+} as const;
 
 /** What Stripe's dashboard and the card statement's receipt say about a registration's payment. */
 export function intentDescription(event: { title: string }, r: Registration): string {
@@ -39,8 +46,17 @@ export async function paymentUnderWay(deps: RegistrationDeps, reference: string)
   if (!live) return false;
   if (!OPEN_STATUSES.includes(live.status)) return true;
   if (!live.providerPaymentId) return false;
-  const intent = await deps.paymentCore.gateway.retrieveIntent(live.providerPaymentId);
-  if (!isFrozenPayment(intent.status)) return false;
-  await deps.paymentCore.settle(live.providerPaymentId, "return");
+  let status: string;
+  try {
+    status = (await deps.paymentCore.gateway.retrieveIntent(live.providerPaymentId)).status;
+  } catch (err) {
+    // Without Stripe's word the registration cannot be known to be unpaid: nothing changes.
+    deps.logger.warn({ err: (err as Error).message, reference }, "could not ask Stripe whether a registration's payment is under way");
+    throw new DomainError("upstream_failed", PAYMENT_SETUP_ERROR.message);
+  }
+  if (!isFrozenPayment(status)) return false;
+  // Settled now when it can be; if not, the return or the webhook settles it, and the registration stays as it is.
+  await deps.paymentCore.settle(live.providerPaymentId, "return").catch((err: Error) => deps.logger.warn({ err: err.message, reference }, "payment under way not settled yet"));
   return true;
 }
+

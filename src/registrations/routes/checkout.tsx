@@ -15,13 +15,12 @@ import type { Registration } from "../repository.ts";
 import { DiscountRefused } from "../codes.ts";
 import { completeFree } from "../completeFree.ts";
 import { confirmReturn } from "../confirmReturn.ts";
-import { preparePayment } from "../payment.ts";
+import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../deps.ts";
 import { teamCheckoutPath } from "./team.tsx";
 import { checkoutPage, holdEndsText, loadEvent, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
 
 const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
-const PAYMENT_UNAVAILABLE = "Payment system is temporarily unavailable. Please try again in a few moments.";
 
 /**
  * The payment of a held registration, individual or team: GET /stripe-checkout (the payment page driven by the
@@ -66,7 +65,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
       shell(req, res, <CheckoutPay details={individualDetails(event, registration)} panel={panel} />, { card: true });
     } catch (err) {
       req.log.error({ err: (err as Error).message, reference: registration.reference }, "could not load the registration's PaymentIntent");
-      shell(req, res, <CheckoutError message={team ? TEAM_TEXT.paymentSetup : PAYMENT_UNAVAILABLE} retryHref={retry} />, { status: 502, team });
+      shell(req, res, <CheckoutError message={team ? TEAM_TEXT.paymentSetup : PAYMENT_SETUP_ERROR.message} retryHref={retry} />, { status: 502, team });
     }
   });
 
@@ -128,7 +127,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     } catch (err) {
       if (err instanceof DomainError) return void res.status(domainErrorStatus(err)).json({ success: false, error: err.message });
       req.log.error({ err: (err as Error).message }, "could not confirm a registration payment");
-      res.status(502).json({ success: false, error: PAYMENT_UNAVAILABLE });
+      res.status(502).json({ success: false, error: PAYMENT_SETUP_ERROR.message });
     }
   }
 

@@ -18,8 +18,8 @@ import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, registr
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
-import { holdIndividual, PAYMENT_SETUP_ERROR } from "../hold.ts";
-import { preparePayment } from "../payment.ts";
+import { holdIndividual } from "../hold.ts";
+import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive, REGISTRATION_KIND } from "../deps.ts";
 import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
 
