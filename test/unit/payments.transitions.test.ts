@@ -32,6 +32,15 @@ describe("payment transitions", () => {
     expect(judgeIntent(payment, intent(), { amountCents: 9900 })).toEqual({ outcome: "review", reason: "amount 12400 is not the order's 9900" });
   });
 
+  it("checks the version of the row the intent's amount was made for (a same-price change of days still goes to review)", () => {
+    const made = { ...payment, coversVersion: 3 };
+    expect(judgeIntent(made, intent(), { amountCents: 12400, version: 3 })).toEqual({ outcome: "pay" });
+    expect(judgeIntent(made, intent(), { amountCents: 12400, version: 4 })).toEqual({ outcome: "review", reason: "made for version 3 of the order, which is now version 4" });
+    // Rows from before versions were recorded, and kinds without versions, are judged on the amount alone.
+    expect(judgeIntent({ ...payment, coversVersion: null }, intent(), { amountCents: 12400, version: 4 })).toEqual({ outcome: "pay" });
+    expect(judgeIntent(made, intent(), { amountCents: 12400 })).toEqual({ outcome: "pay" });
+  });
+
   it("never moves a settled row, and sends money on a canceled payment to review", () => {
     for (const status of ["paid", "needs_review", "refund_pending", "refunded"] as const) {
       expect(judgeIntent({ ...payment, status }, intent())).toEqual({ outcome: "settled" });

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { canTransition, isFrozenPayment, isSettled, PLACE_KEEPING_STATUSES, REGISTRATION_STATUSES, REGISTRATION_TRANSITIONS } from "../../src/registrations/states.ts";
+
+describe("the registration state table", () => {
+  it("moves only from the statuses each step names, into statuses that exist", () => {
+    for (const [step, { from, to }] of Object.entries(REGISTRATION_TRANSITIONS)) {
+      expect(REGISTRATION_STATUSES, step).toContain(to);
+      for (const status of from) expect(REGISTRATION_STATUSES, step).toContain(status);
+    }
+  });
+
+  it("never rewrites a settled registration: a paid, reviewed or refunded one cannot be held again or paid twice", () => {
+    for (const status of ["paid", "needs_review", "refunded"] as const) {
+      expect(isSettled(status)).toBe(true);
+      expect(canTransition(status, "hold"), status).toBe(false);
+      expect(canTransition(status, "pay"), status).toBe(false);
+    }
+    expect(canTransition("pending_payment", "hold")).toBe(true);
+    expect(canTransition("expired", "hold")).toBe(true);
+  });
+
+  it("a late payment on a lapsed hold is paid or refunded; only an operator moves a payment out of review", () => {
+    expect(canTransition("expired", "pay")).toBe(true);
+    expect(canTransition("canceled", "refund")).toBe(true);
+    expect(canTransition("needs_review", "accept")).toBe(true);
+    expect(canTransition("pending_payment", "accept")).toBe(false);
+    expect(canTransition("refunded", "refund")).toBe(false);
+  });
+
+  it("keeps places for money taken, and freezes on a confirmation Stripe has begun", () => {
+    expect(PLACE_KEEPING_STATUSES).toEqual(["paid", "needs_review"]);
+    for (const status of ["processing", "requires_capture", "succeeded"]) expect(isFrozenPayment(status), status).toBe(true);
+    for (const status of ["requires_payment_method", "requires_confirmation", "requires_action", "canceled"]) expect(isFrozenPayment(status), status).toBe(false);
+  });
+});
