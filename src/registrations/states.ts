@@ -28,9 +28,6 @@ export const REGISTRATION_TRANSITIONS = {
 
 export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
 
-/** Statuses that keep their places whatever the hold's time says. */
-export const PLACE_KEEPING_STATUSES: readonly RegistrationStatus[] = ["paid", "needs_review"];
-
 /**
  * Money was taken or is being settled: package, days, athletes, places and code no longer change. A pending
  * registration whose payment is being confirmed is frozen too; that is the payment's state, not the row's

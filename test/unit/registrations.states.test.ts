@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canTransition, isFrozenPayment, isSettled, PLACE_KEEPING_STATUSES, REGISTRATION_STATUSES, REGISTRATION_TRANSITIONS } from "../../src/registrations/states.ts";
+import { canTransition, isFrozenPayment, isSettled, REGISTRATION_STATUSES, REGISTRATION_TRANSITIONS } from "../../src/registrations/states.ts";
 
 describe("the registration state table", () => {
   it("moves only from the statuses each step names, into statuses that exist", () => {
@@ -27,8 +27,7 @@ describe("the registration state table", () => {
     expect(canTransition("refunded", "refund")).toBe(false);
   });
 
-  it("keeps places for money taken, and freezes on a confirmation Stripe has begun", () => {
-    expect(PLACE_KEEPING_STATUSES).toEqual(["paid", "needs_review"]);
+  it("freezes on a confirmation Stripe has begun", () => {
     for (const status of ["processing", "requires_capture", "succeeded"]) expect(isFrozenPayment(status), status).toBe(true);
     for (const status of ["requires_payment_method", "requires_confirmation", "requires_action", "canceled"]) expect(isFrozenPayment(status), status).toBe(false);
   });
