@@ -19,11 +19,11 @@ describe("the registration state table", () => {
     expect(canTransition("expired", "hold")).toBe(true);
   });
 
-  it("a late payment on a lapsed hold is paid or refunded; only an operator moves a payment out of review", () => {
+  it("a late payment on a lapsed hold is paid or refunded; a payment in review leaves it only by a refund", () => {
     expect(canTransition("expired", "pay")).toBe(true);
     expect(canTransition("canceled", "refund")).toBe(true);
-    expect(canTransition("needs_review", "accept")).toBe(true);
-    expect(canTransition("pending_payment", "accept")).toBe(false);
+    expect(canTransition("needs_review", "pay")).toBe(false);
+    expect(canTransition("needs_review", "refund")).toBe(true);
     expect(canTransition("refunded", "refund")).toBe(false);
   });
 
