@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import { toDate } from "../db/rows.ts";
-import { lockingTransaction } from "../db/transaction.ts";
+import { inEventQueue } from "./eventQueue.ts";
 import { isUnavailable } from "../http/errors.ts";
 import { DomainError } from "../errors.ts";
 import { placesTaken } from "../events/repository.ts";
@@ -78,47 +78,45 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
     return settled(deps.db, earlier.reference);
   }
 
-  const written = await oneAtATime(deps.db, event.id, () =>
-    lockingTransaction(deps.db, async (trx): Promise<{ reference: string; settled: boolean }> => {
-      const now = deps.clock();
-      const locked = await repo.lockEvent(trx, event.id);
-      if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
-      const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
-      const current = await repo.lockByFormSession(trx, spec.formSessionId);
-      if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
-        throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
-      }
-      if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
+  const written = await inEventQueue(deps.db, event.id, async (trx): Promise<{ reference: string; settled: boolean }> => {
+    const now = deps.clock();
+    const locked = await repo.lockEvent(trx, event.id);
+    if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
+    const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
+    const current = await repo.lockByFormSession(trx, spec.formSessionId);
+    if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
+      throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+    }
+    if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
 
-      const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
-      if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
-      if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
-      const left = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
-      if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)));
-      const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
-      const cap = deps.limits.maxHeldPlacesPerVisitor;
-      if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
+    const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
+    if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
+    if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
+    const left = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
+    if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)));
+    const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
+    const cap = deps.limits.maxHeldPlacesPerVisitor;
+    if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
 
-      const reference = current?.reference ?? newReference();
-      const reservedUntil = new Date(now.getTime() + HOLD_MINUTES * 60_000);
-      if (!current) {
-        // A new registration: version 1, the code entered with the form (if any) priced on the list price.
-        const { id, listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: 1 });
-        if (code) await repo.setAmount(trx, id, (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents, 1, now);
-        return { reference, settled: false };
-      }
-      // The same form again: written anew; a change to what it pays for makes a new version.
-      const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code);
-      if (!(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
-      const { listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: current.version });
-      const after = (await repo.findByReference(trx, reference))!;
-      // The code entered with this form, or the one the registration already held, priced at the new list price.
-      const amountCents = code ? (await holdUse(trx, code, after, now)).finalCents : await repriceHeldUse(trx, after.id, holdIsLive(current, now), listCents, now);
-      const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code);
-      await repo.setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
+    const reference = current?.reference ?? newReference();
+    const reservedUntil = new Date(now.getTime() + HOLD_MINUTES * 60_000);
+    if (!current) {
+      // A new registration: version 1, the code entered with the form (if any) priced on the list price.
+      const { id, listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: 1 });
+      if (code) await repo.setAmount(trx, id, (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents, 1, now);
       return { reference, settled: false };
-    }),
-  );
+    }
+    // The same form again: written anew; a change to what it pays for makes a new version.
+    const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code);
+    if (!(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+    const { listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: current.version });
+    const after = (await repo.findByReference(trx, reference))!;
+    // The code entered with this form, or the one the registration already held, priced at the new list price.
+    const amountCents = code ? (await holdUse(trx, code, after, now)).finalCents : await repriceHeldUse(trx, after.id, holdIsLive(current, now), listCents, now);
+    const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code);
+    await repo.setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
+    return { reference, settled: false };
+  });
   if (written.settled) return settled(deps.db, written.reference);
   // From here the visitor owns the hold, so a retry of the same form reuses it whatever happens next.
   onHeld(written.reference);
@@ -141,7 +139,7 @@ async function settled(db: Db, reference: string): Promise<HoldOutcome> {
 async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: unknown): Promise<HoldOutcome> {
   if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
   deps.logger.error({ err: (err as Error).message, reference: r.reference }, "could not set up the registration's PaymentIntent; hold released");
-  await lockingTransaction(deps.db, async (trx) => {
+  await inEventQueue(deps.db, r.eventId, async (trx) => {
     await repo.lockEvent(trx, r.eventId);
     const current = await repo.lockByReference(trx, r.reference);
     if (current?.version === r.version) await repo.transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });
@@ -201,27 +199,4 @@ export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamR
     },
     opts.onHeld,
   );
-}
-
-/**
- * Holds for one event run one at a time in this process. The database lock decides (and is what makes several
- * instances safe); queueing here first keeps a crowd's requests from each holding a pooled connection while
- * they wait for that lock, which would starve the pool and turn a sold-out answer into a 503.
- */
-const queuesByDb = new WeakMap<Db, Map<number, Promise<void>>>();
-function oneAtATime<T>(db: Db, eventId: number, work: () => Promise<T>): Promise<T> {
-  let holdQueues = queuesByDb.get(db);
-  if (!holdQueues) queuesByDb.set(db, (holdQueues = new Map()));
-  const queues = holdQueues;
-  const previous = queues.get(eventId) ?? Promise.resolve();
-  const run = previous.then(work);
-  const tail = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(eventId, tail);
-  void tail.then(() => {
-    if (queues.get(eventId) === tail) queues.delete(eventId);
-  });
-  return run;
 }
