@@ -3,6 +3,7 @@ import type Stripe from "stripe";
 import type { Db } from "../db/knex.ts";
 import { lockForUpdate } from "../db/locks.ts";
 import { lockingTransaction } from "../db/transaction.ts";
+import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import type { Logger } from "../logger.ts";
 import type { IntentSnapshot, PaymentGateway } from "./gateway.ts";
 import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
@@ -38,6 +39,12 @@ export interface PaymentKindHandler {
    * locks it here (in its own lock order), and onPaid / onReview then read it under that lock.
    */
   expected?(trx: Knex.Transaction, reference: string): Promise<KindExpectation | null>;
+  /**
+   * The row whose lock `expected` will wait for (src/db/rowQueue.ts), read before the transaction: the settling
+   * transaction then queues in this process behind the kind's own transactions on that row instead of holding a
+   * pooled connection while it waits.
+   */
+  queueKey?(db: Db, reference: string): Promise<string | undefined>;
   /** Money arrived that does not match (needs_review): the kind keeps what it holds for the operator. No network calls. */
   onReview?(trx: Knex.Transaction, payment: PaymentRow, reason: string): Promise<void>;
   /** A refund was recorded (full or partial; repeated deliveries carry the same total). No network calls. */
@@ -129,7 +136,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     const intent = await gateway.retrieveIntent(intentId);
 
     type Step = { result: SettleResult; accepted: boolean; changed?: boolean };
-    const step = await lockingTransaction(db, async (trx): Promise<Step> => {
+    const step = await inKindQueue(handler, found.reference, async (trx): Promise<Step> => {
       await lockForUpdate(trx, "payments", found.id);
       let payment = (await repo.findById(trx, found.id))!;
       if (payment.expectedAmountCents !== null) {
@@ -194,6 +201,12 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     return step.result;
   }
 
+  /** A transaction that locks a payment, queued behind the kind's own transactions on the row its handler will lock next. */
+  async function inKindQueue<T>(handler: PaymentKindHandler, reference: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const key = await handler.queueKey?.(db, reference);
+    return key ? queuedLockingTransaction(db, key, work) : lockingTransaction(db, work);
+  }
+
   async function afterChange(handler: PaymentKindHandler, payment: PaymentRow): Promise<void> {
     try {
       await handler.afterChange?.(payment);
@@ -204,7 +217,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
 
   /** Records a refund on the payment (in full: refunded) and tells its kind, in one transaction that locks the payment first. */
   async function recordRefund(paymentId: number, refund: RefundFacts, fields: Record<string, unknown>): Promise<PaymentRow> {
-    const payment = await lockingTransaction(db, async (trx) => {
+    const found = (await repo.findById(db, paymentId))!;
+    const payment = await inKindQueue(handlerFor(found.kind), found.reference, async (trx) => {
       await lockForUpdate(trx, "payments", paymentId);
       const row = (await repo.findById(trx, paymentId))!;
       if (refund.amountRefundedCents > row.amountRefundedCents) await repo.setAmountRefunded(trx, row.id, refund.amountRefundedCents);

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { DomainError } from "../errors.ts";
-import { inEventQueue } from "./eventQueue.ts";
+import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import * as codes from "../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../discounts/rules.ts";
 import * as repo from "./repository.ts";
@@ -126,7 +126,7 @@ async function lockPending(trx: Knex.Transaction, reference: string, now: Date):
 export async function applyCode(deps: RegistrationDeps, registration: Registration, raw: string): Promise<AppliedDiscount> {
   const now = deps.clock();
   const text = codeText(raw);
-  const { code, amount, held } = await inEventQueue(deps.db, registration.eventId, async (trx) => {
+  const { code, amount, held } = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
     await repo.lockEvent(trx, registration.eventId);
     const code = await lockCodeNamed(trx, text);
     const r = await lockPending(trx, registration.reference, now);
@@ -148,7 +148,7 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
 /** Takes the code off before paying: the use goes back, the amount returns to the list price on the same PaymentIntent. */
 export async function removeCode(deps: RegistrationDeps, registration: Registration): Promise<{ clientSecret: string | null; amountCents: number }> {
   const now = deps.clock();
-  const held = await inEventQueue(deps.db, registration.eventId, async (trx) => {
+  const held = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
     await repo.lockEvent(trx, registration.eventId);
     const r = await lockPending(trx, registration.reference, now);
     await repo.deleteRedemption(trx, r.id);

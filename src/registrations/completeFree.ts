@@ -1,4 +1,4 @@
-import { inEventQueue } from "./eventQueue.ts";
+import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import { enqueueEmail } from "../email/outbox.ts";
 import { findEvent } from "../events/repository.ts";
 import { PaymentNotOpenError } from "../payments/core.ts";
@@ -36,7 +36,7 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
     throw new DiscountRefused(DISCOUNT_TEXT.freeFailed, 409);
   }
 
-  const outcome = await inEventQueue(deps.db, registration.eventId, async (trx): Promise<FreeOutcome> => {
+  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx): Promise<FreeOutcome> => {
     const now = deps.clock();
     await repo.lockEvent(trx, registration.eventId);
     const code = await lockCodeNamed(trx, text);

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import { toDate } from "../db/rows.ts";
-import { inEventQueue } from "./eventQueue.ts";
+import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import { isUnavailable } from "../http/errors.ts";
 import { DomainError } from "../errors.ts";
 import { placesTaken } from "../events/repository.ts";
@@ -78,7 +78,7 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
     return settled(deps.db, earlier.reference);
   }
 
-  const written = await inEventQueue(deps.db, event.id, async (trx): Promise<{ reference: string; settled: boolean }> => {
+  const written = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx): Promise<{ reference: string; settled: boolean }> => {
     const now = deps.clock();
     const locked = await repo.lockEvent(trx, event.id);
     if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
@@ -139,7 +139,7 @@ async function settled(db: Db, reference: string): Promise<HoldOutcome> {
 async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: unknown): Promise<HoldOutcome> {
   if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
   deps.logger.error({ err: (err as Error).message, reference: r.reference }, "could not set up the registration's PaymentIntent; hold released");
-  await inEventQueue(deps.db, r.eventId, async (trx) => {
+  await queuedLockingTransaction(deps.db, repo.eventKey(r.eventId), async (trx) => {
     await repo.lockEvent(trx, r.eventId);
     const current = await repo.lockByReference(trx, r.reference);
     if (current?.version === r.version) await repo.transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });

@@ -17,6 +17,11 @@ import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts"
  */
 export function registerRegistrationPayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(REGISTRATION_KIND, {
+    async queueKey(db, reference) {
+      const eventId = await repo.eventIdOf(db, reference);
+      return eventId === undefined ? undefined : repo.eventKey(eventId);
+    },
+
     async expected(trx, reference) {
       const r = await lockAggregate(trx, reference);
       return r ? { amountCents: r.amountCents, version: r.version } : null;

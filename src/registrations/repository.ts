@@ -136,6 +136,9 @@ export async function findByFormSession(conn: Conn, formSessionId: string): Prom
  * and a deadlock or lock-wait timeout runs the transaction again instead of answering 500.
  */
 
+/** The name under which this process queues the transactions that take an event's lock (src/db/rowQueue.ts). */
+export const eventKey = (eventId: number) => `event:${eventId}`;
+
 /** 1. The event row; undefined when there is no such event. */
 export async function lockEvent(trx: Knex.Transaction, eventId: number): Promise<Record<string, unknown> | undefined> {
   return trx("events").where({ id: eventId }).forUpdate().first();

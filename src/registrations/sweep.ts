@@ -1,4 +1,4 @@
-import { inEventQueue } from "./eventQueue.ts";
+import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import * as repo from "./repository.ts";
 import { releaseUse } from "./codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
@@ -34,7 +34,7 @@ export async function sweepLapsedHolds(deps: RegistrationDeps, limit = 50): Prom
       deps.logger.warn({ err: (err as Error).message, reference: lapsed.reference }, "could not cancel an expired hold's PaymentIntent; the next sweep tries again");
       continue;
     }
-    const expired = await inEventQueue(deps.db, lapsed.eventId, async (trx) => {
+    const expired = await queuedLockingTransaction(deps.db, repo.eventKey(lapsed.eventId), async (trx) => {
       const now = deps.clock();
       await repo.lockEvent(trx, lapsed.eventId);
       const r = await repo.lockByReference(trx, lapsed.reference);
