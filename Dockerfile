@@ -13,7 +13,9 @@ COPY views ./views
 COPY widgets ./widgets
 COPY migrations ./migrations
 COPY public ./public
-RUN NODE_ENV=production npm run build && npm prune --omit=dev
+# The image's own node runs the app: the Node 24 that npm ci brings for older machines (node-linux-*) is dropped.
+RUN NODE_ENV=production npm run build && npm prune --omit=dev \
+  && rm -rf node_modules/node-linux-* node_modules/.bin/node
 
 # Runtime stage: no compilers, no dev dependencies, a non-root user.
 FROM node:24-bookworm-slim
