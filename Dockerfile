@@ -7,7 +7,7 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY esbuild.config.mjs tsconfig.json knexfile.ts ./
+COPY esbuild.config.mjs tsconfig.json ./
 COPY src ./src
 COPY views ./views
 COPY widgets ./widgets
@@ -25,7 +25,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/public ./public
-COPY package.json knexfile.ts tsconfig.json ./
+COPY package.json tsconfig.json ./
 COPY src ./src
 COPY views ./views
 COPY widgets ./widgets

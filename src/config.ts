@@ -37,6 +37,7 @@ const EnvSchema = z.object({
   EVENTS_HERO_VIDEO_URL: optional,
   PAGE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
   ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
+  MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -69,6 +70,8 @@ export interface Config {
   pageCacheMs: number;
   eventsHeroVideoUrl: string | undefined;
   testRoutes: boolean;
+  /** How long a start waits for another instance's migration (src/db/knex.ts migrateLatest). */
+  migrationLockWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -141,5 +144,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pageCacheMs: e.PAGE_CACHE_MS,
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
     testRoutes: e.ENABLE_TEST_ROUTES === "1",
+    migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,
   };
 }

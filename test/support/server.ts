@@ -12,7 +12,19 @@ export interface RunningServer {
 }
 
 /** Starts `src/server.ts` as `npm start` does (without the build) and waits for its "listening" log line. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+export function startServer(env: Record<string, string>): Promise<RunningServer> {
+  return spawnServer(env).listening;
+}
+
+export interface StartingServer {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves once the "listening" line is logged; rejects when the process exits first or takes 30 s. */
+  listening: Promise<RunningServer>;
+}
+
+/** Spawns `src/server.ts`; its output can be read while it starts. */
+export function spawnServer(env: Record<string, string>): StartingServer {
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
     cwd: root,
     // LOG_LEVEL stays info: the "listening" line tells the port.
@@ -24,7 +36,7 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   const LOG_TAIL = 64 * 1024;
   let started = false;
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
+  const url = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30_000);
     const onData = (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-LOG_TAIL);
@@ -39,13 +51,18 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     child.stderr!.on("data", onData);
     void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log}`)));
   });
-  return {
-    url,
-    child,
-    output: () => log,
-    stop: async (signal = "SIGTERM") => {
-      if (child.exitCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  const listening = url.then((u) => running(u));
+  return { child, output: () => log, listening };
+
+  function running(url: string): RunningServer {
+    return {
+      url,
+      child,
+      output: () => log,
+      stop: async (signal = "SIGTERM") => {
+        if (child.exitCode === null) child.kill(signal);
+        return exited;
+      },
+    };
+  }
 }
