@@ -125,7 +125,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders(config.isProduction));
   app.use(noCookieOnPublicResponses);
   app.use(staticFiles(config.isProduction));
-  app.use(healthRoutes(db, redis));
+  app.use(healthRoutes(db, redis, config.isProduction ? deps.gateway : undefined));
 
   // 3. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
   app.use(stripeWebhookRoutes({ db, paymentCore, logger }));

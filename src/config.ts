@@ -24,11 +24,15 @@ const EnvSchema = z.object({
   STRIPE_SECRET_KEY: optional,
   STRIPE_PUBLISHABLE_KEY: optional,
   STRIPE_WEBHOOK_SECRET: optional,
+  // Tests and stripe-mock point the SDK at a server of their own; unset means Stripe's API.
+  STRIPE_API_URL: optional.pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://127.0.0.1:12111" }).optional()),
   SHOPIFY_STORE_DOMAIN: optional,
   SHOPIFY_STOREFRONT_TOKEN: optional,
   SHOPIFY_ADMIN_TOKEN: optional,
   SHOPIFY_API_VERSION: z.string().default("2026-10"),
   SMTP_URL: optional,
+  // Production sends e-mail through SMTP; this says on purpose that files in MAIL_DIR are what is wanted instead.
+  MAIL_FILES_IN_PRODUCTION: z.enum(["0", "1"]).default("0"),
   MAIL_DIR: z.string().default("var/mail"),
   MAIL_FROM: z.string().default("Ironside Wrestling <no-reply@ironsidewrestling.com>"),
   MAIL_TO: z.string().default("team@ironsidewrestling.com"),
@@ -54,7 +58,7 @@ export interface Config {
   sessionSecret: string | undefined;
   database: { client: "mysql2"; url: string } | { client: "better-sqlite3"; filename: string };
   redis: { url: string; prefix: string } | undefined;
-  stripe: { secretKey: string; publishableKey: string; webhookSecret: string } | undefined;
+  stripe: { secretKey: string; publishableKey: string; webhookSecret: string; apiUrl: string | undefined } | undefined;
   shopify: {
     storeDomain: string;
     storefrontToken: string;
@@ -110,6 +114,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`Production needs: ${missing.join(", ")}`);
     }
     if (e.SESSION_SECRET!.length < 32) throw new ConfigError("Production needs: SESSION_SECRET of at least 32 characters");
+    if (!e.SMTP_URL && e.MAIL_FILES_IN_PRODUCTION !== "1") {
+      throw new ConfigError("Production needs: SMTP_URL (smtp://user:pass@host:587), or MAIL_FILES_IN_PRODUCTION=1 to write e-mails as files to MAIL_DIR");
+    }
+    if (!e.STRIPE_WEBHOOK_SECRET!.startsWith("whsec_")) {
+      throw new ConfigError("Invalid configuration: STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret (whsec_...)");
+    }
     if (e.ENABLE_TEST_ROUTES === "1") throw new ConfigError("Invalid configuration: ENABLE_TEST_ROUTES is refused in production");
   }
 
@@ -128,7 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : { client: "better-sqlite3", filename: e.SQLITE_PATH === ":memory:" ? ":memory:" : path.resolve(e.SQLITE_PATH) },
     redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
     stripe: e.STRIPE_SECRET_KEY
-      ? { secretKey: e.STRIPE_SECRET_KEY, publishableKey: e.STRIPE_PUBLISHABLE_KEY!, webhookSecret: e.STRIPE_WEBHOOK_SECRET! }
+      ? { secretKey: e.STRIPE_SECRET_KEY, publishableKey: e.STRIPE_PUBLISHABLE_KEY!, webhookSecret: e.STRIPE_WEBHOOK_SECRET!, apiUrl: e.STRIPE_API_URL }
       : undefined,
     shopify: e.SHOPIFY_STORE_DOMAIN
       ? {

@@ -79,6 +79,14 @@ shopifyWriteBacks?.start();
   paymentSetup.gateway.offline?.setWebhookUrl(`http://127.0.0.1:${port}/api/stripe/webhook`);
   logger.info({ port, react }, `listening on http://localhost:${port}`);
 }
+if (config.isProduction) {
+  if (!config.mail.smtpUrl) logger.warn({ dir: config.mail.dir }, "MAIL_FILES_IN_PRODUCTION=1: e-mails are written as files, none is sent");
+  // The same check /readyz makes: a key Stripe refuses is told here, not by the first payment's 502.
+  void paymentSetup.gateway.checkKeys().then((keys) => {
+    if (keys.ok) logger.info("stripe: the keys answer");
+    else logger.error({ reason: keys.reason }, `stripe: ${keys.reason}; /readyz answers 503 until it passes`);
+  });
+}
 // Lapsed registration holds: cancel their PaymentIntents every minute (safe when several instances do it).
 const holdSweep = setInterval(() => {
   (app.locals.sweepExpiredHolds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "hold sweep failed; retried next minute"));
