@@ -85,8 +85,8 @@ export function createApp(deps: AppDeps): Express {
     site,
     outbox: deps.outbox,
     brandInbox: config.mail.brandInbox,
-    uploadDir: config.uploadDir,
     rateLimiter,
+    csrf,
   });
   const app = express();
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.

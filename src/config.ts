@@ -36,7 +36,6 @@ const EnvSchema = z.object({
   MAIL_DIR: z.string().default("var/mail"),
   MAIL_FROM: z.string().default("Ironside Wrestling <no-reply@ironsidewrestling.com>"),
   MAIL_TO: z.string().default("team@ironsidewrestling.com"),
-  UPLOAD_DIR: z.string().trim().min(1).default("var/uploads"),
   SHIPPING_FLAT_RATE_CENTS: z.coerce.number().int().min(0).max(100_000).default(795),
   EVENTS_HERO_VIDEO_URL: optional,
   PAGE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
@@ -66,8 +65,6 @@ export interface Config {
     apiVersion: string;
   } | undefined;
   mail: { smtpUrl: string | undefined; dir: string; from: string; brandInbox: string };
-  /** Uploaded files (college coaches' school logos): outside public/, never served by the site. */
-  uploadDir: string;
   /** Standard shipping for shop orders at or under the free-shipping threshold, in cents. */
   shippingFlatRateCents: number;
   /** How long a rendered page is kept for visitors without state (src/http/pageCache.ts); 0 turns it off. */
@@ -149,7 +146,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     mail: { smtpUrl: e.SMTP_URL, dir: path.resolve(e.MAIL_DIR), from: e.MAIL_FROM, brandInbox: e.MAIL_TO },
-    uploadDir: path.resolve(e.UPLOAD_DIR),
     shippingFlatRateCents: e.SHIPPING_FLAT_RATE_CENTS,
     pageCacheMs: e.PAGE_CACHE_MS,
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
