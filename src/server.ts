@@ -11,6 +11,7 @@ import { createHttpServer } from "./http/httpServer.ts";
 import { createCatalogueSource } from "./catalogue/createSource.ts";
 import { setUpPayments } from "./payments/setup.ts";
 import { reactBuild } from "./reactBuild.ts";
+import { applyRetention } from "./privacy/retention.ts";
 
 // Every start failure is one JSON line (the step, the reason, no stack) and exit code 1.
 let config;
@@ -92,6 +93,17 @@ const holdSweep = setInterval(() => {
   (app.locals.sweepExpiredHolds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "hold sweep failed; retried next minute"));
 }, 60_000);
 holdSweep.unref();
+// The privacy page's periods: what has run out is deleted a minute after the start, then daily (harmless when
+// several instances, or `npm run retention`, do it too).
+const runRetention = () =>
+  applyRetention(db, new Date()).then(
+    (deleted) => logger.info({ deleted }, "retention: data past its period deleted"),
+    (err: Error) => logger.warn({ err: err.message }, "retention failed; retried tomorrow"),
+  );
+const firstRetention = setTimeout(() => void runRetention(), 60_000);
+firstRetention.unref();
+const dailyRetention = setInterval(() => void runRetention(), 86_400_000);
+dailyRetention.unref();
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -112,6 +124,8 @@ async function shutdown(signal: string): Promise<void> {
     server.closeIdleConnections();
   });
   clearInterval(holdSweep);
+  clearTimeout(firstRetention);
+  clearInterval(dailyRetention);
   await outbox.stop();
   await shopifyWriteBacks?.stop();
   await paymentSetup.close();
