@@ -45,6 +45,9 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** Every environment variable the site reads (ironside.env.example lists them all; a unit test holds the two equal). */
+export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape);
+
 export interface Config {
   env: Env["NODE_ENV"];
   isProduction: boolean;

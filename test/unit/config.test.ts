@@ -80,3 +80,13 @@ describe("loadConfig", () => {
     expect(loadConfig({ TRUST_PROXY_HOPS: "2" }).trustProxyHops).toBe(2);
   });
 });
+
+describe("ironside.env.example", () => {
+  it("lists every variable the site reads, and nothing else", async () => {
+    const fs = await import("node:fs");
+    const { CONFIG_VARIABLES } = await import("../../src/config.ts");
+    const text = fs.readFileSync(new URL("../../ironside.env.example", import.meta.url), "utf8");
+    const listed = [...text.matchAll(/^(?:# )?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]);
+    expect([...listed].sort()).toEqual([...CONFIG_VARIABLES].sort());
+  });
+});
