@@ -7,13 +7,15 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY esbuild.config.mjs tsconfig.json knexfile.ts ./
+COPY esbuild.config.mjs tsconfig.json ./
 COPY src ./src
 COPY views ./views
 COPY widgets ./widgets
 COPY migrations ./migrations
 COPY public ./public
-RUN NODE_ENV=production npm run build && npm prune --omit=dev
+# The image's own node runs the app: the Node 24 that npm ci brings for older machines (node-linux-*) is dropped.
+RUN NODE_ENV=production npm run build && npm prune --omit=dev \
+  && rm -rf node_modules/node-linux-* node_modules/.bin/node
 
 # Runtime stage: no compilers, no dev dependencies, a non-root user.
 FROM node:24-bookworm-slim
@@ -23,7 +25,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/public ./public
-COPY package.json knexfile.ts tsconfig.json ./
+COPY package.json tsconfig.json ./
 COPY src ./src
 COPY views ./views
 COPY widgets ./widgets

@@ -16,6 +16,7 @@ import { createSessionStore, DEVELOPMENT_SECRET, sessionMiddleware } from "./htt
 import { sameOriginOnly, securityHeaders } from "./http/security.ts";
 import { createCsrf } from "./http/csrf.ts";
 import { healthRoutes } from "./http/health.ts";
+import { crawlerRoutes } from "./crawlers/routes.ts";
 import { noCookieOnPublicResponses } from "./http/publicCache.ts";
 import { pageContext, type PageContextOptions } from "./http/pageContext.ts";
 import { createPageCache } from "./http/pageCache.ts";
@@ -85,8 +86,8 @@ export function createApp(deps: AppDeps): Express {
     site,
     outbox: deps.outbox,
     brandInbox: config.mail.brandInbox,
-    uploadDir: config.uploadDir,
     rateLimiter,
+    csrf,
   });
   const app = express();
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
@@ -128,7 +129,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders(config.isProduction));
   app.use(noCookieOnPublicResponses);
   app.use(staticFiles(config.isProduction));
-  app.use(healthRoutes(db, redis));
+  app.use(healthRoutes(db, redis, config.isProduction ? deps.gateway : undefined));
+  app.use(crawlerRoutes({ db, catalogue: deps.catalogue, publicUrl: config.publicUrl, logger }));
 
   // 3. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
   app.use(stripeWebhookRoutes({ db, paymentCore, logger }));

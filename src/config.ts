@@ -24,15 +24,18 @@ const EnvSchema = z.object({
   STRIPE_SECRET_KEY: optional,
   STRIPE_PUBLISHABLE_KEY: optional,
   STRIPE_WEBHOOK_SECRET: optional,
+  // Tests and stripe-mock point the SDK at a server of their own; unset means Stripe's API.
+  STRIPE_API_URL: optional.pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://127.0.0.1:12111" }).optional()),
   SHOPIFY_STORE_DOMAIN: optional,
   SHOPIFY_STOREFRONT_TOKEN: optional,
   SHOPIFY_ADMIN_TOKEN: optional,
   SHOPIFY_API_VERSION: z.string().default("2026-10"),
   SMTP_URL: optional,
+  // Production sends e-mail through SMTP; this says on purpose that files in MAIL_DIR are what is wanted instead.
+  MAIL_FILES_IN_PRODUCTION: z.enum(["0", "1"]).default("0"),
   MAIL_DIR: z.string().default("var/mail"),
   MAIL_FROM: z.string().default("Ironside Wrestling <no-reply@ironsidewrestling.com>"),
   MAIL_TO: z.string().default("team@ironsidewrestling.com"),
-  UPLOAD_DIR: z.string().trim().min(1).default("var/uploads"),
   SHIPPING_FLAT_RATE_CENTS: z.coerce.number().int().min(0).max(100_000).default(795),
   EVENTS_HERO_VIDEO_URL: optional,
   PAGE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
@@ -41,9 +44,13 @@ const EnvSchema = z.object({
   /** Athletes of one team registration (the spec sets no maximum). */
   MAX_TEAM_ATHLETES: z.coerce.number().int().min(5).max(1_000).default(60),
   ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
+  MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
+
+/** Every environment variable the site reads (ironside.env.example lists them all; a unit test holds the two equal). */
+export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape);
 
 export interface Config {
   env: Env["NODE_ENV"];
@@ -57,7 +64,7 @@ export interface Config {
   sessionSecret: string | undefined;
   database: { client: "mysql2"; url: string } | { client: "better-sqlite3"; filename: string };
   redis: { url: string; prefix: string } | undefined;
-  stripe: { secretKey: string; publishableKey: string; webhookSecret: string } | undefined;
+  stripe: { secretKey: string; publishableKey: string; webhookSecret: string; apiUrl: string | undefined } | undefined;
   shopify: {
     storeDomain: string;
     storefrontToken: string;
@@ -65,8 +72,6 @@ export interface Config {
     apiVersion: string;
   } | undefined;
   mail: { smtpUrl: string | undefined; dir: string; from: string; brandInbox: string };
-  /** Uploaded files (college coaches' school logos): outside public/, never served by the site. */
-  uploadDir: string;
   /** Standard shipping for shop orders at or under the free-shipping threshold, in cents. */
   shippingFlatRateCents: number;
   /** How long a rendered page is kept for visitors without state (src/http/pageCache.ts); 0 turns it off. */
@@ -74,6 +79,8 @@ export interface Config {
   registrationLimits: { maxHeldPlacesPerVisitor: number; maxTeamAthletes: number };
   eventsHeroVideoUrl: string | undefined;
   testRoutes: boolean;
+  /** How long a start waits for another instance's migration (src/db/knex.ts migrateLatest). */
+  migrationLockWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -112,6 +119,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`Production needs: ${missing.join(", ")}`);
     }
     if (e.SESSION_SECRET!.length < 32) throw new ConfigError("Production needs: SESSION_SECRET of at least 32 characters");
+    if (!e.SMTP_URL && e.MAIL_FILES_IN_PRODUCTION !== "1") {
+      throw new ConfigError("Production needs: SMTP_URL (smtp://user:pass@host:587), or MAIL_FILES_IN_PRODUCTION=1 to write e-mails as files to MAIL_DIR");
+    }
+    if (!e.STRIPE_WEBHOOK_SECRET!.startsWith("whsec_")) {
+      throw new ConfigError("Invalid configuration: STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret (whsec_...)");
+    }
     if (e.ENABLE_TEST_ROUTES === "1") throw new ConfigError("Invalid configuration: ENABLE_TEST_ROUTES is refused in production");
   }
 
@@ -130,7 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : { client: "better-sqlite3", filename: e.SQLITE_PATH === ":memory:" ? ":memory:" : path.resolve(e.SQLITE_PATH) },
     redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
     stripe: e.STRIPE_SECRET_KEY
-      ? { secretKey: e.STRIPE_SECRET_KEY, publishableKey: e.STRIPE_PUBLISHABLE_KEY!, webhookSecret: e.STRIPE_WEBHOOK_SECRET! }
+      ? { secretKey: e.STRIPE_SECRET_KEY, publishableKey: e.STRIPE_PUBLISHABLE_KEY!, webhookSecret: e.STRIPE_WEBHOOK_SECRET!, apiUrl: e.STRIPE_API_URL }
       : undefined,
     shopify: e.SHOPIFY_STORE_DOMAIN
       ? {
@@ -141,11 +154,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     mail: { smtpUrl: e.SMTP_URL, dir: path.resolve(e.MAIL_DIR), from: e.MAIL_FROM, brandInbox: e.MAIL_TO },
-    uploadDir: path.resolve(e.UPLOAD_DIR),
     shippingFlatRateCents: e.SHIPPING_FLAT_RATE_CENTS,
     pageCacheMs: e.PAGE_CACHE_MS,
     registrationLimits: { maxHeldPlacesPerVisitor: e.MAX_HELD_PLACES_PER_VISITOR, maxTeamAthletes: e.MAX_TEAM_ATHLETES },
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
     testRoutes: e.ENABLE_TEST_ROUTES === "1",
+    migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,
   };
 }

@@ -11,47 +11,83 @@ import { createHttpServer } from "./http/httpServer.ts";
 import { createCatalogueSource } from "./catalogue/createSource.ts";
 import { setUpPayments } from "./payments/setup.ts";
 import { reactBuild } from "./reactBuild.ts";
+import { applyRetention } from "./privacy/retention.ts";
 
+// Every start failure is one JSON line (the step, the reason, no stack) and exit code 1.
 let config;
 try {
   config = loadConfig();
 } catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(1);
-  }
-  throw err;
+  if (!(err instanceof ConfigError)) throw err;
+  createLogger("info").fatal({ step: "configuration", reason: err.message }, `start failed: ${err.message}`);
+  process.exit(1);
 }
 
 // Production writes its logs asynchronously (endLogs on shutdown); elsewhere each line is written at once.
 const logDestination = config.isProduction ? asyncStdout() : undefined;
 const logger = createLogger(config.logLevel, logDestination);
+
+async function failStart(step: string, reason: string, code?: string): Promise<never> {
+  logger.fatal({ step, reason, ...(code ? { code } : {}) }, `start failed: ${step}: ${reason}`);
+  if (logDestination) await endLogs(logDestination);
+  process.exit(1);
+}
+
+/** Runs one step of the start; a failure ends the process with its one line. */
+async function step<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const e = err as Error & { code?: unknown };
+    const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.trim() || "unknown error";
+    return failStart(name, reason, typeof e.code === "string" ? e.code : undefined);
+  }
+}
+
 const react = reactBuild();
 if (config.isProduction && react !== "production") {
-  logger.fatal("NODE_ENV=production, but React's development build is loaded: NODE_ENV must be set before the process starts");
-  await endLogs(logDestination!);
-  process.exit(1);
+  await failStart("runtime", "NODE_ENV=production, but React's development build is loaded: NODE_ENV must be set before the process starts");
 }
 if (config.database.client === "better-sqlite3") logger.warn({ file: config.database.filename }, "DATABASE_URL is not set: using embedded SQLite");
 
 const db = createDb(config.database, logger);
-await migrateLatest(db);
-const redis = config.redis ? await connectRedis(config.redis.url, logger) : undefined;
+await step("database", () => migrateLatest(db, { logger, lockWaitMs: config.migrationLockWaitMs }));
+const redis = config.redis ? await step("redis", () => connectRedis(config.redis!.url, logger)) : undefined;
 const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
 const outbox = createOutbox({ db, transport, from: config.mail.from, logger });
-outbox.start();
 const shopifyWriteBacks = createShopifyWriteBacks({ db, shopify: config.shopify, logger });
-shopifyWriteBacks?.start();
 
 const catalogue = createCatalogueSource(config, logger);
-const paymentSetup = await setUpPayments(config, logger);
+const paymentSetup = await step("payments", () => setUpPayments(config, logger));
 const app = createApp({ config, db, redis, logger, outbox, catalogue, gateway: paymentSetup.gateway, shopifyWriteBacks });
-const server = createHttpServer(app).listen(config.port, config.host, () => {
+const server = createHttpServer(app);
+await step(
+  "listen",
+  () =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    }),
+);
+outbox.start();
+shopifyWriteBacks?.start();
+{
   const { port } = server.address() as AddressInfo;
   // Offline test mode: the fake Stripe delivers its signed webhooks to this process, like Stripe would.
   paymentSetup.gateway.offline?.setWebhookUrl(`http://127.0.0.1:${port}/api/stripe/webhook`);
   logger.info({ port, react }, `listening on http://localhost:${port}`);
-});
+}
+if (config.isProduction) {
+  if (!config.mail.smtpUrl) logger.warn({ dir: config.mail.dir }, "MAIL_FILES_IN_PRODUCTION=1: e-mails are written as files, none is sent");
+  // The same check /readyz makes: a key Stripe refuses is told here, not by the first payment's 502.
+  void paymentSetup.gateway.checkKeys().then((keys) => {
+    if (keys.ok) logger.info("stripe: the keys answer");
+    else logger.error({ reason: keys.reason }, `stripe: ${keys.reason}; /readyz answers 503 until it passes`);
+  });
+}
 // Every minute (safe when several instances do it): lapsed registration holds give their PaymentIntents up, and
 // payments still open minutes after their card form are settled by asking Stripe.
 const holdSweep = setInterval(() => {
@@ -59,6 +95,17 @@ const holdSweep = setInterval(() => {
   (app.locals.reconcilePayments as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "payment reconciliation failed; retried next minute"));
 }, 60_000);
 holdSweep.unref();
+// The privacy page's periods: what has run out is deleted a minute after the start, then daily (harmless when
+// several instances, or `npm run retention`, do it too).
+const runRetention = () =>
+  applyRetention(db, new Date()).then(
+    (deleted) => logger.info({ deleted }, "retention: data past its period deleted"),
+    (err: Error) => logger.warn({ err: err.message }, "retention failed; retried tomorrow"),
+  );
+const firstRetention = setTimeout(() => void runRetention(), 60_000);
+firstRetention.unref();
+const dailyRetention = setInterval(() => void runRetention(), 86_400_000);
+dailyRetention.unref();
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -79,6 +126,8 @@ async function shutdown(signal: string): Promise<void> {
     server.closeIdleConnections();
   });
   clearInterval(holdSweep);
+  clearTimeout(firstRetention);
+  clearInterval(dailyRetention);
   await outbox.stop();
   await shopifyWriteBacks?.stop();
   await paymentSetup.close();

@@ -19,7 +19,7 @@ export function logoAttachmentName(collegeName: string, logo: StoredLogo): strin
 
 export function coachRequestBrandEmail(id: number, event: CoachEvent, r: CoachRequest, logo: StoredLogo | undefined, brandInbox: string): OutgoingEmail {
   const attachments: MailAttachment[] | undefined = logo
-    ? [{ filename: logoAttachmentName(r.collegeName, logo), contentType: logo.contentType, path: logo.path }]
+    ? [{ filename: logoAttachmentName(r.collegeName, logo), contentType: logo.contentType, storedFile: logo.file }]
     : undefined;
   return {
     kind: "coach_request",

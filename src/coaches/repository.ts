@@ -1,22 +1,25 @@
-/** The coach requests' queries: the request, its days and both e-mails are written in one transaction. */
+/** The coach requests' queries: the request, its logo, its days and both e-mails are written in one transaction. */
 import type { Db } from "../db/knex.ts";
 import { enqueueEmail } from "../email/outbox.ts";
 import { coachRequestAcknowledgement, coachRequestBrandEmail } from "./emails.ts";
 import type { CoachEvent } from "./rules.ts";
 import type { CoachRequest } from "./schemas.ts";
-import type { StoredLogo } from "./logoStore.ts";
+import type { LogoType } from "./rules.ts";
+import { storeLogo } from "./logoStore.ts";
 
 export interface SaveCoachRequest {
   event: CoachEvent;
   request: CoachRequest;
-  logo: StoredLogo | undefined;
+  /** The accepted logo, checked by its content. */
+  logo: { type: LogoType; content: Buffer } | undefined;
   brand: string;
   brandInbox: string;
 }
 
-export async function saveCoachRequest(db: Db, { event, request, logo, brand, brandInbox }: SaveCoachRequest): Promise<number> {
+export async function saveCoachRequest(db: Db, { event, request, logo: upload, brand, brandInbox }: SaveCoachRequest): Promise<number> {
   const dayIds = event.days.filter((d) => request.daysAttending.includes(d.date)).map((d) => d.id);
   return db.transaction(async (trx) => {
+    const logo = upload ? await storeLogo(trx, upload.content, upload.type) : undefined;
     const [id] = await trx("coach_requests").insert({
       event_id: event.id,
       full_name: request.fullName,

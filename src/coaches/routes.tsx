@@ -8,6 +8,7 @@ import { renderPage } from "../http/render.tsx";
 import { emptyForm, sendInvalid, validate, type FieldErrors, type FormState } from "../http/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
 import { HttpError } from "../http/errors.ts";
+import { CsrfError, type Csrf } from "../http/csrf.ts";
 import { findEvent } from "../events/repository.ts";
 import { EVENT_LOAD_FAILED, EVENT_NOT_FOUND, EVENT_NOT_FOUND_TEXT, EVENT_NOT_FOUND_TITLE, parseEventId } from "../events/rules.ts";
 import type { EventDetail } from "../events/types.ts";
@@ -23,7 +24,6 @@ import {
   type LogoType,
 } from "./rules.ts";
 import { COACH_MESSAGES, coachRequestSchema, type CoachRequest } from "./schemas.ts";
-import { removeLogo, storeLogo, type StoredLogo } from "./logoStore.ts";
 import { saveCoachRequest } from "./repository.ts";
 import { CoachRegistrationPage } from "../../views/pages/coaches/CoachRegistrationPage.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";
@@ -33,8 +33,11 @@ export interface CoachRequestDeps {
   site: Site;
   outbox: Outbox;
   brandInbox: string;
-  uploadDir: string;
   rateLimiter: RateLimiterFactory;
+  /** Checked as the logo's part begins, before a byte of it is kept. */
+  csrf: Pick<Csrf, "valid">;
+  /** Multipart bodies read at once by this process (each holds up to 5 MB); more answer 503 at once. */
+  maxConcurrentUploads?: number;
   now?: () => Date;
 }
 
@@ -44,7 +47,9 @@ export const COACH_API = "/api/clinician-request";
 /** Both coach request endpoints together allow this many posts per visitor per window. */
 export const COACH_REQUEST_RATE_LIMIT = { windowMs: 15 * 60_000, limit: 10 } as const;
 const RATE_LIMITED = "Too many registrations from your connection. Please wait a few minutes and try again.";
-const UNREADABLE = "The form could not be read. Please reload the page and try again.";
+export const UNREADABLE = "The form could not be read. Please reload the page and try again.";
+export const UPLOADS_BUSY = "Too many uploads are being received right now. Please try again in a moment.";
+export const MAX_CONCURRENT_UPLOADS = 8;
 
 declare module "express-serve-static-core" {
   interface Locals {
@@ -54,18 +59,31 @@ declare module "express-serve-static-core" {
 }
 
 /**
- * The multipart body of the coach request posts (fields and one logo, held in memory, never on disk here), parsed
- * by multer with the 5 MB limit. It runs before the CSRF check, which then reads `_csrf` from these fields; a
- * refused request therefore leaves nothing behind.
+ * The multipart body of the coach request posts (fields and one logo, held in memory, never on disk), parsed by
+ * multer with the 5 MB limit, ahead of the CSRF check, which then reads `_csrf` from these fields. The origin was
+ * checked before (sameOriginOnly), and the token is checked again as the logo's part begins (the form sends `_csrf`
+ * first, the dialog the `x-csrf-token` header): a forged post is refused before a byte of its file is kept. A body
+ * multer cannot read (a NUL or a bad line in a part header, no boundary, a cut-off body) is the form's 400.
  */
-function logoUpload(): RequestHandler {
+function logoUpload(csrf: Pick<Csrf, "valid">, maxConcurrent: number): RequestHandler {
   const upload = multer({
     storage: multer.memoryStorage(),
     limits: { fileSize: LOGO_MAX_BYTES, files: 1, fields: 40, parts: 41, fieldSize: 16 * 1024, fieldNameSize: 100, fieldNestingDepth: 0 },
+    fileFilter: (req, _file, accept) => (csrf.valid(req) ? accept(null, true) : accept(new CsrfError("invalid csrf token"))),
   }).single(LOGO_FIELD);
+  let reading = 0;
   return (req, res, next) => {
+    if (!req.is("multipart/form-data")) return next();
+    if (reading >= maxConcurrent) {
+      res.set("retry-after", "5");
+      return next(new HttpError(503, UPLOADS_BUSY, "Service unavailable"));
+    }
+    // Counted until the response is over: the body's buffer lives as long as the request.
+    reading += 1;
+    res.once("close", () => (reading -= 1));
     upload(req, res, (err: unknown) => {
       if (!err) return next();
+      if (err instanceof CsrfError) return next(err);
       if (err instanceof multer.MulterError && err.code === "LIMIT_FILE_SIZE") {
         // The fields before the file were read; the rest of the form is re-shown with the size message.
         res.locals.logoRefusal = LOGO_MESSAGES.size;
@@ -74,7 +92,7 @@ function logoUpload(): RequestHandler {
       if (err instanceof multer.MulterError && (err.code === "LIMIT_FILE_COUNT" || err.code === "LIMIT_UNEXPECTED_FILE")) {
         return next(new HttpError(400, LOGO_MESSAGES.single, "Bad request"));
       }
-      next(err instanceof multer.MulterError ? new HttpError(400, UNREADABLE, "Bad request") : err);
+      next(new HttpError(400, UNREADABLE, "Bad request"));
     });
   };
 }
@@ -119,17 +137,11 @@ function check(req: Request, res: Response, event: CoachEvent): Checked {
   return { ok: false, errors, message: Object.values(errors)[0] ?? UNREADABLE, logoAccepted: Boolean(logo) && !logoError };
 }
 
-/** The logo is written first (outside the transaction) and removed again if the request cannot be saved. */
+/** The request, its logo, days and e-mails in one transaction; the outbox is woken once it has committed. */
 async function save(deps: CoachRequestDeps, event: CoachEvent, checked: Extract<Checked, { ok: true }>): Promise<number> {
-  const logo: StoredLogo | undefined = checked.logo ? await storeLogo(deps.uploadDir, checked.logo.content, checked.logo.type) : undefined;
-  try {
-    const id = await saveCoachRequest(deps.db, { event, request: checked.request, logo, brand: deps.site.displayName, brandInbox: deps.brandInbox });
-    deps.outbox.wake();
-    return id;
-  } catch (err) {
-    if (logo) await removeLogo(logo);
-    throw err;
-  }
+  const id = await saveCoachRequest(deps.db, { event, request: checked.request, logo: checked.logo, brand: deps.site.displayName, brandInbox: deps.brandInbox });
+  deps.outbox.wake();
+  return id;
 }
 
 /**
@@ -139,7 +151,7 @@ async function save(deps: CoachRequestDeps, event: CoachEvent, checked: Extract<
 export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router; routes: Router } {
   const { db, now = () => new Date() } = deps;
   const beforeCsrf = Router();
-  beforeCsrf.post([COACH_PAGE, COACH_API], logoUpload());
+  beforeCsrf.post([COACH_PAGE, COACH_API], logoUpload(deps.csrf, deps.maxConcurrentUploads ?? MAX_CONCURRENT_UPLOADS));
 
   const routes = Router();
   // Counted after the CSRF check, so a forged post cannot use up a coach's allowance.

@@ -65,6 +65,66 @@ export function createDb(database: Config["database"], logger?: Logger): Db {
   return db;
 }
 
-export async function migrateLatest(db: Db): Promise<void> {
-  await db.migrate.latest();
+export interface MigrateOptions {
+  /** Told once when another process holds the migration lock and this one waits for it. */
+  logger?: Logger;
+  /** How long to wait for another process's migration before giving up (MIGRATION_LOCK_WAIT_MS). */
+  lockWaitMs?: number;
+}
+
+/** Thrown when another process kept the migration lock longer than the wait allows. */
+export class MigrationLockTimeout extends Error {}
+
+const MYSQL_LOCK = "ironside_migrations";
+
+/**
+ * Runs the pending migrations; returns the files it ran. Several instances may start at once on one database: on
+ * MySQL a named lock (GET_LOCK) lets one migrate while the others wait, since knex's own lock row is created by the
+ * first migration and two processes racing to create it fail instead of waiting. knex's lock (`knex_migrations_lock`)
+ * is still respected: a migration run by another tool makes this one wait too.
+ */
+export async function migrateLatest(db: Db, options: MigrateOptions = {}): Promise<string[]> {
+  const waitMs = options.lockWaitMs ?? 120_000;
+  const deadline = Date.now() + waitMs;
+  let told = false;
+  const waiting = () => {
+    if (told) return;
+    told = true;
+    options.logger?.info({ waitSeconds: Math.round(waitMs / 1000) }, "another instance is migrating the database: waiting for it to finish");
+  };
+  const timeout = () =>
+    new MigrationLockTimeout(
+      `the migration lock was not released within ${Math.round(waitMs / 1000)} s (MIGRATION_LOCK_WAIT_MS); if no migration is running, ` +
+        "a previous one died holding it: UPDATE knex_migrations_lock SET is_locked = 0",
+    );
+  const latest = async (): Promise<string[]> => {
+    for (;;) {
+      try {
+        const [, files] = (await db.migrate.latest()) as [number, string[]];
+        return files;
+      } catch (err) {
+        if ((err as Error).name !== "MigrationLocked" || !/already locked/.test((err as Error).message)) throw err;
+        if (Date.now() >= deadline) throw timeout();
+        waiting();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  };
+  if (db.client.config.client !== "mysql2") return latest();
+  // GET_LOCK belongs to a connection: the transaction keeps one for the lock while the migrations use others.
+  return db.transaction(async (holder) => {
+    const tryLock = async (seconds: number) => {
+      const [rows] = (await holder.raw("SELECT GET_LOCK(?, ?) AS got", [MYSQL_LOCK, seconds])) as unknown as [{ got: number | null }[]];
+      return rows[0]?.got === 1;
+    };
+    if (!(await tryLock(0))) {
+      waiting();
+      if (!(await tryLock(Math.max(1, Math.ceil((deadline - Date.now()) / 1000))))) throw timeout();
+    }
+    try {
+      return await latest();
+    } finally {
+      await holder.raw("SELECT RELEASE_LOCK(?)", [MYSQL_LOCK]);
+    }
+  });
 }

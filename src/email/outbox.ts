@@ -3,12 +3,26 @@ import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
 import { maskEmail } from "../logger.ts";
 import { createJobQueue, type JobQueue } from "../db/jobQueue.ts";
-import type { MailMessage, MailTransport } from "./transport.ts";
+import { readStoredFile } from "../db/storedFiles.ts";
+import type { MailAttachment, MailMessage, MailTransport, SendableAttachment } from "./transport.ts";
 
 /** What a feature queues: the message without its sender, plus what it is about. */
-export interface OutgoingEmail extends Omit<MailMessage, "from"> {
+export interface OutgoingEmail extends Omit<MailMessage, "from" | "attachments"> {
   kind: string;
   reference?: string;
+  attachments?: MailAttachment[];
+}
+
+/** A stored file is read when the e-mail is sent; one that is gone fails the attempt (retried, then `failed`). */
+async function sendable(db: Db, attachments: MailAttachment[]): Promise<SendableAttachment[]> {
+  return Promise.all(
+    attachments.map(async (a): Promise<SendableAttachment> => {
+      if (a.storedFile === undefined) return a.path !== undefined ? { filename: a.filename, contentType: a.contentType, path: a.path } : { filename: a.filename, contentType: a.contentType, content: a.content! };
+      const file = await readStoredFile(db, a.storedFile);
+      if (!file) throw new Error(`stored file ${a.storedFile} is gone`);
+      return { filename: a.filename, contentType: a.contentType, content: file.content };
+    }),
+  );
 }
 
 /**
@@ -54,7 +68,7 @@ export function createOutbox(opts: { db: Db; transport: MailTransport; from: str
         subject: String(row.subject),
         text: String(row.text_body),
         html: (row.html_body as string | null) ?? undefined,
-        attachments: row.attachments_json ? JSON.parse(String(row.attachments_json)) : undefined,
+        attachments: row.attachments_json ? await sendable(opts.db, JSON.parse(String(row.attachments_json)) as MailAttachment[]) : undefined,
       });
       opts.logger.info({ emailId: row.id, kind: row.kind, to: maskEmail(String(row.to_address)) }, "email sent");
     },

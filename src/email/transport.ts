@@ -2,8 +2,18 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import nodemailer from "nodemailer";
 
-/** Inline content (an .ics invitation), or a file on this server's disk read when the e-mail is sent (an uploaded logo). */
-export type MailAttachment = { filename: string; contentType: string } & ({ content: string; path?: never } | { path: string; content?: never });
+/**
+ * What the outbox keeps: inline content (an .ics invitation), a file of `stored_files` read when the e-mail is sent
+ * (an uploaded logo), or (e-mails queued by earlier versions) a file on this server's disk.
+ */
+export type MailAttachment = { filename: string; contentType: string } & (
+  | { content: string; path?: never; storedFile?: never }
+  | { storedFile: string; content?: never; path?: never }
+  | { path: string; content?: never; storedFile?: never }
+);
+
+/** What the transport sends: stored files already read. */
+export type SendableAttachment = { filename: string; contentType: string } & ({ content: string | Buffer; path?: never } | { path: string; content?: never });
 
 export interface MailMessage {
   from: string;
@@ -12,7 +22,7 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
-  attachments?: MailAttachment[];
+  attachments?: SendableAttachment[];
 }
 
 export interface MailTransport {

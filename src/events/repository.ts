@@ -115,6 +115,12 @@ export async function listEvents(db: Db): Promise<EventSummary[]> {
   });
 }
 
+/** Listed events' ids and when each row last changed (the sitemap's lastmod). */
+export async function listedEventChanges(db: Db): Promise<{ id: number; updatedAt: Date }[]> {
+  const rows: { id: number; updated_at: Date | string | number }[] = await db("events").where("listed", true).orderBy("id").select("id", "updated_at");
+  return rows.map((r) => ({ id: Number(r.id), updatedAt: new Date(r.updated_at) }));
+}
+
 /** One event (listed or not) with everything its page shows; null when there is no such event. */
 export async function findEvent(conn: Conn, id: number): Promise<EventDetail | null> {
   if (!Number.isSafeInteger(id) || id < 1) return null;

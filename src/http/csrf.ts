@@ -14,6 +14,8 @@ export interface Csrf {
   protect: RequestHandler;
   /** The visitor's token; sets the visitor cookie on this response when the visitor has none yet. */
   token(req: Request, res: Response): string;
+  /** Whether the request carries its visitor's token (the header, or a `_csrf` field already read). */
+  valid(req: Request): boolean;
 }
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -53,6 +55,7 @@ export function createCsrf(secret: string, secure: boolean): Csrf {
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
   return {
+    valid,
     protect: (req, res, next) => {
       if (SAFE.has(req.method)) return next();
       if (!valid(req)) return next(new CsrfError("invalid csrf token"));

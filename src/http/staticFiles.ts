@@ -24,6 +24,7 @@ export function staticFiles(isProduction: boolean): Router {
   router.use("/build", precompressedFiles(`${publicDirectory}/build`), express.static(`${publicDirectory}/build`, { immutable: true, maxAge: "1y", fallthrough: false }), buildFileErrors);
   const publicFiles = { maxAge: "1h", index: false } as const;
   router.use("/images", express.static(`${publicDirectory}/images`, publicFiles));
-  router.get("/favicon.svg", express.static(publicDirectory, publicFiles));
+  // favicon.ico: the same shield (16, 32 and 48 px) for browsers and tools that ask for it without reading the page.
+  router.get(["/favicon.svg", "/favicon.ico"], express.static(publicDirectory, publicFiles));
   return router;
 }

@@ -107,7 +107,7 @@ export function storedData(): StoredData[] {
     },
     {
       what: "College coach requests: what the coach writes in the form and the school logo file, if one was sent",
-      where: "coach_requests and coach_request_days; the logo as a file on our server that no page serves",
+      where: "coach_requests and coach_request_days; the logo in stored_files, in our database, where no page serves it",
       why: "to review the request and answer the coach",
       kept: `${MESSAGE_YEARS} years after the request, then deleted with its logo file`,
     },

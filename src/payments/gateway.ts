@@ -45,7 +45,14 @@ export interface PaymentGateway {
   refundIntent(id: string, input: { idempotencyKey: string; reason: string }): Promise<{ refundId: string; status: string }>;
   /** Verifies the Stripe-Signature header on the raw body; throws WebhookSignatureError when it does not match. */
   verifyWebhook(rawBody: Buffer, signature: string | undefined): Stripe.Event;
+  /** Whether Stripe answers with these keys (one read of the balance, within the deadline), kept KEY_CHECK_CACHE_MS. */
+  checkKeys(): Promise<KeyCheck>;
 }
+
+export type KeyCheck = { ok: true } | { ok: false; reason: string };
+
+/** /readyz asks on every probe; Stripe is asked at most this often. */
+export const KEY_CHECK_CACHE_MS = 30_000;
 
 export function snapshot(pi: Stripe.PaymentIntent): IntentSnapshot {
   return {
@@ -83,8 +90,31 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
     ...(opts.api ?? {}),
   });
 
+  let keyCheck: { at: number; result: Promise<KeyCheck> } | undefined;
+  const keyMode = (key: string) => /^(?:sk|rk|pk)_(live|test)_/.exec(key)?.[1];
+  async function checkKeysNow(): Promise<KeyCheck> {
+    const secretMode = keyMode(opts.secretKey);
+    if (secretMode && keyMode(opts.publishableKey) && secretMode !== keyMode(opts.publishableKey)) {
+      return { ok: false, reason: "STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY belong to different modes (live and test)" };
+    }
+    try {
+      await stripe.balance.retrieve();
+      return { ok: true };
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeAuthenticationError) return { ok: false, reason: "Stripe refused STRIPE_SECRET_KEY" };
+      if (err instanceof Stripe.errors.StripePermissionError) return { ok: false, reason: "STRIPE_SECRET_KEY may not read the account (a restricted key needs Balance: read)" };
+      if (err instanceof Stripe.errors.StripeConnectionError) return { ok: false, reason: `Stripe did not answer within ${STRIPE_DEADLINE_MS} ms` };
+      return { ok: false, reason: `Stripe answered with an error: ${(err as Error).message.split("\n")[0]}` };
+    }
+  }
+
   return {
     mode: opts.mode,
+    checkKeys() {
+      const now = Date.now();
+      if (!keyCheck || now - keyCheck.at >= KEY_CHECK_CACHE_MS) keyCheck = { at: now, result: checkKeysNow() };
+      return keyCheck.result;
+    },
     offline: opts.offline,
     publishableKey: opts.publishableKey,
     async createIntent(input) {

@@ -24,7 +24,14 @@ export interface PaymentSetup {
 
 export async function setUpPayments(config: Config, logger: Logger): Promise<PaymentSetup> {
   if (config.stripe) {
-    return { gateway: createStripeGateway({ ...config.stripe, mode: "live" }), close: async () => {} };
+    const { apiUrl, ...keys } = config.stripe;
+    const api = apiUrl ? new URL(apiUrl) : undefined;
+    const gateway = createStripeGateway({
+      ...keys,
+      mode: "live",
+      ...(api ? { api: { host: api.hostname, port: Number(api.port || (api.protocol === "https:" ? 443 : 80)), protocol: api.protocol === "https:" ? ("https" as const) : ("http" as const) } } : {}),
+    });
+    return { gateway, close: async () => {} };
   }
   if (config.isProduction) throw new Error("Offline Stripe test mode is refused in production");
   const fake = await startFakeStripe({ logger });

@@ -10,6 +10,7 @@ import path from "node:path";
 import mysql from "mysql2/promise";
 import { createClient } from "redis";
 import { startServer } from "../support/server.ts";
+import { startFakeStripe, type FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 
 export const PUBLIC_URL = "https://bench.example";
 
@@ -57,6 +58,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
   const database = `bench_${runId}`;
   const prefix = `bench-${runId}:`;
   let env: Record<string, string>;
+  let stripe: FakeStripe | undefined;
   if (embedded) {
     env = { NODE_ENV: "development", SQLITE_PATH: path.join(tmp, "app.sqlite3"), MAIL_DIR: path.join(tmp, "mail"), PUBLIC_URL, TRUST_PROXY_HOPS: "1" };
   } else {
@@ -66,6 +68,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
     await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
     redis = createClient({ url: redisUrl });
     await redis.connect();
+    stripe = await startFakeStripe();
     env = {
       NODE_ENV: "production",
       SESSION_SECRET: randomBytes(32).toString("hex"),
@@ -74,10 +77,12 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
       REDIS_PREFIX: prefix,
       PUBLIC_URL,
       TRUST_PROXY_HOPS: "1",
-      // Never called by the pages measured (no checkout); production only insists that they are set.
-      STRIPE_SECRET_KEY: "sk_test_bench",
-      STRIPE_PUBLISHABLE_KEY: "pk_test_bench",
-      STRIPE_WEBHOOK_SECRET: "whsec_bench",
+      // Stripe's API on loopback (the offline fake): production checks the keys at start and in /readyz.
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+      STRIPE_API_URL: `http://${stripe.host}:${stripe.port}`,
+      MAIL_FILES_IN_PRODUCTION: "1",
       MAIL_DIR: path.join(tmp, "mail"),
     };
   }
@@ -93,6 +98,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
       await scan(async (keys) => void (keys.length && (await redis!.del(keys))));
       await redis.close();
     }
+    await stripe?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   };
   let server: Awaited<ReturnType<typeof startServer>>;

@@ -1,8 +1,6 @@
-import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations, uploadDir } from "../support/browser.ts";
+import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -20,9 +18,14 @@ const focused = (page: Page) =>
     const el = document.activeElement as HTMLInputElement | null;
     return { name: el?.getAttribute("name") ?? null, text: el?.textContent?.trim() ?? "", inDialog: Boolean(el?.closest("dialog")) };
   });
-const storedLogos = () => {
-  const dir = path.join(uploadDir(), "coach-logos");
-  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+/** Names of the stored files (logos) of the e2e server's database. */
+const storedLogos = async () => {
+  const db = e2eDb();
+  try {
+    return (await db("stored_files").pluck("name")) as string[];
+  } finally {
+    await db.destroy();
+  }
 };
 
 /** Tab until the named field (or the element matching `text`) has focus; fails after `max` presses. */
@@ -127,7 +130,7 @@ describe("college coach registration in Chromium", () => {
 
       const row = await db("coach_requests").where({ email: "dana.e2e@ironwood.example.edu" }).first();
       expect(row).toMatchObject({ event_id: 3, full_name: "Dana Reyes", division_level: "D1", number_of_athletes: 12, logo_content_type: "image/png" });
-      expect(storedLogos()).toContain(row.logo_file);
+      expect(await storedLogos()).toContain(row.logo_file);
       const listed = await db("coach_request_list").where({ id: row.id }).first();
       expect(listed.event_title).toBe("Texas Recruiting Clinic");
       expect(listed.days_attending).toContain(days[0]!.label.split(", ")[1]);
@@ -210,7 +213,7 @@ describe("college coach registration in Chromium", () => {
 
       const row = await db("coach_requests").where({ email: "noscript@bluebonnet.example.edu" }).first();
       expect(row).toMatchObject({ event_id: 3, full_name: "No Script Coach", number_of_athletes: 50, logo_content_type: "image/png" });
-      expect(storedLogos()).toContain(row.logo_file);
+      expect(await storedLogos()).toContain(row.logo_file);
       await context.close();
     } finally {
       await db.destroy();

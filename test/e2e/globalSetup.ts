@@ -9,7 +9,6 @@ declare module "vitest" {
     baseUrl: string;
     sqlitePath: string;
     mailDir: string;
-    uploadDir: string;
   }
 }
 
@@ -21,12 +20,10 @@ export async function setup(project: TestProject): Promise<void> {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
   const sqlitePath = path.join(dir, "app.sqlite3");
   const mailDir = path.join(dir, "mail");
-  const uploadDir = path.join(dir, "uploads");
-  server = await startServer({ SQLITE_PATH: sqlitePath, MAIL_DIR: mailDir, UPLOAD_DIR: uploadDir, ENABLE_TEST_ROUTES: "1" });
+  server = await startServer({ SQLITE_PATH: sqlitePath, MAIL_DIR: mailDir, ENABLE_TEST_ROUTES: "1" });
   project.provide("baseUrl", server.url);
   project.provide("sqlitePath", sqlitePath);
   project.provide("mailDir", mailDir);
-  project.provide("uploadDir", uploadDir);
 }
 
 export async function teardown(): Promise<void> {

@@ -7,6 +7,8 @@ import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { executableScripts, textOf, visitor as firstVisit } from "../support/http.ts";
 import { LOGO_MAX_BYTES } from "../../src/coaches/rules.ts";
+import { readStoredFile } from "../../src/db/storedFiles.ts";
+import { coachRequestRoutes, UNREADABLE, UPLOADS_BUSY } from "../../src/coaches/routes.tsx";
 
 let t: TestApp;
 /** Event 3's days as the event data gives them (never typed here: the season moves by migration). */
@@ -55,13 +57,12 @@ async function visitor(app: TestApp["app"], firstPage: string) {
 
 type Fields = Record<string, string | number | string[] | null | undefined>;
 const count = async (table: string) => Number(((await t.db(table).count({ n: "*" }).first()) as { n: number | string }).n);
-const logoDir = () => path.join(t.config.uploadDir, "coach-logos");
-const storedLogos = () => (fs.existsSync(logoDir()) ? fs.readdirSync(logoDir()) : []);
+const storedLogos = async () => ((await t.db("stored_files").pluck("name")) as string[]).sort();
 const snapshot = async () => ({
   requests: await count("coach_requests"),
   days: await count("coach_request_days"),
   mail: await count("email_outbox"),
-  logos: storedLogos().length,
+  logos: await count("stored_files"),
 });
 
 /** A multipart post as the browser sends the form: the token first, the logo last. */
@@ -238,17 +239,17 @@ describe("POST /api/clinician-request (JSON)", () => {
 });
 
 describe("the school logo (multipart, to the API as the dialog sends it)", () => {
-  it("accepts a PNG renamed .jpg as a PNG: random name under the upload folder, attached to the brand's e-mail", async () => {
+  it("accepts a PNG renamed .jpg as a PNG: a stored file with a random name, attached to the brand's e-mail", async () => {
     const v = await visitor(t.app, "/events/3");
-    const before = storedLogos();
+    const before = await storedLogos();
     const res = await multipart(v.post("/api/clinician-request"), valid(), {
       logo: { content: PNG, filename: "logo.jpg", contentType: "image/jpeg" },
     }).expect(201);
     const row = await t.db("coach_requests").where({ id: res.body.id }).first();
     expect(row).toMatchObject({ logo_content_type: "image/png", logo_bytes: PNG.length, number_of_athletes: 12 });
     expect(row.logo_file).toMatch(/^[0-9a-f]{32}\.png$/);
-    expect(storedLogos()).toEqual([...before, row.logo_file].sort());
-    expect(fs.readFileSync(path.join(logoDir(), row.logo_file))).toEqual(PNG);
+    expect(await storedLogos()).toEqual([...before, row.logo_file].sort());
+    expect(await readStoredFile(t.db, row.logo_file)).toEqual({ name: row.logo_file, contentType: "image/png", bytes: PNG.length, content: PNG });
     const days = await t.db("coach_request_days").where({ coach_request_id: res.body.id });
     expect(days).toHaveLength(1);
 
@@ -259,7 +260,7 @@ describe("the school logo (multipart, to the API as the dialog sends it)", () =>
 
     const brandMail = await t.db("email_outbox").where({ reference: `coach_request:${res.body.id}`, kind: "coach_request" }).first();
     expect(JSON.parse(brandMail.attachments_json)).toEqual([
-      { filename: "ironwood-university-logo.png", contentType: "image/png", path: path.join(logoDir(), row.logo_file) },
+      { filename: "ironwood-university-logo.png", contentType: "image/png", storedFile: row.logo_file },
     ]);
     await t.outbox.drain();
     const sent = await t.db("email_outbox").where({ reference: `coach_request:${res.body.id}` });
@@ -324,14 +325,10 @@ describe("the school logo (multipart, to the API as the dialog sends it)", () =>
 });
 
 describe("a database failure while saving", () => {
-  it("removes the written logo, answers JSON or re-shows the form with 'Submission Failed', and logs no address", async () => {
+  it("keeps no logo, answers JSON or re-shows the form with 'Submission Failed', and logs no address", async () => {
     const lines: string[] = [];
     const logger = createLogger("warn", new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } }));
     const own = await createTestApp(ENV, { logger });
-    const ownLogos = () => {
-      const dir = path.join(own.config.uploadDir, "coach-logos");
-      return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
-    };
     try {
       const v = await visitor(own.app, "/coach-registration?eventId=3");
       await own.db.schema.renameTable("email_outbox", "email_outbox_away");
@@ -351,7 +348,7 @@ describe("a database failure while saving", () => {
       }
       expect(await own.db("coach_requests")).toHaveLength(0);
       expect(await own.db("coach_request_days")).toHaveLength(0);
-      expect(ownLogos()).toEqual([]);
+      expect(await own.db("stored_files")).toHaveLength(0);
       expect(lines.join("")).toContain("coach request could not be saved");
       expect(lines.filter((l) => l.includes("ironwood.example.edu"))).toEqual([]);
     } finally {
@@ -462,5 +459,106 @@ describe("rate limit", () => {
     } finally {
       await own.close();
     }
+  });
+});
+
+describe("multipart bodies that cannot be read, forged or too many at once", () => {
+  const BOUNDARY = "----coachform";
+  const malformed: [string, string, string][] = [
+    ["a NUL in a part header", `multipart/form-data; boundary=${BOUNDARY}`, `--${BOUNDARY}\r\nContent-Disposition: form-data; name="full\0Name"\r\n\r\nDana\r\n--${BOUNDARY}--\r\n`],
+    ["a bad header line", `multipart/form-data; boundary=${BOUNDARY}`, `--${BOUNDARY}\r\nthis line is no header\r\n\r\nDana\r\n--${BOUNDARY}--\r\n`],
+    ["no boundary", "multipart/form-data", `--${BOUNDARY}\r\nContent-Disposition: form-data; name="fullName"\r\n\r\nDana\r\n--${BOUNDARY}--\r\n`],
+  ];
+  for (const [label, contentType, body] of malformed) {
+    it(`${label}: the form's 400 with its message on both routes, nothing stored, nothing logged as an error`, async () => {
+      const lines: string[] = [];
+      const logger = createLogger("warn", new Writable({ write: (chunk: Buffer, _e, done) => { lines.push(chunk.toString()); done(); } }));
+      const app = (await import("../../src/app.ts")).createApp({ ...t, logger });
+      const v = await visitor(app, "/coach-registration?eventId=3");
+      const before = await snapshot();
+      const api = await v.post("/api/clinician-request").set("content-type", contentType).set("accept", "application/json").send(body);
+      expect(api.status).toBe(400);
+      expect(api.body.error).toBe(UNREADABLE);
+      const page = await v.post("/coach-registration").set("content-type", contentType).send(body);
+      expect(page.status).toBe(400);
+      expect(textOf(page.text)).toContain(UNREADABLE);
+      expect(await snapshot()).toEqual(before);
+      expect(lines.filter((l) => /"level":50/.test(l))).toEqual([]);
+    });
+  }
+
+  it("refuses a forged post (bad token) as the logo's part begins: 403, no file kept", async () => {
+    const v = await visitor(t.app, "/events/3");
+    const before = await snapshot();
+    const res = await multipart(v.agent.post("/api/clinician-request"), valid(), {
+      token: "forged-token",
+      logo: { content: pngOfSize(LOGO_MAX_BYTES), filename: "logo.png", contentType: "image/png" },
+    }).set("accept", "application/json");
+    expect(res.status).toBe(403);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("checks the token before the file: the check runs when the file part begins, with the fields sent before it", async () => {
+    const seen: { token: unknown; bytesKept: number }[] = [];
+    const { Router } = await import("express");
+    const routes = coachRequestRoutes({
+      db: t.db, site: (await import("../../src/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
+      rateLimiter: () => (_req, _res, next) => next(),
+      csrf: { valid: (req) => (seen.push({ token: (req.body as Record<string, unknown>)._csrf, bytesKept: req.file?.size ?? 0 }), false) },
+    });
+    const express = (await import("express")).default;
+    const app = express();
+    const after = Router();
+    after.use((req, res) => res.status(200).json({ parsed: true, file: Boolean(req.file) }));
+    app.use(routes.beforeCsrf, after);
+    app.use(((err: { status?: number }, _req, res, _next) => res.status(err.status ?? 500).json({ refused: true })) as import("express").ErrorRequestHandler);
+    const res = await multipart(request(app).post("/api/clinician-request"), { fullName: "Dana" }, {
+      token: "sent-first",
+      logo: { content: PNG, filename: "logo.png", contentType: "image/png" },
+    });
+    expect(res.status).toBe(403);
+    expect(seen).toEqual([{ token: "sent-first", bytesKept: 0 }]);
+  });
+
+  it(`reads at most N bodies at once: the next one answers 503 '${UPLOADS_BUSY}' at once`, async () => {
+    const http = await import("node:http");
+    const routes = coachRequestRoutes({
+      db: t.db, site: (await import("../../src/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
+      rateLimiter: () => (_req, _res, next) => next(),
+      csrf: { valid: () => true },
+      maxConcurrentUploads: 2,
+    });
+    const express = (await import("express")).default;
+    const app = express();
+    app.use(routes.beforeCsrf, (_req: unknown, res: import("express").Response) => res.json({ ok: true }));
+    app.use(((err: { status?: number; message: string }, _req, res, _next) => res.status(err.status ?? 500).json({ error: err.message })) as import("express").ErrorRequestHandler);
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    const port = (server.address() as import("node:net").AddressInfo).port;
+    const open = (): import("node:http").ClientRequest => {
+      const req = http.request({ port, host: "127.0.0.1", method: "POST", path: "/api/clinician-request", headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, "content-length": "100000" } });
+      req.on("error", () => {});
+      req.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="fullName"\r\n\r\nDana\r\n`);
+      return req;
+    };
+    const slow = [open(), open()];
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const third = await fetch(`http://127.0.0.1:${port}/api/clinician-request`, {
+        method: "POST", headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` }, body: `--${BOUNDARY}--\r\n`,
+      });
+      expect(third.status).toBe(503);
+      expect(third.headers.get("retry-after")).toBe("5");
+      expect(await third.json()).toEqual({ error: UPLOADS_BUSY });
+    } finally {
+      for (const r of slow) r.destroy();
+    }
+    // Once those end, a body is read again.
+    await new Promise((r) => setTimeout(r, 300));
+    const later = await fetch(`http://127.0.0.1:${port}/api/clinician-request`, {
+      method: "POST", headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` }, body: `--${BOUNDARY}\r\nContent-Disposition: form-data; name="fullName"\r\n\r\nDana\r\n--${BOUNDARY}--\r\n`,
+    });
+    expect(later.status).toBe(200);
+    server.close();
   });
 });

@@ -7,6 +7,7 @@ import { backend, clearPrefix, createMysqlDatabase } from "../support/app.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
 import { closeRedis, connectRedis } from "../../src/redis.ts";
 import { createLogger } from "../../src/logger.ts";
+import { startFakeStripe, type FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 
 /**
  * `src/server.ts` as the Dockerfile runs it (NODE_ENV=production, which needs MySQL and Redis): React's
@@ -16,6 +17,7 @@ const dir = path.join(os.tmpdir(), `production-${randomBytes(4).toString("hex")}
 const prefix = `test:${randomBytes(6).toString("hex")}:`;
 let server: RunningServer | undefined;
 let dropDatabase = async () => {};
+let stripe: FakeStripe | undefined;
 
 const REQUESTS = 300;
 
@@ -23,6 +25,7 @@ describe.runIf(backend === "mysql")("the production server", () => {
   afterAll(async () => {
     await server?.stop("SIGKILL");
     await dropDatabase();
+    await stripe?.close();
     const redis = await connectRedis(process.env.TEST_REDIS_URL!, createLogger("silent"));
     await clearPrefix(redis, prefix);
     await closeRedis(redis);
@@ -32,6 +35,7 @@ describe.runIf(backend === "mysql")("the production server", () => {
   it("renders with React's production build and writes every request's log line before it exits", { timeout: 60_000 }, async () => {
     const database = await createMysqlDatabase();
     dropDatabase = database.drop;
+    stripe = await startFakeStripe();
     server = await startServer({
       NODE_ENV: "production",
       SESSION_SECRET: randomBytes(32).toString("hex"),
@@ -39,14 +43,19 @@ describe.runIf(backend === "mysql")("the production server", () => {
       REDIS_URL: process.env.TEST_REDIS_URL!,
       REDIS_PREFIX: prefix,
       PUBLIC_URL: "https://production.example",
-      // Never called here; production only insists that they are set.
-      STRIPE_SECRET_KEY: "sk_test_production_check",
-      STRIPE_PUBLISHABLE_KEY: "pk_test_production_check",
-      STRIPE_WEBHOOK_SECRET: "whsec_production_check",
+      // Stripe's API on loopback (the offline fake): the start and /readyz check that it accepts the keys.
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
+      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+      STRIPE_API_URL: `http://${stripe.host}:${stripe.port}`,
+      MAIL_FILES_IN_PRODUCTION: "1",
       MAIL_DIR: path.join(dir, "mail"),
     });
     const listening = server.output().split("\n").find((l) => l.includes("listening on"));
     expect(JSON.parse(listening!)).toMatchObject({ react: "production" });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(await ready.json()).toEqual({ status: "ok", checks: { database: "ok", redis: "ok", stripe: "ok" } });
+    expect(server.output()).toContain('"msg":"stripe: the keys answer"');
     // Everything from here on (the helper keeps only a tail of the output).
     let output = "";
     server.child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -24,6 +24,7 @@ const productionConfig = () =>
     STRIPE_SECRET_KEY: "sk_test_unused",
     STRIPE_PUBLISHABLE_KEY: "pk_test_unused",
     STRIPE_WEBHOOK_SECRET: "whsec_unused",
+    SMTP_URL: "smtp://127.0.0.1:2525",
     LOG_LEVEL: "silent",
   });
 

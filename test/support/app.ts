@@ -65,14 +65,12 @@ function viaPort(u: string, port: number | undefined): string {
 
 export async function testConfig(env: Record<string, string> = {}, options: TestOptions = {}): Promise<{ config: Config; mailDir: string; cleanup: () => Promise<void> }> {
   const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), "mail-"));
-  const uploadDir = fs.mkdtempSync(path.join(os.tmpdir(), "uploads-"));
   const base: Record<string, string> = {
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
     ENABLE_TEST_ROUTES: "1",
     SQLITE_PATH: ":memory:",
     MAIL_DIR: mailDir,
-    UPLOAD_DIR: uploadDir,
     // Tests change rows behind the app's back; the page cache has its own tests.
     PAGE_CACHE_MS: "0",
   };
@@ -91,7 +89,6 @@ export async function testConfig(env: Record<string, string> = {}, options: Test
     cleanup: async () => {
       await dropDb();
       fs.rmSync(mailDir, { recursive: true, force: true });
-      fs.rmSync(uploadDir, { recursive: true, force: true });
     },
   };
 }

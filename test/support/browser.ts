@@ -93,7 +93,3 @@ export function sentMails(): string[] {
   const dir = mailDir();
   return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")) : [];
 }
-
-export function uploadDir(): string {
-  return inject("uploadDir");
-}

@@ -16,7 +16,19 @@ export interface RunningServer {
  * Starts `src/server.ts` as `npm start` does (without the build) and waits for its "listening" log line.
  * With `logFile`, every line the process writes is also appended there (a benchmark keeps its servers' logs).
  */
-export async function startServer(env: Record<string, string>, options: { logFile?: string } = {}): Promise<RunningServer> {
+export function startServer(env: Record<string, string>, options: { logFile?: string } = {}): Promise<RunningServer> {
+  return spawnServer(env, options).listening;
+}
+
+export interface StartingServer {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves once the "listening" line is logged; rejects when the process exits first or takes 30 s. */
+  listening: Promise<RunningServer>;
+}
+
+/** Spawns `src/server.ts`; its output can be read while it starts. */
+export function spawnServer(env: Record<string, string>, options: { logFile?: string } = {}): StartingServer {
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
     cwd: root,
     // LOG_LEVEL stays info: the "listening" line tells the port.
@@ -31,7 +43,7 @@ export async function startServer(env: Record<string, string>, options: { logFil
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   // "close" comes after the last output (stdio closed); "exit" may come before it.
   child.once("close", () => file?.end());
-  const url = await new Promise<string>((resolve, reject) => {
+  const url = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30_000);
     const onData = (chunk: Buffer) => {
       file?.write(chunk);
@@ -47,13 +59,18 @@ export async function startServer(env: Record<string, string>, options: { logFil
     child.stderr!.on("data", onData);
     void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log}`)));
   });
-  return {
-    url,
-    child,
-    output: () => log,
-    stop: async (signal = "SIGTERM") => {
-      if (child.exitCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  const listening = url.then((u) => running(u));
+  return { child, output: () => log, listening };
+
+  function running(url: string): RunningServer {
+    return {
+      url,
+      child,
+      output: () => log,
+      stop: async (signal = "SIGTERM") => {
+        if (child.exitCode === null) child.kill(signal);
+        return exited;
+      },
+    };
+  }
 }

@@ -38,12 +38,34 @@ describe("loadConfig", () => {
       STRIPE_PUBLISHABLE_KEY: "pk_live_x",
       STRIPE_WEBHOOK_SECRET: "whsec_x",
       PUBLIC_URL: "https://shop.example/",
+      SMTP_URL: "smtp://mailer:secret@smtp.example:587",
     };
     expect(loadConfig(env).isProduction).toBe(true);
     expect(loadConfig(env).publicUrl).toBe("https://shop.example");
     const { PUBLIC_URL: _omitted, ...withoutPublicUrl } = env;
     expect(() => loadConfig(withoutPublicUrl)).toThrowError("Production needs: PUBLIC_URL (https://...)");
     expect(() => loadConfig({ ...env, ENABLE_TEST_ROUTES: "1" })).toThrowError(/ENABLE_TEST_ROUTES/);
+  });
+
+  it("refuses production without SMTP_URL unless files are asked for, and a webhook secret that is not one", () => {
+    const env = {
+      NODE_ENV: "production",
+      SESSION_SECRET: "x".repeat(40),
+      DATABASE_URL: "mysql://db/shop",
+      REDIS_URL: "redis://cache:6379",
+      STRIPE_SECRET_KEY: "sk_live_x",
+      STRIPE_PUBLISHABLE_KEY: "pk_live_x",
+      STRIPE_WEBHOOK_SECRET: "whsec_x",
+      PUBLIC_URL: "https://shop.example/",
+    };
+    expect(() => loadConfig(env)).toThrowError(
+      new ConfigError("Production needs: SMTP_URL (smtp://user:pass@host:587), or MAIL_FILES_IN_PRODUCTION=1 to write e-mails as files to MAIL_DIR"),
+    );
+    expect(loadConfig({ ...env, MAIL_FILES_IN_PRODUCTION: "1" }).mail.smtpUrl).toBeUndefined();
+    expect(() => loadConfig({ ...env, MAIL_FILES_IN_PRODUCTION: "yes" })).toThrowError(/MAIL_FILES_IN_PRODUCTION/);
+    expect(() => loadConfig({ ...env, SMTP_URL: "smtp://smtp.example", STRIPE_WEBHOOK_SECRET: "sk_live_x" })).toThrowError(/whsec_/);
+    expect(loadConfig({ ...env, SMTP_URL: "smtp://smtp.example", STRIPE_API_URL: "http://127.0.0.1:12111" }).stripe?.apiUrl).toBe("http://127.0.0.1:12111");
+    expect(() => loadConfig({ ...env, SMTP_URL: "smtp://smtp.example", STRIPE_API_URL: "ftp://x" })).toThrowError(/STRIPE_API_URL/);
   });
 
   it("rejects a non-MySQL DATABASE_URL, half a Stripe configuration and a bad port", () => {
@@ -56,5 +78,15 @@ describe("loadConfig", () => {
   it("trusts no proxy unless told how many there are, so X-Forwarded-For cannot choose a client's address", () => {
     expect(loadConfig({}).trustProxyHops).toBe(0);
     expect(loadConfig({ TRUST_PROXY_HOPS: "2" }).trustProxyHops).toBe(2);
+  });
+});
+
+describe("ironside.env.example", () => {
+  it("lists every variable the site reads, and nothing else", async () => {
+    const fs = await import("node:fs");
+    const { CONFIG_VARIABLES } = await import("../../src/config.ts");
+    const text = fs.readFileSync(new URL("../../ironside.env.example", import.meta.url), "utf8");
+    const listed = [...text.matchAll(/^(?:# )?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]);
+    expect([...listed].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 });

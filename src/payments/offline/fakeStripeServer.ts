@@ -417,6 +417,10 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
   function route(req: http.IncomingMessage, body: string): { status: number; body: Json } {
     const url = new URL(req.url ?? "/", "http://fake-stripe");
     const params = req.method === "GET" ? parseStripeForm(url.searchParams.toString()) : parseStripeForm(body);
+    if (url.pathname === "/v1/balance" && req.method === "GET") {
+      authorize(req, params);
+      return { status: 200, body: { object: "balance", available: [{ amount: 0, currency: "usd" }], pending: [], livemode: false } };
+    }
     if (url.pathname === "/v1/refunds" && req.method === "POST") {
       authorize(req, params);
       return idempotent(req, body, "refund", () => createRefund(params) as unknown as Json);

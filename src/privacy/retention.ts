@@ -1,0 +1,49 @@
+/**
+ * Deletes what has been kept as long as the privacy page says (the periods of src/messages/policies.ts, the one
+ * list): sent e-mails after 90 days, messages, quote requests and coach requests (with their logos) after 2 years,
+ * orders and their payments 7 years after the order, registrations and their payments 7 years after the camp.
+ * Each statement deletes by age only, so several instances (or the command and an instance) running it at once
+ * delete each row once and nothing else.
+ */
+import type { Db } from "../db/knex.ts";
+import { deleteStoredFiles } from "../db/storedFiles.ts";
+import { MESSAGE_YEARS, ORDER_RECORD_YEARS, OUTBOX_DAYS } from "../messages/policies.ts";
+
+export type RetentionCounts = Record<string, number>;
+
+const DAY_MS = 86_400_000;
+function yearsBefore(now: Date, years: number): Date {
+  const d = new Date(now);
+  d.setUTCFullYear(d.getUTCFullYear() - years);
+  return d;
+}
+
+export async function applyRetention(db: Db, now: Date): Promise<RetentionCounts> {
+  const outboxCutoff = new Date(now.getTime() - OUTBOX_DAYS * DAY_MS);
+  const messageCutoff = yearsBefore(now, MESSAGE_YEARS);
+  const recordCutoff = yearsBefore(now, ORDER_RECORD_YEARS);
+  const counts: RetentionCounts = {};
+  counts.email_outbox = await db("email_outbox")
+    .where((q) => q.where("status", "sent").where("sent_at", "<", outboxCutoff))
+    .orWhere((q) => q.where("status", "failed").where("created_at", "<", outboxCutoff))
+    .delete();
+  counts.contact_messages = await db("contact_messages").where("created_at", "<", messageCutoff).delete();
+  counts.quote_requests = await db("quote_requests").where("created_at", "<", messageCutoff).delete();
+  counts.coach_requests = await db.transaction(async (trx): Promise<number> => {
+    const old = (await trx("coach_requests").where("created_at", "<", messageCutoff).select("id", "logo_file")) as { id: number; logo_file: string | null }[];
+    await deleteStoredFiles(trx, old.flatMap((r) => (r.logo_file ? [r.logo_file] : [])));
+    return Number(await trx("coach_requests").whereIn("id", old.map((r) => r.id)).delete());
+  });
+  counts.orders = await db.transaction(async (trx): Promise<number> => {
+    const old = (await trx("orders").where("created_at", "<", recordCutoff).pluck("reference")) as string[];
+    await trx("payments").where("kind", "order").whereIn("reference", old).delete();
+    return Number(await trx("orders").whereIn("reference", old).delete());
+  });
+  counts.registrations = await db.transaction(async (trx): Promise<number> => {
+    const pastEvents = trx("events").where("end_date", "<", recordCutoff).select("id");
+    const old = (await trx("registrations").whereIn("event_id", pastEvents).pluck("reference")) as string[];
+    await trx("payments").where("kind", "registration").whereIn("reference", old).delete();
+    return Number(await trx("registrations").whereIn("reference", old).delete());
+  });
+  return counts;
+}

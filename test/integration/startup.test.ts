@@ -1,0 +1,163 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import knexFactory from "knex";
+import { afterAll, describe, expect, it } from "vitest";
+import { backend, createMysqlDatabase } from "../support/app.ts";
+import { spawnServer, startServer, type RunningServer, type StartingServer } from "../support/server.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const migrationFiles = fs.readdirSync(path.join(root, "migrations")).filter((f) => f.endsWith(".ts"));
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-"));
+const servers: RunningServer[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop("SIGKILL")));
+  for (const c of cleanups) await c();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a script of the project until it exits; every line it printed, parsed as JSON (a stack trace would not parse). */
+function runToExit(script: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; lines: Record<string, unknown>[]; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", MAIL_DIR: path.join(dir, "mail"), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  return new Promise((resolve) => {
+    child.once("exit", (code) => {
+      const lines = output.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+      resolve({ code, lines, output });
+    });
+  });
+}
+
+function fatalLines(lines: Record<string, unknown>[]): Record<string, unknown>[] {
+  return lines.filter((l) => l.level === 60);
+}
+
+describe("a start that fails says why in one JSON line", () => {
+  it("an unreachable database: exit 1, one fatal line naming the step and the reason, no stack", async () => {
+    const run = await runToExit("src/server.ts", { DATABASE_URL: "mysql://root@127.0.0.1:1/nothing" });
+    expect(run.code).toBe(1);
+    const [fatal, ...more] = fatalLines(run.lines);
+    expect(more).toEqual([]);
+    expect(fatal).toMatchObject({ step: "database", code: "ECONNREFUSED" });
+    expect(String(fatal!.reason)).toContain("ECONNREFUSED");
+    expect(run.output).not.toMatch(/\n\s+at /);
+  });
+
+  it("a bad setting: exit 1, one JSON line naming it", async () => {
+    const run = await runToExit("src/server.ts", { PORT: "not-a-port", SQLITE_PATH: ":memory:" });
+    expect(run.code).toBe(1);
+    expect(run.lines).toHaveLength(1);
+    expect(run.lines[0]).toMatchObject({ level: 60, step: "configuration" });
+    expect(String(run.lines[0]!.reason)).toContain("PORT");
+  });
+
+  it("a port already taken: exit 1, step listen, EADDRINUSE", async () => {
+    const first = await startServer({ SQLITE_PATH: path.join(dir, "port.sqlite3") });
+    servers.push(first);
+    const port = new URL(first.url).port;
+    const run = await runToExit("src/server.ts", { PORT: port, SQLITE_PATH: path.join(dir, "port.sqlite3") });
+    expect(run.code).toBe(1);
+    expect(fatalLines(run.lines)).toEqual([expect.objectContaining({ step: "listen", code: "EADDRINUSE" })]);
+  });
+});
+
+describe("npm run migrate", () => {
+  it("runs every migration once, then finds nothing to run; refuses an argument with one line", async () => {
+    const env: Record<string, string> = { SQLITE_PATH: path.join(dir, "migrate.sqlite3") };
+    if (backend === "mysql") {
+      const created = await createMysqlDatabase();
+      cleanups.push(created.drop);
+      env.DATABASE_URL = created.url;
+    }
+    const first = await runToExit("src/cli/migrate.ts", env);
+    expect(first.code).toBe(0);
+    expect(first.lines.at(-1)).toMatchObject({ ran: migrationFiles.length, msg: `ran ${migrationFiles.length} migration(s)` });
+    const second = await runToExit("src/cli/migrate.ts", env);
+    expect(second.code).toBe(0);
+    expect(second.lines.at(-1)).toMatchObject({ ran: 0, msg: "the database is up to date" });
+    const bad = await runToExit("src/cli/migrate.ts", env, ["--force"]);
+    expect(bad.code).toBe(1);
+    expect(bad.lines).toEqual([expect.objectContaining({ level: 60, reason: "unknown argument --force" })]);
+  });
+});
+
+describe.runIf(backend === "mysql")("several instances starting on one MySQL database", () => {
+  async function emptyDatabase(): Promise<string> {
+    const created = await createMysqlDatabase();
+    cleanups.push(created.drop);
+    return created.url;
+  }
+
+  async function holdMigrationLock(url: string) {
+    const conn = knexFactory({ client: "mysql2", connection: { uri: url } as never, pool: { min: 1, max: 1 } });
+    await conn.raw("SELECT GET_LOCK('ironside_migrations', 0)");
+    return {
+      release: async () => {
+        await conn.raw("SELECT RELEASE_LOCK('ironside_migrations')");
+        await conn.destroy();
+      },
+    };
+  }
+
+  it("two processes started at once on an empty database both become ready; every migration ran once", async () => {
+    const url = await emptyDatabase();
+    const started = await Promise.all([startServer({ DATABASE_URL: url }), startServer({ DATABASE_URL: url })]);
+    servers.push(...started);
+    for (const s of started) {
+      const ready = await fetch(`${s.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(s.output()).not.toContain("start failed");
+    }
+    const db = knexFactory({ client: "mysql2", connection: { uri: url } as never, pool: { min: 0, max: 1 } });
+    const rows = (await db("knex_migrations").select("name")) as { name: string }[];
+    await db.destroy();
+    expect(rows.map((r) => r.name).sort()).toEqual([...migrationFiles].sort());
+  });
+
+  it("a start that finds another migrating logs one line, waits, and starts once the lock is released", async () => {
+    const url = await emptyDatabase();
+    const lock = await holdMigrationLock(url);
+    const starting = spawnServer({ DATABASE_URL: url });
+    await waitForOutput(starting, "waiting for it to finish");
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(starting.child.exitCode).toBeNull();
+    expect(starting.output()).not.toContain("listening on");
+    await lock.release();
+    const server = await starting.listening;
+    servers.push(server);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    const waitLines = server.output().split("\n").filter((l) => l.includes("waiting for it to finish"));
+    expect(waitLines).toHaveLength(1);
+    expect(JSON.parse(waitLines[0]!)).toMatchObject({ level: 30, waitSeconds: 120 });
+  });
+
+  it("gives up after MIGRATION_LOCK_WAIT_MS with one fatal line", async () => {
+    const url = await emptyDatabase();
+    const lock = await holdMigrationLock(url);
+    try {
+      const run = await runToExit("src/server.ts", { DATABASE_URL: url, MIGRATION_LOCK_WAIT_MS: "1500" });
+      expect(run.code).toBe(1);
+      expect(fatalLines(run.lines)).toEqual([expect.objectContaining({ step: "database" })]);
+      expect(String(fatalLines(run.lines)[0]!.reason)).toContain("not released within 2 s");
+    } finally {
+      await lock.release();
+    }
+  });
+});
+
+async function waitForOutput(starting: StartingServer, text: string): Promise<void> {
+  for (let i = 0; i < 300 && starting.child.exitCode === null; i++) {
+    if (starting.output().includes(text)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no "${text}" in the output:\n${starting.output()}`);
+}
