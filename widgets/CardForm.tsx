@@ -7,6 +7,7 @@ import type { FormState } from "../src/http/forms.ts";
 import { CheckoutForm, validateCheckout } from "../src/cart/schemas.ts";
 import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../src/orders/rules.ts";
 import { CART_TEXT } from "../src/cart/messages.ts";
+import { checkoutFigures } from "../src/cart/rules.ts";
 import { CART_UPDATED_EVENT } from "../src/cart/badge.ts";
 import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "./api.ts";
@@ -76,8 +77,9 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
 
   if (cart.cartItems.length === 0) return null;
   const subtotalCents = parsePriceCents(cart.subtotal);
-  const shipping = addressReady ? shippingCents(subtotalCents, shippingFlatRateCents) : null;
-  const total = formatPrice(subtotalCents + (shipping ?? 0));
+  const figures = checkoutFigures(subtotalCents, addressReady ? shippingCents(subtotalCents, shippingFlatRateCents) : null);
+  const shipping = figures.shippingCents;
+  const total = formatPrice(figures.totalCents);
   const blocked = cart.cartItems.find((i) => i.problemMessage)?.problemMessage ?? null;
 
   function fail(message: string) {
@@ -167,7 +169,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
     <section className="card cart-summary" aria-labelledby="order-summary-heading">
       <h2 id="order-summary-heading">Order Summary</h2>
       <dl className="summary-rows">
-        <div><dt>Subtotal</dt><dd data-testid="subtotal">{total}</dd></div>
+        <div><dt>Subtotal</dt><dd data-testid="subtotal">{formatPrice(figures.subtotalCents)}</dd></div>
         <div>
           <dt>Shipping</dt>
           <dd data-testid="shipping">{shipping === null ? CART_TEXT.shippingNote : shipping === 0 ? SHIPPING_TEXT.free : formatPrice(shipping)}</dd>

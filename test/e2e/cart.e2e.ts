@@ -110,13 +110,36 @@ describe("cart and card checkout in Chromium", () => {
     await context.close();
   });
 
+  it("one $32 tee with an address: Subtotal $32.00, Shipping $7.95, Total $39.95 at every moment, and a $39.95 charge", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await addFromProductPage(page, "Size=XL&Color=Black");
+    await page.goto("/cart");
+    const summary = async () => [await page.getByTestId("subtotal").textContent(), await page.getByTestId("shipping").textContent(), await page.getByTestId("total").textContent()];
+    await page.locator('[data-widget="CardForm"][data-hydrated="true"]').waitFor();
+    expect(await summary()).toEqual(["$32.00", "Calculated at checkout", "$32.00"]);
+    await fillCheckout(page, "4242 4242 4242 4242");
+    expect(await summary()).toEqual(["$32.00", "$7.95", "$39.95"]);
+    await page.getByRole("button", { name: "Pay $39.95" }).click();
+    await page.waitForURL("**/shop?success=true", { timeout: 15_000 });
+    const db = e2eDb();
+    try {
+      const order = await db("orders").where({ customer_email: "jordan.e2e@example.com", status: "paid", total_cents: 3995 }).first();
+      expect(order).toMatchObject({ shipping_cents: 795, total_cents: 3995 });
+    } finally {
+      await db.destroy();
+    }
+    await context.close();
+  });
+
   it("a declined card shows 'Payment Failed' with the provider's message and leaves the cart intact", async () => {
     const { page, context } = await newVisit(browser);
     await addCapFromShop(page);
     await page.goto("/cart");
     await fillCheckout(page, "4000 0000 0000 0002");
-    // A $28 cap pays the flat rate: $7.95 by default.
+    // A $28 cap pays the flat rate: $7.95 by default, on its own line.
+    expect(await page.getByTestId("subtotal").textContent()).toBe("$28.00");
     expect(await page.getByTestId("shipping").textContent()).toBe("$7.95");
+    expect(await page.getByTestId("total").textContent()).toBe("$35.95");
     await page.getByRole("button", { name: "Pay $35.95" }).click();
     await page.locator(".payment-error").waitFor();
     expect(await page.locator(".payment-error").innerText()).toContain("Your card was declined.");
