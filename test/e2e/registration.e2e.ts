@@ -115,6 +115,44 @@ describe("individual registration in Chromium", () => {
     await context.close();
   });
 
+  it("takes a 1-day package without JavaScript on the first submit: every day box enabled, the hint says what to tick", async () => {
+    const { page, context } = await newVisit(browser, { javaScript: false, viewport: MOBILE });
+    await page.goto("/register/2");
+    const days = page.getByRole("group", { name: "Select Days" });
+    expect(await days.locator(".field-hint").textContent()).toMatch(/includes every day \(no need to tick any\)\. For 2 Days, tick 2 days; for 1 Day, tick 1 day\./);
+    for (const box of await days.getByRole("checkbox").all()) {
+      expect(await box.isEnabled()).toBe(true);
+      expect(await box.isChecked()).toBe(false);
+    }
+    // Two days for a 1-day package: the server's rule, the spec's message, nothing held.
+    await page.getByLabel(/^1 Day/).check();
+    await days.getByLabel("Sunday, June 6").check();
+    await days.getByLabel("Monday, June 7").check();
+    await fillStep1(page, "oneday.nojs@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.waitForURL("**/register/2");
+    expect(await page.locator("body").innerText()).toContain("You must select exactly 1 day to match your chosen package");
+    const db = e2eDb();
+    try {
+      expect(await db("registrations").where({ contact_email: "oneday.nojs@example.com" }).count({ n: "*" }).first()).toMatchObject({ n: 0 });
+      // One day ticked: the first submit of a fresh form reaches payment.
+      await page.goto("/register/2");
+      await page.getByLabel(/^1 Day/).check();
+      await page.getByRole("group", { name: "Select Days" }).getByLabel("Sunday, June 6").check();
+      await fillStep1(page, "oneday.nojs@example.com");
+      await page.getByRole("button", { name: "Proceed to Payment" }).click();
+      await page.waitForURL("**/register/2?step=payment");
+      expect(await page.getByTestId("registration-option").textContent()).toBe("1 Day");
+      const registration = await db("registrations").where({ contact_email: "oneday.nojs@example.com" }).first();
+      expect(registration).toMatchObject({ status: "pending_payment", package_code: "1day" });
+      const chosen = await db("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", registration.id).pluck("d.day_date");
+      expect(chosen.map((d: unknown) => new Date(typeof d === "number" ? d : Number(d)).toISOString().slice(0, 10))).toEqual(["2027-06-06"]);
+    } finally {
+      await db.destroy();
+    }
+    await context.close();
+  });
+
   for (const viewport of [MOBILE, DESKTOP]) {
     it(`has no serious accessibility violations on each step and the checkout page at ${viewport.width} px`, async () => {
       const { page, context } = await newVisit(browser, { viewport });
