@@ -34,6 +34,7 @@ const EnvSchema = z.object({
   MAIL_TO: z.string().default("team@ironsidewrestling.com"),
   UPLOAD_DIR: z.string().trim().min(1).default("var/uploads"),
   SHIPPING_FLAT_RATE_CENTS: z.coerce.number().int().min(0).max(100_000).default(795),
+  SHIPS_STARTING_DATE: optional.pipe(z.iso.date({ error: "must be a date such as 2027-06-25" }).optional()),
   EVENTS_HERO_VIDEO_URL: optional,
   PAGE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
   ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
@@ -65,6 +66,8 @@ export interface Config {
   uploadDir: string;
   /** Standard shipping for shop orders at or under the free-shipping threshold, in cents. */
   shippingFlatRateCents: number;
+  /** SHIPS_STARTING_DATE: tees and caps ship from this day (YYYY-MM-DD); shown with its year until it has come. */
+  shipsStartingDate: string | null;
   /** How long a rendered page is kept for visitors without state (src/http/pageCache.ts); 0 turns it off. */
   pageCacheMs: number;
   eventsHeroVideoUrl: string | undefined;
@@ -138,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, dir: path.resolve(e.MAIL_DIR), from: e.MAIL_FROM, brandInbox: e.MAIL_TO },
     uploadDir: path.resolve(e.UPLOAD_DIR),
     shippingFlatRateCents: e.SHIPPING_FLAT_RATE_CENTS,
+    shipsStartingDate: e.SHIPS_STARTING_DATE ?? null,
     pageCacheMs: e.PAGE_CACHE_MS,
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
     testRoutes: e.ENABLE_TEST_ROUTES === "1",

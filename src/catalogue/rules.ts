@@ -14,7 +14,8 @@ export const DESCRIPTION_PREVIEW_LENGTH = 100;
 export const EVENT_PRODUCT_TYPE = "Event Registration";
 export const EVENT_TAG = "event";
 
-export const SHIPS_LATER_NOTE = "Ships starting June 25th";
+/** The brand ships from Birmingham, AL: "today" for shipping dates is the warehouse's day. */
+export const WAREHOUSE_TIME_ZONE = "America/Chicago";
 export const STANDARD_SHIPPING_NOTE = "2-3 business days";
 export const AIR_DRY_NOTE = "Air dry recommended: keeps the heavyweight cotton true to size.";
 export const CONTACT_FOR_PRICING = "Contact for pricing";
@@ -143,9 +144,21 @@ export function fallbackSizes(product: Product): readonly string[] {
   return isShirtLike(product) && !hasSizeOption(product) ? DEFAULT_SIZES : [];
 }
 
-/** Caps and shirts ship from June 25th; everything else ships in 2-3 business days. */
-export function shippingNote(product: Product): string {
-  return isShirtLike(product) || isCapLike(product) ? SHIPS_LATER_NOTE : STANDARD_SHIPPING_NOTE;
+/**
+ * 'Ships starting June 25, 2027' (always with its year) while that day is still ahead in the warehouse's time zone;
+ * null once it has come, or when no date is configured: then tees and caps ship like everything else.
+ */
+export function shipsStartingNote(date: string | null, now: Date): string | null {
+  if (!date) return null;
+  const today = now.toLocaleDateString("en-CA", { timeZone: WAREHOUSE_TIME_ZONE });
+  if (today >= date) return null;
+  const day = new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { month: "long", day: "numeric", year: "numeric", timeZone: "UTC" });
+  return `Ships starting ${day}`;
+}
+
+/** Caps and shirts carry the ships-starting note while there is one; everything else ships in 2-3 business days. */
+export function shippingNote(product: Product, shipsLater: string | null): string {
+  return shipsLater && (isShirtLike(product) || isCapLike(product)) ? shipsLater : STANDARD_SHIPPING_NOTE;
 }
 
 export function showsAirDryNote(product: Product): boolean {

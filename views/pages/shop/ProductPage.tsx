@@ -43,7 +43,7 @@ export function ProductPage({ picker }: { picker: ProductPickerProps }) {
         </p>
         <Widget name="ProductPicker" props={{ ...picker, product }} />
       </div>
-      <InfoGrid shipping={shippingNote(picker.product)} />
+      <InfoGrid shipping={shippingNote(picker.product, picker.shipsLater)} />
     </>
   );
 }
