@@ -144,9 +144,10 @@ describe("the section 5 team rules, word for word, on the JSON call", () => {
     expect(b).toMatchObject({ title: "Registration Error", error: "Please enter a valid email address for Sam Ortiz." });
     expect(b.fieldErrors["athletes.4.email"]).toBe("Please enter a valid email address for Sam Ortiz.");
 
-    for (const age of [4, 20, 12.5, "ten"]) {
+    // 'Ages 10+ through high school': 10 to 19, as every page says.
+    for (const age of [6, 9, 20, 12.5, "ten"]) {
       b = await refused({ athletes: [...team(4), athlete(5, { age })] });
-      expect(b.fieldErrors["athletes.4.age"], String(age)).toBe("Age must be a whole number from 5 to 19");
+      expect(b.fieldErrors["athletes.4.age"], String(age)).toBe("Athletes must be 10 to 19 years old (ages 10+ through high school): enter the age in whole years");
     }
     b = await refused({ athletes: team(61) });
     expect(b.error).toBe("A team can have at most 60 athletes. Please register the rest as a second team.");
