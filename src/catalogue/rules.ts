@@ -5,6 +5,7 @@
 import type { OptionSelection, Product, ProductImage, Variant } from "./types.ts";
 import type { CartItem } from "../cart/rules.ts";
 import { centsToDollars, formatPrice, isPrice, parsePriceCents } from "../money.ts";
+import { realSavingCents } from "../events/rules.ts";
 
 /** Retail list and product reads are cached this long (the spec's 300000 ms). */
 export const CATALOGUE_CACHE_MS = 300_000;
@@ -34,12 +35,11 @@ export function variantPriceCents(variant: Variant): number {
   return parsePriceCents(variant.price);
 }
 
-/** compare-at minus price when the compare-at price is higher, else 0. */
+/** compare-at minus price when that is a real saving (REAL_SAVING: $2.00 and 5% at least), else 0. */
 export function savingsCents(variant: Variant): number {
   if (variant.compare_at_price === null || variant.compare_at_price === undefined || variant.compare_at_price === "") return 0;
   if (!isPrice(variant.compare_at_price)) return 0;
-  const diff = parsePriceCents(variant.compare_at_price) - parsePriceCents(variant.price);
-  return diff > 0 ? diff : 0;
+  return realSavingCents(parsePriceCents(variant.compare_at_price), parsePriceCents(variant.price));
 }
 
 // ---------- variants ----------

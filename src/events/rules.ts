@@ -21,15 +21,27 @@ export function headlinePriceCents(packages: EventPackage[]): number {
   return packages.reduce((max, p) => Math.max(max, p.priceCents), 0);
 }
 
-/** What the promo saves against the struck-through price; null when there is no promotion. */
-export function savingsCents(event: Pick<EventSummary, "originalPriceCents" | "fullPriceCents">): number | null {
-  if (event.originalPriceCents === null || event.originalPriceCents <= event.fullPriceCents) return null;
-  return event.originalPriceCents - event.fullPriceCents;
+/**
+ * A saving worth a 'Save' line: at least $2.00 and at least 5% of the regular price. Below that ('Save $1.00' on a
+ * $200 camp) it reads as noise, so no line is shown and the price stands alone.
+ */
+export const REAL_SAVING = { minCents: 200, minShare: 0.05 } as const;
+
+/** regular minus price when that is a real saving (REAL_SAVING), else 0. */
+export function realSavingCents(regularCents: number, priceCents: number): number {
+  const saving = regularCents - priceCents;
+  return saving >= REAL_SAVING.minCents && saving >= regularCents * REAL_SAVING.minShare ? saving : 0;
 }
 
-/** Team savings per athlete: regular price minus team price, never negative. */
+/** What the promo saves against the struck-through price; null when there is no promotion or no real saving. */
+export function savingsCents(event: Pick<EventSummary, "originalPriceCents" | "fullPriceCents">): number | null {
+  if (event.originalPriceCents === null) return null;
+  return realSavingCents(event.originalPriceCents, event.fullPriceCents) || null;
+}
+
+/** Team savings per athlete: regular price minus team price when that is a real saving, else 0. */
 export function teamSavingsCents(event: Pick<EventSummary, "regularPriceCents" | "teamPriceCents">): number {
-  return Math.max(0, event.regularPriceCents - event.teamPriceCents);
+  return realSavingCents(event.regularPriceCents, event.teamPriceCents);
 }
 
 

@@ -92,6 +92,16 @@ describe("team registration pages", () => {
     expect(detail.text).toContain('href="/team-register/2"');
   });
 
+  it("announces a team saving only when it is a real one: event 4's $1.00 is not, event 2's $100.00 is", async () => {
+    for (const path of ["/team-register/4", "/events/4"]) {
+      const text = textOf((await request(t.app).get(path).expect(200)).text);
+      expect(text, path).not.toMatch(/Save \$1\.00/i);
+      expect(text, path).toContain("$199.00");
+    }
+    expect(textOf((await request(t.app).get("/team-register/2").expect(200)).text)).toContain("Save $100.00 per athlete");
+    expect(textOf((await request(t.app).get("/events/2").expect(200)).text)).toContain("Save $100.00 per athlete");
+  });
+
   it("says a closed event is closed, and an event with fewer than 5 places left has no room for a team", async () => {
     await t.db("events").where({ id: 1 }).update({ registration_closes_at: new Date(Date.now() - 1000) });
     try {

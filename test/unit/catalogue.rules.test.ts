@@ -193,6 +193,7 @@ describe("savings", () => {
     expect(savingsCents(variant({ price: "32.00", compare_at_price: "38.00" }))).toBe(600);
     expect(savingsCents(variant({ price: "$28.00", compare_at_price: "$32.00" }))).toBe(400);
     expect(savingsCents(variant({ price: "32.00", compare_at_price: "32.00" }))).toBe(0);
+    expect(savingsCents(variant({ price: "31.00", compare_at_price: "32.00" }))).toBe(0);
     expect(savingsCents(variant({ price: "32.00", compare_at_price: "20.00" }))).toBe(0);
     expect(savingsCents(variant({ compare_at_price: null }))).toBe(0);
   });

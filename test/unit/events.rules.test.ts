@@ -6,6 +6,7 @@ import {
   parseEventId,
   registrationClosingTime,
   registrationStatus,
+  realSavingCents,
   savingsCents,
   eventHoursText,
   formatEventDateTime,
@@ -78,9 +79,14 @@ describe("prices", () => {
     expect(savingsCents({ originalPriceCents: 20000, fullPriceCents: 24900 })).toBeNull();
   });
 
-  it("counts team savings per athlete against the regular price", () => {
+  it("counts team savings per athlete against the regular price, only when they are a real saving ($2 and 5% at least)", () => {
     expect(teamSavingsCents(champCamp)).toBe(10000);
-    expect(teamSavingsCents({ regularPriceCents: 20000, teamPriceCents: 19900 })).toBe(100);
+    // Event 4 (regular 200, team 199): $1.00 is no saving to announce.
+    expect(teamSavingsCents({ regularPriceCents: 20000, teamPriceCents: 19900 })).toBe(0);
+    expect(teamSavingsCents({ regularPriceCents: 20000, teamPriceCents: 19000 })).toBe(1000);
+    expect(teamSavingsCents({ regularPriceCents: 20000, teamPriceCents: 19001 })).toBe(0);
+    expect(realSavingCents(3000, 2850)).toBe(0);
+    expect(realSavingCents(3000, 2800)).toBe(200);
     expect(teamSavingsCents({ regularPriceCents: 15000, teamPriceCents: 19900 })).toBe(0);
   });
 
