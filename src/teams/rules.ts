@@ -46,6 +46,8 @@ export const TEAM_TEXT = {
       ? `Athletes must be ${limits.min} to ${limits.max} years old (ages 10+ through high school): enter the age in whole years`
       : `Athletes must be ${limits.min} to ${limits.max} years old for this event: enter the age in whole years`,
   shirtSize: "Please choose one of the listed sizes",
+  totalChanged: (athletes: number, totalCents: number) =>
+    `Your team now has ${athletes} complete ${athletes === 1 ? "athlete" : "athletes"}, so the total is ${formatPrice(totalCents)}. Please check it and press Register Team again.`,
   tooMany: `A team can have at most ${TEAM_MAXIMUM} athletes. Please register the rest as a second team.`,
   notEnoughPlaces: (left: number, team: number) =>
     left === 0
@@ -236,6 +238,17 @@ export const teamSchemaFor = (ages: AgeLimits) => z.pipe(
 );
 
 export const teamRegistrationSchema = teamSchemaFor(TEAM_AGE);
+
+/**
+ * Without JavaScript the button's total is the one of the last page the server rendered, while the coach may have
+ * completed more rows since. The form posts that shown total (`shownTotalCents`); a register post whose total
+ * differs is answered with the form again and `TEAM_TEXT.totalChanged`, so the charge is always the amount the
+ * coach pressed. A post without the field (the JSON call) has nothing to compare.
+ */
+export function shownTotalMatches(shown: unknown, totalCents: number): boolean {
+  if (shown === undefined) return true;
+  return typeof shown === "string" && /^\d{1,9}$/.test(shown) && Number(shown) === totalCents;
+}
 
 export const teamFormSessionId = formSessionIdSchema;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validate } from "../../src/http/forms.ts";
-import { countAthletes, teamErrorTitle, teamFormValues, teamRegistrationSchema, teamSchemaFor, teamTotalCents, TEAM_TEXT } from "../../src/teams/rules.ts";
+import { countAthletes, teamErrorTitle, teamFormValues, teamRegistrationSchema, shownTotalMatches, teamSchemaFor, teamTotalCents, TEAM_TEXT } from "../../src/teams/rules.ts";
 
 const coach = { firstName: "Dana", lastName: "Brooks", email: "coach@example.com", phone: "2055550142", teamName: "" };
 const row = (i: number, over: Record<string, string> = {}) => ({
@@ -30,6 +30,14 @@ describe("team rules", () => {
     }
     const six = validate(teamRegistrationSchema, { coachInfo: coach, athletes: [...rows(5), row(9, { age: "6" })] });
     expect(!six.ok && six.errors["athletes.5.age"]).toBe("Athletes must be 10 to 19 years old (ages 10+ through high school): enter the age in whole years");
+  });
+
+  it("compares the total a form showed with the one it would charge", () => {
+    expect(shownTotalMatches("99500", 99500)).toBe(true);
+    expect(shownTotalMatches(undefined, 99500)).toBe(true);
+    expect(shownTotalMatches("79600", 99500)).toBe(false);
+    for (const odd of ["", " 99500", "995.00", "-1", 99500, ["99500"]]) expect(shownTotalMatches(odd, 99500), String(odd)).toBe(false);
+    expect(TEAM_TEXT.totalChanged(5, 99500)).toBe("Your team now has 5 complete athletes, so the total is $995.00. Please check it and press Register Team again.");
   });
 
   it("takes an event's own age limits", () => {
