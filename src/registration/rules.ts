@@ -82,6 +82,16 @@ export function dayChoiceHint(event: RegistrationEventFacts, chosen: EventPackag
   return `${fullText}For ${partial.join("; for ")}.`;
 }
 
+/** The labels of the days a form's values attend ('Saturday, June 5'), in the event's order: for the payment step. */
+export function attendedDayLabels(event: RegistrationEventFacts, values: Record<string, unknown>): string[] {
+  const code = typeof values.registrationType === "string" && values.registrationType ? values.registrationType : DEFAULT_PACKAGE;
+  const pkg = findPackage(event, code);
+  if (!pkg) return [];
+  const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).map((d) => d.id);
+  const ids = attendedDayIds(event, pkg, chosen);
+  return event.days.filter((d) => ids.includes(d.id)).map((d) => d.label);
+}
+
 /** The form's day checkboxes are day1, day2, day3... in the event's day order (the spec's names). */
 export const dayField = (index: number) => `day${index + 1}`;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   REGISTRATION_MESSAGES,
+  attendedDayLabels,
   dayChoiceHint,
   dayChoiceMessage,
   formValuesOf,
@@ -82,6 +83,14 @@ describe("day rules", () => {
     const r = validate(schema, { ...valid, registrationType: undefined });
     expect(r.ok && r.data.registrationType).toBe("full");
     expect(validate(schema, { ...valid, registrationType: "singleDay", day1: "on" })).toMatchObject({ ok: false, errors: { registrationType: "Please choose one of the registration options" } });
+  });
+});
+
+describe("the days a payment step lists", () => {
+  it("names every day of a full package and the ticked ones of the others, in the event's order", () => {
+    expect(attendedDayLabels(champCamp, { registrationType: "full" })).toEqual(["Saturday, June 5", "Sunday, June 6", "Monday, June 7"]);
+    expect(attendedDayLabels(champCamp, { registrationType: "2day", day3: "on", day1: "on" })).toEqual(["Saturday, June 5", "Monday, June 7"]);
+    expect(attendedDayLabels(champCamp, { registrationType: "nope" })).toEqual([]);
   });
 });
 
