@@ -11,7 +11,7 @@ import { withScreenValues } from "./formDom.ts";
 import { validate, type FieldErrors } from "../src/http/forms.ts";
 import type { EventDay, EventPackage } from "../src/events/types.ts";
 import { formatPrice } from "../src/money.ts";
-import { GENDERS, SHIRT_SIZES, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../src/registration/rules.ts";
+import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../src/registration/rules.ts";
 import { Field, FormErrors } from "../views/components/Form.tsx";
 import type { DiscountView } from "./DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../src/discounts/rules.ts";
@@ -144,6 +144,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         reference: res.registrationId ?? "",
         eventTitle: props.eventTitle,
         optionLabel: res.optionLabel ?? "",
+        days: attendedDayLabels({ packages: props.packages, days: props.days }, current),
         amountCents: Math.round(Number(res.amount ?? 0) * 100),
         clientSecret: res.clientSecret ?? null,
         discount: res.discount ?? null,

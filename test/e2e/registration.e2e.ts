@@ -40,6 +40,7 @@ describe("individual registration in Chromium", () => {
     await page.getByRole("heading", { name: "Order Summary" }).waitFor();
     expect(await page.getByTestId("registration-total").textContent()).toBe("$238.00");
     expect(await page.getByTestId("registration-option").textContent()).toBe("2 Days");
+    expect(await page.getByTestId("registration-days").textContent()).toBe("Saturday, June 5, Monday, June 7");
     expect(await page.locator('[aria-current="step"]').innerText()).toContain("Payment");
     expect(page.url()).not.toContain("secret");
 
@@ -112,6 +113,28 @@ describe("individual registration in Chromium", () => {
     expect(step2).toContain("Card payment needs JavaScript");
     await page.getByRole("link", { name: "Back", exact: true }).click();
     expect(await page.getByLabel("Emergency Contact Name").inputValue()).toBe("Maria Reyes");
+    await context.close();
+  });
+
+  it("/stripe-checkout carries the brand and says each fact once", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/register/2");
+    await hydrated(page);
+    await page.getByLabel(/^1 Day/).check();
+    await page.getByLabel("Sunday, June 6").check();
+    await fillStep1(page, "facts.once@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+    await page.goto("/stripe-checkout?eventId=2&eventName=National%20Champ%20Camp");
+    await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+    expect(await page.getByRole("link", { name: "Ironside Wrestling home" }).count()).toBe(1);
+    const main = (await page.locator("main").innerText()).replace(/\s+/g, " ");
+    const count = (s: string) => main.split(s).length - 1;
+    expect(count("National Champ Camp")).toBe(1);
+    expect(count("Sunday, June 6")).toBe(1);
+    expect(count("Jordan Reyes")).toBe(1);
+    // The amount once in the summary; the button says what it pays.
+    expect(await page.locator("main dl").getByText("$119.00").count()).toBe(1);
     await context.close();
   });
 

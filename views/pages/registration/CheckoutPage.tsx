@@ -85,6 +85,10 @@ export interface CheckoutDetails {
   reservedUntil: string;
 }
 
+/**
+ * The individual checkout: the event and option once in the header, the registration's facts once in its details,
+ * the money once in the payment panel's summary (which leaves the event, option and days to the page).
+ */
 export function CheckoutPay({ details, panel }: { details: CheckoutDetails; panel: PaymentPanelProps }) {
   return (
     <CheckoutShell step={3}>
@@ -97,8 +101,7 @@ export function CheckoutPay({ details, panel }: { details: CheckoutDetails; pane
         <dl className="summary-rows">
           <div><dt>Athlete</dt><dd>{details.athleteName}</dd></div>
           <div><dt>Email</dt><dd>{details.email}</dd></div>
-          <div><dt>Days</dt><dd>{details.days.join(", ")}</dd></div>
-          <div><dt>Amount</dt><dd>{formatPrice(details.amountCents)}</dd></div>
+          <div><dt>Days</dt><dd data-testid="registration-days">{details.days.join(", ")}</dd></div>
           <div><dt>Place held until</dt><dd>{details.reservedUntil}</dd></div>
         </dl>
       </section>
@@ -134,7 +137,6 @@ export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetai
           <div><dt>Email</dt><dd>{details.email}</dd></div>
           <div><dt>Athletes</dt><dd data-testid="team-athlete-count">{details.athletes.length}</dd></div>
           <div><dt>Price per athlete</dt><dd>{formatPrice(details.pricePerAthleteCents)}</dd></div>
-          <div><dt>Amount</dt><dd>{formatPrice(details.amountCents)}</dd></div>
           <div><dt>Places held until</dt><dd>{details.reservedUntil}</dd></div>
         </dl>
         <ol className="team-roster">
