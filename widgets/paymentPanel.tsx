@@ -181,7 +181,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         <form className="card registration-section" onSubmit={pay} aria-label="Card payment" noValidate>
           <fieldset disabled={busy}>
             <legend>Card Details</legend>
-            {!enhanced ? <p className="notice-inline">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
+            {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
             {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
             {stripeState === "ready" ? (
               <>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
-import { fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
+import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -126,7 +126,7 @@ describe("individual registration in Chromium", () => {
     await page.getByRole("button", { name: "Proceed to Payment" }).click();
     await page.getByRole("heading", { name: "Order Summary" }).waitFor();
     await page.goto("/stripe-checkout?eventId=2&eventName=National%20Champ%20Camp");
-    await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+    await checkoutStarted(page);
     expect(await page.getByRole("link", { name: "Ironside Wrestling home" }).count()).toBe(1);
     const main = (await page.locator("main").innerText()).replace(/\s+/g, " ");
     const count = (s: string) => main.split(s).length - 1;
@@ -191,7 +191,7 @@ describe("individual registration in Chromium", () => {
       expect(await seriousA11yViolations(page), `step 2 ${viewport.width}`).toEqual([]);
       // The same held registration on the checkout page, which takes the card just as well.
       await page.goto("/stripe-checkout?eventId=3&eventName=Texas%20Recruiting%20Clinic");
-      await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+      await checkoutStarted(page);
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Complete Your Registration");
       expect(await page.locator(".site-header").count()).toBe(0);
       expect(await seriousA11yViolations(page), `checkout ${viewport.width}`).toEqual([]);

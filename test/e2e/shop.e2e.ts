@@ -32,7 +32,9 @@ const price = async (page: Page) => (await page.locator('[data-testid="price"]')
 const stock = (page: Page) => page.locator('[data-testid="stock"]').innerText();
 const lastToast = (page: Page) => page.locator("#toast-region .toast:not([hidden])").last();
 
+/** The picker's code loads at the first hover, focus or touch of it. */
 async function hydrated(page: Page): Promise<void> {
+  await page.locator('[data-widget="ProductPicker"] h1').hover();
   await page.locator('[data-widget="ProductPicker"][data-hydrated="true"]').waitFor();
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { checkoutStarted } from "../support/registrationForm.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -92,7 +93,7 @@ describe("team registration in Chromium", () => {
     await page.getByRole("button", { name: "Register Team - $1,194.00" }).click();
     await page.waitForURL(/\/stripe-checkout\?eventId=2&eventName=National%20Champ%20Camp&option=team$/, { timeout: 15_000 });
     expect(page.url()).not.toContain("secret");
-    await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+    await checkoutStarted(page);
     expect(await page.getByTestId("team-athlete-count").textContent()).toBe("6");
     expect(await page.getByTestId("registration-total").textContent()).toBe("$1,194.00");
     await fillCard(page, "4242 4242 4242 4242");
@@ -250,7 +251,7 @@ describe("team registration in Chromium", () => {
       }
       await page.getByRole("button", { name: "Register Team - $995.00" }).click();
       await page.waitForURL(/option=team$/, { timeout: 15_000 });
-      await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+      await checkoutStarted(page);
       expect(await seriousA11yViolations(page), `checkout ${viewport.width}`).toEqual([]);
       await context.close();
     });

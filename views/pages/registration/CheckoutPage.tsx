@@ -18,7 +18,10 @@ function CheckoutSteps({ step }: { step: number }) {
   );
 }
 
-/** /stripe-checkout: laid out without the site header and footer. */
+/**
+ * /stripe-checkout: laid out without the site header and footer. The card panel's code (React, Stripe Elements) loads
+ * at the first hover, focus or touch anywhere on the page, scrolling included (JavaScript budget).
+ */
 function CheckoutShell({ step, children }: { step: number; children: ReactNode }) {
   return (
     <div className="section checkout-page">
@@ -105,7 +108,7 @@ export function CheckoutPay({ details, panel }: { details: CheckoutDetails; pane
           <div><dt>Place held until</dt><dd>{details.reservedUntil}</dd></div>
         </dl>
       </section>
-      <Widget name="CheckoutPayment" props={panel} />
+      <Widget name="CheckoutPayment" load="interaction" trigger=".checkout-page" props={panel} />
     </CheckoutShell>
   );
 }
@@ -143,7 +146,7 @@ export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetai
           {details.athletes.map((a, i) => <li key={i}>{`${a.name} `}<span className="muted">{`(${a.shirtSize})`}</span></li>)}
         </ol>
       </section>
-      <Widget name="CheckoutPayment" props={panel} />
+      <Widget name="CheckoutPayment" load="interaction" trigger=".checkout-page" props={panel} />
     </CheckoutShell>
   );
 }
