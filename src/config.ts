@@ -37,6 +37,7 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().default("Ironside Wrestling <no-reply@ironsidewrestling.com>"),
   MAIL_TO: z.string().default("team@ironsidewrestling.com"),
   SHIPPING_FLAT_RATE_CENTS: z.coerce.number().int().min(0).max(100_000).default(795),
+  SHIPS_STARTING_DATE: optional.pipe(z.iso.date({ error: "must be a date such as 2027-06-25" }).optional()),
   EVENTS_HERO_VIDEO_URL: optional,
   PAGE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
   /** Places one visitor (by session and by address) may hold unpaid at once, over every event. */
@@ -74,6 +75,8 @@ export interface Config {
   mail: { smtpUrl: string | undefined; dir: string; from: string; brandInbox: string };
   /** Standard shipping for shop orders at or under the free-shipping threshold, in cents. */
   shippingFlatRateCents: number;
+  /** SHIPS_STARTING_DATE: tees and caps ship from this day (YYYY-MM-DD); shown with its year until it has come. */
+  shipsStartingDate: string | null;
   /** How long a rendered page is kept for visitors without state (src/http/pageCache.ts); 0 turns it off. */
   pageCacheMs: number;
   registrationLimits: { maxHeldPlacesPerVisitor: number; maxTeamAthletes: number };
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     mail: { smtpUrl: e.SMTP_URL, dir: path.resolve(e.MAIL_DIR), from: e.MAIL_FROM, brandInbox: e.MAIL_TO },
     shippingFlatRateCents: e.SHIPPING_FLAT_RATE_CENTS,
+    shipsStartingDate: e.SHIPS_STARTING_DATE ?? null,
     pageCacheMs: e.PAGE_CACHE_MS,
     registrationLimits: { maxHeldPlacesPerVisitor: e.MAX_HELD_PLACES_PER_VISITOR, maxTeamAthletes: e.MAX_TEAM_ATHLETES },
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,

@@ -19,9 +19,11 @@ export interface Site {
   policyLinks: NavLink[];
   socials: { label: string; href: string }[];
   nutritionPartner: { name: string; href: string };
+  /** SHIPS_STARTING_DATE (YYYY-MM-DD): the day tees and caps start shipping, or null when they ship as everything else. */
+  shipsStarting: string | null;
 }
 
-export function buildSite(brandName: string): Site {
+export function buildSite(brandName: string, opts: { shipsStarting?: string | null } = {}): Site {
   return {
     brandName,
     displayName: `${brandName} Wrestling`,
@@ -66,5 +68,6 @@ export function buildSite(brandName: string): Site {
       { label: "YouTube", href: "#" },
     ],
     nutritionPartner: { name: "Fuel Lab Nutrition", href: "https://www.fuellabnutrition.com/" },
+    shipsStarting: opts.shipsStarting ?? null,
   };
 }

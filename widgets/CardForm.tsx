@@ -7,7 +7,8 @@ import type { FormState } from "../src/http/forms.ts";
 import { CheckoutForm, validateCheckout } from "../src/cart/schemas.ts";
 import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../src/orders/rules.ts";
 import { CART_TEXT } from "../src/cart/messages.ts";
-import { CART_UPDATED_EVENT } from "../src/cart/badge.ts";
+import { checkoutFigures } from "../src/cart/rules.ts";
+import { CART_UPDATED_EVENT, latestAnnouncedCart } from "../src/cart/badge.ts";
 import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
@@ -65,6 +66,9 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   const [addressReady, setAddressReady] = useState(() => knownAddress(form.values) !== null);
 
   useEffect(() => {
+    // The cart may have changed on this page before this form started (it loads at the first touch).
+    const latest = latestAnnouncedCart<CartState>();
+    if (latest) setCart(latest);
     const onCart = (e: Event) => setCart((e as CustomEvent<CartState>).detail);
     window.addEventListener(CART_UPDATED_EVENT, onCart);
     return () => window.removeEventListener(CART_UPDATED_EVENT, onCart);
@@ -76,8 +80,9 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
 
   if (cart.cartItems.length === 0) return null;
   const subtotalCents = parsePriceCents(cart.subtotal);
-  const shipping = addressReady ? shippingCents(subtotalCents, shippingFlatRateCents) : null;
-  const total = formatPrice(subtotalCents + (shipping ?? 0));
+  const figures = checkoutFigures(subtotalCents, addressReady ? shippingCents(subtotalCents, shippingFlatRateCents) : null);
+  const shipping = figures.shippingCents;
+  const total = formatPrice(figures.totalCents);
   const blocked = cart.cartItems.find((i) => i.problemMessage)?.problemMessage ?? null;
 
   function fail(message: string) {
@@ -167,7 +172,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
     <section className="card cart-summary" aria-labelledby="order-summary-heading">
       <h2 id="order-summary-heading">Order Summary</h2>
       <dl className="summary-rows">
-        <div><dt>Subtotal</dt><dd data-testid="subtotal">{total}</dd></div>
+        <div><dt>Subtotal</dt><dd data-testid="subtotal">{formatPrice(figures.subtotalCents)}</dd></div>
         <div>
           <dt>Shipping</dt>
           <dd data-testid="shipping">{shipping === null ? CART_TEXT.shippingNote : shipping === 0 ? SHIPPING_TEXT.free : formatPrice(shipping)}</dd>
@@ -201,7 +206,8 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
           </fieldset>
           <fieldset>
             <legend>Card Details</legend>
-            {!enhanced ? <p className="notice-inline">{CART_TEXT.needsJavaScript}</p> : null}
+            {/* Hidden once the page's script runs (html.js): the card field comes at the first touch of the cart. */}
+            {!enhanced ? <p className="notice-inline needs-js">{CART_TEXT.needsJavaScript}</p> : null}
             {stripeState === "unavailable" ? (
               <p className="notice-inline" role="alert">{CART_TEXT.providerCannotLoad.title}. {CART_TEXT.providerCannotLoad.description}</p>
             ) : null}

@@ -38,6 +38,8 @@ export interface ProductPickerProps {
   imageIndex: number;
   /** The Size picker fallback's value (shirts without a size option). */
   fallbackSize: string | null;
+  /** 'Ships starting June 25, 2027' while that day is ahead (shipsStartingNote), else null. */
+  shipsLater: string | null;
   csrfToken: string;
 }
 
@@ -68,7 +70,7 @@ function stockText(variant: Variant | null): { text: string; tone: "in" | "low" 
 /** Plain left click without modifier keys: the widget handles it; anything else follows the link. */
 const isPlainClick = (e: MouseEvent) => e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
 
-export default function ProductPicker({ product, selection: initial, imageIndex, fallbackSize: initialSize, csrfToken }: ProductPickerProps) {
+export default function ProductPicker({ product, selection: initial, imageIndex, fallbackSize: initialSize, shipsLater, csrfToken }: ProductPickerProps) {
   const [variant, setVariant] = useState<Variant | null>(() => resolveVariant(product, initial));
   const [image, setImage] = useState(imageIndex);
   const [size, setSize] = useState<string | null>(initialSize);
@@ -288,7 +290,7 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
 
         <ul className="product-notes">
           <li>{FREE_SHIPPING_NOTE}</li>
-          <li>{`Shipping: ${shippingNote(product)}`}</li>
+          <li>{`Shipping: ${shippingNote(product, shipsLater)}`}</li>
           {showsAirDryNote(product) ? <li>{AIR_DRY_NOTE}</li> : null}
         </ul>
       </div>

@@ -4,13 +4,14 @@
  * with JavaScript, 'Proceed to Payment' holds the place and obtains the payment in place, step 2 takes the
  * card, and a confirmed payment moves on to the confirmation page.
  */
-import { useId, useMemo, useRef, useState, type FormEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
+import { withScreenValues } from "./formDom.ts";
 import { validate, type FieldErrors } from "../src/http/forms.ts";
 import type { EventDay, EventPackage } from "../src/events/types.ts";
 import { formatPrice } from "../src/money.ts";
-import { GENDERS, SHIRT_SIZES, coversEveryDay, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../src/registrations/rules.ts";
+import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../src/registrations/rules.ts";
 import { Field, FormErrors } from "../views/components/Form.tsx";
 import type { DiscountView } from "./DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../src/discounts/rules.ts";
@@ -91,6 +92,15 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
   const [live, setLive] = useState(Object.keys(props.errors).length > 0);
   const formRef = useRef<HTMLFormElement>(null);
   const uid = useId();
+  // Until the widget runs (and always without JavaScript) every day box stays enabled: the package is only known
+  // to the server at submit, which checks the day count. Once running, a full package ticks and locks them all.
+  const [running, setRunning] = useState(false);
+  useEffect(() => {
+    setRunning(true);
+    // Text typed or autofilled before the widget started is kept, not wiped by the first render.
+    const screen = withScreenValues(props.values, formRef.current);
+    if (screen !== props.values) setValues(screen);
+  }, []);
 
   const check = (next: Record<string, string>) => {
     const r = validate(schema, next);
@@ -108,7 +118,10 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
     e.preventDefault();
     if (busy) return;
     setLive(true);
-    const found = check(values);
+    // A pasted or autofilled value may be on the screen without having reached the state.
+    const current = withScreenValues(props.values, formRef.current);
+    if (current !== props.values) setValues(current);
+    const found = check(current);
     if (Object.keys(found).length > 0) {
       setErrors(found);
       requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>("[aria-invalid='true']")?.focus());
@@ -117,7 +130,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
     setErrors({});
     setBusy(true);
     try {
-      const { formSessionId, registrationType, ...registrationData } = values;
+      const { formSessionId, registrationType, ...registrationData } = current;
       const res = await apiFetch<{ clientSecret?: string | null; amount?: number; registrationId?: string; optionLabel?: string; alreadyPaid?: boolean; isFreeRegistration?: boolean; discount?: DiscountView | null }>(
         `/api/events/${props.eventId}/create-payment-intent`,
         { method: "POST", json: { option: registrationType || DEFAULT_PACKAGE, formSessionId, registrationData: { ...registrationData, registrationType: registrationType || DEFAULT_PACKAGE, eventId: props.eventId } } },
@@ -131,6 +144,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         reference: res.registrationId ?? "",
         eventTitle: props.eventTitle,
         optionLabel: res.optionLabel ?? "",
+        days: attendedDayLabels({ packages: props.packages, days: props.days }, current),
         amountCents: Math.round(Number(res.amount ?? 0) * 100),
         clientSecret: res.clientSecret ?? null,
         discount: res.discount ?? null,
@@ -150,7 +164,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
   };
 
   const chosen = findPackage({ packages: props.packages, days: props.days }, values.registrationType || DEFAULT_PACKAGE);
-  const allDays = chosen ? coversEveryDay(chosen, { packages: props.packages, days: props.days }) : false;
+  const allDays = running && chosen ? coversEveryDay(chosen, { packages: props.packages, days: props.days }) : false;
   const field = (name: string) => ({ name, value: values[name] ?? "", error: errors[name], onChange: (v: string) => set(name, v), disabled: false });
   const invalid = (name: string) => (errors[name] ? { "aria-invalid": true as const, "aria-describedby": `${uid}-${name}-error` } : {});
   const error = (name: string) => (errors[name] ? <p className="field-error" id={`${uid}-${name}-error`}>{errors[name]}</p> : null);
@@ -179,9 +193,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
       {props.days.length > 0 ? (
         <fieldset className="card registration-section" {...(errors.days ? { "aria-describedby": `${uid}-days-error` } : {})}>
           <legend>Select Days</legend>
-          <p className="field-hint">
-            {allDays ? "Your package includes every day." : chosen ? `Choose ${chosen.dayCount} ${chosen.dayCount === 1 ? "day" : "days"} for your package.` : "Choose your days."}
-          </p>
+          <p className="field-hint">{dayChoiceHint({ packages: props.packages, days: props.days }, running ? chosen : undefined)}</p>
           <div className="check-grid">
             {props.days.map((d, i) => {
               const name = dayField(i);

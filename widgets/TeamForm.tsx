@@ -4,7 +4,7 @@
  * with the same form, one row more or less); hydrated, it adds and removes rows in place, checks every rule with
  * the server's own schema, holds the team through POST /api/team-registration and goes on to the checkout.
  */
-import { useEffect, useId, useRef, useState, type FormEvent, type MouseEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { validate, type FieldErrors } from "../src/http/forms.ts";
@@ -18,8 +18,10 @@ import {
   blankAthlete,
   countAthletes,
   teamErrorTitle,
-  teamRegistrationSchema,
+  TEAM_AGE,
+  teamSchemaFor,
   teamTotalCents,
+  type AgeLimits,
   type AthleteField,
   type AthleteRow,
   type CoachValues,
@@ -38,6 +40,8 @@ export interface TeamFormProps {
   errors: FieldErrors;
   /** A code the coach's held team already has (Back from the checkout): the summary takes it off. */
   discount: { code: string; type: DiscountType; value: number } | null;
+  /** The event's athlete ages (event.ageLimits); 10 to 19 when not given. */
+  ageLimits?: AgeLimits;
 }
 
 const ATHLETE_INPUTS: { name: AthleteField; label: string; type?: "email" | "tel" | "number"; autoComplete?: string }[] = [
@@ -72,6 +76,8 @@ export default function TeamForm(props: TeamFormProps) {
   const formRef = useRef<HTMLFormElement>(null);
   const uid = useId();
   useEffect(() => setEnhanced(true), []);
+  const ages = props.ageLimits ?? TEAM_AGE;
+  const schema = useMemo(() => teamSchemaFor(ages), [ages.min, ages.max]);
 
   const { complete } = countAthletes(values.athletes);
   const listCents = teamTotalCents(complete, props.teamPriceCents);
@@ -79,7 +85,7 @@ export default function TeamForm(props: TeamFormProps) {
   const totalCents = off ? off.finalCents : listCents;
 
   const check = (next: TeamFormValues): FieldErrors => {
-    const r = validate(teamRegistrationSchema, next);
+    const r = validate(schema, next);
     return r.ok ? {} : r.errors;
   };
   const update = (next: TeamFormValues) => {
@@ -108,7 +114,7 @@ export default function TeamForm(props: TeamFormProps) {
     e.preventDefault();
     if (sending.current) return;
     setLive(true);
-    const result = validate(teamRegistrationSchema, values);
+    const result = validate(schema, values);
     if (!result.ok) {
       setErrors(result.errors);
       showToast({ title: teamErrorTitle(result.message), description: result.message, variant: "destructive" });
@@ -170,6 +176,8 @@ export default function TeamForm(props: TeamFormProps) {
       {/* Enter in a field registers the team (the first submit button of a form is its default). */}
       <button type="submit" name="intent" value="register" className="visually-hidden" tabIndex={-1} aria-hidden="true" disabled={busy}>Register Team</button>
       <input type="hidden" name="formSessionId" value={values.formSessionId} />
+      {/* The total this page shows on its button: the server refuses a register post that would charge another. */}
+      <input type="hidden" name="shownTotalCents" value={String(totalCents)} />
       <FormErrors errors={errors} />
 
       <fieldset className="card registration-section" aria-describedby={errors.coachInfo ? `${fieldId("coachInfo")}-error` : undefined}>
@@ -189,7 +197,7 @@ export default function TeamForm(props: TeamFormProps) {
         {errorText("athletes")}
         <div className="team-athletes">
           {rows.map((row, i) => (
-            <AthleteFieldset key={i} index={i} row={row} busy={busy} canRemove={rows.length > 1} errors={errors}
+            <AthleteFieldset key={i} index={i} row={row} busy={busy} canRemove={rows.length > 1} errors={errors} ages={ages}
               onChange={setAthlete} onRemove={removeAthlete} />
           ))}
         </div>
@@ -227,6 +235,7 @@ function AthleteFieldset(props: {
   busy: boolean;
   canRemove: boolean;
   errors: FieldErrors;
+  ages: AgeLimits;
   onChange: (i: number, name: AthleteField, v: string) => void;
   onRemove: (e: MouseEvent<HTMLButtonElement>, i: number) => void;
 }) {
@@ -238,7 +247,7 @@ function AthleteFieldset(props: {
       <div className="field-grid">
         {ATHLETE_INPUTS.map((f) => (
           <Field key={f.name} name={`athletes.${i}.${f.name}`} label={f.label} type={f.type} required autoComplete="off"
-            {...(f.type === "number" ? { min: 5, max: 19 } : {})} value={row[f.name]} error={props.errors[`athletes.${i}.${f.name}`]}
+            {...(f.type === "number" ? { min: props.ages.min, max: props.ages.max } : {})} value={row[f.name]} error={props.errors[`athletes.${i}.${f.name}`]}
             onChange={(v) => props.onChange(i, f.name, v)} disabled={props.busy} />
         ))}
         <Field name={`athletes.${i}.shirtSize`} label="Shirt Size" required options={SHIRT_SIZES} placeholder="Select size" value={row.shirtSize}

@@ -10,6 +10,9 @@ import { widgetLoaders, type WidgetName } from "./loaders.ts";
 // JIT off should any zod code that has one reach the browser, without shipping zod's core in this script.
 (globalThis as { __zod_globalConfig?: { jitless?: boolean } }).__zod_globalConfig = { jitless: true };
 
+// Notes meant for visitors without JavaScript (`.needs-js`) are hidden from here on (views/styles/site.css).
+document.documentElement.classList.add("js");
+
 function readProps(id: string): Record<string, unknown> {
   const el = document.getElementById(`${id}-props`);
   return el?.textContent ? (JSON.parse(el.textContent) as Record<string, unknown>) : {};
@@ -60,10 +63,14 @@ function onInteraction(el: HTMLElement): void {
   document.addEventListener(
     "click",
     (e) => {
-      const trigger = isTrigger(e.target);
-      if (!(trigger instanceof HTMLElement) || el.dataset.hydrated) return;
+      const target = e.target;
+      if (!(target instanceof HTMLElement) || el.dataset.hydrated || !isTrigger(target)) return;
+      // A click inside another widget is that widget's to replay (two widgets may share a trigger area).
+      const owner = target.closest("[data-widget]");
+      if (owner && owner !== el) return;
       e.preventDefault();
-      void start(el).then(() => trigger.click());
+      // Replayed on what was clicked (a button, a box, a link), once the widget listens.
+      void start(el).then(() => target.click());
     },
     true,
   );

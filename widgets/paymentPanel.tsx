@@ -18,6 +18,8 @@ export interface PaymentStep {
   eventTitle: string;
   /** 'Full Event', or the package ('2 Days', 'Single Day'...). */
   optionLabel: string;
+  /** The days attended, as labelled ('Saturday, June 5'): every day of a full package, else the chosen ones. */
+  days?: string[];
   amountCents: number;
   /** null when a discount made the registration free: there is no PaymentIntent. */
   clientSecret: string | null;
@@ -151,11 +153,20 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
       <section className="card registration-section" aria-labelledby="registration-summary-heading">
         <h2 id="registration-summary-heading">Order Summary</h2>
         <dl className="summary-rows">
-          <div><dt>Event</dt><dd>{payment.eventTitle}</dd></div>
-          <div><dt>Registration</dt><dd data-testid="registration-option">{payment.optionLabel}</dd></div>
-          <div><dt>Amount</dt><dd>{formatPrice(payment.discount?.listCents ?? payment.amountCents)}</dd></div>
+          {/* On /stripe-checkout the page itself names the event, the option and the days. */}
+          {from === "checkout" ? null : (
+            <>
+              <div><dt>Event</dt><dd>{payment.eventTitle}</dd></div>
+              <div><dt>Registration</dt><dd data-testid="registration-option">{payment.optionLabel}</dd></div>
+              {payment.days && payment.days.length > 0 ? <div><dt>Days</dt><dd data-testid="registration-days">{payment.days.join(", ")}</dd></div> : null}
+            </>
+          )}
+          {/* The amount before a discount, only when there is one: otherwise the total is the one amount. */}
           {payment.discount ? (
-            <div><dt>{`Discount (${payment.discount.code})`}</dt><dd data-testid="registration-discount">{`-${formatPrice(payment.discount.offCents)}`}</dd></div>
+            <>
+              <div><dt>Amount</dt><dd>{formatPrice(payment.discount.listCents)}</dd></div>
+              <div><dt>{`Discount (${payment.discount.code})`}</dt><dd data-testid="registration-discount">{`-${formatPrice(payment.discount.offCents)}`}</dd></div>
+            </>
           ) : null}
           <div className="summary-total"><dt>Total</dt><dd data-testid="registration-total">{total}</dd></div>
         </dl>
@@ -170,7 +181,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         <form className="card registration-section" onSubmit={pay} aria-label="Card payment" noValidate>
           <fieldset disabled={busy}>
             <legend>Card Details</legend>
-            {!enhanced ? <p className="notice-inline">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
+            {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
             {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
             {stripeState === "ready" ? (
               <>

@@ -4,12 +4,13 @@
  * shared schema on the first submit, then on every change; the fields are disabled while sending; the JSON
  * answer's fieldErrors (400) land on their fields, anything else shows the failure toast.
  */
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import type * as z from "zod/mini";
 import { validate, type FieldErrors, type FormValues, type FormWidgetProps } from "../src/http/forms.ts";
 import { errorFor } from "../views/components/Form.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast, type ToastMessage } from "./toast.ts";
+import { withScreenValues } from "./formDom.ts";
 
 export type SendStatus = "idle" | "submitting" | "sent";
 
@@ -19,6 +20,11 @@ export function useJsonForm(opts: { schema: z.core.$ZodType; endpoint: string; i
   const [validateOnChange, setValidateOnChange] = useState(Object.keys(opts.initial.errors).length > 0);
   const [status, setStatus] = useState<SendStatus>(opts.initial.sent ? "sent" : "idle");
   const formRef = useRef<HTMLFormElement>(null);
+
+  // Text typed, pasted or autofilled before the widget started is kept, not wiped by the first render.
+  useEffect(() => {
+    setValues((v) => withScreenValues(v, formRef.current));
+  }, []);
 
   const check = (next: FormValues): FieldErrors => {
     const result = validate(opts.schema, next);
@@ -39,7 +45,10 @@ export function useJsonForm(opts: { schema: z.core.$ZodType; endpoint: string; i
     event.preventDefault();
     if (status === "submitting") return;
     setValidateOnChange(true);
-    const result = validate(opts.schema, values);
+    // A pasted or autofilled value may be on the screen without having reached the state.
+    const current = withScreenValues(values, formRef.current ?? event.currentTarget);
+    if (current !== values) setValues(current);
+    const result = validate(opts.schema, current);
     if (!result.ok) {
       setErrors(result.errors);
       focusFirstInvalid();

@@ -20,8 +20,16 @@ export function updateCartBadges(count: number): void {
 /** The event sent after a cart change (the card form listens); detail is the server's cart answer. */
 export const CART_UPDATED_EVENT = "cart:updated";
 
+let lastAnnounced: unknown = null;
+
+/** The last cart a widget announced on this page, for a widget that starts later (its props are older). */
+export function latestAnnouncedCart<T>(): T | null {
+  return lastAnnounced as T | null;
+}
+
 /** Browser: every widget that changes the cart reports the server's answer here: badges, then listeners. */
 export function announceCartChange(cart: { itemCount: number }): void {
+  lastAnnounced = cart;
   updateCartBadges(cart.itemCount);
   window.dispatchEvent(new CustomEvent(CART_UPDATED_EVENT, { detail: cart }));
 }

@@ -172,3 +172,14 @@ export function variantText(line: { variantTitle: string; selectedSize: string |
   ];
   return [...rest, ...labelled].join(" · ");
 }
+
+/** The checkout summary's figures: the items, shipping on its own (null until the address is known), their sum. */
+export interface CheckoutFigures {
+  subtotalCents: number;
+  shippingCents: number | null;
+  totalCents: number;
+}
+
+export function checkoutFigures(subtotalCents: number, shippingCents: number | null): CheckoutFigures {
+  return { subtotalCents, shippingCents, totalCents: subtotalCents + (shippingCents ?? 0) };
+}

@@ -13,6 +13,7 @@ import {
   productPath,
   resolveVariant,
   selectionFromQuery,
+  shipsStartingNote,
   shortDescription,
   stripTags,
   variantImageIndex,
@@ -58,7 +59,7 @@ function first(value: unknown): string | undefined {
 }
 
 /** What the product page's widget starts from: the variant chosen in the query string, its picture, the fallback size. */
-export function pickerState(product: Product, query: Record<string, unknown>, csrfToken: string): ProductPickerProps {
+export function pickerState(product: Product, query: Record<string, unknown>, csrfToken: string, shipsLater: string | null): ProductPickerProps {
   const selection = selectionFromQuery(product, query);
   const variant = resolveVariant(product, selection);
   const requestedImage = Number.parseInt(first(query.image) ?? "", 10);
@@ -73,6 +74,7 @@ export function pickerState(product: Product, query: Record<string, unknown>, cs
     selection,
     imageIndex,
     fallbackSize: size && sizes.includes(size) ? size : null,
+    shipsLater,
     csrfToken,
   };
 }
@@ -112,7 +114,7 @@ export function shopRoutes({ catalogue, site, logger, justPaidOrder }: Deps): Ro
     const products = result.unavailable ? [] : filterRetail(result.value, site.brandName);
     // After a payment the spec sends the browser here with ?success=true; the panel shows what the server recorded.
     const paidOrder = req.query.success === "true" ? await justPaidOrder(req) : undefined;
-    renderPage(req, res, <ShopPage brandName={site.brandName} products={products} unavailable={result.unavailable} paidOrder={paidOrder} />, {
+    renderPage(req, res, <ShopPage brandName={site.brandName} products={products} unavailable={result.unavailable} shipsLater={shipsStartingNote(site.shipsStarting, new Date())} paidOrder={paidOrder} />, {
       title: "Shop",
       description: `Shop ${site.displayName} heavyweight tees and caps: premium wrestling apparel, shipped fast.`,
       sameForStatelessVisitors: true,
@@ -133,7 +135,7 @@ export function shopRoutes({ catalogue, site, logger, justPaidOrder }: Deps): Ro
       return;
     }
     const ctx = res.locals.page as PageContext;
-    const picker = pickerState(product, req.query as Record<string, unknown>, ctx.csrfToken);
+    const picker = pickerState(product, req.query as Record<string, unknown>, ctx.csrfToken, shipsStartingNote(site.shipsStarting, new Date()));
     const origin = siteOrigin(req, ctx.publicUrl);
     const variant = resolveVariant(product, picker.selection);
     renderPage(req, res, <ProductPage picker={picker} />, {

@@ -5,6 +5,7 @@
 import type { OptionSelection, Product, ProductImage, Variant } from "./types.ts";
 import type { CartItem } from "../cart/rules.ts";
 import { centsToDollars, formatPrice, isPrice, parsePriceCents } from "../money.ts";
+import { realSavingCents } from "../events/rules.ts";
 
 /** Retail list and product reads are cached this long (the spec's 300000 ms). */
 export const CATALOGUE_CACHE_MS = 300_000;
@@ -14,7 +15,8 @@ export const DESCRIPTION_PREVIEW_LENGTH = 100;
 export const EVENT_PRODUCT_TYPE = "Event Registration";
 export const EVENT_TAG = "event";
 
-export const SHIPS_LATER_NOTE = "Ships starting June 25th";
+/** The brand ships from Birmingham, AL: "today" for shipping dates is the warehouse's day. */
+export const WAREHOUSE_TIME_ZONE = "America/Chicago";
 export const STANDARD_SHIPPING_NOTE = "2-3 business days";
 export const AIR_DRY_NOTE = "Air dry recommended: keeps the heavyweight cotton true to size.";
 export const CONTACT_FOR_PRICING = "Contact for pricing";
@@ -33,12 +35,11 @@ export function variantPriceCents(variant: Variant): number {
   return parsePriceCents(variant.price);
 }
 
-/** compare-at minus price when the compare-at price is higher, else 0. */
+/** compare-at minus price when that is a real saving (REAL_SAVING: $2.00 and 5% at least), else 0. */
 export function savingsCents(variant: Variant): number {
   if (variant.compare_at_price === null || variant.compare_at_price === undefined || variant.compare_at_price === "") return 0;
   if (!isPrice(variant.compare_at_price)) return 0;
-  const diff = parsePriceCents(variant.compare_at_price) - parsePriceCents(variant.price);
-  return diff > 0 ? diff : 0;
+  return realSavingCents(parsePriceCents(variant.compare_at_price), parsePriceCents(variant.price));
 }
 
 // ---------- variants ----------
@@ -143,9 +144,21 @@ export function fallbackSizes(product: Product): readonly string[] {
   return isShirtLike(product) && !hasSizeOption(product) ? DEFAULT_SIZES : [];
 }
 
-/** Caps and shirts ship from June 25th; everything else ships in 2-3 business days. */
-export function shippingNote(product: Product): string {
-  return isShirtLike(product) || isCapLike(product) ? SHIPS_LATER_NOTE : STANDARD_SHIPPING_NOTE;
+/**
+ * 'Ships starting June 25, 2027' (always with its year) while that day is still ahead in the warehouse's time zone;
+ * null once it has come, or when no date is configured: then tees and caps ship like everything else.
+ */
+export function shipsStartingNote(date: string | null, now: Date): string | null {
+  if (!date) return null;
+  const today = now.toLocaleDateString("en-CA", { timeZone: WAREHOUSE_TIME_ZONE });
+  if (today >= date) return null;
+  const day = new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { month: "long", day: "numeric", year: "numeric", timeZone: "UTC" });
+  return `Ships starting ${day}`;
+}
+
+/** Caps and shirts carry the ships-starting note while there is one; everything else ships in 2-3 business days. */
+export function shippingNote(product: Product, shipsLater: string | null): string {
+  return shipsLater && (isShirtLike(product) || isCapLike(product)) ? shipsLater : STANDARD_SHIPPING_NOTE;
 }
 
 export function showsAirDryNote(product: Product): boolean {

@@ -11,7 +11,7 @@ import {
   type EventSummary,
   type PackageCode,
 } from "./types.ts";
-import { headlinePriceCents, registrationClosingTime } from "./rules.ts";
+import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOfDayIn } from "./rules.ts";
 import { eventCaches } from "./cache.ts";
 
 /**
@@ -77,6 +77,7 @@ async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
     const eventPackages = (packages.get(id) ?? []).filter((p): p is EventPackage => p !== null);
     const fullPriceCents = headlinePriceCents(eventPackages);
     const startDate = calendarDate(r.start_date);
+    const timeZone = str(r.time_zone) || DEFAULT_TIME_ZONE;
     return {
       id,
       title: str(r.title),
@@ -91,8 +92,10 @@ async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
       cardOverlay: r.card_overlay ? str(r.card_overlay) : null,
       capacity: num(r.capacity),
       ageGroup: str(r.age_group),
+      ageLimits: { min: num(r.min_age ?? 10), max: num(r.max_age ?? 19) },
+      timeZone,
       listed: toBool(r.listed),
-      registrationClosesAt: registrationClosingTime(toDate(r.registration_closes_at), startDate),
+      registrationClosesAt: registrationClosingTime(toDate(r.registration_closes_at), startOfDayIn(isoDay(startDate), timeZone)),
       fullPriceCents,
       regularPriceCents: fullPriceCents,
       teamPriceCents: num(r.team_price_cents),

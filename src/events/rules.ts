@@ -21,15 +21,27 @@ export function headlinePriceCents(packages: EventPackage[]): number {
   return packages.reduce((max, p) => Math.max(max, p.priceCents), 0);
 }
 
-/** What the promo saves against the struck-through price; null when there is no promotion. */
-export function savingsCents(event: Pick<EventSummary, "originalPriceCents" | "fullPriceCents">): number | null {
-  if (event.originalPriceCents === null || event.originalPriceCents <= event.fullPriceCents) return null;
-  return event.originalPriceCents - event.fullPriceCents;
+/**
+ * A saving worth a 'Save' line: at least $2.00 and at least 5% of the regular price. Below that ('Save $1.00' on a
+ * $200 camp) it reads as noise, so no line is shown and the price stands alone.
+ */
+export const REAL_SAVING = { minCents: 200, minShare: 0.05 } as const;
+
+/** regular minus price when that is a real saving (REAL_SAVING), else 0. */
+export function realSavingCents(regularCents: number, priceCents: number): number {
+  const saving = regularCents - priceCents;
+  return saving >= REAL_SAVING.minCents && saving >= regularCents * REAL_SAVING.minShare ? saving : 0;
 }
 
-/** Team savings per athlete: regular price minus team price, never negative. */
+/** What the promo saves against the struck-through price; null when there is no promotion or no real saving. */
+export function savingsCents(event: Pick<EventSummary, "originalPriceCents" | "fullPriceCents">): number | null {
+  if (event.originalPriceCents === null) return null;
+  return realSavingCents(event.originalPriceCents, event.fullPriceCents) || null;
+}
+
+/** Team savings per athlete: regular price minus team price when that is a real saving, else 0. */
 export function teamSavingsCents(event: Pick<EventSummary, "regularPriceCents" | "teamPriceCents">): number {
-  return Math.max(0, event.regularPriceCents - event.teamPriceCents);
+  return realSavingCents(event.regularPriceCents, event.teamPriceCents);
 }
 
 
@@ -56,6 +68,48 @@ export function seasonYear(events: Pick<EventSummary, "startDate">[], now: Date)
   const starts = events.map((e) => e.startDate.getTime()).sort((a, b) => a - b);
   const next = starts.find((t) => t > now.getTime()) ?? starts[starts.length - 1]!;
   return new Date(next).getUTCFullYear();
+}
+
+/** The brand's own zone (Birmingham, AL), for an event without one. */
+export const DEFAULT_TIME_ZONE = "America/Chicago";
+
+/** The zone's offset from UTC at an instant, in minutes (America/Chicago in June: -300). */
+function zoneOffsetMinutes(at: Date, timeZone: string): number {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  const asUtc = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+}
+
+/** Midnight at the start of a calendar day (YYYY-MM-DD) in a time zone, as an instant. */
+export function startOfDayIn(day: string, timeZone: string): Date {
+  const utcMidnight = new Date(`${day}T00:00:00Z`);
+  const guess = new Date(utcMidnight.getTime() - zoneOffsetMinutes(utcMidnight, timeZone) * 60_000);
+  // Once more at the guess, in case the offset changes between the two instants (a daylight-saving switch).
+  return new Date(utcMidnight.getTime() - zoneOffsetMinutes(guess, timeZone) * 60_000);
+}
+
+/** 'June 4, 2027 at 11:59 PM CDT': a date and time in the event's zone, with the year and the zone named. */
+export function formatEventDateTime(at: Date, timeZone: string): string {
+  return at.toLocaleString("en-US", { timeZone, month: "long", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" });
+}
+
+/** '3:45 PM CST' (a hold's end, today): a time in the event's zone, with the zone named. */
+export function formatEventTime(at: Date, timeZone: string): string {
+  return at.toLocaleTimeString("en-US", { timeZone, hour: "numeric", minute: "2-digit", timeZoneName: "short" });
+}
+
+/** The zone's short name on the event's first day ('CDT', 'PDT'), for its daily hours. */
+export function zoneName(at: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(at).find((p) => p.type === "timeZoneName")?.value ?? timeZone;
+}
+
+/** The event's daily hours with its zone: '9:00 AM - 4:00 PM CDT'. */
+export function eventHoursText(event: Pick<EventSummary, "time" | "startDate" | "timeZone">): string {
+  return event.time ? `${event.time} ${zoneName(new Date(event.startDate.getTime() + 12 * 3_600_000), event.timeZone)}` : "";
 }
 
 /** Whether an athlete can register now: closed after the closing time, sold out when no place is left. */

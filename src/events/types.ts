@@ -48,6 +48,10 @@ export interface EventSummary {
   cardOverlay: string | null;
   capacity: number;
   ageGroup: string;
+  /** The athletes' ages the event takes (the team form checks them): 10 to 19 for 'Ages 10+ through high school'. */
+  ageLimits: { min: number; max: number };
+  /** The venue's IANA time zone: closing and hold times are shown in it, with the zone named. */
+  timeZone: string;
   listed: boolean;
   /** When registration closes: `registration_closes_at`, defaulting to (and never after) the start. */
   registrationClosesAt: Date;

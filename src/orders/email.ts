@@ -4,7 +4,14 @@ import type { Order } from "./repository.ts";
 import { formatPrice } from "../money.ts";
 import { addressLines, shippingLabel } from "./rules.ts";
 import { variantText } from "../cart/rules.ts";
+import { shipsStartingNote } from "../catalogue/rules.ts";
 import { RETURNS, SHIPPING, supportHoursText } from "../messages/policies.ts";
+
+/** When the order leaves: caps and tees wait for the configured day while it is ahead (with its year). */
+function shippingTimes(shipsLater: string | null): string {
+  const standard = `${SHIPPING.standardBusinessDays.min}-${SHIPPING.standardBusinessDays.max} business days`;
+  return shipsLater ? `Caps and tees: ${shipsLater.charAt(0).toLowerCase()}${shipsLater.slice(1)}; other items ship in ${standard}.` : `Your order ships in ${standard}.`;
+}
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
@@ -34,7 +41,7 @@ export function orderConfirmationEmail(site: Site, order: Order, statusUrl: stri
     ...(address.length > 0 ? ["Shipping to:", ...address, ""] : []),
     `Your order's status: ${statusUrl}`,
     "",
-    `Caps and tees ship starting June 25th; other items ship in ${SHIPPING.standardBusinessDays.min}-${SHIPPING.standardBusinessDays.max} business days. ` +
+    `${shippingTimes(shipsStartingNote(site.shipsStarting, order.paidAt ?? new Date()))} ` +
       `Returns are accepted within ${RETURNS.days} days (unworn, unwashed, in the original packaging).`,
     "",
     `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone} (${supportHoursText()}).`,

@@ -1,5 +1,6 @@
 import { Router } from "express";
 import type { Site } from "../site.ts";
+import { shipsStartingNote } from "../catalogue/rules.ts";
 import { renderPage } from "../http/render.tsx";
 import { PrivacyPolicyPage, ReturnsPolicyPage, ShippingPolicyPage, TermsPage } from "../../views/pages/policies/PolicyPages.tsx";
 
@@ -7,7 +8,7 @@ import { PrivacyPolicyPage, ReturnsPolicyPage, ShippingPolicyPage, TermsPage } f
 export function policyRoutes({ site, flatRateCents, brandInbox }: { site: Site; flatRateCents: number; brandInbox: string }): Router {
   const router = Router();
   router.get("/shipping", (req, res) =>
-    renderPage(req, res, <ShippingPolicyPage site={site} flatRateCents={flatRateCents} />, {
+    renderPage(req, res, <ShippingPolicyPage site={site} flatRateCents={flatRateCents} shipsLater={shipsStartingNote(site.shipsStarting, new Date())} />, {
       title: "Shipping Policy",
       description: "Free shipping on orders over $75, a flat rate otherwise; delivery times and where we ship.",
       sameForStatelessVisitors: true,

@@ -67,6 +67,31 @@ export function attendedDayIds(event: RegistrationEventFacts, pkg: EventPackage,
   return event.days.filter((d) => chosen.includes(d.id)).map((d) => d.id);
 }
 
+/**
+ * What the day boxes' hint says. With the package known (the widget running) it names that package's count; without
+ * it (the page as the server sends it, and so without JavaScript) it says what to tick for each package.
+ */
+export function dayChoiceHint(event: RegistrationEventFacts, chosen: EventPackage | undefined): string {
+  const count = (n: number) => `${n} ${n === 1 ? "day" : "days"}`;
+  if (chosen) return coversEveryDay(chosen, event) ? "Your package includes every day." : `Tick ${count(chosen.dayCount)} for your package.`;
+  const options = packageOptions(event);
+  const full = options.filter((p) => coversEveryDay(p, event)).map((p) => p.label);
+  const partial = options.filter((p) => !coversEveryDay(p, event)).map((p) => `${p.label}, tick ${count(p.dayCount)}`);
+  if (partial.length === 0) return "Your package includes every day.";
+  const fullText = full.length > 0 ? `${full.join(" and ")} ${full.length === 1 ? "includes" : "include"} every day (no need to tick any). ` : "";
+  return `${fullText}For ${partial.join("; for ")}.`;
+}
+
+/** The labels of the days a form's values attend ('Saturday, June 5'), in the event's order: for the payment step. */
+export function attendedDayLabels(event: RegistrationEventFacts, values: Record<string, unknown>): string[] {
+  const code = typeof values.registrationType === "string" && values.registrationType ? values.registrationType : DEFAULT_PACKAGE;
+  const pkg = findPackage(event, code);
+  if (!pkg) return [];
+  const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).map((d) => d.id);
+  const ids = attendedDayIds(event, pkg, chosen);
+  return event.days.filter((d) => ids.includes(d.id)).map((d) => d.label);
+}
+
 /** The form's day checkboxes are day1, day2, day3... in the event's day order (the spec's names). */
 export const dayField = (index: number) => `day${index + 1}`;
 

@@ -10,7 +10,12 @@ import { formSessionIdSchema, REGISTRATION_ERRORS, REGISTRATION_MESSAGES, SHIRT_
 export const TEAM_MINIMUM = 5;
 /** Our own ceiling: a roster bigger than this is a mistake or abuse (and would not fit one form post). */
 export const TEAM_MAXIMUM = 60;
-export const TEAM_AGE = { min: 5, max: 19 } as const;
+/** 'Ages 10+ through high school', as every page says; an event's own limits (events.min_age, max_age) replace it. */
+export const TEAM_AGE: AgeLimits = { min: 10, max: 19 };
+export interface AgeLimits {
+  min: number;
+  max: number;
+}
 /** The form starts with this many blank athlete rows. */
 export const TEAM_START_ROWS = 2;
 export const TEAM_PACKAGE = { code: "team", label: "Team Registration" } as const;
@@ -36,8 +41,13 @@ export const TEAM_TEXT = {
   processing: "Processing...",
   button: (totalCents: number) => `Register Team - ${formatPrice(totalCents)}`,
   // Ours:
-  age: `Age must be a whole number from ${TEAM_AGE.min} to ${TEAM_AGE.max}`,
+  age: (limits: AgeLimits) =>
+    limits.min === TEAM_AGE.min && limits.max === TEAM_AGE.max
+      ? `Athletes must be ${limits.min} to ${limits.max} years old (ages 10+ through high school): enter the age in whole years`
+      : `Athletes must be ${limits.min} to ${limits.max} years old for this event: enter the age in whole years`,
   shirtSize: "Please choose one of the listed sizes",
+  totalChanged: (athletes: number, totalCents: number) =>
+    `Your team now has ${athletes} complete ${athletes === 1 ? "athlete" : "athletes"}, so the total is ${formatPrice(totalCents)}. Please check it and press Register Team again.`,
   tooMany: `A team can have at most ${TEAM_MAXIMUM} athletes. Please register the rest as a second team.`,
   notEnoughPlaces: (left: number, team: number) =>
     left === 0
@@ -161,9 +171,10 @@ export function teamErrorTitle(message: string): string {
 /**
  * The team form's one schema. Issues come in the spec's order (coach fields, coach e-mail, team size, each
  * athlete's e-mail), so the first message is the one the spec shows; every field's own message comes too.
- * The form session id is checked by the routes (the widget has one from the server).
+ * The form session id is checked by the routes (the widget has one from the server). Ages are checked against the
+ * event's limits (`teamSchemaFor(event.ageLimits)`); `teamRegistrationSchema` is the one for 10 to 19.
  */
-export const teamRegistrationSchema = z.pipe(
+export const teamSchemaFor = (ages: AgeLimits) => z.pipe(
   z.pipe(z.unknown(), z.transform((input) => teamFormValues(input))).check(z.superRefine((v, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
     // Unreadable or hostile text first: such a value is refused whatever else the form holds.
@@ -195,7 +206,7 @@ export const teamRegistrationSchema = z.pipe(
       const last = row.lastName.trim();
       if (!emailOk(row.email.trim())) issue(["athletes", i, "email"], TEAM_TEXT.athleteEmail(first, last));
       const age = row.age.trim();
-      if (!/^\d{1,2}$/.test(age) || Number(age) < TEAM_AGE.min || Number(age) > TEAM_AGE.max) issue(["athletes", i, "age"], TEAM_TEXT.age);
+      if (!/^\d{1,2}$/.test(age) || Number(age) < ages.min || Number(age) > ages.max) issue(["athletes", i, "age"], TEAM_TEXT.age(ages));
       if (!(SHIRT_SIZES as readonly string[]).includes(row.shirtSize.trim())) issue(["athletes", i, "shirtSize"], TEAM_TEXT.shirtSize);
       const limits: [AthleteField, number][] = [["firstName", MAX.name], ["lastName", MAX.name], ["email", MAX.email], ["parentName", MAX.parent], ["parentPhoneNumber", MAX.phone]];
       for (const [f, max] of limits) if (row[f].trim().length > max) issue(["athletes", i, f], REGISTRATION_ERRORS.tooLong(max));
@@ -225,6 +236,19 @@ export const teamRegistrationSchema = z.pipe(
     }),
   ),
 );
+
+export const teamRegistrationSchema = teamSchemaFor(TEAM_AGE);
+
+/**
+ * Without JavaScript the button's total is the one of the last page the server rendered, while the coach may have
+ * completed more rows since. The form posts that shown total (`shownTotalCents`); a register post whose total
+ * differs is answered with the form again and `TEAM_TEXT.totalChanged`, so the charge is always the amount the
+ * coach pressed. A post without the field (the JSON call) has nothing to compare.
+ */
+export function shownTotalMatches(shown: unknown, totalCents: number): boolean {
+  if (shown === undefined) return true;
+  return typeof shown === "string" && /^\d{1,9}$/.test(shown) && Number(shown) === totalCents;
+}
 
 export const teamFormSessionId = formSessionIdSchema;
 

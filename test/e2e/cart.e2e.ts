@@ -2,6 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 
+/** The cart's widgets load at the first hover, focus or touch of the cart: hover it and wait for both. */
+async function cartStarted(page: Page): Promise<void> {
+  await page.locator(".cart-layout").hover({ position: { x: 5, y: 5 } });
+  await page.locator('[data-widget="CartStepper"][data-hydrated="true"]').waitFor();
+  await page.locator('[data-widget="CardForm"][data-hydrated="true"]').waitFor();
+}
+
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -12,6 +19,7 @@ afterAll(async () => {
 
 async function addFromProductPage(page: Page, query: string) {
   await page.goto(`/shop/heavyweight-tee?${query}`);
+  await page.locator('[data-widget="ProductPicker"] h1').hover();
   await page.locator('[data-widget="ProductPicker"][data-hydrated="true"]').waitFor();
   const added = page.waitForResponse((r) => r.url().endsWith("/api/cart/add") && r.status() === 200);
   await page.getByRole("button", { name: "Add to Cart" }).click();
@@ -26,7 +34,7 @@ async function addCapFromShop(page: Page) {
 }
 
 async function fillCheckout(page: Page, card: string) {
-  await page.locator('[data-widget="CardForm"][data-hydrated="true"]').waitFor();
+  await cartStarted(page);
   await page.getByLabel("First Name").fill("Jordan");
   await page.getByLabel("Last Name").fill("Burroughs");
   await page.getByLabel("Email").fill("jordan.e2e@example.com");
@@ -52,7 +60,7 @@ describe("cart and card checkout in Chromium", () => {
     await addFromProductPage(page, "Size=L&Color=Black");
 
     await page.goto("/cart");
-    await page.locator('[data-widget="CartStepper"][data-hydrated="true"]').waitFor();
+    await cartStarted(page);
     const lines = page.locator(".cart-line");
     expect(await lines.count()).toBe(3);
     expect(await page.getByTestId("subtotal").textContent()).toBe("$92.00");
@@ -110,13 +118,56 @@ describe("cart and card checkout in Chromium", () => {
     await context.close();
   });
 
+  it("one $32 tee with an address: Subtotal $32.00, Shipping $7.95, Total $39.95 at every moment, and a $39.95 charge", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await addFromProductPage(page, "Size=XL&Color=Black");
+    await page.goto("/cart");
+    const summary = async () => [await page.getByTestId("subtotal").textContent(), await page.getByTestId("shipping").textContent(), await page.getByTestId("total").textContent()];
+    await cartStarted(page);
+    expect(await summary()).toEqual(["$32.00", "Calculated at checkout", "$32.00"]);
+    await fillCheckout(page, "4242 4242 4242 4242");
+    expect(await summary()).toEqual(["$32.00", "$7.95", "$39.95"]);
+    await page.getByRole("button", { name: "Pay $39.95" }).click();
+    await page.waitForURL("**/shop?success=true", { timeout: 15_000 });
+    const db = e2eDb();
+    try {
+      const order = await db("orders").where({ customer_email: "jordan.e2e@example.com", status: "paid", total_cents: 3995 }).first();
+      expect(order).toMatchObject({ shipping_cents: 795, total_cents: 3995 });
+    } finally {
+      await db.destroy();
+    }
+    await context.close();
+  });
+
+  it("loads no widget code with the page; a tap on plus before the code arrives is replayed once, and the summary follows", async () => {
+    const { page, context, problems } = await newVisit(browser, { viewport: MOBILE });
+    await addCapFromShop(page);
+    const scripts: string[] = [];
+    page.on("request", (r) => r.resourceType() === "script" && !r.url().includes("stripe") && scripts.push(new URL(r.url()).pathname));
+    await page.goto("/cart", { waitUntil: "networkidle" });
+    const { entries } = (await (await page.request.get("/build/manifest.json")).json()) as { entries: Record<string, { url: string; imports: string[] }> };
+    const boot = [entries["boot.js"]!.url, ...entries["boot.js"]!.imports];
+    expect(scripts.filter((u) => !boot.includes(u))).toEqual([]);
+    expect(await page.getByText("Card payment needs JavaScript").isVisible()).toBe(false);
+    await page.locator(".cart-line").getByRole("button", { name: /Increase quantity/ }).click();
+    await expect_(() => page.locator(".cart-line .cart-qty").innerText(), /2/);
+    await cartStarted(page);
+    await expect_(() => page.getByTestId("subtotal").innerText(), /\$56\.00/);
+    expect(await page.locator(".cart-line .cart-qty").innerText()).toContain("2");
+    expect((await (await context.request.get("/api/cart")).json()).itemCount).toBe(2);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it("a declined card shows 'Payment Failed' with the provider's message and leaves the cart intact", async () => {
     const { page, context } = await newVisit(browser);
     await addCapFromShop(page);
     await page.goto("/cart");
     await fillCheckout(page, "4000 0000 0000 0002");
-    // A $28 cap pays the flat rate: $7.95 by default.
+    // A $28 cap pays the flat rate: $7.95 by default, on its own line.
+    expect(await page.getByTestId("subtotal").textContent()).toBe("$28.00");
     expect(await page.getByTestId("shipping").textContent()).toBe("$7.95");
+    expect(await page.getByTestId("total").textContent()).toBe("$35.95");
     await page.getByRole("button", { name: "Pay $35.95" }).click();
     await page.locator(".payment-error").waitFor();
     expect(await page.locator(".payment-error").innerText()).toContain("Your card was declined.");
@@ -132,7 +183,7 @@ describe("cart and card checkout in Chromium", () => {
     const { page, context } = await newVisit(browser, { viewport: MOBILE });
     await addCapFromShop(page);
     await page.goto("/cart");
-    await page.locator('[data-widget="CartStepper"][data-hydrated="true"]').waitFor();
+    await cartStarted(page);
     // the minus button at quantity 1 is labelled as removing
     await page.getByRole("button", { name: "Remove Ironside Snapback Cap", exact: true }).click();
     await page.getByText("Your cart is empty").first().waitFor();
@@ -180,7 +231,7 @@ describe("cart and card checkout in Chromium", () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     await addCapFromShop(page);
     await page.goto("/cart");
-    await page.locator('[data-widget="CardForm"][data-hydrated="true"]').waitFor();
+    await cartStarted(page);
     expect(await seriousA11yViolations(page)).toEqual([]);
     // With the form's errors shown (the same fields and messages as without JavaScript), at 1280 and 375 px.
     await page.getByRole("button", { name: /^Pay / }).click();

@@ -10,7 +10,11 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const hydrated = (page: Page) => page.waitForSelector('[data-widget="ContactForm"][data-hydrated="true"]', { state: "attached" });
+/** The form's code loads at the first hover, focus or touch: focus its first field and wait for it. */
+async function hydrated(page: Page) {
+  await page.getByRole("form", { name: "Send us a message" }).getByLabel("Name").focus();
+  await page.waitForSelector('[data-widget="ContactForm"][data-hydrated="true"]', { state: "attached" });
+}
 const mailContaining = (needle: string) => sentMails().some((m) => m.includes(needle));
 
 async function fill(page: Page, values: { name: string; email: string; subject: string; message: string }) {
@@ -70,6 +74,26 @@ describe("contact page in Chromium", () => {
     } finally {
       await db.destroy();
     }
+  });
+
+  it("loads no form code with the page; text typed and a click on Send before it starts are kept and answered", async () => {
+    const { page, context, problems } = await newVisit(browser, { viewport: MOBILE });
+    const scripts: string[] = [];
+    page.on("request", (r) => r.resourceType() === "script" && scripts.push(new URL(r.url()).pathname));
+    await page.goto("/contact", { waitUntil: "networkidle" });
+    const { entries } = (await (await page.request.get("/build/manifest.json")).json()) as { entries: Record<string, { url: string; imports: string[] }> };
+    const boot = [entries["boot.js"]!.url, ...entries["boot.js"]!.imports];
+    expect(scripts.filter((u) => !boot.includes(u))).toEqual([]);
+    expect(await page.locator('[data-widget="ContactForm"]').getAttribute("data-hydrated")).toBeNull();
+    // Keys typed straight away (the code is still on its way) stay in the field; the click is replayed once it runs.
+    const form = page.getByRole("form", { name: "Send us a message" });
+    await form.getByLabel("Name").pressSequentially("J", { delay: 0 });
+    await form.getByRole("button", { name: "Send Message" }).click();
+    await form.locator(".field-error").first().waitFor();
+    expect(await form.getByLabel("Name").inputValue()).toBe("J");
+    expect(await form.locator(".field-error").allTextContents()).toContain("Name must be at least 2 characters");
+    expect(problems).toEqual([]);
+    await context.close();
   });
 
   it("shows the spec's error toast and re-enables the form when sending fails", async () => {

@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 import { runDiscountCommand } from "../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
-import { fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
+import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -137,7 +137,7 @@ describe("discount codes in Chromium", () => {
       await page.getByRole("button", { name: "Complete FREE Registration" }).waitFor();
       expect(await seriousA11yViolations(page), "step 2 free").toEqual([]);
       await page.goto("/stripe-checkout?eventId=4");
-      await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+      await checkoutStarted(page);
       expect(await page.getByRole("button", { name: "Applied" }).count()).toBe(1);
       expect(await seriousA11yViolations(page), "checkout free").toEqual([]);
       await page.getByRole("button", { name: "Complete FREE Registration" }).click();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
-import { fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
+import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -40,6 +40,7 @@ describe("individual registration in Chromium", () => {
     await page.getByRole("heading", { name: "Order Summary" }).waitFor();
     expect(await page.getByTestId("registration-total").textContent()).toBe("$238.00");
     expect(await page.getByTestId("registration-option").textContent()).toBe("2 Days");
+    expect(await page.getByTestId("registration-days").textContent()).toBe("Saturday, June 5, Monday, June 7");
     expect(await page.locator('[aria-current="step"]').innerText()).toContain("Payment");
     expect(page.url()).not.toContain("secret");
 
@@ -115,6 +116,66 @@ describe("individual registration in Chromium", () => {
     await context.close();
   });
 
+  it("/stripe-checkout carries the brand and says each fact once", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/register/2");
+    await hydrated(page);
+    await page.getByLabel(/^1 Day/).check();
+    await page.getByLabel("Sunday, June 6").check();
+    await fillStep1(page, "facts.once@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+    await page.goto("/stripe-checkout?eventId=2&eventName=National%20Champ%20Camp");
+    await checkoutStarted(page);
+    expect(await page.getByRole("link", { name: "Ironside Wrestling home" }).count()).toBe(1);
+    const main = (await page.locator("main").innerText()).replace(/\s+/g, " ");
+    const count = (s: string) => main.split(s).length - 1;
+    expect(count("National Champ Camp")).toBe(1);
+    expect(count("Sunday, June 6")).toBe(1);
+    expect(count("Jordan Reyes")).toBe(1);
+    // The amount once in the summary; the button says what it pays.
+    expect(await page.locator("main dl").getByText("$119.00").count()).toBe(1);
+    await context.close();
+  });
+
+  it("takes a 1-day package without JavaScript on the first submit: every day box enabled, the hint says what to tick", async () => {
+    const { page, context } = await newVisit(browser, { javaScript: false, viewport: MOBILE });
+    await page.goto("/register/2");
+    const days = page.getByRole("group", { name: "Select Days" });
+    expect(await days.locator(".field-hint").textContent()).toMatch(/includes every day \(no need to tick any\)\. For 2 Days, tick 2 days; for 1 Day, tick 1 day\./);
+    for (const box of await days.getByRole("checkbox").all()) {
+      expect(await box.isEnabled()).toBe(true);
+      expect(await box.isChecked()).toBe(false);
+    }
+    // Two days for a 1-day package: the server's rule, the spec's message, nothing held.
+    await page.getByLabel(/^1 Day/).check();
+    await days.getByLabel("Sunday, June 6").check();
+    await days.getByLabel("Monday, June 7").check();
+    await fillStep1(page, "oneday.nojs@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.waitForURL("**/register/2");
+    expect(await page.locator("body").innerText()).toContain("You must select exactly 1 day to match your chosen package");
+    const db = e2eDb();
+    try {
+      expect(await db("registrations").where({ contact_email: "oneday.nojs@example.com" }).count({ n: "*" }).first()).toMatchObject({ n: 0 });
+      // One day ticked: the first submit of a fresh form reaches payment.
+      await page.goto("/register/2");
+      await page.getByLabel(/^1 Day/).check();
+      await page.getByRole("group", { name: "Select Days" }).getByLabel("Sunday, June 6").check();
+      await fillStep1(page, "oneday.nojs@example.com");
+      await page.getByRole("button", { name: "Proceed to Payment" }).click();
+      await page.waitForURL("**/register/2?step=payment");
+      expect(await page.getByTestId("registration-option").textContent()).toBe("1 Day");
+      const registration = await db("registrations").where({ contact_email: "oneday.nojs@example.com" }).first();
+      expect(registration).toMatchObject({ status: "pending_payment", package_code: "1day" });
+      const chosen = await db("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", registration.id).pluck("d.day_date");
+      expect(chosen.map((d: unknown) => new Date(typeof d === "number" ? d : Number(d)).toISOString().slice(0, 10))).toEqual(["2027-06-06"]);
+    } finally {
+      await db.destroy();
+    }
+    await context.close();
+  });
+
   for (const viewport of [MOBILE, DESKTOP]) {
     it(`has no serious accessibility violations on each step and the checkout page at ${viewport.width} px`, async () => {
       const { page, context } = await newVisit(browser, { viewport });
@@ -130,7 +191,7 @@ describe("individual registration in Chromium", () => {
       expect(await seriousA11yViolations(page), `step 2 ${viewport.width}`).toEqual([]);
       // The same held registration on the checkout page, which takes the card just as well.
       await page.goto("/stripe-checkout?eventId=3&eventName=Texas%20Recruiting%20Clinic");
-      await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+      await checkoutStarted(page);
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Complete Your Registration");
       expect(await page.locator(".site-header").count()).toBe(0);
       expect(await seriousA11yViolations(page), `checkout ${viewport.width}`).toEqual([]);

@@ -52,8 +52,12 @@ describe("reference data", () => {
     expect(byId.get(3)!.days.map((d) => d.date)).toEqual(["2027-06-12", "2027-06-13"]);
     expect(byId.get(2)!.startDate.toISOString()).toBe("2027-06-05T00:00:00.000Z");
     expect(byId.get(2)!.endDate.toISOString()).toBe("2027-06-07T00:00:00.000Z");
-    // Registration closes when the event starts unless an operator sets an earlier time.
-    expect(byId.get(1)!.registrationClosesAt.toISOString()).toBe("2027-06-19T00:00:00.000Z");
+    // Registration closes when the event starts (its first day's midnight where it is held) unless an operator sets
+    // an earlier time; each seeded event has its city's zone and the age limits of 'Ages 10+ through high school'.
+    expect(byId.get(1)!.registrationClosesAt.toISOString()).toBe("2027-06-19T05:00:00.000Z");
+    expect(byId.get(2)!.registrationClosesAt.toISOString()).toBe("2027-06-05T07:00:00.000Z");
+    expect([1, 2, 3, 4].map((id) => byId.get(id)!.timeZone)).toEqual(["America/Chicago", "America/Los_Angeles", "America/Chicago", "America/Chicago"]);
+    expect(byId.get(1)!.ageLimits).toEqual({ min: 10, max: 19 });
     expect(byId.get(3)!.collegeLogos).toHaveLength(5);
   });
 
@@ -216,7 +220,7 @@ describe("GET /api/events/:id", () => {
       capacity: 200,
       placesLeft: 200,
       registrationStatus: "open",
-      registrationClosesAt: "2027-06-05T00:00:00.000Z",
+      registrationClosesAt: "2027-06-05T07:00:00.000Z",
     });
     expect(typeof res.body.shortDescription).toBe("string");
     expect(res.body.description.length).toBeGreaterThan(100);
@@ -293,6 +297,11 @@ describe("an operator edits the database", () => {
       const open = await request(t.app).get("/events/3");
       expect(open.text).toContain('href="/register/3">Secure Registration</a>');
       expect(textOf(open.text)).toContain("Registration Closes");
+      // In the event's own zone (Arlington, TX), with the year and the zone named.
+      const closes = new Date(Date.now() + 86_400_000).toLocaleString("en-US", { timeZone: "America/Chicago", month: "long", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" });
+      expect(textOf(open.text)).toContain(closes);
+      expect(textOf(open.text)).toMatch(/9:00 AM - 3:00 PM C[DS]T/);
+      expect(textOf(open.text)).not.toContain("UTC");
     } finally {
       await t.db("events").where("id", 3).update({
         date_text: "June 12-13, 2027",
@@ -305,7 +314,8 @@ describe("an operator edits the database", () => {
   });
 
   it("closes an event that has started by itself, whatever its closing column says", async () => {
-    const started = new Date(Date.now() - 3_600_000);
+    // A day ago: its first day began hours ago wherever it is held.
+    const started = new Date(Date.now() - 86_400_000);
     await t.db("events").where("id", 1).update({ start_date: started, registration_closes_at: new Date(Date.now() + 86_400_000) });
     try {
       const res = await request(t.app).get("/events/1").expect(200);

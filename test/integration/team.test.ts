@@ -92,6 +92,16 @@ describe("team registration pages", () => {
     expect(detail.text).toContain('href="/team-register/2"');
   });
 
+  it("announces a team saving only when it is a real one: event 4's $1.00 is not, event 2's $100.00 is", async () => {
+    for (const path of ["/team-register/4", "/events/4"]) {
+      const text = textOf((await request(t.app).get(path).expect(200)).text);
+      expect(text, path).not.toMatch(/Save \$1\.00/i);
+      expect(text, path).toContain("$199.00");
+    }
+    expect(textOf((await request(t.app).get("/team-register/2").expect(200)).text)).toContain("Save $100.00 per athlete");
+    expect(textOf((await request(t.app).get("/events/2").expect(200)).text)).toContain("Save $100.00 per athlete");
+  });
+
   it("says a closed event is closed, and an event with fewer than 5 places left has no room for a team", async () => {
     await t.db("events").where({ id: 1 }).update({ registration_closes_at: new Date(Date.now() - 1000) });
     try {
@@ -144,9 +154,10 @@ describe("the section 5 team rules, word for word, on the JSON call", () => {
     expect(b).toMatchObject({ title: "Registration Error", error: "Please enter a valid email address for Sam Ortiz." });
     expect(b.fieldErrors["athletes.4.email"]).toBe("Please enter a valid email address for Sam Ortiz.");
 
-    for (const age of [4, 20, 12.5, "ten"]) {
+    // 'Ages 10+ through high school': 10 to 19, as every page says.
+    for (const age of [6, 9, 20, 12.5, "ten"]) {
       b = await refused({ athletes: [...team(4), athlete(5, { age })] });
-      expect(b.fieldErrors["athletes.4.age"], String(age)).toBe("Age must be a whole number from 5 to 19");
+      expect(b.fieldErrors["athletes.4.age"], String(age)).toBe("Athletes must be 10 to 19 years old (ages 10+ through high school): enter the age in whole years");
     }
     b = await refused({ athletes: team(61) });
     expect(b.error).toBe("A team can have at most 60 athletes. Please register the rest as a second team.");

@@ -34,3 +34,9 @@ export async function fillCard(page: Page, card: string, zip: string): Promise<v
   await page.getByLabel("Security code (CVC)").fill("123");
   await page.getByLabel("ZIP code").fill(zip);
 }
+
+/** /stripe-checkout's card panel loads at the first hover, focus or touch of the page: hover its heading and wait for it. */
+export async function checkoutStarted(page: Page): Promise<void> {
+  await page.locator(".checkout-page h1").first().hover();
+  await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+}

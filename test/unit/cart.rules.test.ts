@@ -3,6 +3,7 @@ import fc from "fast-check";
 import {
   acceptPrice,
   addItem,
+  checkoutFigures,
   clearCart,
   itemCount,
   lineProblem,
@@ -151,5 +152,15 @@ describe("variantText", () => {
     expect(variantText({ variantTitle: "Black", selectedSize: "M", selectedColor: null })).toBe("Black · Size: M");
     expect(variantText({ variantTitle: "Default Title", selectedSize: null, selectedColor: null })).toBe("");
     expect(variantText({ variantTitle: "One Size", selectedSize: null, selectedColor: null })).toBe("One Size");
+  });
+});
+
+describe("checkoutFigures", () => {
+  it("keeps the subtotal to the items, shipping on its own line and the total their sum", () => {
+    expect(checkoutFigures(3200, 795)).toEqual({ subtotalCents: 3200, shippingCents: 795, totalCents: 3995 });
+    expect(checkoutFigures(12400, 0)).toEqual({ subtotalCents: 12400, shippingCents: 0, totalCents: 12400 });
+  });
+  it("leaves shipping unknown (and out of the total) until the address is complete", () => {
+    expect(checkoutFigures(3200, null)).toEqual({ subtotalCents: 3200, shippingCents: null, totalCents: 3200 });
   });
 });

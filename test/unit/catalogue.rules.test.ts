@@ -21,6 +21,7 @@ import {
   savingsCents,
   selectionFromQuery,
   shippingNote,
+  shipsStartingNote,
   shortDescription,
   showsAirDryNote,
   stripTags,
@@ -192,6 +193,7 @@ describe("savings", () => {
     expect(savingsCents(variant({ price: "32.00", compare_at_price: "38.00" }))).toBe(600);
     expect(savingsCents(variant({ price: "$28.00", compare_at_price: "$32.00" }))).toBe(400);
     expect(savingsCents(variant({ price: "32.00", compare_at_price: "32.00" }))).toBe(0);
+    expect(savingsCents(variant({ price: "31.00", compare_at_price: "32.00" }))).toBe(0);
     expect(savingsCents(variant({ price: "32.00", compare_at_price: "20.00" }))).toBe(0);
     expect(savingsCents(variant({ compare_at_price: null }))).toBe(0);
   });
@@ -257,11 +259,13 @@ describe("kinds, sizes and shipping notes", () => {
   });
 
   it("ships caps and shirts from June 25th, everything else in 2-3 business days", () => {
-    expect(shippingNote(tee)).toBe("Ships starting June 25th");
-    expect(shippingNote(cap)).toBe("Ships starting June 25th");
-    expect(shippingNote(product({ title: "Bucket Hat" }))).toBe("Ships starting June 25th");
-    expect(shippingNote(bag)).toBe("2-3 business days");
-    expect(shippingNote(product({ title: "Summer Camp" }))).toBe("2-3 business days");
+    const later = "Ships starting June 25, 2027";
+    expect(shippingNote(tee, later)).toBe(later);
+    expect(shippingNote(cap, later)).toBe(later);
+    expect(shippingNote(product({ title: "Bucket Hat" }), later)).toBe(later);
+    expect(shippingNote(bag, later)).toBe("2-3 business days");
+    expect(shippingNote(tee, null)).toBe("2-3 business days");
+    expect(shippingNote(product({ title: "Summer Camp" }), later)).toBe("2-3 business days");
   });
 
   it("gives shirts, not caps, the air-dry note", () => {
@@ -325,5 +329,18 @@ describe("adding to the cart", () => {
   it("says quantity, title and variant when added", () => {
     expect(addedDescription(tee, tee.variants[1]!, 3)).toBe("3 × Ironside Heavyweight Tee (M / Black) added to cart!");
     expect(addedDescription(product(), variant(), 1)).toBe("1 × Thing added to cart!");
+  });
+});
+
+describe("shipsStartingNote", () => {
+  it("carries the configured day with its year while it is ahead in the warehouse's time zone", () => {
+    expect(shipsStartingNote("2027-06-25", new Date("2026-11-24T12:00:00Z"))).toBe("Ships starting June 25, 2027");
+    // 11 pm in Birmingham on June 24 is already June 25 in UTC: still ahead there.
+    expect(shipsStartingNote("2027-06-25", new Date("2027-06-25T04:00:00Z"))).toBe("Ships starting June 25, 2027");
+  });
+  it("disappears once the day has come, and without a configured day", () => {
+    expect(shipsStartingNote("2027-06-25", new Date("2027-06-25T06:00:00Z"))).toBeNull();
+    expect(shipsStartingNote("2026-06-25", new Date("2026-11-24T12:00:00Z"))).toBeNull();
+    expect(shipsStartingNote(null, new Date("2026-11-24T12:00:00Z"))).toBeNull();
   });
 });

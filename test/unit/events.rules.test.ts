@@ -6,8 +6,13 @@ import {
   parseEventId,
   registrationClosingTime,
   registrationStatus,
+  realSavingCents,
   savingsCents,
+  eventHoursText,
+  formatEventDateTime,
+  formatEventTime,
   seasonYear,
+  startOfDayIn,
   teamSavingsCents,
 } from "../../src/events/rules.ts";
 import { EVENT_PLACEHOLDER, pictureOr, withPictures } from "../../src/events/pictures.ts";
@@ -29,6 +34,8 @@ const champCamp: EventDetail = {
   cardOverlay: null,
   capacity: 200,
   ageGroup: "Ages 10+ through high school",
+  ageLimits: { min: 10, max: 19 },
+  timeZone: "America/Los_Angeles",
   listed: true,
   registrationClosesAt: new Date("2027-06-05T00:00:00Z"),
   fullPriceCents: 29900,
@@ -72,9 +79,14 @@ describe("prices", () => {
     expect(savingsCents({ originalPriceCents: 20000, fullPriceCents: 24900 })).toBeNull();
   });
 
-  it("counts team savings per athlete against the regular price", () => {
+  it("counts team savings per athlete against the regular price, only when they are a real saving ($2 and 5% at least)", () => {
     expect(teamSavingsCents(champCamp)).toBe(10000);
-    expect(teamSavingsCents({ regularPriceCents: 20000, teamPriceCents: 19900 })).toBe(100);
+    // Event 4 (regular 200, team 199): $1.00 is no saving to announce.
+    expect(teamSavingsCents({ regularPriceCents: 20000, teamPriceCents: 19900 })).toBe(0);
+    expect(teamSavingsCents({ regularPriceCents: 20000, teamPriceCents: 19000 })).toBe(1000);
+    expect(teamSavingsCents({ regularPriceCents: 20000, teamPriceCents: 19001 })).toBe(0);
+    expect(realSavingCents(3000, 2850)).toBe(0);
+    expect(realSavingCents(3000, 2800)).toBe(200);
     expect(teamSavingsCents({ regularPriceCents: 15000, teamPriceCents: 19900 })).toBe(0);
   });
 
@@ -187,5 +199,20 @@ describe("pictures", () => {
     expect(checked.image).toBe(EVENT_PLACEHOLDER);
     expect(checked.coaches[0]!.image).toBe("/images/events/coaches/coach-placeholder.svg");
     expect(checked.collegeLogos[0]!.image).toBe("/images/events/colleges/cimarron-tech.svg");
+  });
+});
+
+describe("times in the event's own zone", () => {
+  it("finds the start of a day in a zone, daylight saving time included", () => {
+    expect(startOfDayIn("2027-06-05", "America/Los_Angeles").toISOString()).toBe("2027-06-05T07:00:00.000Z");
+    expect(startOfDayIn("2027-06-19", "America/Chicago").toISOString()).toBe("2027-06-19T05:00:00.000Z");
+    expect(startOfDayIn("2026-12-01", "America/New_York").toISOString()).toBe("2026-12-01T05:00:00.000Z");
+    // The night the clocks go forward in Chicago (2027-03-14): midnight is still CST.
+    expect(startOfDayIn("2027-03-14", "America/Chicago").toISOString()).toBe("2027-03-14T06:00:00.000Z");
+  });
+  it("writes dates with their year and times with the zone named", () => {
+    expect(formatEventDateTime(new Date("2027-06-05T07:00:00Z"), "America/Los_Angeles")).toBe("June 5, 2027 at 12:00 AM PDT");
+    expect(formatEventTime(new Date("2026-11-24T21:45:00Z"), "America/Chicago")).toBe("3:45 PM CST");
+    expect(eventHoursText(champCamp)).toBe("9:00 AM - 4:00 PM PDT");
   });
 });

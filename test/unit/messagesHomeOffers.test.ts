@@ -5,7 +5,7 @@ import type { EventSummary } from "../../src/events/types.ts";
 function event(id: number, over: Partial<EventSummary>): EventSummary {
   return {
     id, title: `Event ${id}`, shortDescription: "", category: "Camp", dateText: `June ${id}, 2025`, startDate: new Date(), endDate: new Date(),
-    time: "", location: `City ${id}`, image: "", cardOverlay: null, capacity: 200, ageGroup: "", listed: true, registrationClosesAt: new Date(),
+    time: "", location: `City ${id}`, image: "", cardOverlay: null, capacity: 200, ageGroup: "", ageLimits: { min: 10, max: 19 }, timeZone: "America/Chicago", listed: true, registrationClosesAt: new Date(),
     fullPriceCents: 24900, regularPriceCents: 24900, teamPriceCents: 19900, originalPriceCents: null, packages: [], days: [], collegeLogos: [],
     ...over,
   };

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   REGISTRATION_MESSAGES,
+  attendedDayLabels,
+  dayChoiceHint,
   dayChoiceMessage,
   formValuesOf,
   packageOptions,
@@ -81,6 +83,26 @@ describe("day rules", () => {
     const r = validate(schema, { ...valid, registrationType: undefined });
     expect(r.ok && r.data.registrationType).toBe("full");
     expect(validate(schema, { ...valid, registrationType: "singleDay", day1: "on" })).toMatchObject({ ok: false, errors: { registrationType: "Please choose one of the registration options" } });
+  });
+});
+
+describe("the days a payment step lists", () => {
+  it("names every day of a full package and the ticked ones of the others, in the event's order", () => {
+    expect(attendedDayLabels(champCamp, { registrationType: "full" })).toEqual(["Saturday, June 5", "Sunday, June 6", "Monday, June 7"]);
+    expect(attendedDayLabels(champCamp, { registrationType: "2day", day3: "on", day1: "on" })).toEqual(["Saturday, June 5", "Monday, June 7"]);
+    expect(attendedDayLabels(champCamp, { registrationType: "nope" })).toEqual([]);
+  });
+});
+
+describe("the day boxes' hint", () => {
+  it("says what to tick for every package while the package is not known (the page as sent, without JavaScript)", () => {
+    expect(dayChoiceHint(champCamp, undefined)).toBe("Full Camp (3 Days) includes every day (no need to tick any). For 2 Days, tick 2 days; for 1 Day, tick 1 day.");
+    expect(dayChoiceHint(trainTour, undefined)).toBe("Full Tour (3 Days) includes every day (no need to tick any). For Single Day, tick 1 day.");
+  });
+  it("names the chosen package's count once it is known", () => {
+    expect(dayChoiceHint(champCamp, champCamp.packages[0])).toBe("Your package includes every day.");
+    expect(dayChoiceHint(champCamp, champCamp.packages[1])).toBe("Tick 2 days for your package.");
+    expect(dayChoiceHint(champCamp, champCamp.packages[2])).toBe("Tick 1 day for your package.");
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validate } from "../../src/http/forms.ts";
-import { countAthletes, teamErrorTitle, teamFormValues, teamRegistrationSchema, teamTotalCents, TEAM_TEXT } from "../../src/registrations/teamRules.ts";
+import { countAthletes, teamErrorTitle, teamFormValues, teamRegistrationSchema, shownTotalMatches, teamSchemaFor, teamTotalCents, TEAM_TEXT } from "../../src/registrations/teamRules.ts";
 
 const coach = { firstName: "Dana", lastName: "Brooks", email: "coach@example.com", phone: "2055550142", teamName: "" };
 const row = (i: number, over: Record<string, string> = {}) => ({
@@ -23,11 +23,29 @@ describe("team rules", () => {
     expect(TEAM_TEXT.minimum(4, 1)).toBe("You have 4 complete athletes. Need at least 5. 1 athletes have missing information.");
   });
 
-  it("accepts ages 5 to 19 as whole numbers only", () => {
-    for (const [age, ok] of [["5", true], ["19", true], ["4", false], ["20", false], ["7.0", false], ["-8", false], ["", true]] as const) {
+  it("accepts ages 10 to 19 ('Ages 10+ through high school') as whole numbers only, with a clear message", () => {
+    for (const [age, ok] of [["10", true], ["19", true], ["6", false], ["9", false], ["20", false], ["12.0", false], ["-12", false], ["", true]] as const) {
       const r = validate(teamRegistrationSchema, { coachInfo: coach, athletes: [...rows(5), row(9, { age })] });
       expect(r.ok, age).toBe(ok);
     }
+    const six = validate(teamRegistrationSchema, { coachInfo: coach, athletes: [...rows(5), row(9, { age: "6" })] });
+    expect(!six.ok && six.errors["athletes.5.age"]).toBe("Athletes must be 10 to 19 years old (ages 10+ through high school): enter the age in whole years");
+  });
+
+  it("compares the total a form showed with the one it would charge", () => {
+    expect(shownTotalMatches("99500", 99500)).toBe(true);
+    expect(shownTotalMatches(undefined, 99500)).toBe(true);
+    expect(shownTotalMatches("79600", 99500)).toBe(false);
+    for (const odd of ["", " 99500", "995.00", "-1", 99500, ["99500"]]) expect(shownTotalMatches(odd, 99500), String(odd)).toBe(false);
+    expect(TEAM_TEXT.totalChanged(5, 99500)).toBe("Your team now has 5 complete athletes, so the total is $995.00. Please check it and press Register Team again.");
+  });
+
+  it("takes an event's own age limits", () => {
+    const schema = teamSchemaFor({ min: 14, max: 18 });
+    const older = rows(5).map((r) => ({ ...r, age: "16" }));
+    expect(validate(schema, { coachInfo: coach, athletes: [...older, row(9, { age: "14" })] }).ok).toBe(true);
+    const twelve = validate(schema, { coachInfo: coach, athletes: [...older, row(9, { age: "12" })] });
+    expect(!twelve.ok && twelve.errors["athletes.5.age"]).toBe("Athletes must be 14 to 18 years old for this event: enter the age in whole years");
   });
 
   it("reads rows posted as an object with numeric keys (past 20 rows) in their order, and trims", () => {

@@ -3,6 +3,7 @@ import type { Site } from "../../src/site.ts";
 import { Header } from "./Header.tsx";
 import { Footer } from "./Footer.tsx";
 import { Toast, type ToastMessage } from "../components/Toast.tsx";
+import { BrandMark } from "./Icons.tsx";
 
 export interface ShellProps {
   site: Site;
@@ -24,7 +25,19 @@ export function Layout({ shell, children }: { shell: ShellProps; children: React
           Test mode: payments use Stripe's test cards and no real card is charged.
         </p>
       ) : null}
-      {shell.bare ? null : <Header site={shell.site} path={shell.path} cartCount={shell.cartCount} />}
+      {shell.bare ? (
+        // A page without the site's menu still says whose it is, and leads home.
+        <header className="bare-header">
+          <div className="container">
+            <a className="brand" href="/" aria-label={`${shell.site.displayName} home`}>
+              <BrandMark className="brand-mark" />
+              <span className="brand-name">{shell.site.brandName.toUpperCase()}</span>
+            </a>
+          </div>
+        </header>
+      ) : (
+        <Header site={shell.site} path={shell.path} cartCount={shell.cartCount} />
+      )}
       {shell.notices.length > 0 ? (
         <div className="notices" role="status">
           {shell.notices.map((n) => <p key={n} className="notice">{n}</p>)}

@@ -35,11 +35,14 @@ export function CartPage({ cart, csrfToken, publishableKey, form, notice, shippi
         ) : (
           <div className="cart-layout">
             <div className="cart-items-col">
-              <Widget name="CartStepper" props={{ cart, csrfToken }} />
+              {/* Both widgets load at the first hover, focus or touch of the cart (JavaScript budget); until then the buttons are forms. */}
+              <Widget name="CartStepper" load="interaction" trigger=".cart-layout" props={{ cart, csrfToken }} />
             </div>
             <aside className="cart-summary-col" aria-label="Order summary and checkout">
               <Widget
                 name="CardForm"
+                load="interaction"
+                trigger=".cart-layout"
                 props={{
                   publishableKey,
                   csrfToken,

@@ -1,5 +1,5 @@
 import type { EventDetail } from "../../../src/events/types.ts";
-import { REGISTRATION_STATUS_LABEL, teamSavingsCents, type RegistrationStatus } from "../../../src/events/rules.ts";
+import { REGISTRATION_STATUS_LABEL, eventHoursText, formatEventDateTime, teamSavingsCents, type RegistrationStatus } from "../../../src/events/rules.ts";
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, CheckIcon, ClockIcon, MapPinIcon, ShieldIcon, TagIcon, UsersIcon } from "../../components/events/EventIcons.tsx";
 import { formatPrice } from "../../../src/money.ts";
@@ -100,7 +100,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
       <div className="container event-layout">
         <ul className="event-facts" aria-label="Event essentials">
           <li><CalendarIcon /><span><strong>Date</strong>{event.dateText}</span></li>
-          <li><ClockIcon /><span><strong>Time</strong>{event.time}</span></li>
+          <li><ClockIcon /><span><strong>Time</strong>{eventHoursText(event)}</span></li>
           <li><MapPinIcon /><span><strong>Location</strong>{event.location}</span></li>
           <li><TagIcon /><span><strong>Price</strong>{formatPrice(event.fullPriceCents)}</span></li>
         </ul>
@@ -197,14 +197,14 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
               <div><dt>Capacity</dt><dd>{event.capacity} wrestlers</dd></div>
               <div><dt>Places Left</dt><dd>{status === "soldOut" ? "Sold out" : placesLeft}</dd></div>
               <div><dt>Dates</dt><dd>{event.dateText}</dd></div>
-              <div><dt>Time</dt><dd>{event.time}</dd></div>
+              <div><dt>Time</dt><dd>{eventHoursText(event)}</dd></div>
               <div><dt>Location</dt><dd>{event.location}</dd></div>
               {event.features.length > 0 ? (
                 <div><dt>Special Features</dt><dd>{event.features.slice(0, 3).join("; ")}</dd></div>
               ) : null}
               <div>
                 <dt>Registration Closes</dt>
-                <dd>{event.registrationClosesAt.toLocaleString("en-US", { dateStyle: "long", timeStyle: "short", timeZone: "UTC" })} UTC</dd>
+                <dd>{formatEventDateTime(event.registrationClosesAt, event.timeZone)}</dd>
               </div>
             </dl>
           </section>

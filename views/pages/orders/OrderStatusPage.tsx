@@ -1,4 +1,5 @@
 import type { Order } from "../../../src/orders/repository.ts";
+import { WAREHOUSE_TIME_ZONE } from "../../../src/catalogue/rules.ts";
 import { OrderLines } from "./OrderSummary.tsx";
 
 const STATUS_TEXT: Record<Order["status"], { title: string; body: string }> = {
@@ -13,7 +14,7 @@ const STATUS_TEXT: Record<Order["status"], { title: string; body: string }> = {
  */
 export function OrderStatusPage({ order, supportEmail }: { order: Order; supportEmail: string }) {
   const status = STATUS_TEXT[order.status];
-  const placed = order.createdAt.toLocaleDateString("en-US", { dateStyle: "long", timeZone: "UTC" });
+  const placed = order.createdAt.toLocaleDateString("en-US", { dateStyle: "long", timeZone: WAREHOUSE_TIME_ZONE });
   return (
     <section className="section">
       <div className="container prose">

@@ -37,7 +37,7 @@ function Contact({ site }: { site: Site }) {
   );
 }
 
-export function ShippingPolicyPage({ site, flatRateCents }: { site: Site; flatRateCents: number }) {
+export function ShippingPolicyPage({ site, flatRateCents, shipsLater }: { site: Site; flatRateCents: number; shipsLater: string | null }) {
   const s = SHIPPING;
   return (
     <PolicyPage eyebrow="Policies" title="Shipping" lead={`Where we ship, what it costs and how long it takes.`}>
@@ -51,7 +51,7 @@ export function ShippingPolicyPage({ site, flatRateCents }: { site: Site; flatRa
       <ul>
         <li>{`Free shipping orders arrive in ${s.freeDeliveryBusinessDays.min}-${s.freeDeliveryBusinessDays.max} business days.`}</li>
         <li>{`Standard shipping takes ${s.standardBusinessDays.min}-${s.standardBusinessDays.max} business days in ${s.standardRegion}.`}</li>
-        <li>Tees and caps marked 'Ships starting June 25th' leave our warehouse from that date; the rest of the order waits for them.</li>
+        {shipsLater ? <li>{`Tees and caps marked '${shipsLater}' leave our warehouse from that date; the rest of the order waits for them.`}</li> : null}
         <li>
           {`Custom team orders take ${CUSTOM_ORDERS.productionDays.min}-${CUSTOM_ORDERS.productionDays.max} days from approved design to ` +
             `finished gear, plus ${CUSTOM_ORDERS.shippingNote} to ship.`}

@@ -18,7 +18,10 @@ function CheckoutSteps({ step }: { step: number }) {
   );
 }
 
-/** /stripe-checkout: laid out without the site header and footer. */
+/**
+ * /stripe-checkout: laid out without the site header and footer. The card panel's code (React, Stripe Elements) loads
+ * at the first hover, focus or touch anywhere on the page, scrolling included (JavaScript budget).
+ */
 function CheckoutShell({ step, children }: { step: number; children: ReactNode }) {
   return (
     <div className="section checkout-page">
@@ -85,6 +88,10 @@ export interface CheckoutDetails {
   reservedUntil: string;
 }
 
+/**
+ * The individual checkout: the event and option once in the header, the registration's facts once in its details,
+ * the money once in the payment panel's summary (which leaves the event, option and days to the page).
+ */
 export function CheckoutPay({ details, panel }: { details: CheckoutDetails; panel: PaymentPanelProps }) {
   return (
     <CheckoutShell step={3}>
@@ -97,12 +104,11 @@ export function CheckoutPay({ details, panel }: { details: CheckoutDetails; pane
         <dl className="summary-rows">
           <div><dt>Athlete</dt><dd>{details.athleteName}</dd></div>
           <div><dt>Email</dt><dd>{details.email}</dd></div>
-          <div><dt>Days</dt><dd>{details.days.join(", ")}</dd></div>
-          <div><dt>Amount</dt><dd>{formatPrice(details.amountCents)}</dd></div>
+          <div><dt>Days</dt><dd data-testid="registration-days">{details.days.join(", ")}</dd></div>
           <div><dt>Place held until</dt><dd>{details.reservedUntil}</dd></div>
         </dl>
       </section>
-      <Widget name="CheckoutPayment" props={panel} />
+      <Widget name="CheckoutPayment" load="interaction" trigger=".checkout-page" props={panel} />
     </CheckoutShell>
   );
 }
@@ -134,14 +140,13 @@ export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetai
           <div><dt>Email</dt><dd>{details.email}</dd></div>
           <div><dt>Athletes</dt><dd data-testid="team-athlete-count">{details.athletes.length}</dd></div>
           <div><dt>Price per athlete</dt><dd>{formatPrice(details.pricePerAthleteCents)}</dd></div>
-          <div><dt>Amount</dt><dd>{formatPrice(details.amountCents)}</dd></div>
           <div><dt>Places held until</dt><dd>{details.reservedUntil}</dd></div>
         </dl>
         <ol className="team-roster">
           {details.athletes.map((a, i) => <li key={i}>{`${a.name} `}<span className="muted">{`(${a.shirtSize})`}</span></li>)}
         </ol>
       </section>
-      <Widget name="CheckoutPayment" props={panel} />
+      <Widget name="CheckoutPayment" load="interaction" trigger=".checkout-page" props={panel} />
     </CheckoutShell>
   );
 }

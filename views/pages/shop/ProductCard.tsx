@@ -8,7 +8,6 @@ import {
   isShirtLike,
   priceLabel,
   productPath,
-  SHIPS_LATER_NOTE,
   shortDescription,
 } from "../../../src/catalogue/rules.ts";
 import { parsePriceCents } from "../../../src/money.ts";
@@ -19,7 +18,7 @@ import { useImageUrl } from "../../layout/imageUrl.ts";
  * A retail card: picture, title, short description, price, shipping notes and an add-to-cart form (quantity 1).
  * The first card of the page has `priority`: its picture is the page's largest, loaded at once; the others wait.
  */
-export function ProductCard({ product, priority = false }: { product: Product; priority?: boolean }) {
+export function ProductCard({ product, shipsLater, priority = false }: { product: Product; shipsLater: string | null; priority?: boolean }) {
   const imageUrl = useImageUrl();
   const href = productPath(product);
   const image = imageSrc(product.images[0]);
@@ -61,9 +60,9 @@ export function ProductCard({ product, priority = false }: { product: Product; p
         </h3>
         <p className="product-card-description">{shortDescription(product.body_html)}</p>
         <p className="product-card-price price">{priceLabel(priceCents)}</p>
-        {isShirtLike(product) || isCapLike(product) ? (
+        {(shipsLater && (isShirtLike(product) || isCapLike(product))) || isShirtLike(product) ? (
           <ul className="product-card-notes">
-            <li>{SHIPS_LATER_NOTE}</li>
+            {shipsLater && (isShirtLike(product) || isCapLike(product)) ? <li>{shipsLater}</li> : null}
             {isShirtLike(product) ? <li>{AIR_DRY_NOTE}</li> : null}
           </ul>
         ) : null}

@@ -41,9 +41,10 @@ export function ProductPage({ picker }: { picker: ProductPickerProps }) {
         <p className="back-link">
           <a href="/shop">← Back to Shop</a>
         </p>
-        <Widget name="ProductPicker" props={{ ...picker, product }} />
+        {/* Options and pictures are links and Add to Cart a form; the picker's code loads at the first hover, focus or touch. */}
+        <Widget name="ProductPicker" load="interaction" props={{ ...picker, product }} />
       </div>
-      <InfoGrid shipping={shippingNote(picker.product)} />
+      <InfoGrid shipping={shippingNote(picker.product, picker.shipsLater)} />
     </>
   );
 }

@@ -9,6 +9,8 @@ export interface ShopPageProps {
   products: Product[];
   /** The catalogue did not answer: the empty state says so. */
   unavailable: boolean;
+  /** 'Ships starting June 25, 2027' for tees and caps while that day is ahead (shipsStartingNote), else null. */
+  shipsLater: string | null;
   /** The order this visitor has just paid (after the spec's redirect to /shop?success=true). */
   paidOrder?: Order | undefined;
 }
@@ -19,7 +21,7 @@ const FEATURES = [
   { Icon: ReturnIcon, title: "Easy Returns", text: "30-day returns on unworn, unwashed items in their original packaging." },
 ];
 
-export function ShopPage({ brandName, products, unavailable, paidOrder }: ShopPageProps) {
+export function ShopPage({ brandName, products, unavailable, shipsLater, paidOrder }: ShopPageProps) {
   return (
     <>
       {paidOrder ? <OrderConfirmation order={paidOrder} /> : null}
@@ -40,7 +42,7 @@ export function ShopPage({ brandName, products, unavailable, paidOrder }: ShopPa
             <ul className="grid grid-4 product-grid" role="list">
               {products.map((p, i) => (
                 <li key={p.id}>
-                  <ProductCard product={p} priority={i === 0} />
+                  <ProductCard product={p} shipsLater={shipsLater} priority={i === 0} />
                 </li>
               ))}
             </ul>
