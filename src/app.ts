@@ -60,7 +60,7 @@ export interface AppDeps {
 /** The whole middleware order, top to bottom. */
 export function createApp(deps: AppDeps): Express {
   const { config, db, redis, logger } = deps;
-  const site = buildSite(config.brandName);
+  const site = buildSite(config.brandName, { shipsStarting: config.shipsStartingDate });
   const assets = loadAssets();
   const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.isProduction);
   const pageCache = createPageCache({ ttlMs: config.pageCacheMs });

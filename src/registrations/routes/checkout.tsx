@@ -143,7 +143,7 @@ function individualDetails(event: EventDetail, r: Registration): CheckoutDetails
     email: r.contact.email,
     days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),
     amountCents: r.listPriceCents,
-    reservedUntil: holdEndsText(r.reservedUntil!),
+    reservedUntil: holdEndsText(r.reservedUntil!, event),
   };
 }
 
@@ -156,6 +156,6 @@ function teamDetails(event: EventDetail, r: Registration) {
     athletes: r.athletes.map((a) => ({ name: `${a.firstName} ${a.lastName}`, shirtSize: a.shirtSize ?? "" })),
     pricePerAthleteCents: Math.round(r.listPriceCents / Math.max(1, r.places)),
     amountCents: r.listPriceCents,
-    reservedUntil: holdEndsText(r.reservedUntil!),
+    reservedUntil: holdEndsText(r.reservedUntil!, event),
   };
 }

@@ -6,7 +6,7 @@ import { visitorKeys } from "../../http/visitor.ts";
 import { stripeScripts } from "../../payments/setup.ts";
 import type { PaymentGateway } from "../../payments/gateway.ts";
 import { findEvent } from "../../events/repository.ts";
-import { parseEventId } from "../../events/rules.ts";
+import { formatEventTime, parseEventId } from "../../events/rules.ts";
 import type { EventDetail } from "../../events/types.ts";
 import { DISCOUNT_REASONS } from "../../discounts/rules.ts";
 import type { PaymentStep } from "../../../widgets/RegistrationSteps.tsx";
@@ -85,11 +85,12 @@ export async function paymentStep(deps: RegistrationDeps, event: EventDetail, r:
     amountCents: r.amountCents,
     clientSecret,
     discount: discount && { code: discount.code, offCents: discount.offCents, listCents: discount.listCents },
+    days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),
   };
 }
 
-/** When a hold ends, as the checkout page prints it. */
-export const holdEndsText = (until: Date) => `${until.toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit", timeZone: "UTC" })} UTC`;
+/** When a hold ends, as the checkout page prints it: in the event's own time zone, named. */
+export const holdEndsText = (until: Date, event: Pick<EventDetail, "timeZone">) => formatEventTime(until, event.timeZone);
 
 /** /stripe-checkout's shell: the payment page without the site's header and footer. */
 export function checkoutPage(req: Request, res: Response, gateway: PaymentGateway, content: React.ReactElement, opts: { status?: number; card?: boolean; description?: string } = {}): void {

@@ -29,7 +29,9 @@ import {
   teamErrorTitle,
   teamFormSessionId,
   teamFormValues,
-  teamRegistrationSchema,
+  teamSchemaFor,
+  shownTotalMatches,
+  countAthletes,
   teamValuesOf,
   type TeamFormValues,
 } from "../teamRules.ts";
@@ -79,6 +81,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
       return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.soldOut} message={TEAM_TEXT.notEnoughPlaces(left, TEAM_MINIMUM)} eventId={event.id} />, status);
     }
     const props: TeamFormProps = {
+      ageLimits: event.ageLimits,
       eventId: event.id,
       eventTitle: event.title,
       teamPriceCents: event.teamPriceCents,
@@ -121,7 +124,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
 
   /** Validates and holds, for the form post and the JSON call alike. */
   async function start(req: Request, res: Response, event: EventDetail, input: unknown, discountCode: string): Promise<Outcome> {
-    const result = validate(teamRegistrationSchema, input);
+    const result = validate(teamSchemaFor(event.ageLimits), input);
     if (!result.ok) return { invalid: { errors: result.errors, message: result.message, title: teamErrorTitle(result.message) }, status: 400 };
     const data = result.data;
     // A call without the form's id (the spec's payload has none) continues the coach's held team, so a double submit holds one team.
@@ -159,6 +162,12 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
       const index = Number(req.body.remove);
       if (Number.isInteger(index) && index >= 0 && index < values.athletes.length && values.athletes.length > 1) values.athletes.splice(index, 1);
       return showForm(req, res, event, values, {});
+    }
+    // Without JavaScript the button shows the total of the last page rendered: a coach who completed more rows since
+    // sees the new total before anything is charged.
+    const complete = countAthletes(values.athletes).complete;
+    if (!shownTotalMatches(req.body?.shownTotalCents, complete * event.teamPriceCents)) {
+      return showForm(req, res, event, values, { _form: TEAM_TEXT.totalChanged(complete, complete * event.teamPriceCents) }, 409);
     }
     try {
       const outcome = await start(req, res, event, values, "");
