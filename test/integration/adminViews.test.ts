@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backend, createMysqlDatabase } from "../support/app.ts";
 import { createDb, migrateLatest, type Db } from "../../src/db/knex.ts";
+import { ROSTER_COLUMNS } from "../../src/cli/export.ts";
 
 /**
  * The admin views (`registration_roster`, `coach_request_list`) of a migrated database: one row per athlete with the
@@ -55,12 +56,6 @@ afterAll(async () => {
   await drop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-const ROSTER_COLUMNS = [
-  "reference", "event_title", "kind", "team_name", "athlete_name", "grade_or_age", "gender", "school", "club", "shirt_size", "package", "days",
-  "amount_paid", "discount_code", "discount_amount", "status", "contact_email", "contact_phone", "emergency_contact", "special_requirements",
-  "created_at", "paid_at",
-];
 
 function expectRoster(row: Record<string, unknown>) {
   expect(Object.keys(row)).toEqual(ROSTER_COLUMNS);
