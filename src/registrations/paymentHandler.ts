@@ -31,6 +31,8 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       const r = await repo.findByReference(trx, payment.reference);
       if (!r) return { reject: "no such registration" };
       if (r.status === "paid") return "duplicate";
+      // Another payment of it is in review: this one is refunded, the registration waits for the operator as it is.
+      if (r.status === "needs_review") return { reject: "the registration's earlier payment is in review" };
       if (!canTransition(r.status, "pay")) return refuse(trx, r, payment, "full", `the registration is ${r.status}`);
       const now = deps.clock();
       const held = holdIsLive(r, now);

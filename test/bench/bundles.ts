@@ -113,7 +113,9 @@ function placedWidgets(sources: string[]): { name: string; eager: boolean }[] {
     for (const [tag] of fs.readFileSync(path.join(root, source), "utf8").matchAll(/<Widget\b[\s\S]*?\/>/g)) {
       const name = /\bname="(\w+)"/.exec(tag)?.[1];
       if (!name) throw new Error(`${source}: a <Widget> without a literal name`);
-      const eager = (/\bload="(\w+)"/.exec(tag)?.[1] ?? "eager") === "eager";
+      // A load chosen at render (`load={payment ? "eager" : "interaction"}`): the page as first opened loads it lazily.
+      const chosen = /\bload=\{([^}]*)\}/.exec(tag)?.[1];
+      const eager = chosen ? !chosen.includes('"interaction"') : (/\bload="(\w+)"/.exec(tag)?.[1] ?? "eager") === "eager";
       found.set(name, (found.get(name) ?? false) || eager);
     }
   }

@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 import { runDiscountCommand } from "../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
-import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
+import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -32,7 +32,7 @@ const toast = (page: Page) => page.locator("#toast-region .toast:not([hidden])")
 
 async function toStep2(page: Page, eventId: number, email: string) {
   await page.goto(`/register/${eventId}`);
-  await page.locator('[data-widget="RegistrationSteps"][data-hydrated="true"]').waitFor();
+  await formStarted(page, "RegistrationSteps");
   await fillStep1(page, email);
   await page.getByRole("button", { name: "Proceed to Payment" }).click();
   await page.getByRole("heading", { name: "Order Summary" }).waitFor();

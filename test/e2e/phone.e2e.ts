@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, newVisit } from "../support/browser.ts";
-import { checkoutStarted, fillCard, fillRegistrationStep1 } from "../support/registrationForm.ts";
+import { checkoutStarted, fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
 
 /** The cart's widgets load at the first hover, focus or touch of the cart: hover it and wait for both. */
 async function cartStarted(page: Page): Promise<void> {
@@ -142,7 +142,7 @@ describe("phone widths: no page is wider than the viewport", () => {
       await c.check(page, "/cart with errors and a toast");
 
       await page.goto("/team-register/2");
-      await page.locator('[data-widget="TeamForm"][data-hydrated="true"]').waitFor();
+      await formStarted(page, "TeamForm");
       await fillTeam(page, `team${width}.phone@example.com`);
       await c.check(page, "/team-register/2 with 5 athletes");
       await page.getByRole("button", { name: /^Register Team - / }).click();
@@ -158,7 +158,7 @@ describe("phone widths: no page is wider than the viewport", () => {
       const c = checker(width, true);
       await page.goto("/events/2");
       await page.getByRole("link", { name: "Secure Registration" }).click();
-      await page.locator('[data-widget="RegistrationSteps"][data-hydrated="true"]').waitFor();
+      await formStarted(page, "RegistrationSteps");
       await c.check(page, "step 1");
       await page.getByRole("button", { name: "Proceed to Payment" }).click();
       await page.locator(".field-error").first().waitFor();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
-import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1 } from "../support/registrationForm.ts";
+import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ const fillStep1 = (page: Page, email: string) =>
 
 const fillCard = (page: Page, card: string) => fillCardElement(page, card, "35203");
 
-const hydrated = (page: Page) => page.locator('[data-widget="RegistrationSteps"][data-hydrated="true"]').waitFor();
+const hydrated = (page: Page) => formStarted(page, "RegistrationSteps");
 
 async function placesLeftOnPage(page: Page, id: number): Promise<number> {
   const res = await page.context().request.get(`/api/events/${id}`);

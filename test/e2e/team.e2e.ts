@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
-import { checkoutStarted } from "../support/registrationForm.ts";
+import { checkoutStarted, formStarted } from "../support/registrationForm.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 const SIZES = ["Small", "Medium", "Large", "XL", "XXL", "3XL", "4XL"];
-const hydrated = (page: Page) => page.locator('[data-widget="TeamForm"][data-hydrated="true"]').waitFor();
+const hydrated = (page: Page) => formStarted(page, "TeamForm");
 
 async function fillCoach(page: Page, email: string, teamName = "Magic City WC") {
   const coach = page.getByRole("group", { name: "Coach Information" });

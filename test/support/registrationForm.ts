@@ -35,6 +35,21 @@ export async function fillCard(page: Page, card: string, zip: string): Promise<v
   await page.getByLabel("ZIP code").fill(zip);
 }
 
+/**
+ * A registration form's widget (RegistrationSteps, TeamForm) loads at the first hover, focus or touch of the form:
+ * hover it and wait. A hover that lands before the page's script listens is missed, as a real visitor's would be
+ * until they move: the mouse leaves and comes back until the widget starts.
+ */
+export async function formStarted(page: Page, widget: "RegistrationSteps" | "TeamForm"): Promise<void> {
+  const started = page.locator(`[data-widget="${widget}"][data-hydrated="true"]`);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await page.mouse.move(0, 0);
+    await page.locator(`[data-widget="${widget}"]`).first().hover();
+    if (await started.waitFor({ timeout: 3_000 }).then(() => true, () => false)) return;
+  }
+  await started.waitFor();
+}
+
 /** /stripe-checkout's card panel loads at the first hover, focus or touch of the page: hover its heading and wait for it. */
 export async function checkoutStarted(page: Page): Promise<void> {
   await page.locator(".checkout-page h1").first().hover();

@@ -86,6 +86,8 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     return (
       <Widget
         name="RegistrationSteps"
+        // Step 1 works as a plain form until the visitor first touches it; the payment step's card form starts at once.
+        load={payment ? "eager" : "interaction"}
         props={{
           eventId: event.id,
           eventTitle: event.title,

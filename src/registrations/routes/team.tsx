@@ -91,7 +91,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
       errors,
       discount: held ? await heldDiscount(held) : null,
     };
-    page(req, res, event, <Widget name="TeamForm" props={props} />, status);
+    page(req, res, event, <Widget name="TeamForm" load="interaction" props={props} />, status);
   }
 
   async function heldDiscount(r: Registration): Promise<TeamFormProps["discount"]> {
