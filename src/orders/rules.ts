@@ -1,5 +1,5 @@
 /**
- * Shipping for shop orders (DESIGN.md, "shipping for shop orders"): a US address, free on orders over $75,
+ * Shipping for shop orders (the README: Shipping, the order confirmation and the order-status link): a US address, free on orders over $75,
  * otherwise the configured flat rate. Browser-safe: the card form shows the same figures the server charges.
  */
 import * as z from "zod/mini";
