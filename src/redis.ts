@@ -5,6 +5,8 @@ export type Redis = ReturnType<typeof createClient>;
 
 /** How long any Redis command may take before Redis counts as unavailable (a paused or hung server answers nothing). */
 export const REDIS_COMMAND_TIMEOUT_MS = 750;
+/** A deadline timer firing this much later than due means the process was busy, not that Redis was silent. */
+const BUSY_LOOP_LAG_MS = 200;
 /** While stalled, a PING this often tells when Redis answers again. */
 const PROBE_EVERY_MS = 250;
 /** A connection that stays silent this long is dropped and opened again (a half-open TCP connection never recovers). */
@@ -39,17 +41,26 @@ function guardCommands(client: Redis, logger: Logger): void {
   const withDeadline = <T>(pending: Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       let settled = false;
-      const timer = setTimeout(() => {
-        // Timers run before the event loop reads its sockets: when this process was busy, Redis's answer may be
-        // waiting unread. setImmediate runs after that read, so only a Redis that really stayed silent is stalled.
-        setImmediate(() => {
-          if (settled) return;
-          settled = true;
-          reject(new RedisUnavailableError(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`));
-          markStalled();
-        });
-      }, REDIS_COMMAND_TIMEOUT_MS);
-      timer.unref();
+      let timer: NodeJS.Timeout;
+      // The deadline counts time in which this process could have read an answer. A timer that fires late means the
+      // process itself was busy (a command queued before the busy spell may not even have been written yet): Redis
+      // gets a fresh deadline instead of being called stalled, a few times at most.
+      const arm = (lateRetries: number) => {
+        const due = Date.now() + REDIS_COMMAND_TIMEOUT_MS;
+        timer = setTimeout(() => {
+          if (Date.now() - due > BUSY_LOOP_LAG_MS && lateRetries > 0) return arm(lateRetries - 1);
+          // Timers run before the event loop reads its sockets: an answer may be waiting unread. setImmediate runs
+          // after that read, so only a Redis that really stayed silent is stalled.
+          setImmediate(() => {
+            if (settled) return;
+            settled = true;
+            reject(new RedisUnavailableError(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`));
+            markStalled();
+          });
+        }, REDIS_COMMAND_TIMEOUT_MS);
+        timer.unref();
+      };
+      arm(3);
       pending.then(
         (value) => {
           clearTimeout(timer);
