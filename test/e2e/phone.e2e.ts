@@ -84,7 +84,8 @@ async function fillTeam(page: Page, email: string) {
   }
 }
 
-describe("phone widths: no page is wider than the viewport", () => {
+// The tests mostly wait on the browser and the server, so they run side by side (each in its own browser context).
+describe.concurrent("phone widths: no page is wider than the viewport", () => {
   for (const width of WIDTHS) {
     const viewport = { width, height: 740 };
 
