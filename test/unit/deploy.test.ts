@@ -2,6 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { LOGO_MAX_BYTES } from "../../src/coaches/rules.ts";
+import { COACH_API, COACH_PAGE } from "../../src/coaches/routes.tsx";
 
 /**
  * compose.yaml cannot run here (no Docker engine), so its structure is read as text: the services, what each waits
@@ -90,5 +92,13 @@ describe("deploy/nginx.conf", () => {
     expect(conf).toMatch(/proxy_next_upstream error timeout/);
     expect(conf).toMatch(/^ *proxy_next_upstream (?!.*non_idempotent)[^;]*;$/m);
     expect(conf).toMatch(/keepalive_timeout 4s;/);
+  });
+
+  it("lets 1 MB bodies through, and a coach's logo on the two coach routes", () => {
+    expect(conf).toMatch(/^ {4}client_max_body_size 1m;$/m);
+    for (const route of [COACH_PAGE, COACH_API]) {
+      const limit = new RegExp(`location = ${route} \\{\\n +client_max_body_size (\\d+)m;`).exec(conf)?.[1];
+      expect(Number(limit) * 1024 * 1024, route).toBeGreaterThan(LOGO_MAX_BYTES);
+    }
   });
 });
