@@ -54,6 +54,15 @@ export function siteConfig(instances: string[], port: number, logDir: string): s
 /** Starts nginx in the foreground (`daemon off`) with its pid, logs and temporary files in a folder of its own. */
 export async function startNginx(instances: string[]): Promise<RunningNginx> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cluster-nginx-"));
+  try {
+    return await startIn(dir, instances);
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startIn(dir: string, instances: string[]): Promise<RunningNginx> {
   const port = await freePort();
   fs.writeFileSync(path.join(dir, "site.conf"), siteConfig(instances, port, dir));
   for (const t of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) fs.mkdirSync(path.join(dir, "tmp", t), { recursive: true });
@@ -95,7 +104,10 @@ export async function startNginx(instances: string[]): Promise<RunningNginx> {
       }),
     ]);
     if (up) break;
-    if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port}:\n${output}${errorLog()}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`nginx did not listen on ${port}:\n${output}${errorLog()}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
