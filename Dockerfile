@@ -35,5 +35,7 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# Migrations run at start; SIGTERM drains in-flight requests and exits 0.
+# `npm run serve`: migrations run at start (waiting while another instance migrates); SIGTERM drains in-flight
+# requests and exits 0. The release step `npm run migrate` is `node --import tsx src/cli/migrate.ts` (compose.yaml's
+# migrate service).
 CMD ["node", "--import", "tsx", "src/server.ts"]

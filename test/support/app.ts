@@ -4,11 +4,10 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import type { Express } from "express";
-import knexFactory from "knex";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
 import { createDb, migrateLatest, type Db } from "../../src/db/knex.ts";
-import { closeRedis, connectRedis, type Redis } from "../../src/redis.ts";
+import { closeRedis, connectRedis } from "../../src/redis.ts";
 import { createMailTransport, type MailTransport } from "../../src/email/transport.ts";
 import { createOutbox } from "../../src/email/outbox.ts";
 import { createShopifyWriteBacks } from "../../src/orders/shopifyWriteBack.ts";
@@ -16,6 +15,9 @@ import { createApp, type AppDeps } from "../../src/app.ts";
 import { createCatalogueSource } from "../../src/catalogue/createSource.ts";
 import { setUpPayments } from "../../src/payments/setup.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import { clearPrefix, createMysqlDatabase } from "./databases.ts";
+
+export { clearPrefix, createMysqlDatabase };
 
 export type Backend = "sqlite" | "mysql";
 
@@ -28,25 +30,6 @@ export interface TestApp extends AppDeps {
   mailDir: string;
   transport: MailTransport;
   close(): Promise<void>;
-}
-
-/** A fresh MySQL database on the TEST_DATABASE_URL server; dropped by the returned function. */
-export async function createMysqlDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const serverUrl = new URL(process.env.TEST_DATABASE_URL!);
-  const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  const admin = knexFactory({ client: "mysql2", connection: { uri: serverUrl.toString() } as never, pool: { min: 0, max: 1 } });
-  await admin.raw(`create database \`${name}\` character set utf8mb4 collate utf8mb4_unicode_ci`);
-  await admin.destroy();
-  const url = new URL(serverUrl.toString());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const a = knexFactory({ client: "mysql2", connection: { uri: serverUrl.toString() } as never, pool: { min: 0, max: 1 } });
-      await a.raw(`drop database if exists \`${name}\``);
-      await a.destroy();
-    },
-  };
 }
 
 /** Test configuration on the chosen backend: its own database (or in-memory SQLite), Redis key prefix and mail folder. */
@@ -91,13 +74,6 @@ export async function testConfig(env: Record<string, string> = {}, options: Test
       fs.rmSync(mailDir, { recursive: true, force: true });
     },
   };
-}
-
-/** Deletes every Redis key under a test prefix. */
-export async function clearPrefix(redis: Redis, prefix: string): Promise<void> {
-  for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
-    if (keys.length) await redis.del(keys);
-  }
 }
 
 /**
