@@ -94,10 +94,13 @@ async function closeFinishedOffers(trx: Knex.Transaction, eventId: number, now: 
 async function offer(trx: Knex.Transaction, deps: WaitingListDeps, event: EventDetail, entry: Entry, now: Date): Promise<void> {
   const until = new Date(now.getTime() + deps.offerHours * 3_600_000);
   const { token, hash } = repo.newToken();
+  // Read under the event lock, so always true; should it not be, nothing of this round is kept.
+  if (!(await repo.setStatus(trx, entry.id, ["waiting"], "offered", now, { offer_token_hash: hash, offered_at: now, offered_until: until }))) {
+    throw new Error(`waiting-list entry ${entry.id} changed during its offer round`);
+  }
   // A team is one registration of all its places; an athlete and siblings are one registration each.
   const sizes = entry.kind === "team" ? [entry.places] : Array.from({ length: entry.places }, () => 1);
   for (const [i, size] of sizes.entries()) await repo.linkHold(trx, entry.id, await insertOfferHold(trx, event, entry, size, until, now), i + 1);
-  await repo.setStatus(trx, entry.id, ["waiting"], "offered", now, { offer_token_hash: hash, offered_at: now, offered_until: until });
   await enqueueEmail(trx, offerEmail(deps.site, event, entry, `${deps.publicUrl}/waiting-list/offer/${token}`, until));
   deps.logger.info({ eventId: event.id, entryId: entry.id, places: entry.places }, "waiting list: places offered");
 }
