@@ -3,7 +3,9 @@ import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
+import { Writable } from "node:stream";
 import { WAITLIST_TEXT } from "../../src/registrations/waitlist/rules.ts";
+import { runExport, WAITING_LIST_COLUMNS } from "../../src/cli/export.ts";
 
 /**
  * The waiting list end to end, through the real routes and the offline Stripe fake (SQLite here, MySQL + Redis in
@@ -263,5 +265,20 @@ describe("waiting list", () => {
     expect(textOf(left.text)).toContain(WAITLIST_TEXT.left);
     expect((await entry("leaver@example.com")).status).toBe("left");
     expect((await v.get("/waiting-list/offer/not-a-real-token-at-all-xyz")).status).toBe(404);
+  });
+
+  it("lists the line for admins (the waiting_list view) and in the CSV export: position, size, status, offered until", async () => {
+    const rows = (await t.db("waiting_list").where({ event_id: EVENT }).orderBy("position")) as Record<string, unknown>[];
+    expect(Object.keys(rows[0]!)).toEqual(WAITING_LIST_COLUMNS);
+    expect(rows.map((r) => [Number(r.position), Number(r.size), r.status])).toEqual([
+      [1, 2, "registered"], [2, 6, "registered"], [3, 1, "expired"], [4, 1, "declined"], [5, 1, "offered"], [6, 3, "left"],
+    ]);
+    expect(rows[1]!.offered_until).toBeTruthy();
+    const chunks: Buffer[] = [];
+    const out = new Writable({ write: (c: Buffer, _e, done) => (chunks.push(Buffer.from(c)), done()) });
+    expect(await runExport(t.db, { name: "waiting-list", eventId: EVENT }, out)).toBe(6);
+    const lines = Buffer.concat(chunks).toString("utf8").replace(/^\uFEFF/, "").split("\r\n");
+    expect(lines[0]).toBe(WAITING_LIST_COLUMNS.join(","));
+    expect(lines[2]).toMatch(/^2,National Champ Camp,2,team,6,team,registered,\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,0,Dana Park,coach.brooks@example.com,/);
   });
 });
