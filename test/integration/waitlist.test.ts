@@ -6,6 +6,8 @@ import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { Writable } from "node:stream";
 import { WAITLIST_TEXT } from "../../src/registrations/waitlist/rules.ts";
 import { runExport, WAITING_LIST_COLUMNS } from "../../src/cli/export.ts";
+import { setCapacity } from "../../src/registrations/waitlist/capacity.ts";
+import { parseCapacityArgs } from "../../src/cli/capacity.ts";
 
 /**
  * The waiting list end to end, through the real routes and the offline Stripe fake (SQLite here, MySQL + Redis in
@@ -280,5 +282,17 @@ describe("waiting list", () => {
     const lines = Buffer.concat(chunks).toString("utf8").replace(/^\uFEFF/, "").split("\r\n");
     expect(lines[0]).toBe(WAITING_LIST_COLUMNS.join(","));
     expect(lines[2]).toMatch(/^2,National Champ Camp,2,team,6,team,registered,\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,0,Dana Park,coach.brooks@example.com,/);
+  });
+
+  it("offers the places an operator adds (npm run capacity) to the line at once, and refuses a capacity below the places taken", async () => {
+    const v = await newVisitor();
+    expect((await v.form(`/waiting-list/${EVENT}`, { ...JOIN, places: "2", email: "raised@example.com" })).status).toBe(200);
+    expect(await setCapacity(t.db, EVENT, 3, new Date())).toMatchObject({ ok: false, reason: expect.stringContaining("cannot go below") });
+    const raised = await setCapacity(t.db, EVENT, CAPACITY + 2, new Date());
+    expect(raised).toMatchObject({ ok: true, from: CAPACITY, to: CAPACITY + 2, roundAsked: true });
+    await rounds();
+    expect((await entry("raised@example.com")).status).toBe("offered");
+    expect(parseCapacityArgs(["2", "0"])).toMatchObject({ error: expect.stringContaining("PLACES must be") });
+    expect(parseCapacityArgs(["2", "250"])).toEqual({ eventId: 2, capacity: 250 });
   });
 });
