@@ -4,7 +4,8 @@ import { createDb, type Db } from "../../src/db/knex.ts";
 import { createApp } from "../../src/app.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { placesTaken } from "../../src/events/repository.ts";
-import { chooseOffers } from "../../src/registrations/waitlist/rules.ts";
+import { chooseOffers, WAITLIST_TEXT } from "../../src/registrations/waitlist/rules.ts";
+import { visitor } from "../support/http.ts";
 
 /**
  * Two app instances (on MySQL: each with its own connection pool on the one database) free 50 places at once (50
@@ -85,5 +86,18 @@ describe("offers with two app instances", () => {
     await Promise.all([ask(0), ask(1)]);
     await Promise.all([queue(0).drain(), queue(1).drain()]);
     expect(await t.db("waiting_list_holds")).toHaveLength(holds.length);
+  });
+
+  it("a join form sent twice at once (two tabs, two instances) makes one entry at one position", async () => {
+    const apps = [t.app, createApp({ ...t, db: otherDb })];
+    const tabs = await Promise.all(apps.map((app) => visitor(app)));
+    const join = { kind: "individual", places: "1", registrationType: "full", firstName: "Lena", lastName: "Park", email: "twice@example.com", phone: "(205) 555-0111" };
+    const answers = await Promise.all([...tabs, ...tabs].map((v) => v.form(`/waiting-list/${EVENT}`, join)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409]);
+    expect(answers.filter((a) => a.status === 409).every((a) => a.text.includes(WAITLIST_TEXT.alreadyOn.slice(0, 40)))).toBe(true);
+    const rows = await t.db("waiting_list_entries").where({ event_id: EVENT, contact_email: "twice@example.com" });
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0].position)).toBe(31);
+    expect(await t.db("email_outbox").where({ kind: "waiting_list_joined", to_address: "twice@example.com" })).toHaveLength(1);
   });
 });
