@@ -169,10 +169,12 @@ export function createOfferQueue(deps: WaitingListDeps, intervalMs?: number): Jo
 /**
  * The minute's net (server.ts, with the hold sweep): a round is asked for at every event where someone is in line
  * or holds an offer and no round is pending, so an offer that ended, places an operator freed in the database,
- * or a missed wake are dealt with within a minute. Harmless when several instances do it.
+ * or a missed wake are dealt with within a minute. Harmless when several instances do it. Rounds done a day ago are
+ * deleted (they record nothing else).
  */
 export async function askForDueRounds(deps: Pick<WaitingListDeps, "db" | "clock">): Promise<number> {
   const db = deps.db;
+  await db("waiting_list_jobs").where("status", "sent").andWhere("sent_at", "<", new Date(deps.clock().getTime() - 86_400_000)).delete();
   const rows: { event_id: unknown }[] = await db("waiting_list_entries as w")
     .whereIn("w.status", ["waiting", "offered"])
     .whereNotExists((q) => q.select(db.raw("1")).from("waiting_list_jobs as j").whereRaw("j.event_id = w.event_id").whereIn("j.status", ["pending", "sending"]))
