@@ -15,6 +15,7 @@ const BROWSER_SAFE = [
   "src/*/schemas.ts",
   "src/*/rules.ts",
   "src/registrations/teamRules.ts", // the team form's schema and texts, beside the individual rules
+  "src/registrations/waitlist/rules.ts", // the waiting list's join schema, texts and line rule
   "src/*/types.ts",
   "src/*/messages.ts",
   "src/http/forms.ts", // validate() and the form state; express only as types

@@ -39,6 +39,7 @@ import type { RegistrationDeps } from "./registrations/deps.ts";
 import { registerRegistrationPayments } from "./registrations/paymentHandler.ts";
 import { sweepLapsedHolds } from "./registrations/sweep.ts";
 import { registrationRoutes } from "./registrations/routes/index.ts";
+import { askForDueRounds, createOfferQueue, type WaitingListDeps } from "./registrations/waitlist/offers.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
 import { cartRoutes, paidCheckoutClearsCart } from "./cart/routes.tsx";
 import { coachRequestRoutes } from "./coaches/routes.tsx";
@@ -65,7 +66,7 @@ export function createApp(deps: AppDeps): Express {
   const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.isProduction);
   const pageCache = createPageCache({ ttlMs: config.pageCacheMs });
   // Kept pages show events and places left: a change this process commits to them is shown at once.
-  onCommittedWrites(db, [...EVENT_TABLES, "registrations"], () => pageCache.clear());
+  onCommittedWrites(db, [...EVENT_TABLES, "registrations", "waiting_list_entries"], () => pageCache.clear());
   const pages: PageContextOptions = { site, assets, publicUrl: config.publicUrl, testMode: !config.stripe, csrf, pageCache };
   const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
   // One per-session counter for every route that creates an order, a registration or a PaymentIntent.
@@ -81,6 +82,8 @@ export function createApp(deps: AppDeps): Express {
   registerOrderPayments(orders);
   const registrations: RegistrationDeps = { db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: () => new Date() };
   registerRegistrationPayments(registrations);
+  const waitingList: WaitingListDeps = { ...registrations, offerHours: config.waitingListOfferHours, publicUrl: orders.publicUrl };
+  const offerQueue = createOfferQueue(waitingList);
   const coaches = coachRequestRoutes({
     db,
     site,
@@ -94,6 +97,9 @@ export function createApp(deps: AppDeps): Express {
   app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
   // Payments of every kind still open minutes after their card form: Stripe is asked, as the webhook would tell.
   app.locals.reconcilePayments = () => reconcileOpenPayments({ db, paymentCore, logger });
+  // Waiting-list offer rounds: server.ts starts the queue and asks each minute for rounds due; tests drain it.
+  app.locals.offerQueue = offerQueue;
+  app.locals.askForOfferRounds = () => askForDueRounds(waitingList);
 
   app.disable("x-powered-by");
   // Pages carry their visitor's own token, and hashing each body for an ETag costs a kept page a tenth of its time;
@@ -155,7 +161,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(policyRoutes({ site, flatRateCents: config.shippingFlatRateCents, brandInbox: config.mail.brandInbox }));
   app.use(contactRoutes({ site, forms }));
   app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
-  app.use(registrationRoutes({ ...registrations, rateLimiter, paymentLimit }));
+  app.use(registrationRoutes({ ...waitingList, rateLimiter, paymentLimit }));
   app.use(coaches.routes);
   app.use(shopRoutes({ catalogue: deps.catalogue, site, logger, justPaidOrder: (req) => justPaidOrder(orders, req) }));
   app.use(orderRoutes(orders));

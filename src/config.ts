@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   MAX_HELD_PLACES_PER_VISITOR: z.coerce.number().int().min(1).max(10_000).default(60),
   /** Athletes of one team registration (the spec sets no maximum). */
   MAX_TEAM_ATHLETES: z.coerce.number().int().min(5).max(1_000).default(60),
+  /** How long a waiting-list offer holds its places for the invited family or team. */
+  WAITING_LIST_OFFER_HOURS: z.coerce.number().int().min(1).max(168).default(24),
   ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
   MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
 });
@@ -80,6 +82,7 @@ export interface Config {
   /** How long a rendered page is kept for visitors without state (src/http/pageCache.ts); 0 turns it off. */
   pageCacheMs: number;
   registrationLimits: { maxHeldPlacesPerVisitor: number; maxTeamAthletes: number };
+  waitingListOfferHours: number;
   eventsHeroVideoUrl: string | undefined;
   testRoutes: boolean;
   /** How long a start waits for another instance's migration (src/db/knex.ts migrateLatest). */
@@ -161,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shipsStartingDate: e.SHIPS_STARTING_DATE ?? null,
     pageCacheMs: e.PAGE_CACHE_MS,
     registrationLimits: { maxHeldPlacesPerVisitor: e.MAX_HELD_PLACES_PER_VISITOR, maxTeamAthletes: e.MAX_TEAM_ATHLETES },
+    waitingListOfferHours: e.WAITING_LIST_OFFER_HOURS,
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
     testRoutes: e.ENABLE_TEST_ROUTES === "1",
     migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,

@@ -12,6 +12,7 @@ import { createCatalogueSource } from "./catalogue/createSource.ts";
 import { setUpPayments } from "./payments/setup.ts";
 import { reactBuild } from "./reactBuild.ts";
 import { applyRetention } from "./privacy/retention.ts";
+import type { JobQueue } from "./db/jobQueue.ts";
 
 // Every start failure is one JSON line (the step, the reason, no stack) and exit code 1.
 let config;
@@ -74,6 +75,8 @@ await step(
 );
 outbox.start();
 shopifyWriteBacks?.start();
+const offerQueue = app.locals.offerQueue as JobQueue;
+offerQueue.start();
 {
   const { port } = server.address() as AddressInfo;
   // Offline test mode: the fake Stripe delivers its signed webhooks to this process, like Stripe would.
@@ -93,6 +96,7 @@ if (config.isProduction) {
 const holdSweep = setInterval(() => {
   (app.locals.sweepExpiredHolds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "hold sweep failed; retried next minute"));
   (app.locals.reconcilePayments as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "payment reconciliation failed; retried next minute"));
+  (app.locals.askForOfferRounds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "waiting-list rounds not asked for; retried next minute"));
 }, 60_000);
 holdSweep.unref();
 // The privacy page's periods: what has run out is deleted a minute after the start, then daily (harmless when
@@ -128,6 +132,7 @@ async function shutdown(signal: string): Promise<void> {
   clearInterval(holdSweep);
   clearTimeout(firstRetention);
   clearInterval(dailyRetention);
+  await offerQueue.stop();
   await outbox.stop();
   await shopifyWriteBacks?.stop();
   await paymentSetup.close();

@@ -1,5 +1,5 @@
-// `npm run export -- <what> ...`: a CSV file of registrations (one row per athlete), orders, coach requests or contact
-// messages, read from the database as a stream (memory stays flat however many rows) and written as spreadsheets
+// `npm run export -- <what> ...`: a CSV file of registrations (one row per athlete), orders, coach requests, contact
+// messages or an event's waiting list, read from the database as a stream (memory stays flat however many rows) and written as spreadsheets
 // open it (src/cli/csv.ts). Reads only; an existing file is never overwritten.
 import fs from "node:fs";
 import path from "node:path";
@@ -30,6 +30,11 @@ export const COACH_REQUEST_COLUMNS = [
   "school_website", "division_level", "conference", "number_of_athletes", "areas_of_interest", "notes", "has_logo",
 ];
 export const MESSAGE_COLUMNS = ["id", "created_at", "name", "email", "phone", "subject", "message"];
+/** The waiting_list view's columns, in its order. */
+export const WAITING_LIST_COLUMNS = [
+  "event_id", "event_title", "position", "kind", "size", "package", "status", "offered_until", "passed_over", "contact_name", "contact_email",
+  "contact_phone", "team_name", "joined_at",
+];
 
 /** A stored time as spreadsheets read it: `YYYY-MM-DD HH:MM:SS`, UTC (SQLite keeps epoch milliseconds). */
 function utcTime(value: unknown): string | null {
@@ -92,6 +97,11 @@ async function plan(db: Db, cmd: ExportCommand): Promise<Plan> {
     }
     case "messages":
       return { query: between(db("contact_messages"), "created_at").orderBy("id"), columns: MESSAGE_COLUMNS, row: (r) => ({ ...r, created_at: utcTime(r.created_at) }) };
+    case "waiting-list": {
+      if (!(await findEvent(db, cmd.eventId!))) throw new ExportError(`There is no event ${cmd.eventId}.`);
+      const query = db("waiting_list").where("event_id", cmd.eventId!).orderBy("position");
+      return { query, columns: WAITING_LIST_COLUMNS, row: (r) => ({ ...r, offered_until: utcTime(r.offered_until), joined_at: utcTime(r.joined_at) }) };
+    }
   }
 }
 

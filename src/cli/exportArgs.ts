@@ -1,5 +1,5 @@
 /** `npm run export -- ...`: the arguments, checked before anything is read or written. */
-export const EXPORTS = ["registrations", "orders", "coach-requests", "messages"] as const;
+export const EXPORTS = ["registrations", "orders", "coach-requests", "messages", "waiting-list"] as const;
 export type ExportName = (typeof EXPORTS)[number];
 
 export interface ExportCommand {
@@ -21,11 +21,13 @@ export const USAGE = [
   "  npm run export -- orders [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--format csv] [--out FILE]",
   "  npm run export -- coach-requests [--event ID] [--format csv] [--out FILE]",
   "  npm run export -- messages [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--format csv] [--out FILE]",
+  "  npm run export -- waiting-list --event ID [--format csv] [--out FILE]",
   "",
   "Writes a CSV file that spreadsheets open (UTF-8 with a byte order mark, CRLF lines), named after the export",
   "(e.g. registrations-event-2.csv) in the folder the command runs from, unless --out names another; an existing",
   "file is never overwritten. --out - writes to standard output (use npm run --silent, or npm's own lines come first).",
   "registrations: one row per athlete, the registration_roster view's columns, every status.",
+  "waiting-list: one row per family or team in line, the waiting_list view's columns, in line order.",
 ].join("\n");
 
 const ALLOWED: Record<ExportName, Set<string>> = {
@@ -33,6 +35,7 @@ const ALLOWED: Record<ExportName, Set<string>> = {
   orders: new Set(["--from", "--to", "--format", "--out"]),
   "coach-requests": new Set(["--event", "--format", "--out"]),
   messages: new Set(["--from", "--to", "--format", "--out"]),
+  "waiting-list": new Set(["--event", "--format", "--out"]),
 };
 
 function parseDay(value: string): Date | null {
@@ -64,7 +67,7 @@ export function parseExportArgs(argv: string[]): ExportCommand | { help: true } 
     if (!/^[1-9]\d{0,8}$/.test(event)) return { error: `--event must be an event id (a whole number), not ${event}.` };
     cmd.eventId = Number(event);
   }
-  if (exportName === "registrations" && cmd.eventId === undefined) return { error: "registrations needs --event ID." };
+  if ((exportName === "registrations" || exportName === "waiting-list") && cmd.eventId === undefined) return { error: `${exportName} needs --event ID.` };
   const day = opts.get("--day");
   if (day !== undefined) {
     if (!parseDay(day)) return { error: `--day must be a date YYYY-MM-DD, not ${day}.` };

@@ -15,6 +15,7 @@ import {
   seasonYear,
 } from "./rules.ts";
 import { withPictures } from "./pictures.ts";
+import { waitingCounts } from "../registrations/waitlist/repository.ts";
 import { coachRegistrationState } from "../coaches/rules.ts";
 import { EventsPage, EVENTS_HERO_POSTER } from "../../views/pages/events/EventsPage.tsx";
 import { EventDetailPage } from "../../views/pages/events/EventDetailPage.tsx";
@@ -78,11 +79,13 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       const found = await findEvent(db, id);
       if (!found) return renderNotFound(req, res, 404);
       const at = now();
-      const left = (await shownPlacesLeft(db, at))(found);
+      const waiting = await waitingCounts(db, found.id);
+      // While anyone is on the waiting list, free places are the list's (README: Waiting list).
+      const left = waiting.entries > 0 ? 0 : (await shownPlacesLeft(db, at))(found);
       const status = registrationStatus(found, left, at);
       const event = withPictures(found);
       const coaches = coachRegistrationState(event, at);
-      renderPage(req, res, <EventDetailPage event={event} placesLeft={left} status={status} coachRegistration={coaches} />, {
+      renderPage(req, res, <EventDetailPage event={event} placesLeft={left} status={status} coachRegistration={coaches} waiting={waiting} />, {
         title: event.title,
         description: event.shortDescription,
         sameForStatelessVisitors: true,

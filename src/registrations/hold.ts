@@ -16,6 +16,7 @@ import { isSettled } from "./states.ts";
 import { holdIsLive, HOLD_MINUTES, type RegistrationDeps } from "./deps.ts";
 import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
 import { PAYMENT_SETUP_ERROR, paymentUnderWay, preparePayment } from "./payment.ts";
+import { lineComesFirst } from "./waitlist/repository.ts";
 
 export const HOLD_TEXT = {
   visitorCap: (cap: number) =>
@@ -24,7 +25,7 @@ export const HOLD_TEXT = {
 } as const;
 
 const REFERENCE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-function newReference(): string {
+export function newReference(): string {
   let s = "R";
   for (let i = 0; i < 7; i++) s += REFERENCE_ALPHABET[randomInt(REFERENCE_ALPHABET.length)];
   return s;
@@ -92,14 +93,17 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
     const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
     if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
     if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
-    const left = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
+    const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
+    // While anyone waits on the list, free places are the list's; a live hold keeps its own (README: Waiting list).
+    const left = (await lineComesFirst(trx, event.id, current?.id)) ? Math.min(free, current && holdIsLive(current, now) ? current.places : 0) : free;
     if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)));
     const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
     const cap = deps.limits.maxHeldPlacesPerVisitor;
     if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
 
     const reference = current?.reference ?? newReference();
-    const reservedUntil = new Date(now.getTime() + HOLD_MINUTES * 60_000);
+    // A waiting-list offer's hold keeps its longer time when its form is submitted.
+    const reservedUntil = new Date(Math.max(now.getTime() + HOLD_MINUTES * 60_000, current && holdIsLive(current, now) ? current.reservedUntil!.getTime() : 0));
     if (!current) {
       // A new registration: version 1, the code entered with the form (if any) priced on the list price.
       const { id, listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: 1 });

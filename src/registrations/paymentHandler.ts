@@ -8,6 +8,7 @@ import { canTransition } from "./states.ts";
 import { codeIdOf, redeemUse, releaseUse } from "./codes.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail, registrationRefundedEmail } from "./email.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
+import { placesFreed } from "./waitlist/offers.ts";
 
 /**
  * The registrations' handler in the payment core. The core locks the payment row, then `expected` takes the
@@ -61,6 +62,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       if (refund.amountRefundedCents > r.amountRefundedCents) await repo.setAmountRefunded(trx, r.id, refund.amountRefundedCents, now);
       if (!refund.full || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
       await releaseUse(trx, r.id, now);
+      await placesFreed(trx, r.eventId);
       const event = await findEvent(trx, r.eventId);
       if (event) await enqueueEmail(trx, registrationRefundedEmail(deps.site, event, r, refund.amountRefundedCents));
     },

@@ -227,3 +227,6 @@ export function formValuesOf(r: IndividualRegistration, event: RegistrationEvent
   });
   return values;
 }
+
+/** The contact fields' rules and messages, for other forms that ask for the same (the waiting list). */
+export const contactRules = { required, optional, email, phone } as const;

@@ -2,6 +2,7 @@ import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import * as repo from "./repository.ts";
 import { releaseUse } from "./codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
+import { placesFreed } from "./waitlist/offers.ts";
 
 /** How long after its hold lapsed a payment inside a 3-D Secure challenge is left to finish before it is canceled. */
 export const CHALLENGE_GRACE_MS = 15 * 60_000;
@@ -41,6 +42,7 @@ export async function sweepLapsedHolds(deps: RegistrationDeps, limit = 50): Prom
       if (!r || r.status !== "pending_payment" || (r.reservedUntil?.getTime() ?? 0) > now.getTime()) return false;
       if (!(await repo.transition(trx, r.id, "expire", now))) return false;
       await releaseUse(trx, r.id, now);
+      await placesFreed(trx, r.eventId);
       return true;
     });
     if (expired) swept += 1;

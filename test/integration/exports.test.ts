@@ -180,7 +180,7 @@ describe("the command", () => {
       [["registrations", "--event", "two"], "--event must be an event id (a whole number), not two."],
       [["registrations"], "registrations needs --event ID."],
       [["orders", "--format", "xlsx"], "Unknown format xlsx: only csv."],
-      [["payments"], "Unknown export payments: one of registrations, orders, coach-requests, messages (see --help)."],
+      [["payments"], "Unknown export payments: one of registrations, orders, coach-requests, messages, waiting-list (see --help)."],
     ] as const;
     const answers = await Promise.all(refusals.map(([args]) => run([...args], out)));
     expect(answers.map((a) => ({ code: a.code, stderr: a.stderr }))).toEqual(refusals.map(([, message]) => ({ code: 1, stderr: `${message}\n` })));

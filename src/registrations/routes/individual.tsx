@@ -5,7 +5,6 @@ import { domainErrorStatus } from "../../http/errors.ts";
 import { DomainError } from "../../errors.ts";
 import { validate, type FieldErrors } from "../../http/forms.ts";
 import { stripeScripts } from "../../payments/setup.ts";
-import { placesLeft } from "../../events/repository.ts";
 import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, type RegistrationStatus } from "../../events/rules.ts";
 import type { EventDetail } from "../../events/types.ts";
 import { formatPrice } from "../../money.ts";
@@ -19,14 +18,16 @@ import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
 import { holdIndividual } from "../hold.ts";
+import { placesOpen } from "../waitlist/offers.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive, REGISTRATION_KIND } from "../deps.ts";
 import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
 function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
-  const a = r.athletes[0]!;
-  const values: Record<string, string> = {
+  const a = r.athletes[0];
+  // A waiting-list offer's hold has no athlete yet: its form opens with the package chosen.
+  const values: Record<string, string> = !a ? { formSessionId: r.formSessionId, registrationType: r.packageCode } : {
     formSessionId: r.formSessionId,
     registrationType: r.packageCode,
     firstName: a.firstName,
@@ -106,7 +107,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
 
   async function status(event: EventDetail, except?: number): Promise<RegistrationStatus> {
     const now = deps.clock();
-    return registrationStatus(event, await placesLeft(db, event.id, now, except), now);
+    return registrationStatus(event, await placesOpen(db, event.id, now, except), now);
   }
 
   function unavailable(req: Request, res: Response, event: EventDetail, st: Exclude<RegistrationStatus, "open">, code = 200) {

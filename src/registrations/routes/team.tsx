@@ -4,7 +4,7 @@ import { flashToast } from "../../http/pageContext.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
 import { DomainError } from "../../errors.ts";
 import { validate, type FieldErrors } from "../../http/forms.ts";
-import { placesLeft } from "../../events/repository.ts";
+import { placesOpen } from "../waitlist/offers.ts";
 import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../events/rules.ts";
 import type { EventDetail } from "../../events/types.ts";
 import { formatPrice } from "../../money.ts";
@@ -72,7 +72,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
   async function showForm(req: Request, res: Response, event: EventDetail, values: TeamFormValues, errors: FieldErrors, status?: number) {
     const held = await heldTeam(req, event.id);
     const now = deps.clock();
-    const left = await placesLeft(db, event.id, now, held?.id);
+    const left = await placesOpen(db, event.id, now, held?.id);
     const st = registrationStatus(event, left, now);
     if (st === "closed") {
       return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.closed} message={REGISTRATION_ERRORS.closed} eventId={event.id} />, status);
@@ -102,7 +102,8 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
   /** A new form, or the coach's held team again (Back from the checkout keeps every row and the same form id). */
   async function startValues(req: Request, eventId: number): Promise<TeamFormValues> {
     const held = await heldTeam(req, eventId);
-    if (held) return teamValuesOf(repo.teamOf(held));
+    // A waiting-list offer's hold has no athletes yet: one blank row per place held.
+    if (held) return held.athletes.length > 0 ? teamValuesOf(repo.teamOf(held)) : { ...teamValuesOf(repo.teamOf(held)), athletes: Array.from({ length: held.places }, blankAthlete) };
     return { formSessionId: (req.res!.locals.page as PageContext).newFormId(), coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
   }
 

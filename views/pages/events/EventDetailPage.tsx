@@ -6,6 +6,7 @@ import { formatPrice } from "../../../src/money.ts";
 import { coachEvent, type CoachRegistrationState } from "../../../src/coaches/rules.ts";
 import { COACH_MESSAGES } from "../../../src/coaches/schemas.ts";
 import { Widget } from "../../components/Widget.tsx";
+import { WaitingListBlock } from "../../components/events/WaitingListBlock.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 
 export interface EventDetailPageProps {
@@ -14,6 +15,8 @@ export interface EventDetailPageProps {
   status: RegistrationStatus;
   /** Whether college coaches can send a request for this event (the recruiting clinic) now; absent means not offered. */
   coachRegistration?: CoachRegistrationState;
+  /** Families and teams on the waiting list, and the places they need. */
+  waiting?: { entries: number; places: number };
 }
 
 const MIN_TEAM_SIZE = 5;
@@ -70,7 +73,7 @@ function CoachBox({ event, state }: { event: EventDetail; state: CoachRegistrati
   );
 }
 
-export function EventDetailPage({ event, placesLeft, status, coachRegistration = "notOffered" }: EventDetailPageProps) {
+export function EventDetailPage({ event, placesLeft, status, coachRegistration = "notOffered", waiting = { entries: 0, places: 0 } }: EventDetailPageProps) {
   const paragraphs = event.description.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   const teamSaving = teamSavingsCents(event);
   const image = useImageUrl();
@@ -115,6 +118,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
           </ul>
           <PlacesLine event={event} placesLeft={placesLeft} status={status} />
           <RegisterAction event={event} status={status} />
+          <WaitingListBlock eventId={event.id} status={status} waiting={waiting} />
           <ul className="event-assurances">
             <li><UsersIcon /><span>{event.ageGroup}</span></li>
             <li><ShieldIcon /><span>Limited to {event.capacity} wrestlers</span></li>

@@ -1,0 +1,54 @@
+/**
+ * `npm run capacity -- EVENT_ID PLACES`: sets an event's capacity (the places it sells). Raised, the new places go to
+ * the waiting list first: the running site offers them within seconds. Uses the app's configuration (DATABASE_URL
+ * or the embedded SQLite file); bad input prints one clear line and changes nothing (exit 1).
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError, loadConfig } from "../config.ts";
+import { createDb, migrateLatest } from "../db/knex.ts";
+import { setCapacity } from "../registrations/waitlist/capacity.ts";
+
+export const CAPACITY_USAGE = "Usage: npm run capacity -- EVENT_ID PLACES   (PLACES: a whole number from 1 to 100000)";
+
+export function parseCapacityArgs(argv: string[]): { eventId: number; capacity: number } | { error: string } {
+  const [event, places, ...rest] = argv;
+  if (!event || !places || rest.length > 0) return { error: CAPACITY_USAGE };
+  if (!/^[1-9]\d{0,8}$/.test(event)) return { error: `EVENT_ID must be an event id (a whole number), not ${event}.` };
+  if (!/^[1-9]\d{0,5}$/.test(places) || Number(places) > 100_000) return { error: `PLACES must be a whole number from 1 to 100000, not ${places}.` };
+  return { eventId: Number(event), capacity: Number(places) };
+}
+
+async function main(): Promise<number> {
+  const cmd = parseCapacityArgs(process.argv.slice(2));
+  if ("error" in cmd) {
+    console.error(cmd.error);
+    return 1;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    return 1;
+  }
+  const db = createDb(config.database);
+  try {
+    await migrateLatest(db);
+    const done = await setCapacity(db, cmd.eventId, cmd.capacity, new Date());
+    if (!done.ok) {
+      console.error(done.reason);
+      return 1;
+    }
+    console.log(`Event ${cmd.eventId}: capacity ${done.from} -> ${done.to}.${done.roundAsked ? " The waiting list is offered the new places." : ""}`);
+    return 0;
+  } catch (err) {
+    console.error(`Could not reach the database: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = await main();

@@ -1,0 +1,137 @@
+import { Router, type Request, type Response } from "express";
+import { renderPage } from "../../http/render.tsx";
+import { domainErrorStatus } from "../../http/errors.ts";
+import { validate, type FormState } from "../../http/forms.ts";
+import { DomainError } from "../../errors.ts";
+import { formatEventDateTime } from "../../events/rules.ts";
+import type { EventDetail } from "../../events/types.ts";
+import { JoinForm, LeaveConfirm, Notice, OfferDetails, WaitingListPage } from "../../../views/pages/registration/WaitingListPage.tsx";
+import { packageOptions } from "../rules.ts";
+import { joinSchema, WAITLIST_TEXT } from "../waitlist/rules.ts";
+import * as repo from "../waitlist/repository.ts";
+import { joinLine } from "../waitlist/join.ts";
+import { findOffer, leaveLine } from "../waitlist/accept.ts";
+import type { WaitingListDeps } from "../waitlist/offers.ts";
+import { loadEvent, notFound, remember, type RegistrationRouteDeps } from "./shared.tsx";
+
+/** Joins per address per minute. */
+export const JOIN_RATE_LIMIT = { windowMs: 60_000, limit: 10 } as const;
+
+const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
+
+/** The waiting list: join (/waiting-list/{id}), leave (/waiting-list/leave/{token}) and an offer (/waiting-list/offer/{token}). */
+export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps): Router {
+  const router = Router();
+  const limit = deps.rateLimiter({ name: "waiting-list-join", ...JOIN_RATE_LIMIT, message: "Too many attempts from your connection. Please wait a minute and try again." });
+
+  function page(req: Request, res: Response, event: Pick<EventDetail, "id" | "title" | "dateText" | "location">, title: string, content: React.ReactNode, status?: number) {
+    res.set("cache-control", "no-store");
+    renderPage(req, res, <WaitingListPage event={event} title={title}>{content}</WaitingListPage>, {
+      title,
+      description: `The waiting list for ${event.title}, ${event.dateText}, ${event.location}.`,
+      status,
+      noindex: true,
+    });
+  }
+
+  async function joinPage(req: Request, res: Response, event: EventDetail, form: FormState, status?: number) {
+    const { entries } = await repo.waitingCounts(deps.db, event.id);
+    page(req, res, event, WAITLIST_TEXT.joinTitle(event.title),
+      <JoinForm eventId={event.id} form={form} packages={packageOptions(event)} maxTeam={Math.min(deps.limits.maxTeamAthletes, event.capacity)} waiting={entries} />, status);
+  }
+
+  /** An event whose id is a token-looking word would shadow the token routes: ids are numbers, so none does. */
+  router.get("/waiting-list/:id", async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    await joinPage(req, res, event, { values: { kind: "individual", places: "1", registrationType: "full" }, errors: {} });
+  });
+
+  router.post("/waiting-list/:id", limit, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    const { _csrf: _token, ...sent } = (req.body ?? {}) as Record<string, unknown>;
+    const values = Object.fromEntries(Object.entries(sent).filter(([, v]) => typeof v === "string").map(([k, v]) => [k, (v as string).slice(0, 400)]));
+    const result = validate(joinSchema(event, Math.min(deps.limits.maxTeamAthletes, event.capacity)), sent);
+    if (!result.ok) return joinPage(req, res, event, { values, errors: result.errors }, 400);
+    try {
+      const entry = await joinLine(deps, event, result.data);
+      page(req, res, event, "You Are on the Waiting List",
+        <Notice title={WAITLIST_TEXT.joined(entry.position)} eventId={event.id}>
+          <p>We sent a confirmation to <strong>{entry.contact.email}</strong> with a link to leave the list. When places fit your {entry.places === 1 ? "place" : `${entry.places} places`}, we e-mail you an offer that holds them for you.</p>
+        </Notice>);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      await joinPage(req, res, event, { values, errors: { _form: err.message } }, domainErrorStatus(err));
+    }
+  });
+
+  async function byLeaveToken(req: Request, res: Response) {
+    const token = String(req.params.token);
+    const entry = TOKEN.test(token) ? await repo.entryByLeaveToken(deps.db, token) : undefined;
+    const event = entry ? await loadEvent(deps, entry.eventId) : null;
+    if (!entry || !event) {
+      page(req, res, { id: 0, title: "Waiting List", dateText: "", location: "" }, "Waiting List", <Notice title="Link Not Valid" eventId={0}><p>{WAITLIST_TEXT.linkUnknown}</p></Notice>, 404);
+      return undefined;
+    }
+    return { entry, event, token };
+  }
+
+  router.get("/waiting-list/leave/:token", async (req, res) => {
+    const found = await byLeaveToken(req, res);
+    if (!found) return;
+    const { entry, event, token } = found;
+    if (entry.status !== "waiting" && entry.status !== "offered") {
+      return page(req, res, event, "Waiting List", <Notice title="Not on the List" eventId={event.id}><p>This entry is no longer on the waiting list.</p></Notice>);
+    }
+    page(req, res, event, "Leave the Waiting List", <LeaveConfirm action={`/waiting-list/leave/${token}`} offered={entry.status === "offered"} />);
+  });
+
+  router.post("/waiting-list/leave/:token", async (req, res) => {
+    const found = await byLeaveToken(req, res);
+    if (!found) return;
+    await leaveLine(deps, found.entry);
+    page(req, res, found.event, "Waiting List", <Notice title="You Left the Waiting List" eventId={found.event.id}><p>{WAITLIST_TEXT.left}</p></Notice>);
+  });
+
+  async function byOfferToken(req: Request, res: Response) {
+    const token = String(req.params.token);
+    const offer = TOKEN.test(token) ? await findOffer(deps, token) : undefined;
+    const event = offer ? await loadEvent(deps, offer.entry.eventId) : null;
+    if (!offer || !event) {
+      page(req, res, { id: 0, title: "Waiting List", dateText: "", location: "" }, "Waiting List", <Notice title="Link Not Valid" eventId={0}><p>{WAITLIST_TEXT.linkUnknown}</p></Notice>, 404);
+      return undefined;
+    }
+    return { offer, event, token };
+  }
+
+  router.get("/waiting-list/offer/:token", async (req, res) => {
+    const found = await byOfferToken(req, res);
+    if (!found) return;
+    const { offer, event, token } = found;
+    const until = offer.entry.offeredUntil ? formatEventDateTime(offer.entry.offeredUntil, event.timeZone) : "";
+    page(req, res, event, `Your Places at ${event.title}`,
+      <OfferDetails token={token} team={offer.entry.kind === "team"} places={offer.places} untilText={until} open={offer.open} />);
+  });
+
+  /** Accepting one place: the visitor's session now owns its held registration, and its form opens with it. */
+  router.post("/waiting-list/offer/:token/take", async (req, res) => {
+    const found = await byOfferToken(req, res);
+    if (!found) return;
+    const { offer, event, token } = found;
+    const place = offer.places.find((p) => String(p.placeNumber) === String((req.body as Record<string, unknown>)?.place ?? ""));
+    if (!offer.open || !place || place.state !== "held") return res.redirect(303, `/waiting-list/offer/${token}`);
+    const team = offer.entry.kind === "team";
+    remember(req, team ? "team" : "individual", event.id, place.reference);
+    res.redirect(303, team ? `/team-register/${event.id}` : `/register/${event.id}`);
+  });
+
+  router.post("/waiting-list/offer/:token/decline", async (req, res) => {
+    const found = await byOfferToken(req, res);
+    if (!found) return;
+    await leaveLine(deps, found.offer.entry);
+    page(req, res, found.event, "Waiting List", <Notice title="Offer Declined" eventId={found.event.id}><p>{WAITLIST_TEXT.declined}</p></Notice>);
+  });
+
+  return router;
+}

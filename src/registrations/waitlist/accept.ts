@@ -1,0 +1,67 @@
+import { queuedLockingTransaction } from "../../db/rowQueue.ts";
+import * as regRepo from "../repository.ts";
+import { REGISTRATION_KIND } from "../deps.ts";
+import * as repo from "./repository.ts";
+import type { Entry } from "./repository.ts";
+import { placesFreed, type WaitingListDeps } from "./offers.ts";
+
+/** One place (or the team) of an offer, as the offer page shows it. */
+export interface OfferPlace {
+  placeNumber: number;
+  reference: string;
+  state: "held" | "registered" | "released";
+}
+
+export interface Offer {
+  entry: Entry;
+  places: OfferPlace[];
+  /** The offer still holds places that can be registered. */
+  open: boolean;
+}
+
+/** The offer an offer link names (the link's token is compared by its hash); undefined for an unknown link. */
+export async function findOffer(deps: WaitingListDeps, token: string): Promise<Offer | undefined> {
+  const entry = await repo.entryByOfferToken(deps.db, token);
+  if (!entry) return undefined;
+  const now = deps.clock().getTime();
+  const places = (await repo.holdsOf(deps.db, entry.id)).map((h): OfferPlace => ({
+    placeNumber: h.placeNumber,
+    reference: h.reference,
+    state:
+      h.status === "paid" || h.status === "needs_review"
+        ? "registered"
+        : h.status === "pending_payment" && (h.reservedUntil?.getTime() ?? 0) > now
+          ? "held"
+          : "released",
+  }));
+  return { entry, places, open: entry.status === "offered" && places.some((p) => p.state === "held") };
+}
+
+/**
+ * Leaves the line (a waiting entry) or declines an offer (its holds not yet being paid are released), under the
+ * event's lock; the released places go to the next in line at once. True when something changed.
+ */
+export async function leaveLine(deps: WaitingListDeps, entry: Entry): Promise<boolean> {
+  // A hold whose payment has begun is left to that payment (read before the transaction: no network call inside).
+  const holds = await repo.holdsOf(deps.db, entry.id);
+  const paying = new Set<string>();
+  for (const h of holds) if (await deps.paymentCore.liveFor(REGISTRATION_KIND, h.reference)) paying.add(h.reference);
+  const changed = await queuedLockingTransaction(deps.db, regRepo.eventKey(entry.eventId), async (trx) => {
+    await regRepo.lockEvent(trx, entry.eventId);
+    const now = deps.clock();
+    const current = await repo.lockEntry(trx, entry.id);
+    if (current?.status === "waiting") return repo.setStatus(trx, entry.id, ["waiting"], "left", now);
+    if (current?.status !== "offered") return false;
+    let released = 0;
+    for (const h of holds) {
+      if (paying.has(h.reference)) continue;
+      const r = await regRepo.lockByReference(trx, h.reference);
+      if (r && (await regRepo.transition(trx, r.id, "cancelHold", now, { reserved_until: null }))) released += r.places;
+    }
+    await repo.setStatus(trx, entry.id, ["offered"], "declined", now);
+    if (released > 0) await placesFreed(trx, entry.eventId);
+    return true;
+  });
+  if (changed) deps.logger.info({ eventId: entry.eventId, entryId: entry.id }, "waiting list: left or declined");
+  return changed;
+}

@@ -1,0 +1,25 @@
+import type { Db } from "../../db/knex.ts";
+import { queuedLockingTransaction } from "../../db/rowQueue.ts";
+import { placesTaken } from "../../events/repository.ts";
+import * as regRepo from "../repository.ts";
+import { placesFreed } from "./offers.ts";
+
+export type CapacityChange = { ok: true; from: number; to: number; roundAsked: boolean } | { ok: false; reason: string };
+
+/**
+ * An operator changes an event's capacity, under the event's lock: never below the places paid for or held now;
+ * raised, the new places are the waiting list's first (an offer round is asked for in the same transaction).
+ */
+export async function setCapacity(db: Db, eventId: number, capacity: number, now: Date): Promise<CapacityChange> {
+  return queuedLockingTransaction(db, regRepo.eventKey(eventId), async (trx) => {
+    const locked = await regRepo.lockEvent(trx, eventId);
+    if (!locked) return { ok: false, reason: `There is no event ${eventId}.` };
+    const taken = await placesTaken(trx, eventId, now);
+    if (capacity < taken) return { ok: false, reason: `${taken} places of event ${eventId} are paid for or held: its capacity cannot go below that.` };
+    const from = Number(locked.capacity);
+    await trx("events").where({ id: eventId }).update({ capacity });
+    const raised = capacity > from;
+    if (raised) await placesFreed(trx, eventId);
+    return { ok: true, from, to: capacity, roundAsked: raised && (await trx("waiting_list_jobs").where({ event_id: eventId, status: "pending" }).first("id")) !== undefined };
+  });
+}

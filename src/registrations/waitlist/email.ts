@@ -1,0 +1,56 @@
+import type { OutgoingEmail } from "../../email/outbox.ts";
+import type { Site } from "../../site.ts";
+import { formatEventDateTime } from "../../events/rules.ts";
+import type { EventDetail } from "../../events/types.ts";
+import type { Entry } from "./repository.ts";
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+const placesText = (n: number) => `${n} ${n === 1 ? "place" : "places"}`;
+
+/** Plain text and the same paragraphs as HTML, with one link as a button-like anchor. */
+function message(site: Site, to: string, kind: string, reference: string, subject: string, paragraphs: string[], link: { label: string; url: string }): OutgoingEmail {
+  const text = [...paragraphs.flatMap((p) => [p, ""]), `${link.label}: ${link.url}`, "", `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`, "", site.displayName].join("\n");
+  const html = `<!doctype html><html><body style="font-family:Arial,sans-serif;color:#111">
+${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n")}
+<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>
+<p>Questions? Write to ${escapeHtml(site.email)} or call ${escapeHtml(site.phone)}.</p></body></html>`;
+  return { kind, reference, to, replyTo: site.email, subject, text, html };
+}
+
+/** Sent when a family or team joins: their position and the link that leaves the list. */
+export function joinedEmail(site: Site, event: EventDetail, entry: Entry, leaveUrl: string): OutgoingEmail {
+  return message(
+    site,
+    entry.contact.email,
+    "waiting_list_joined",
+    `waiting-list:${entry.id}`,
+    `You are on the waiting list for ${event.title}`,
+    [
+      `Hi ${entry.contact.firstName},`,
+      `You are number ${entry.position} on the waiting list for ${event.title} (${event.dateText}, ${event.location}), for ${placesText(entry.places)}${entry.kind === "team" ? " for your team" : ""}.`,
+      "When places become free, we offer them in the order families and teams joined, to the first whose places fit. We then e-mail you a personal link; the places are held for you while you register and pay.",
+      "Nothing is charged until you accept an offer and pay. If your plans change, leave the list with the link below.",
+    ],
+    { label: "Leave the waiting list", url: leaveUrl },
+  );
+}
+
+/** The offer: the places held until when, and the personal link that registers them. */
+export function offerEmail(site: Site, event: EventDetail, entry: Entry, offerUrl: string, until: Date): OutgoingEmail {
+  const untilText = formatEventDateTime(until, event.timeZone);
+  return message(
+    site,
+    entry.contact.email,
+    "waiting_list_offer",
+    `waiting-list:${entry.id}`,
+    `Places are free for you at ${event.title}`,
+    [
+      `Hi ${entry.contact.firstName},`,
+      `Good news: ${placesText(entry.places)} at ${event.title} (${event.dateText}, ${event.location}) ${entry.places === 1 ? "is" : "are"} now held for you${entry.kind === "team" ? " and your team" : ""}, until ${untilText}.`,
+      `Open your personal link to register and pay before then. ${entry.kind === "team" ? "The team form" : "The registration form"} opens with your places held. This link is only for you: please do not forward it.`,
+      "If you no longer need the places, decline on the same page so the next family or team gets them sooner.",
+    ],
+    { label: "Register now", url: offerUrl },
+  );
+}

@@ -1,0 +1,185 @@
+import { randomBytes } from "node:crypto";
+import type { Knex } from "knex";
+import type { Db } from "../../db/knex.ts";
+import { toDate } from "../../db/rows.ts";
+import { createJobQueue, type JobQueue } from "../../db/jobQueue.ts";
+import { queuedLockingTransaction } from "../../db/rowQueue.ts";
+import { enqueueEmail } from "../../email/outbox.ts";
+import { findEvent, placesLeft, placesTaken } from "../../events/repository.ts";
+import { registrationClosingTime } from "../../events/rules.ts";
+import type { EventDetail } from "../../events/types.ts";
+import * as regRepo from "../repository.ts";
+import { newReference } from "../hold.ts";
+import { findPackage } from "../rules.ts";
+import { TEAM_PACKAGE } from "../teamRules.ts";
+import type { RegistrationDeps } from "../deps.ts";
+import * as repo from "./repository.ts";
+import type { Entry } from "./repository.ts";
+import { chooseOffers } from "./rules.ts";
+import { offerEmail } from "./email.ts";
+
+/** What the waiting list's use cases are given: the registrations' deps, the offer time and the site's address for links. */
+export interface WaitingListDeps extends RegistrationDeps {
+  offerHours: number;
+  publicUrl: string;
+}
+
+/** The offer queues of this process: placesFreed wakes them once its transaction commits (a hint; the timer is the net). */
+const queues = new Set<JobQueue>();
+
+/**
+ * THE call for every place that frees places at an event (a hold that lapsed, a registration canceled or refunded,
+ * capacity raised): in the caller's transaction, when anyone is in line, it asks for an offer round at the event;
+ * the round runs in the job queue once that transaction commits (never inside it). Cheap when nobody waits.
+ */
+export async function placesFreed(conn: Db | Knex.Transaction, eventId: number): Promise<void> {
+  if (!(await repo.hasLine(conn, eventId))) return;
+  await repo.insertJob(conn, eventId, new Date());
+  const committed = (conn as Knex.Transaction).isTransaction ? (conn as Knex.Transaction).executionPromise : Promise.resolve();
+  committed.then(
+    () => queues.forEach((q) => q.wake()),
+    () => undefined,
+  );
+}
+
+/**
+ * placesLeft as a registration page shows it, `exceptRegistrationId` being the visitor's live hold: while the line
+ * comes first (see lineComesFirst), only the places that hold already has.
+ */
+export async function placesOpen(db: Db, eventId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
+  const left = await placesLeft(db, eventId, now, exceptRegistrationId);
+  if (!(await repo.lineComesFirst(db, eventId, exceptRegistrationId))) return left;
+  const own = exceptRegistrationId === undefined ? undefined : await db("registrations").where({ id: exceptRegistrationId }).first("places");
+  return Math.min(left, Number(own?.places ?? 0));
+}
+
+/**
+ * One offer round at an event, under the event's lock (its first statement): offers whose holds are all over are
+ * closed (registered when a place was paid for, expired otherwise); then the places free now go to the line by
+ * its rule (rules.ts: chooseOffers), each offer holding its places as pending registrations until its time is over.
+ * Everything is decided on what is read under the lock, so rounds in several instances never offer a place twice.
+ */
+export async function offerRound(deps: WaitingListDeps, eventId: number): Promise<number> {
+  const made = await queuedLockingTransaction(deps.db, regRepo.eventKey(eventId), async (trx) => {
+    const locked = await regRepo.lockEvent(trx, eventId);
+    if (!locked) return 0;
+    const now = deps.clock();
+    await closeFinishedOffers(trx, eventId, now);
+    const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
+    if (closesAt.getTime() <= now.getTime()) return 0;
+    const free = Number(locked.capacity) - (await placesTaken(trx, eventId, now));
+    const line = await repo.entriesOf(trx, eventId, ["waiting"]);
+    if (free <= 0 || line.length === 0) return 0;
+    const event = (await findEvent(trx, eventId))!;
+    const { offered, passed } = chooseOffers(line, free);
+    await repo.countPassedOver(trx, passed.map((e) => e.id), now);
+    for (const chosen of offered) await offer(trx, deps, event, line.find((e) => e.id === chosen.id)!, now);
+    return offered.length;
+  });
+  if (made > 0) deps.outbox.wake();
+  return made;
+}
+
+async function closeFinishedOffers(trx: Knex.Transaction, eventId: number, now: Date): Promise<void> {
+  for (const entry of await repo.entriesOf(trx, eventId, ["offered"])) {
+    const holds = await repo.holdsOf(trx, entry.id);
+    const live = holds.some((h) => h.status === "pending_payment" && (h.reservedUntil?.getTime() ?? 0) > now.getTime());
+    if (live) continue;
+    const paid = holds.some((h) => h.status === "paid" || h.status === "needs_review");
+    await repo.setStatus(trx, entry.id, ["offered"], paid ? "registered" : "expired", now);
+  }
+}
+
+/** The entry's places held as pending registrations until the offer ends, its link made and e-mailed. */
+async function offer(trx: Knex.Transaction, deps: WaitingListDeps, event: EventDetail, entry: Entry, now: Date): Promise<void> {
+  const until = new Date(now.getTime() + deps.offerHours * 3_600_000);
+  const { token, hash } = repo.newToken();
+  // Read under the event lock, so always true; should it not be, nothing of this round is kept.
+  if (!(await repo.setStatus(trx, entry.id, ["waiting"], "offered", now, { offer_token_hash: hash, offered_at: now, offered_until: until }))) {
+    throw new Error(`waiting-list entry ${entry.id} changed during its offer round`);
+  }
+  // A team is one registration of all its places; an athlete and siblings are one registration each.
+  const sizes = entry.kind === "team" ? [entry.places] : Array.from({ length: entry.places }, () => 1);
+  for (const [i, size] of sizes.entries()) await repo.linkHold(trx, entry.id, await insertOfferHold(trx, event, entry, size, until, now), i + 1);
+  await enqueueEmail(trx, offerEmail(deps.site, event, entry, `${deps.publicUrl}/waiting-list/offer/${token}`, until));
+  deps.logger.info({ eventId: event.id, entryId: entry.id, places: entry.places }, "waiting list: places offered");
+}
+
+/**
+ * A pending registration holding `places` for the offer: the entry's contact and package at today's price, no
+ * athletes yet (the registration or team form fills them in, on the same row: its form id is the row's).
+ */
+async function insertOfferHold(trx: Knex.Transaction, event: EventDetail, entry: Entry, places: number, until: Date, now: Date): Promise<number> {
+  const team = entry.kind === "team";
+  const pkg = team ? undefined : findPackage(event, entry.packageCode);
+  const priceCents = team ? event.teamPriceCents * places : (pkg?.priceCents ?? 0);
+  const [id] = await trx("registrations").insert({
+    reference: newReference(),
+    event_id: event.id,
+    kind: entry.kind,
+    team_name: entry.teamName,
+    status: "pending_payment",
+    places,
+    package_code: team ? TEAM_PACKAGE.code : entry.packageCode,
+    package_label: team ? TEAM_PACKAGE.label : (pkg?.label ?? entry.packageCode),
+    list_price_cents: priceCents,
+    amount_cents: priceCents,
+    contact_first_name: entry.contact.firstName,
+    contact_last_name: entry.contact.lastName,
+    contact_email: entry.contact.email,
+    contact_phone: entry.contact.phone,
+    // Random like a form's id (routes/shared.tsx): only the offer link's visitor is given it.
+    form_session_id: randomBytes(16).toString("base64url"),
+    reserved_until: until,
+    // The row requires it; the form records the real agreement when it is submitted (it rewrites agreed_at).
+    agreed_at: now,
+    created_at: now,
+    updated_at: now,
+    version: 1,
+  });
+  const registrationId = Number(id);
+  const everyDay = team || (pkg !== undefined && pkg.dayCount >= event.days.length);
+  if (everyDay && event.days.length > 0) await trx("registration_days").insert(event.days.map((d) => ({ registration_id: registrationId, event_day_id: d.id })));
+  return registrationId;
+}
+
+/** The job queue that runs offer rounds (one row per round asked for: placesFreed). */
+export function createOfferQueue(deps: WaitingListDeps, intervalMs?: number): JobQueue {
+  const queue = createJobQueue({
+    db: deps.db,
+    logger: deps.logger,
+    table: "waiting_list_jobs",
+    name: "waiting-list",
+    intervalMs,
+    describe: (row) => ({ jobId: row.id, eventId: row.event_id }),
+    async run(row) {
+      await offerRound(deps, Number(row.event_id));
+    },
+  });
+  queues.add(queue);
+  return {
+    ...queue,
+    async stop() {
+      queues.delete(queue);
+      await queue.stop();
+    },
+  };
+}
+
+/**
+ * The minute's net (server.ts, with the hold sweep): a round is asked for at every event where someone is in line
+ * or holds an offer and no round is pending, so an offer that ended, places an operator freed in the database,
+ * or a missed wake are dealt with within a minute. Harmless when several instances do it. Rounds done a day ago are
+ * deleted (they record nothing else).
+ */
+export async function askForDueRounds(deps: Pick<WaitingListDeps, "db" | "clock">): Promise<number> {
+  const db = deps.db;
+  await db("waiting_list_jobs").where("status", "sent").andWhere("sent_at", "<", new Date(deps.clock().getTime() - 86_400_000)).delete();
+  const rows: { event_id: unknown }[] = await db("waiting_list_entries as w")
+    .whereIn("w.status", ["waiting", "offered"])
+    .whereNotExists((q) => q.select(db.raw("1")).from("waiting_list_jobs as j").whereRaw("j.event_id = w.event_id").whereIn("j.status", ["pending", "sending"]))
+    .distinct("w.event_id");
+  for (const r of rows) await repo.insertJob(db, Number(r.event_id), deps.clock());
+  if (rows.length > 0) queues.forEach((q) => q.wake());
+  return rows.length;
+}

@@ -1,0 +1,112 @@
+/**
+ * The waiting list in Chromium, without JavaScript (the forms post) and with it, at 375 and 320 px: the event page's
+ * block, the join form (errors, then joined), and an offer's page, whose button opens the registration form with the
+ * held place. Every page fits the width and passes axe. Event 4 is made sold out for the test and restored after.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import type { Knex } from "knex";
+import { e2eDb, launchBrowser, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { placesTaken } from "../../src/events/repository.ts";
+
+const EVENT = 4;
+let browser: Browser;
+let db: Knex;
+let capacity: number;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  db = e2eDb();
+  capacity = Number((await db("events").where({ id: EVENT }).first("capacity")).capacity);
+  const taken = await placesTaken(db, EVENT, new Date());
+  const now = Date.now();
+  await db("registrations").insert({
+    reference: "RWLE2E01", event_id: EVENT, kind: "team", places: 5, status: "paid", package_code: "team", package_label: "Team Registration", list_price_cents: 99500,
+    amount_cents: 99500, amount_paid_cents: 99500, contact_first_name: "Fill", contact_last_name: "Er", contact_email: "filler@example.com", contact_phone: "2055550100",
+    form_session_id: "wl-e2e-filler-000000001", agreed_at: now, created_at: now, updated_at: now, paid_at: now,
+  });
+  await db("events").where({ id: EVENT }).update({ capacity: taken + 5 });
+});
+
+afterAll(async () => {
+  const entries = db("waiting_list_entries").where({ event_id: EVENT }).select("id");
+  const held = await db("waiting_list_holds").whereIn("entry_id", entries).pluck("registration_id");
+  await db("waiting_list_holds").whereIn("registration_id", held).delete();
+  await db("registrations").whereIn("id", held).orWhere({ reference: "RWLE2E01" }).delete();
+  await db("waiting_list_entries").where({ event_id: EVENT }).delete();
+  await db("waiting_list_jobs").where({ event_id: EVENT }).delete();
+  await db("events").where({ id: EVENT }).update({ capacity });
+  await db.destroy();
+  await browser?.close();
+});
+
+async function fits(page: Page, what: string) {
+  const o = await page.evaluate(() => (document.documentElement.scrollWidth > window.innerWidth ? document.documentElement.scrollWidth : null));
+  expect(o, `${what} is wider than ${page.viewportSize()?.width} px`).toBeNull();
+}
+
+/** axe runs inside the page, so only where JavaScript is on (the server sends the same HTML either way). */
+async function accessible(page: Page, what: string, javaScript: boolean) {
+  if (javaScript) expect(await seriousA11yViolations(page), what).toEqual([]);
+}
+
+describe("the waiting list in Chromium", () => {
+  for (const javaScript of [false, true]) {
+    for (const width of [375, 320]) {
+      it(`the event page and the join form (and its errors) fit ${width} px${javaScript ? " and pass axe" : ""} (JavaScript ${javaScript ? "on" : "off"})`, async () => {
+        const { page, context } = await newVisit(browser, { javaScript, viewport: { width, height: 800 } });
+        // The server keeps event data a few seconds: the sold-out state shows once that has passed.
+        await expect.poll(async () => (await page.goto(`/events/${EVENT}`), await page.locator(".event-waiting-list").count()), { timeout: 15_000 }).toBe(1);
+        await fits(page, "the event page");
+        await accessible(page, "the event page", javaScript);
+        await page.getByRole("link", { name: "Join the Waiting List" }).click();
+        await page.waitForURL(`**/waiting-list/${EVENT}`);
+        await fits(page, "the join form");
+        await accessible(page, "the join form", javaScript);
+        await page.getByRole("button", { name: "Join the Waiting List" }).click();
+        await page.locator(".field-error").first().waitFor();
+        await fits(page, "the join form with errors");
+        await accessible(page, "the join form with errors", javaScript);
+        await context.close();
+      });
+    }
+  }
+
+  it("joins without JavaScript (errors first), and an offer's button opens the registration form with the held place", async () => {
+    const { page, context } = await newVisit(browser, { javaScript: false, viewport: { width: 320, height: 800 } });
+    await page.goto(`/waiting-list/${EVENT}`);
+    const form = page.getByRole("form", { name: "Join the waiting list" });
+    await form.getByLabel("Email").fill("not-an-address");
+    await form.getByRole("button", { name: "Join the Waiting List" }).click();
+    expect(await page.locator(".field-error").allTextContents()).toEqual(expect.arrayContaining(["This field is required", "Please enter a valid email address"]));
+    await fits(page, "the join form with errors");
+
+    await form.getByLabel("First Name").fill("Lena");
+    await form.getByLabel("Last Name").fill("Park");
+    await form.getByLabel("Email").fill("lena.e2e@example.com");
+    await form.getByLabel("Phone").fill("(205) 555-0111");
+    await form.getByRole("button", { name: "Join the Waiting List" }).click();
+    await page.getByRole("heading", { name: "You are number 1 on the waiting list." }).waitFor();
+    await fits(page, "joined");
+
+    // A place frees (the filler is refunded) and a round is asked for: the server's queue makes the offer.
+    await db("registrations").where({ reference: "RWLE2E01" }).update({ status: "refunded" });
+    await db("waiting_list_jobs").insert({ event_id: EVENT, status: "pending", attempts: 0, next_attempt_at: Date.now(), created_at: Date.now() });
+    await expect.poll(async () => (await db("waiting_list_entries").where({ contact_email: "lena.e2e@example.com" }).first("status")).status, { timeout: 40_000, interval: 500 }).toBe("offered");
+    const mail = await db("email_outbox").where({ to_address: "lena.e2e@example.com", kind: "waiting_list_offer" }).first("text_body");
+    const link = /https?:\/\/[^\s/]+(\/waiting-list\/offer\/[A-Za-z0-9_-]+)/.exec(String(mail.text_body))![1]!;
+    await page.goto(link);
+    await fits(page, "the offer");
+    const withJs = await newVisit(browser, { viewport: { width: 375, height: 800 } });
+    await withJs.page.goto(link);
+    await accessible(withJs.page, "the offer", true);
+    await withJs.context.close();
+    await page.getByRole("button", { name: "Register Athlete 1" }).click();
+    await page.waitForURL(`**/register/${EVENT}`);
+    const held = await db("waiting_list_holds as h").join("registrations as r", "r.id", "h.registration_id").join("waiting_list_entries as w", "w.id", "h.entry_id")
+      .where("w.contact_email", "lena.e2e@example.com").first("r.form_session_id");
+    expect(await page.locator('input[name="formSessionId"]').inputValue()).toBe(held.form_session_id);
+    await fits(page, "the registration form of the offer");
+    await context.close();
+  }, 90_000);
+});

@@ -1,0 +1,108 @@
+import type { ReactNode } from "react";
+import type { FormState } from "../../../src/http/forms.ts";
+import type { EventDetail } from "../../../src/events/types.ts";
+import type { EventPackage } from "../../../src/events/types.ts";
+import { MAX_SIBLINGS, WAITLIST_TEXT } from "../../../src/registrations/waitlist/rules.ts";
+import type { OfferPlace } from "../../../src/registrations/waitlist/accept.ts";
+import { TEAM_MINIMUM } from "../../../src/registrations/teamRules.ts";
+import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+
+/** Every waiting-list page: the event's name, date and place, then the content. */
+export function WaitingListPage({ event, title, children }: { event: Pick<EventDetail, "id" | "title" | "dateText" | "location">; title: string; children: ReactNode }) {
+  return (
+    <section className="section registration-page">
+      <div className="container registration-container">
+        <p className="back-link">
+          <a href={`/events/${event.id}`}><span aria-hidden="true">←&nbsp;</span>Back to Event</a>
+        </p>
+        <header className="registration-header">
+          <h1>{title}</h1>
+          <p className="lead">{event.dateText} · {event.location}</p>
+        </header>
+        {children}
+      </div>
+    </section>
+  );
+}
+
+/** The join form: who is joining, how many places, the package, the contact. Posts without JavaScript. */
+export function JoinForm({ eventId, form, packages, maxTeam, waiting }: { eventId: number; form: FormState; packages: EventPackage[]; maxTeam: number; waiting: number }) {
+  const kind = stateField(form, "kind");
+  return (
+    <div className="card registration-section">
+      <p>{WAITLIST_TEXT.explain}</p>
+      <p>{waiting === 0 ? "Nobody is waiting yet: you would be first in line." : `${waiting} ${waiting === 1 ? "family or team is" : "families and teams are"} waiting now; you join at the end of the line.`}</p>
+      <Form action={`/waiting-list/${eventId}`} label="Join the waiting list">
+        <FormErrors errors={form.errors} />
+        <Field {...kind} label="Who is joining" required options={[{ value: "individual", label: `An athlete, or up to ${MAX_SIBLINGS} siblings` }, { value: "team", label: "A coach with a team" }]} placeholder="Please choose" />
+        <Field {...stateField(form, "places")} label="Places needed" type="number" min={1} max={maxTeam} required
+          hint={`1 for one athlete, 2 to ${MAX_SIBLINGS} for siblings, ${TEAM_MINIMUM} to ${maxTeam} for a team (one per athlete)`} />
+        <Field {...stateField(form, "registrationType")} label="Package (athletes and siblings)" options={packages.map((p) => ({ value: p.code, label: p.label }))} placeholder="Please choose"
+          hint="Teams register for every day at the team price." />
+        <Field {...stateField(form, "teamName")} label="Team name (teams, optional)" autoComplete="organization" />
+        <Field {...stateField(form, "firstName")} label="First Name" required autoComplete="given-name" />
+        <Field {...stateField(form, "lastName")} label="Last Name" required autoComplete="family-name" />
+        <Field {...stateField(form, "email")} label="Email" type="email" required autoComplete="email" />
+        <Field {...stateField(form, "phone")} label="Phone" type="tel" required autoComplete="tel" />
+        <SubmitButton>Join the Waiting List</SubmitButton>
+      </Form>
+    </div>
+  );
+}
+
+export function Notice({ title, children, eventId }: { title: string; children: ReactNode; eventId: number }) {
+  return (
+    <div className="card registration-section" role="status">
+      <h2>{title}</h2>
+      {children}
+      <a className="btn btn-secondary" href={`/events/${eventId}`}>Back to Event</a>
+    </div>
+  );
+}
+
+/** The leave link's page: leaving is a button (a link opened by a mail scanner changes nothing). */
+export function LeaveConfirm({ action, offered }: { action: string; offered: boolean }) {
+  return (
+    <div className="card registration-section">
+      <p>{offered ? "Places are held for you right now. Leaving the list releases them to the next family or team." : "Leaving gives up your place in line. You can join again later, at the end of the line."}</p>
+      <Form action={action} label="Leave the waiting list">
+        <SubmitButton className="btn btn-secondary">Leave the Waiting List</SubmitButton>
+      </Form>
+    </div>
+  );
+}
+
+/** The offer: each place held (a button opens its registration form), registered, or released; and Decline. */
+export function OfferDetails({ token, team, places, untilText, open }: { token: string; team: boolean; places: OfferPlace[]; untilText: string; open: boolean }) {
+  return (
+    <div className="card registration-section">
+      {open ? (
+        <p>
+          Your places are held until <strong>{untilText}</strong>. {team ? "Register your team" : places.length > 1 ? "Register each athlete (one form and payment each)" : "Register your athlete"} before then: the form opens with the places held and your package chosen.
+        </p>
+      ) : (
+        <p role="status">{WAITLIST_TEXT.offerEnded}</p>
+      )}
+      <ul className="waiting-list-places">
+        {places.map((p) => (
+          <li key={p.placeNumber}>
+            <span>{team ? `Team (${p.reference})` : `Athlete ${p.placeNumber}`}: </span>
+            {p.state === "held" ? (
+              <Form action={`/waiting-list/offer/${token}/take`} label={team ? "Register your team" : `Register athlete ${p.placeNumber}`}>
+                <input type="hidden" name="place" value={p.placeNumber} />
+                <SubmitButton>{team ? "Register Your Team" : `Register Athlete ${p.placeNumber}`}</SubmitButton>
+              </Form>
+            ) : (
+              <strong>{p.state === "registered" ? `Registered (${p.reference})` : "Released"}</strong>
+            )}
+          </li>
+        ))}
+      </ul>
+      {open ? (
+        <Form action={`/waiting-list/offer/${token}/decline`} label="Decline the offer">
+          <SubmitButton className="btn btn-secondary">Decline the Offer</SubmitButton>
+        </Form>
+      ) : null}
+    </div>
+  );
+}
