@@ -16,7 +16,7 @@ import type { Logger } from "../logger.ts";
 import { CartPage } from "../../views/pages/cart/CartPage.tsx";
 import { acceptPrice, itemCount, removeItem, removePaidLines, updateQuantity, type SessionCartItem } from "./rules.ts";
 import { centsToDecimal } from "../money.ts";
-import { addToCart, cartJson, checkQuantity, currentPriceCents, readCart, viewCart, writeCart, type CartView } from "./cart.ts";
+import { addToCart, cartJson, cartStateKey, checkQuantity, currentPriceCents, readCart, viewCart, writeCart, type CartView } from "./cart.ts";
 import { AddItemForm, AddItemJson, CheckoutForm, CheckoutJson, CompleteJson, QuantityForm, UpdateItemJson, validateCheckout } from "./schemas.ts";
 import { CART_ERRORS, CART_MESSAGES, CART_TEXT } from "./messages.ts";
 
@@ -86,7 +86,10 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
   }
 
   async function renderCart(req: Request, res: Response, form: FormState = emptyForm, notice?: string, status?: number) {
-    const view = await currentView(req, res);
+    renderCartView(req, res, await currentView(req, res), form, notice, status);
+  }
+
+  function renderCartView(req: Request, res: Response, view: CartView, form: FormState = emptyForm, notice?: string, status?: number) {
     const ctx = res.locals.page as PageContext;
     const hasCardForm = view.items.length > 0;
     renderPage(
@@ -108,7 +111,14 @@ export function cartRoutes(deps: { catalogue: CatalogueSource; orders: OrdersDep
 
   // ---------- pages and form posts (no JavaScript) ----------
 
-  router.get("/cart", (req, res) => renderCart(req, res));
+  // The page shows the cart's lines with the catalogue's products as they are now, and nothing else of the
+  // visitor's (the checkout form is empty; a toast is never kept): kept under exactly that, it is answered without
+  // rendering until a line or a product changes. Posted form values (POST /cart/checkout) are never kept.
+  router.get("/cart", async (req, res) => {
+    const items = await settledCart(req, res);
+    if ((res.locals.page as PageContext).fromKeptPage(await cartStateKey(catalogue, items))) return;
+    renderCartView(req, res, await viewCart(catalogue, items));
+  });
 
   /** Runs a cart change from a plain form: a toast for the next page, then 303 back. */
   function formAction(run: (req: Request, res: Response) => Promise<{ title: string; description: string } | null>, failure: { title: string; description: string }, fallback?: (req: Request) => string): RequestHandler {

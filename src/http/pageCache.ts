@@ -8,6 +8,8 @@ import type { PageContext } from "./render.tsx";
  * than sending it. The visitor's CSRF token and a registration form's id are the parts that differ: pages rendered
  * for such a visitor carry placeholders, replaced on the way out by the visitor's own token and a new form id, so a
  * kept page never holds anyone's token and no two visitors are given one form.
+ * A page for a visitor with state can be kept too, under a key that names everything it shows for that state (the
+ * cart page: the cart's lines as the catalogue prices them now), with the same placeholders (`answerKept`, `keepAs`).
  * Several instances each keep their own copies; a change made through one of them is seen by the others within
  * the time a page is kept.
  */
@@ -16,6 +18,13 @@ export interface PageCache {
   serve: RequestHandler;
   /** Keeps a page a route marked as the same for every stateless visitor (its HTML still holds the placeholder). */
   keep(req: Request, res: Response, html: string): void;
+  /**
+   * Answers from a page kept under `key` for this URL (`keepAs`) and returns true, or returns false. The key must
+   * name everything the page shows for the visitor's state; what differs per visitor is only the placeholders.
+   */
+  answerKept(req: Request, res: Response, key: string): boolean;
+  /** Keeps a page rendered with placeholders under a key as `answerKept` takes it. */
+  keepAs(req: Request, res: Response, key: string, html: string): void;
   /** Forgets every page: called after a write that pages show (places, prices, products). */
   clear(): void;
 }
@@ -44,37 +53,90 @@ export function withVisitorToken(html: string, token: () => string): string {
 
 const keyOf = (req: Request) => `${req.protocol}://${req.get("host") ?? ""}${req.originalUrl}`;
 
-export function createPageCache({ ttlMs, maxPages = 500 }: { ttlMs: number; maxPages?: number }): PageCache {
-  // A route's own Cache-Control (registration pages: no-store) goes with its page; the rest is set on every request.
-  const pages = new Map<string, { html: string; cacheControl: string | undefined; rendered: number; expires: number }>();
+interface KeptPage {
+  /** The page's bytes between its placeholders, and which placeholder follows each part but the last. */
+  parts: Buffer[];
+  slots: ("csrf" | "formId")[];
+  cacheControl: string | undefined;
+  rendered: number;
+  expires: number;
+}
+
+/** Pages by key for `ttlMs`, the oldest dropped beyond `maxPages`: a crawler's endless query strings or many carts push out old pages, never grow the process. */
+function keptPages(ttlMs: number, maxPages: number) {
+  const pages = new Map<string, KeptPage>();
   return {
-    serve: (req, res, next) => {
-      if (ttlMs <= 0 || !isStateless(req)) return next();
-      const key = keyOf(req);
+    get(key: string): KeptPage | undefined {
       const page = pages.get(key);
-      if (!page) return next();
-      if (page.expires <= Date.now()) {
-        pages.delete(key);
-        return next();
-      }
-      if (page.cacheControl) res.set("cache-control", page.cacheControl);
-      // As any HTTP cache answers a kept response: its age in seconds (and a sign, for tests and operators, of a hit).
-      res.set("age", String(Math.floor((Date.now() - page.rendered) / 1000)));
-      res.status(200).type("html").send(withVisitorToken(page.html, (res.locals.page as PageContext).visitorCsrfToken));
+      if (page && page.expires <= Date.now()) pages.delete(key);
+      else return page;
     },
-    keep: (req, res, html) => {
-      if (ttlMs <= 0 || !isStateless(req)) return;
-      const key = keyOf(req);
+    set(key: string, res: Response, html: string): void {
       const cacheControl = res.getHeader("cache-control");
       pages.delete(key);
       const rendered = Date.now();
-      pages.set(key, { html, cacheControl: typeof cacheControl === "string" ? cacheControl : undefined, rendered, expires: rendered + ttlMs });
-      // Oldest first: a crawler's endless query strings push out old pages, never grow the process.
+      pages.set(key, { ...atPlaceholders(html), cacheControl: typeof cacheControl === "string" ? cacheControl : undefined, rendered, expires: rendered + ttlMs });
       for (const oldest of pages.keys()) {
         if (pages.size <= maxPages) break;
         pages.delete(oldest);
       }
     },
     clear: () => pages.clear(),
+  };
+}
+
+const PLACEHOLDERS = new RegExp(`(${CSRF_PLACEHOLDER}|${FORM_ID_PLACEHOLDER})`);
+
+/** Cut once when kept, so that each answer joins bytes instead of searching and copying the page's text. */
+function atPlaceholders(html: string): Pick<KeptPage, "parts" | "slots"> {
+  const pieces = html.split(PLACEHOLDERS);
+  return {
+    parts: pieces.filter((_, i) => i % 2 === 0).map((part) => Buffer.from(part)),
+    slots: pieces.filter((_, i) => i % 2 === 1).map((p) => (p === CSRF_PLACEHOLDER ? "csrf" : "formId")),
+  };
+}
+
+/** The kept page for this visitor, as withVisitorToken makes it: their token, and a form id of this answer's own. */
+function visitorBytes(page: KeptPage, token: () => string): Buffer {
+  if (page.slots.length === 0) return page.parts[0]!;
+  const formId = page.slots.includes("formId") ? Buffer.from(randomBytes(16).toString("base64url")) : undefined;
+  const csrf = page.slots.includes("csrf") ? Buffer.from(token()) : undefined;
+  return Buffer.concat(page.parts.flatMap((part, i) => (i < page.slots.length ? [part, page.slots[i] === "csrf" ? csrf! : formId!] : [part])));
+}
+
+/** A kept page with its own Cache-Control and, as any HTTP cache answers a kept response, its age in seconds (for tests and operators, the sign of a hit). */
+function sendKept(res: Response, page: KeptPage): void {
+  if (page.cacheControl) res.set("cache-control", page.cacheControl);
+  res.set("age", String(Math.floor((Date.now() - page.rendered) / 1000)));
+  res.status(200).type("html").send(visitorBytes(page, (res.locals.page as PageContext).visitorCsrfToken));
+}
+
+export function createPageCache({ ttlMs, maxPages = 500 }: { ttlMs: number; maxPages?: number }): PageCache {
+  // A route's own Cache-Control (registration pages: no-store) goes with its page; the rest is set on every request.
+  const forStateless = keptPages(ttlMs, maxPages);
+  const byState = keptPages(ttlMs, maxPages);
+  const stateKey = (req: Request, key: string) => `${keyOf(req)}\n${key}`;
+  const keepable = (req: Request) => ttlMs > 0 && SAFE.has(req.method);
+  return {
+    serve: (req, res, next) => {
+      const page = ttlMs > 0 && isStateless(req) ? forStateless.get(keyOf(req)) : undefined;
+      if (!page) return next();
+      sendKept(res, page);
+    },
+    keep: (req, res, html) => {
+      if (keepable(req) && isStateless(req)) forStateless.set(keyOf(req), res, html);
+    },
+    answerKept: (req, res, key) => {
+      const page = keepable(req) ? byState.get(stateKey(req, key)) : undefined;
+      if (page) sendKept(res, page);
+      return page !== undefined;
+    },
+    keepAs: (req, res, key, html) => {
+      if (keepable(req)) byState.set(stateKey(req, key), res, html);
+    },
+    clear: () => {
+      forStateless.clear();
+      byState.clear();
+    },
   };
 }

@@ -48,6 +48,8 @@ export interface PageContextOptions {
 /** What every page needs (shell props, CSRF token, assets); the session notice shows when the session store is down. */
 export function buildPageContext(req: Request, res: Response, opts: PageContextOptions, { sessionNotice }: { sessionNotice: boolean }): PageContext {
   const hasSession = Boolean(req.session);
+  // Pages for a visitor without state, and pages kept under a key (fromKeptPage), are rendered with placeholders.
+  let placeholder = isStateless(req);
   const ctx: PageContext = {
     shell: {
       site: opts.site,
@@ -58,7 +60,16 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
     csrfToken: "",
     visitorCsrfToken: () => "",
     newFormId: () => "",
-    keepPage: (html) => opts.pageCache.keep(req, res, html),
+    keepPage: (html) => (ctx.pageKey === undefined ? opts.pageCache.keep(req, res, html) : opts.pageCache.keepAs(req, res, ctx.pageKey, html)),
+    fromKeptPage: (key) => {
+      if (req.session?.toast) return false;
+      const fullKey = JSON.stringify([ctx.shell.cartCount, ctx.shell.notices, ctx.shell.testModeBanner, key]);
+      if (opts.pageCache.answerKept(req, res, fullKey)) return true;
+      ctx.pageKey = fullKey;
+      placeholder = true;
+      return false;
+    },
+    pageKey: undefined,
     assets: opts.assets,
     publicUrl: opts.publicUrl,
     takeToast: () => {
@@ -71,7 +82,6 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
   // state is shown a placeholder, which renderPage replaces, so that the page can be kept for the next one.
   let token: string | undefined;
   ctx.visitorCsrfToken = () => (token ??= opts.csrf.token(req, res));
-  const placeholder = isStateless(req);
   ctx.newFormId = () => (placeholder ? FORM_ID_PLACEHOLDER : randomBytes(16).toString("base64url"));
   Object.defineProperty(ctx, "csrfToken", {
     get: () => (placeholder ? CSRF_PLACEHOLDER : ctx.visitorCsrfToken()),

@@ -35,8 +35,17 @@ export interface PageContext {
   visitorCsrfToken: () => string;
   /** A new registration form's id: for a visitor without state a placeholder that each response replaces with its own. */
   newFormId: () => string;
-  /** Keeps a rendered page for the next visitors without state (a no-op for a visitor with state). */
+  /** Keeps a rendered page for the next visitors without state (a no-op for a visitor with state), or under its `pageKey`. */
   keepPage: (html: string) => void;
+  /**
+   * For a page all of whose parts for this visitor's state `key` names (the layout's own, the cart badge and the
+   * notices, are added here): answers from the page kept under it and returns true; or returns false, and the page
+   * rendered next carries the placeholders (csrfToken, newFormId) and is kept under the key. A page with a toast to
+   * show is neither answered nor kept.
+   */
+  fromKeptPage: (key: string) => boolean;
+  /** The key the page being rendered is kept under (set by fromKeptPage). */
+  pageKey: string | undefined;
   assets: Assets;
   publicUrl: string | undefined;
   takeToast: () => ToastMessage | undefined;
@@ -99,6 +108,6 @@ export function renderPage(req: Request, res: Response, page: ReactElement, opti
 
   const html = `<!doctype html><html lang="en"><head>${head}${jsonLd}</head><body>${body}${scriptTags}</body></html>`;
   const status = options.status ?? 200;
-  if (options.sameForStatelessVisitors && status === 200) ctx.keepPage(html);
+  if ((options.sameForStatelessVisitors || ctx.pageKey !== undefined) && status === 200) ctx.keepPage(html);
   res.status(status).type("html").send(withVisitorToken(html, ctx.visitorCsrfToken));
 }

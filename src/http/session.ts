@@ -18,7 +18,10 @@ export function createSessionStore(redis: Redis | undefined, prefix: string, log
     logger.warn("REDIS_URL is not set: sessions live in process memory and are lost on restart");
     return new MemoryStore();
   }
-  const store = new RedisStore({ client: redis, prefix: `${prefix}sess:`, ttl: TWO_WEEKS_S });
+  // No touch: with `rolling: false` the cookie is sent again only when the session is saved, and each save sets the
+  // key's two weeks again, so the key lives exactly as long as the cookie. Touching would cost every request of a
+  // visitor with a session a Redis EXPIRE and keep nothing longer that a browser could still ask for.
+  const store = new RedisStore({ client: redis, prefix: `${prefix}sess:`, ttl: TWO_WEEKS_S, disableTouch: true });
   // express-session skips sessions (instead of failing the request) while its store says it is disconnected:
   // Redis stopped, or stalled (connected but not answering within the command timeout).
   const sync = () => store.emit(redisAvailable(redis) ? "connect" : "disconnect");

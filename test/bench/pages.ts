@@ -10,6 +10,8 @@
  *   BENCH_DATABASE_URL (default mysql://root@127.0.0.1:3306), BENCH_REDIS_URL (default redis://127.0.0.1:6379)
  *
  * Requests carry no Accept-Encoding, so both servers send the same uncompressed bytes.
+ * Each server's CPU time per request (from /proc, on Linux) is printed beside its throughput: on a machine other
+ * work shares, the ratio of the two servers' CPU time per request still says what the page costs.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -56,22 +58,38 @@ async function shopperCookie(base: string): Promise<string> {
   return cookieHeader(jar);
 }
 
-function startStatic(dir: string): Promise<{ url: string; stop: () => void }> {
+/** A process's CPU time (user and system) in microseconds, from /proc; undefined where there is none. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+// The kernel's USER_HZ, 100 on every Linux this runs on.
+const CLOCK_TICKS = 100;
+
+function startStatic(dir: string): Promise<{ url: string; pid: number | undefined; stop: () => void }> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "test/bench/staticServer.ts"), dir], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (c: Buffer) => {
       out += c.toString();
       const m = /static listening on (\d+)/.exec(out);
-      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, stop: () => child.kill("SIGTERM") });
+      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, pid: child.pid, stop: () => child.kill("SIGTERM") });
     });
     child.once("exit", (code) => reject(new Error(`static server exited with ${code}`)));
   });
 }
 
-async function measure(url: string, headers: Record<string, string>, seconds: number) {
+async function measure(url: string, headers: Record<string, string>, seconds: number, pid: number | undefined) {
+  const cpuBefore = cpuMicros(pid);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, requests: r.requests.total };
+  const cpuAfter = cpuMicros(pid);
+  const cpuMicrosPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && r.requests.total > 0 ? Math.round((cpuAfter - cpuBefore) / r.requests.total) : null;
+  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, requests: r.requests.total, cpuMicrosPerRequest };
 }
 
 interface Row {
@@ -80,6 +98,8 @@ interface Row {
   app: Awaited<ReturnType<typeof measure>>;
   static: Awaited<ReturnType<typeof measure>>;
   ratio: number;
+  /** Static CPU time per request over the site's: what the ratio would be with a core each, whatever else runs. */
+  cpuRatio: number | null;
   broken: string[];
 }
 
@@ -108,17 +128,18 @@ try {
       const file = `page${i}.${(first.headers.get("content-type") ?? "").includes("json") ? "json" : "html"}`;
       fs.writeFileSync(path.join(tmp, file), body);
       const warm = await autocannon({ url: `${base}${page.path}`, connections: CONNECTIONS, amount: 500, headers });
-      const app = await measure(`${base}${page.path}`, headers, duration);
+      const app = await measure(`${base}${page.path}`, headers, duration, site.pid);
       if (!page.cart) anonymousGets += warm.requests.total + app.requests;
-      const stat = await measure(`${statics.url}/${file}`, {}, duration);
+      const stat = await measure(`${statics.url}/${file}`, {}, duration, statics.pid);
       const ratio = Math.round((app.reqPerSec / stat.reqPerSec) * 100) / 100;
+      const cpuRatio = app.cpuMicrosPerRequest && stat.cpuMicrosPerRequest ? Math.round((stat.cpuMicrosPerRequest / app.cpuMicrosPerRequest) * 100) / 100 : null;
       const broken: string[] = [];
       if (ratio < BUDGET.ratio) broken.push(`ratio ${ratio} < ${BUDGET.ratio}`);
       if (app.p99Ms >= BUDGET.p99Ms) broken.push(`p99 ${app.p99Ms} ms >= ${BUDGET.p99Ms}`);
       if (app.errors > 0) broken.push(`${app.errors} errors or non-2xx`);
-      rows.push({ path: page.path, bytes: body.length, app, static: stat, ratio, broken });
+      rows.push({ path: page.path, bytes: body.length, app, static: stat, ratio, cpuRatio, broken });
       problems.push(...broken.map((b) => `${page.path}: ${b}`));
-      console.log(`${page.path}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
+      console.log(`${page.path}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}\tCPU µs/req ${app.cpuMicrosPerRequest ?? "?"} / static ${stat.cpuMicrosPerRequest ?? "?"} (${cpuRatio ?? "?"})${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
     }
     if (keysBefore !== undefined) {
       const keysAfter = (await site.redisKeys())!;
@@ -139,9 +160,9 @@ try {
 }
 
 const table = [
-  "| page | bytes | req/s | p50 ms | p99 ms | static req/s | ratio |",
-  "|---|---|---|---|---|---|---|",
-  ...rows.map((r) => `| ${r.path} | ${r.bytes.toLocaleString("en-US")} | ${r.app.reqPerSec.toLocaleString("en-US")} | ${r.app.p50Ms} | ${r.app.p99Ms} | ${r.static.reqPerSec.toLocaleString("en-US")} | ${r.ratio.toFixed(2)}${r.broken.length ? " ✗" : ""} |`),
+  "| page | bytes | req/s | p50 ms | p99 ms | static req/s | ratio | CPU µs/req | static CPU µs/req | CPU ratio |",
+  "|---|---|---|---|---|---|---|---|---|---|",
+  ...rows.map((r) => `| ${r.path} | ${r.bytes.toLocaleString("en-US")} | ${r.app.reqPerSec.toLocaleString("en-US")} | ${r.app.p50Ms} | ${r.app.p99Ms} | ${r.static.reqPerSec.toLocaleString("en-US")} | ${r.ratio.toFixed(2)}${r.broken.length ? " ✗" : ""} | ${r.app.cpuMicrosPerRequest ?? "?"} | ${r.static.cpuMicrosPerRequest ?? "?"} | ${r.cpuRatio?.toFixed(2) ?? "?"} |`),
 ].join("\n");
 console.log(`\n${table}\n`);
 if (sessionCheck) {

@@ -44,6 +44,8 @@ export const proxyHeaders = { "x-forwarded-proto": "https", "x-forwarded-for": "
 
 export interface BenchSite {
   url: string;
+  /** The site's process (its CPU time is read from /proc). */
+  pid: number | undefined;
   mode: string;
   /** Keys under this run's own Redis prefix, all or those of one kind (`sess:`); undefined when embedded. The server is shared: DBSIZE counts other people's keys too. */
   redisKeys(kind?: string): Promise<number | undefined>;
@@ -110,6 +112,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
   }
   return {
     url: server.url,
+    pid: server.child.pid,
     mode: embedded ? "embedded (development, SQLite, in-process sessions)" : "production, MySQL + Redis",
     redisKeys: async (kind) => {
       if (!redis) return undefined;
