@@ -76,6 +76,8 @@ export interface EnsureIntentInput {
 }
 
 export class UnknownPaymentError extends Error {}
+/** An operator's accept changed nothing: the payment is not in review, or its kind cannot take the money (refund it). */
+export class ReviewNotAcceptedError extends Error {}
 /** An amount change is between its two writes: try again shortly (the webhook answers 503 so Stripe retries). */
 export class AmountChangeInFlightError extends Error {}
 /** The live payment can no longer take a card (paid, in review, refunded...). */
@@ -110,9 +112,17 @@ export interface PaymentCore {
   latestFor(kind: string, reference: string): Promise<PaymentRow | undefined>;
   /** Payments an operator must look at. */
   needsReview(): Promise<PaymentRow[]>;
+  /**
+   * An operator keeps the money of a needs_review payment: it becomes paid (paid_via `operator`) and its kind is told
+   * through onPaid, under the same locks as settle. Anything but `accepted` from the kind rolls it all back and throws
+   * ReviewNotAcceptedError (then refund it). No network call.
+   */
+  acceptReview(paymentId: number): Promise<PaymentRow>;
 }
 
 const SETTLING_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.canceled", "payment_intent.processing"]);
+/** Review reasons of a PaymentIntent whose amount, currency or metadata are not its payment's (transitions.ts mismatch). */
+const CHARGED_OTHERWISE = /^(metadata |currency |amount \d+ is not the payment's )/;
 /** An amount change older than this died between its two writes (a crash): what Stripe holds decides. */
 const AMOUNT_CHANGE_GRACE_MS = 60_000;
 
@@ -380,6 +390,37 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     logger.warn({ ...logFields(payment), full, amountRefundedCents: charge.amount_refunded }, full ? "payment refunded (charge.refunded)" : "partial refund recorded (charge.refunded)");
   }
 
+  async function acceptReview(paymentId: number): Promise<PaymentRow> {
+    const found = await repo.findById(db, paymentId);
+    if (!found) throw new UnknownPaymentError(`There is no payment ${paymentId}.`);
+    const handler = handlerFor(found.kind);
+    const payment = await inKindQueue(handler, found.reference, async (trx) => {
+      await lockForUpdate(trx, "payments", found.id);
+      await handler.expected?.(trx, found.reference);
+      const locked = (await repo.findById(trx, found.id))!;
+      if (locked.status !== "needs_review") throw new ReviewNotAcceptedError(`Payment ${found.id} is ${locked.status}, not needs_review: nothing changed.`);
+      // What Stripe took is not the payment's own amount (or currency, or it was made for another row): the row cannot
+      // say what was kept. These reasons are judgeIntent's (transitions.ts).
+      if (CHARGED_OTHERWISE.test(locked.reviewReason ?? "")) {
+        throw new ReviewNotAcceptedError(`Payment ${found.id} cannot be accepted (${locked.reviewReason}): Stripe took what the payment does not record; refund it instead.`);
+      }
+      await repo.transition(trx, found.id, "acceptReview", { paid_via: "operator", paid_at: new Date(), last_error: null });
+      const outcome = await handler.onPaid(trx, (await repo.findById(trx, found.id))!);
+      if (outcome !== "accepted") {
+        const why = outcome === "duplicate" ? `the ${found.kind} is already paid` : typeof outcome === "object" ? outcome.reject : `the ${found.kind} refused it`;
+        throw new ReviewNotAcceptedError(`The ${found.kind} ${found.reference} cannot take this payment (${why}): nothing changed; refund it instead.`);
+      }
+      return (await repo.findById(trx, found.id))!;
+    });
+    logger.warn(logFields(payment), "needs_review payment accepted by an operator");
+    try {
+      await handler.afterPaid?.(payment);
+    } catch (err) {
+      logger.error({ err, kind: payment.kind, reference: payment.reference }, "after-payment step failed");
+    }
+    return payment;
+  }
+
   return {
     gateway,
     register(kind, handler) {
@@ -422,6 +463,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     liveFor: (kind, reference) => repo.findLive(db, kind, reference),
     latestFor: (kind, reference) => repo.findLatestFor(db, kind, reference),
     needsReview: () => repo.listNeedsReview(db),
+    acceptReview,
   };
 }
 

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ADDRESS } from "../support/address.ts";
+import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
+import { visitor } from "../support/http.ts";
+import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import { createOperatorContext, OperatorError, type OperatorContext } from "../../src/cli/operatorContext.ts";
+import { listReview, runPaymentsCommand } from "../../src/cli/payments.ts";
+import { runResendCommand } from "../../src/cli/resend.ts";
+
+// The operator's commands run as their functions against the app's database, beside the running app (its webhooks,
+// its job queues): what a command writes is what the app then does.
+let t: PayingTestApp;
+let fake: FakeStripe;
+let ctx: OperatorContext;
+
+beforeAll(async () => {
+  t = await createPayingTestApp();
+  fake = t.fake;
+  ctx = createOperatorContext(t.config, t.db, t.logger);
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(async () => {
+  fake.autoDeliver = false;
+  await fake.idle();
+});
+
+const CARD = { number: "4242 4242 4242 4242" };
+const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0]!;
+let formSeq = 0;
+
+/** Captures what a command prints. */
+function printed() {
+  const lines: string[] = [];
+  return { lines, out: (line: string) => void lines.push(line) };
+}
+
+async function registration(reference: string) {
+  const row = await t.db("registrations").where({ reference }).first();
+  const payments = await t.db("payments").where({ kind: "registration", reference }).orderBy("id");
+  const emails = await t.db("email_outbox").where({ reference: `registration:${reference}` }).orderBy("id");
+  return { row, payments, emails };
+}
+
+/**
+ * A registration paid through its PaymentIntent. `asks`: the registration asks for another amount by the time the
+ * money arrives (needs_review, the money is the payment's); `charged`: Stripe took another amount than the payment's.
+ */
+async function paidRegistration(opts: { asks?: number; charged?: number; pay?: false } = {}): Promise<{ reference: string; intentId: string }> {
+  const v = await visitor(t.app);
+  const res = await v.post("/api/events/3/create-payment-intent").send({
+    option: "1day",
+    formSessionId: `operator-form-${++formSeq}-${Date.now()}`,
+    registrationData: {
+      registrationType: "1day", day2: "on", firstName: "Jordan", lastName: "Reyes", email: "jordan.reyes@example.com", phone: "(205) 555-0100", grade: "10th",
+      gender: "Male", schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Maria Reyes", emergencyContactPhone: "205-555-0199",
+      agrees: "on",
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const reference = res.body.registrationId as string;
+  const intentId = intentIdOf(res.body.clientSecret);
+  if (opts.pay === false) return { reference, intentId };
+  if (opts.asks !== undefined) await t.db("registrations").where({ reference }).update({ amount_cents: opts.asks });
+  if (opts.charged !== undefined) fake.intents.get(intentId)!.amount = opts.charged;
+  expect(fake.confirm(intentId, CARD).status).toBe(200);
+  await v.post("/api/events/3/stripe-payment-success").send({ paymentIntentId: intentId });
+  return { reference, intentId };
+}
+
+/** A shop order whose total changed while its PaymentIntent was paid: needs_review. */
+async function orderInReview(): Promise<string> {
+  const v = await visitor(t.app);
+  await v.post("/api/cart/add").send({ shopifyProductId: "1001", shopifyVariantId: "2001", quantity: 1 });
+  const cart = (await v.get("/api/cart")).body as { cartItems: { id: string; shopifyProductId: string; shopifyVariantId: string; quantity: number; price: string }[] };
+  const res = await v.post("/api/cart/checkout").send({
+    items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity, price: Number(i.price) })),
+    customerInfo: { firstName: "Quinn", lastName: "Ray", email: "quinn.ray@example.com", phone: "205-555-0111" },
+    shippingAddress: ADDRESS,
+  });
+  expect(res.status).toBe(200);
+  const intentId = intentIdOf(res.body.clientSecret);
+  await t.db("orders").where({ reference: res.body.orderReference }).update({ total_cents: 100 });
+  fake.confirm(intentId, CARD);
+  await v.post("/api/cart/checkout/complete").send({ paymentIntentId: intentId });
+  return res.body.orderReference as string;
+}
+
+describe("payments review", () => {
+  it("lists a needs_review payment (kind, reference, amounts, reason, age, masked payer) and an accept makes the registration paid, once", async () => {
+    const { reference } = await paidRegistration({ asks: 5000 });
+    const before = await registration(reference);
+    expect(before.row.status).toBe("needs_review");
+    const payment = before.payments[0];
+    expect(payment.status).toBe("needs_review");
+
+    const list = await listReview(ctx, new Date());
+    const line = list.split("\n").find((l) => l.startsWith(`${payment.id} `))!;
+    expect(line).toBeDefined();
+    for (const part of ["registration", reference, "$149.00", "$50.00", "registration needs_review", "0 min", "j***@example.com", "amount 14900 is not the registration's 5000"]) {
+      expect(line, part).toContain(part);
+    }
+    expect(list).not.toContain("jordan.reyes@example.com");
+    expect(list.split("\n").at(-1)).toMatch(/^\d+ payment\(s\) in review\./);
+
+    const { lines, out } = printed();
+    expect(await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, out)).toBe(0);
+    expect(lines).toEqual([`Accepted payment ${payment.id}: $149.00 kept; registration ${reference} is paid and its confirmation e-mail is queued.`]);
+    const after = await registration(reference);
+    expect(after.row).toMatchObject({ status: "paid", amount_paid_cents: 14900, reserved_until: null });
+    expect(after.payments[0]).toMatchObject({ status: "paid", paid_via: "operator" });
+    expect(after.emails.map((e: { kind: string }) => e.kind)).toEqual(["registration_confirmation"]);
+    expect(await listReview(ctx, new Date())).not.toContain(reference);
+    const roster = await t.db("registration_roster").where({ reference });
+    expect(roster[0]).toMatchObject({ status: "paid" });
+
+    // Accepting it again changes nothing: one line, no second e-mail.
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, out)).rejects.toThrow(new OperatorError(`Payment ${payment.id} is paid, not needs_review: nothing changed.`));
+    expect((await registration(reference)).emails).toHaveLength(1);
+  });
+
+  it("two operators accepting the same payment at once: one accept, one e-mail", async () => {
+    const { reference } = await paidRegistration({ asks: 9900 });
+    const payment = (await registration(reference)).payments[0];
+    const results = await Promise.allSettled([0, 1].map(() => runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {})));
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(await registration(reference)).toMatchObject({ row: { status: "paid" }, payments: [{ status: "paid" }], emails: [{ kind: "registration_confirmation" }] });
+  });
+
+  it("accepts an order's payment in review: the order is paid and confirmed", async () => {
+    const reference = await orderInReview();
+    const payment = await t.db("payments").where({ kind: "order", reference }).first();
+    expect(payment.status).toBe("needs_review");
+    expect(await listReview(ctx, new Date())).toContain("q***@example.com");
+    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {});
+    expect(await t.db("orders").where({ reference }).first()).toMatchObject({ status: "paid" });
+    expect(await t.db("payments").where({ id: payment.id }).first()).toMatchObject({ status: "paid", paid_via: "operator" });
+    expect(await t.db("email_outbox").where({ reference: `order:${reference}` })).toHaveLength(1);
+  });
+
+  it("refuses an accept the kind cannot take, and a payment that is not in review, changing nothing", async () => {
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: 987654 }, () => {})).rejects.toThrow(new OperatorError("There is no payment 987654."));
+
+    // Stripe took another amount than the payment records: only a refund settles it.
+    const charged = await paidRegistration({ charged: 5000 });
+    const inReview = (await registration(charged.reference)).payments[0];
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: inReview.id }, () => {})).rejects.toThrow(
+      new OperatorError(`Payment ${inReview.id} cannot be accepted (amount 5000 is not the payment's 14900): Stripe took what the payment does not record; refund it instead.`),
+    );
+    expect(await registration(charged.reference)).toMatchObject({ row: { status: "needs_review" }, payments: [{ status: "needs_review", paid_via: null }], emails: [] });
+
+    // The order was paid by another payment meanwhile: keeping this one too would charge twice.
+    const reference = await orderInReview();
+    const payment = await t.db("payments").where({ kind: "order", reference }).first();
+    await t.db("orders").where({ reference }).update({ status: "paid" });
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {})).rejects.toThrow(
+      new OperatorError(`The order ${reference} cannot take this payment (the order is already paid): nothing changed; refund it instead.`),
+    );
+    expect(await t.db("payments").where({ id: payment.id }).first()).toMatchObject({ status: "needs_review", paid_via: null });
+    expect(await t.db("email_outbox").where({ reference: `order:${reference}` })).toHaveLength(0);
+  });
+});
+
+describe("resend", () => {
+  it("queues the registration's confirmation again: one new e-mail, the same as the first", async () => {
+    fake.autoDeliver = true;
+    const { reference } = await paidRegistration();
+    await t.outbox.drain();
+    const [first] = (await registration(reference)).emails;
+    expect(first).toMatchObject({ kind: "registration_confirmation", status: "sent" });
+
+    const { lines, out } = printed();
+    expect(await runResendCommand(ctx, { kind: "registration", reference }, out)).toBe(0);
+    const emails = (await registration(reference)).emails;
+    expect(emails).toHaveLength(2);
+    expect(emails[1]).toMatchObject({ kind: first.kind, to_address: first.to_address, subject: first.subject, text_body: first.text_body, html_body: first.html_body, attachments_json: first.attachments_json, status: "pending" });
+    expect(lines).toEqual([`Queued the confirmation of registration ${reference} to j***@example.com (e-mail ${emails[1].id}); a running app instance sends it.`]);
+    expect(await t.outbox.drain()).toBe(1);
+  });
+
+  it("queues an order's confirmation with a new status link that works; the earlier link stops working", async () => {
+    const reference = await orderInReview();
+    const payment = await t.db("payments").where({ kind: "order", reference }).first();
+    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {});
+    const linkOf = (text: string) => /\/orders\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
+    const [first] = await t.db("email_outbox").where({ reference: `order:${reference}` });
+    await runResendCommand(ctx, { kind: "order", reference }, () => {});
+    const emails = await t.db("email_outbox").where({ reference: `order:${reference}` }).orderBy("id");
+    expect(emails).toHaveLength(2);
+    expect(emails[1]).toMatchObject({ kind: "order_confirmation", to_address: "quinn.ray@example.com", subject: first.subject });
+    const v = await visitor(t.app);
+    expect((await v.get(`/orders/${linkOf(emails[1].text_body)}`)).status).toBe(200);
+    expect((await v.get(`/orders/${linkOf(first.text_body)}`)).status).toBe(404);
+  });
+
+  it("refuses what has no confirmation, writing nothing", async () => {
+    const count = async () => Number((await t.db("email_outbox").count({ n: "*" }))[0]!.n);
+    const before = await count();
+    await expect(runResendCommand(ctx, { kind: "registration", reference: "RNOSUCH1" }, () => {})).rejects.toThrow(new OperatorError("There is no registration RNOSUCH1."));
+    await expect(runResendCommand(ctx, { kind: "order", reference: "NOSUCH12" }, () => {})).rejects.toThrow(new OperatorError("There is no order NOSUCH12."));
+    const { reference } = await paidRegistration({ pay: false });
+    await expect(runResendCommand(ctx, { kind: "registration", reference }, () => {})).rejects.toThrow(
+      new OperatorError(`Registration ${reference} is pending_payment: only a paid registration has a confirmation.`),
+    );
+    expect(await count()).toBe(before);
+  });
+});
