@@ -13,7 +13,8 @@ export const DEFAULT_WAIT_SECONDS = 60;
 
 export type PaymentsCommand =
   | { command: "list" }
-  | { command: "accept"; paymentId: number };
+  | { command: "accept"; paymentId: number }
+  | { command: "refund"; paymentId: number; reason: string; waitSeconds: number };
 
 export interface RefundCommand {
   kind: PaidKind;
@@ -35,11 +36,14 @@ export const PAYMENTS_USAGE = [
   "Usage:",
   "  npm run payments -- review list",
   "  npm run payments -- review accept PAYMENT_ID",
+  '  npm run payments -- review refund PAYMENT_ID --reason "..." [--wait SECONDS]',
   "",
   "list: the payments in needs_review (money taken that does not match what it pays for): id, kind, reference,",
   "the payment's amount, what the registration or order asks now and its status, age, the payer (masked), the reason.",
   "accept: keep the money; the payment becomes paid and its registration or order is paid and confirmed as for any",
   "payment (the confirmation e-mail goes out). Refused, changing nothing, when it cannot take the money.",
+  "refund: refund the whole payment (see npm run refund -- --help for --wait and the exit codes); a registration's",
+  "places are released when the refund succeeds.",
 ].join("\n");
 
 export const REFUND_USAGE = [
@@ -120,7 +124,7 @@ export function parseDollars(value: string): number | null {
 export function parsePaymentsArgs(argv: string[]): Parsed<PaymentsCommand> {
   if (wantsHelp(argv)) return { help: true };
   const [group, command, id, ...rest] = argv;
-  if (group !== "review") return { error: group ? `Unknown command ${group}: payments review list|accept (see --help).` : "Name a command: payments review list|accept (see --help)." };
+  if (group !== "review") return { error: group ? `Unknown command ${group}: payments review list|accept|refund (see --help).` : "Name a command: payments review list|accept|refund (see --help)." };
   switch (command) {
     case "list":
       return id === undefined ? { command: "list" } : { error: `review list takes no argument ${id}.` };
@@ -129,8 +133,19 @@ export function parsePaymentsArgs(argv: string[]): Parsed<PaymentsCommand> {
       if (typeof paymentId !== "number") return paymentId;
       return rest.length ? { error: `review accept takes no argument ${rest[0]!} (see --help).` } : { command: "accept", paymentId };
     }
+    case "refund": {
+      const paymentId = parseId(id);
+      if (typeof paymentId !== "number") return paymentId;
+      const opts = flags(rest, ["--reason", "--wait"]);
+      if ("error" in opts) return opts;
+      const reason = parseReason(opts.get("--reason"));
+      if (typeof reason !== "string") return reason;
+      const waitSeconds = parseWait(opts.get("--wait"));
+      if (typeof waitSeconds !== "number") return waitSeconds;
+      return { command: "refund", paymentId, reason, waitSeconds };
+    }
     default:
-      return { error: command ? `Unknown review command ${command}: list or accept (see --help).` : "Name a review command: list or accept (see --help)." };
+      return { error: command ? `Unknown review command ${command}: list, accept or refund (see --help).` : "Name a review command: list, accept or refund (see --help)." };
   }
 }
 

@@ -1,4 +1,4 @@
-// `npm run payments -- review list|accept ...`: the payments that wait for an operator (needs_review), and
+// `npm run payments -- review list|accept|refund ...`: the payments that wait for an operator (needs_review), and
 // the operator's decision on one (src/cli/operatorArgs.ts says what each takes).
 import type { Db } from "../db/knex.ts";
 import { maskEmail } from "../logger.ts";
@@ -7,6 +7,7 @@ import { ReviewNotAcceptedError, UnknownPaymentError } from "../payments/core.ts
 import type { PaymentRow } from "../payments/repository.ts";
 import { parsePaymentsArgs, PAYMENTS_USAGE, type PaymentsCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
+import { refundPayment } from "./refund.ts";
 
 /** What the paid-for row says now: the amount it asks for and who pays (null when the row is gone). */
 async function paidFor(db: Db, payment: PaymentRow): Promise<{ dueCents: number; email: string; status: string } | null> {
@@ -54,7 +55,7 @@ export async function listReview(ctx: OperatorContext, now: Date): Promise<strin
     }),
   );
   const head = ["id", "kind", "reference", "payment", "due", "now", "age", "payer", "reason"];
-  return `${table(head, rows)}\n${payments.length} payment(s) in review. Settle one: review accept ID.`;
+  return `${table(head, rows)}\n${payments.length} payment(s) in review. Settle one: review accept ID, or review refund ID --reason "..."`;
 }
 
 export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsCommand, out: (line: string) => void = console.log): Promise<number> {
@@ -71,6 +72,11 @@ export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsComm
         if (err instanceof ReviewNotAcceptedError || err instanceof UnknownPaymentError) throw new OperatorError(err.message);
         throw err;
       }
+    case "refund": {
+      const payment = await ctx.paymentCore.needsReview().then((all) => all.find((p) => p.id === cmd.paymentId));
+      if (!payment) throw new OperatorError(`Payment ${cmd.paymentId} is not in review (see review list); refund a paid one with npm run refund.`);
+      return refundPayment(ctx, payment, { reason: cmd.reason, waitSeconds: cmd.waitSeconds }, out);
+    }
   }
 }
 

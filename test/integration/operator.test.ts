@@ -6,6 +6,9 @@ import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts"
 import { createOperatorContext, OperatorError, type OperatorContext } from "../../src/cli/operatorContext.ts";
 import { listReview, runPaymentsCommand } from "../../src/cli/payments.ts";
 import { runResendCommand } from "../../src/cli/resend.ts";
+import { REFUND_EXIT, runRefundCommand } from "../../src/cli/refund.ts";
+import type { JobQueue } from "../../src/db/jobQueue.ts";
+import { placesLeft } from "../../src/events/repository.ts";
 
 // The operator's commands run as their functions against the app's database, beside the running app (its webhooks,
 // its job queues): what a command writes is what the app then does.
@@ -29,6 +32,15 @@ beforeEach(async () => {
 const CARD = { number: "4242 4242 4242 4242" };
 const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0]!;
 let formSeq = 0;
+
+async function until(check: () => Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("condition not met in time");
+}
 
 /** Captures what a command prints. */
 function printed() {
@@ -166,9 +178,9 @@ describe("resend", () => {
   it("queues the registration's confirmation again: one new e-mail, the same as the first", async () => {
     fake.autoDeliver = true;
     const { reference } = await paidRegistration();
-    await t.outbox.drain();
+    await until(async () => (await t.outbox.drain(), (await registration(reference)).emails[0]?.status === "sent"));
     const [first] = (await registration(reference)).emails;
-    expect(first).toMatchObject({ kind: "registration_confirmation", status: "sent" });
+    expect(first).toMatchObject({ kind: "registration_confirmation" });
 
     const { lines, out } = printed();
     expect(await runResendCommand(ctx, { kind: "registration", reference }, out)).toBe(0);
@@ -176,7 +188,7 @@ describe("resend", () => {
     expect(emails).toHaveLength(2);
     expect(emails[1]).toMatchObject({ kind: first.kind, to_address: first.to_address, subject: first.subject, text_body: first.text_body, html_body: first.html_body, attachments_json: first.attachments_json, status: "pending" });
     expect(lines).toEqual([`Queued the confirmation of registration ${reference} to j***@example.com (e-mail ${emails[1].id}); a running app instance sends it.`]);
-    expect(await t.outbox.drain()).toBe(1);
+    await until(async () => (await t.outbox.drain(), (await registration(reference)).emails[1].status === "sent"));
   });
 
   it("queues an order's confirmation with a new status link that works; the earlier link stops working", async () => {
@@ -204,5 +216,98 @@ describe("resend", () => {
       new OperatorError(`Registration ${reference} is pending_payment: only a paid registration has a confirmation.`),
     );
     expect(await count()).toBe(before);
+  });
+});
+
+describe("refund", () => {
+  const refundJobs = () => t.app.locals.refundJobs as JobQueue;
+  beforeAll(() => refundJobs().start());
+  beforeEach(() => {
+    fake.autoDeliver = true;
+  });
+
+  async function refundsOf(reference: string) {
+    return t.db("payment_refunds as r").join("payments as p", "p.id", "r.payment_id").where("p.reference", reference).orderBy("r.id").select("r.*");
+  }
+  const rosterOf = async (reference: string) => (await t.db("registration_roster").where({ reference }))[0];
+
+  it("refunds a registration in full through the running app's job: succeeded, in the roster, one e-mail; the same command again refunds nothing more", async () => {
+    const { reference } = await paidRegistration();
+    const placesBefore = await placesLeft(t.db, 3, new Date());
+    const { lines, out } = printed();
+    const cmd = { kind: "registration" as const, reference, reason: "Injured before camp", waitSeconds: 20 };
+    expect(await runRefundCommand(ctx, cmd, out)).toBe(REFUND_EXIT.succeeded);
+    const [refund] = await refundsOf(reference);
+    expect(refund).toMatchObject({ amount_cents: 14900, status: "succeeded", reason: "Injured before camp" });
+    expect(lines[0]).toBe(`Requested refund ${refund.id} of $149.00 (registration ${reference}, payment ${refund.payment_id}).`);
+    expect(lines[1]).toMatch(/^Succeeded: \$149\.00 refunded \(Stripe re_\w+\); the payer is e-mailed\.$/);
+    expect(await rosterOf(reference)).toMatchObject({ status: "refunded" });
+    expect(Number((await rosterOf(reference)).amount_refunded)).toBe(149);
+    expect((await rosterOf(reference)).refunded_at).not.toBeNull();
+    expect((await registration(reference)).emails.map((e: { kind: string }) => e.kind)).toEqual(["registration_confirmation", "registration_refunded"]);
+    expect(await placesLeft(t.db, 3, new Date())).toBe(placesBefore + 1);
+
+    const again = printed();
+    expect(await runRefundCommand(ctx, cmd, again.out)).toBe(REFUND_EXIT.succeeded);
+    expect(again.lines[0]).toBe(`The same refund was asked for before: refund ${refund.id} of $149.00 (registration ${reference}, payment ${refund.payment_id}); nothing more is refunded.`);
+    expect(await refundsOf(reference)).toHaveLength(1);
+    expect((await registration(reference)).emails).toHaveLength(2);
+  });
+
+  it("refunds part of a registration (the same command run twice at once: one refund); more than is left is refused with one line and nothing written", async () => {
+    const { reference } = await paidRegistration();
+    const partial = { kind: "registration" as const, reference, amountCents: 2500, reason: "Missed a day", waitSeconds: 20 };
+    expect(await Promise.all([runRefundCommand(ctx, partial, () => {}), runRefundCommand(ctx, partial, () => {})])).toEqual([REFUND_EXIT.succeeded, REFUND_EXIT.succeeded]);
+    expect(await refundsOf(reference)).toMatchObject([{ amount_cents: 2500, status: "succeeded" }]);
+    expect(await rosterOf(reference)).toMatchObject({ status: "paid" });
+    expect(Number((await rosterOf(reference)).amount_refunded)).toBe(25);
+    expect((await registration(reference)).payments[0]).toMatchObject({ status: "paid", amount_refunded_cents: 2500 });
+
+    await expect(runRefundCommand(ctx, { kind: "registration", reference, amountCents: 20000, reason: "Too much", waitSeconds: 20 }, () => {})).rejects.toThrow(
+      new OperatorError(`A refund of $200.00 is more than the $124.00 left to refund of registration ${reference} (paid $149.00): nothing was written.`),
+    );
+    expect(await refundsOf(reference)).toHaveLength(1);
+    expect(await rosterOf(reference)).toMatchObject({ status: "paid" });
+  });
+
+  it("says a request is still queued when no app instance sends it, and the next one does", async () => {
+    await refundJobs().stop();
+    const { reference } = await paidRegistration();
+    const { lines, out } = printed();
+    expect(await runRefundCommand(ctx, { kind: "registration", reference, reason: "Camp canceled", waitSeconds: 1 }, out)).toBe(REFUND_EXIT.queued);
+    expect(lines[1]).toBe("Still queued after 1 s: no running app instance sent it to Stripe. It is kept, and the next app instance to run sends it.");
+    expect(await refundsOf(reference)).toMatchObject([{ status: "requested", amount_cents: 14900 }]);
+    refundJobs().start();
+    await until(async () => (await refundsOf(reference))[0].status === "succeeded");
+    expect(await rosterOf(reference)).toMatchObject({ status: "refunded" });
+  });
+
+  it("refunds a needs_review payment (review refund): the registration's places are released", async () => {
+    const { reference } = await paidRegistration({ asks: 7000 });
+    const payment = (await registration(reference)).payments[0];
+    expect(payment.status).toBe("needs_review");
+    const placesBefore = await placesLeft(t.db, 3, new Date());
+    expect(await runPaymentsCommand(ctx, { command: "refund", paymentId: payment.id, reason: "Price changed", waitSeconds: 20 }, () => {})).toBe(REFUND_EXIT.succeeded);
+    expect(await registration(reference)).toMatchObject({ row: { status: "refunded" }, payments: [{ status: "refunded", amount_refunded_cents: 14900 }] });
+    expect(await placesLeft(t.db, 3, new Date())).toBe(placesBefore + 1);
+    await expect(runPaymentsCommand(ctx, { command: "refund", paymentId: payment.id, reason: "Price changed", waitSeconds: 20 }, () => {})).rejects.toThrow(
+      new OperatorError(`Payment ${payment.id} is not in review (see review list); refund a paid one with npm run refund.`),
+    );
+  });
+
+  it("refunds an order; refuses what has nothing to refund, writing nothing", async () => {
+    const reference = await orderInReview();
+    const payment = await t.db("payments").where({ kind: "order", reference }).first();
+    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {});
+    expect(await runRefundCommand(ctx, { kind: "order", reference, amountCents: 1000, reason: "Late delivery", waitSeconds: 20 }, () => {})).toBe(REFUND_EXIT.succeeded);
+    expect(await t.db("payments").where({ id: payment.id }).first()).toMatchObject({ status: "paid", amount_refunded_cents: 1000 });
+
+    const before = (await t.db("payment_refunds")).length;
+    await expect(runRefundCommand(ctx, { kind: "order", reference: "NOSUCH12", reason: "x", waitSeconds: 0 }, () => {})).rejects.toThrow(new OperatorError("There is no order NOSUCH12."));
+    const pending = await paidRegistration({ pay: false });
+    await expect(runRefundCommand(ctx, { kind: "registration", reference: pending.reference, reason: "x", waitSeconds: 0 }, () => {})).rejects.toThrow(
+      new OperatorError(`Registration ${pending.reference} is pending_payment and has no payment with money to refund.`),
+    );
+    expect(await t.db("payment_refunds")).toHaveLength(before);
   });
 });

@@ -1,27 +1,37 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_WAIT_SECONDS, parseDollars, parsePaymentsArgs, parseRefundArgs, parseResendArgs } from "../../src/cli/operatorArgs.ts";
 import { ageText } from "../../src/cli/payments.ts";
+import { operatorRefundKey } from "../../src/cli/refund.ts";
 
 const refused = (parsed: object) => ("error" in parsed ? (parsed as { error: string }).error : null);
 
 describe("npm run payments -- review ...", () => {
-  it("reads list and accept ID", () => {
+  it("reads list, accept ID and refund ID --reason [--wait]", () => {
     expect(parsePaymentsArgs(["review", "list"])).toEqual({ command: "list" });
     expect(parsePaymentsArgs(["review", "accept", "17"])).toEqual({ command: "accept", paymentId: 17 });
+    expect(parsePaymentsArgs(["review", "refund", "17", "--reason", " wrong amount "])).toEqual({ command: "refund", paymentId: 17, reason: "wrong amount", waitSeconds: DEFAULT_WAIT_SECONDS });
+    expect(parsePaymentsArgs(["review", "refund", "17", "--wait", "0", "--reason", "x"])).toMatchObject({ waitSeconds: 0 });
     expect(parsePaymentsArgs(["review", "accept", "17", "--help"])).toEqual({ help: true });
   });
 
   it("refuses anything else with one line", () => {
     const cases: [string[], string][] = [
-      [[], "Name a command: payments review list|accept (see --help)."],
-      [["list"], "Unknown command list: payments review list|accept (see --help)."],
-      [["review"], "Name a review command: list or accept (see --help)."],
-      [["review", "settle", "1"], "Unknown review command settle: list or accept (see --help)."],
+      [[], "Name a command: payments review list|accept|refund (see --help)."],
+      [["list"], "Unknown command list: payments review list|accept|refund (see --help)."],
+      [["review"], "Name a review command: list, accept or refund (see --help)."],
+      [["review", "settle", "1"], "Unknown review command settle: list, accept or refund (see --help)."],
       [["review", "list", "extra"], "review list takes no argument extra."],
       [["review", "accept"], "Name the payment: its id, as review list shows it (see --help)."],
       [["review", "accept", "R7M2QX9A"], "A payment id is a whole number, not R7M2QX9A."],
       [["review", "accept", "0"], "A payment id is a whole number, not 0."],
       [["review", "accept", "3", "4"], "review accept takes no argument 4 (see --help)."],
+      [["review", "refund", "3"], 'Give the reason: --reason "..." (it is kept with the refund and sent to Stripe).'],
+      [["review", "refund", "3", "--reason", "   "], 'Give the reason: --reason "..." (it is kept with the refund and sent to Stripe).'],
+      [["review", "refund", "3", "--reason"], "--reason needs a value."],
+      [["review", "refund", "3", "--reason", "a", "--reason", "b"], "--reason is given twice."],
+      [["review", "refund", "3", "--reason", "a", "--amount", "5"], "Unknown option --amount (see --help)."],
+      [["review", "refund", "3", "--reason", "a", "--wait", "601"], "--wait is a number of seconds from 0 to 600, not 601."],
+      [["review", "refund", "3", "--reason", "a", "--wait", "-1"], "--wait is a number of seconds from 0 to 600, not -1."],
     ];
     for (const [argv, error] of cases) expect(refused(parsePaymentsArgs(argv)), argv.join(" ")).toBe(error);
   });
@@ -56,6 +66,16 @@ describe("npm run refund -- ...", () => {
       [["order", "K7M2QX9A", "--reason", "x", "--force", "1"], "Unknown option --force (see --help)."],
     ];
     for (const [argv, error] of cases) expect(refused(parseRefundArgs(argv)), argv.join(" ")).toBe(error);
+  });
+
+  it("names one request per payment, amount and reason: the same command twice is the same refund", () => {
+    const key = operatorRefundKey(7, 2500, "late");
+    expect(key).toMatch(/^operator:refund:7:2500:[0-9a-f]{16}$/);
+    expect(operatorRefundKey(7, 2500, "late")).toBe(key);
+    expect(operatorRefundKey(7, 2500, "late again")).not.toBe(key);
+    expect(operatorRefundKey(7, undefined, "late")).toMatch(/^operator:refund:7:rest:/);
+    expect(operatorRefundKey(8, 2500, "late")).not.toBe(key);
+    expect(key.length).toBeLessThanOrEqual(191);
   });
 });
 
