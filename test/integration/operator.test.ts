@@ -282,6 +282,30 @@ describe("refund", () => {
     expect(await rosterOf(reference)).toMatchObject({ status: "refunded" });
   });
 
+  it("reports a refund still pending at Stripe (exit 3) and one Stripe fails (exit 4)", async () => {
+    try {
+      fake.refundBehaviour = "pending_then_succeeded";
+      fake.refundSettleMs = null;
+      const pending = await paidRegistration();
+      const { lines, out } = printed();
+      expect(await runRefundCommand(ctx, { kind: "registration", reference: pending.reference, reason: "Pending", waitSeconds: 8 }, out)).toBe(REFUND_EXIT.pending);
+      expect(lines[1]).toMatch(/^Pending at Stripe \(re_\w+\): it finishes on its own; the payer is e-mailed when it succeeds\.$/);
+      fake.settleRefunds();
+      await until(async () => (await refundsOf(pending.reference))[0].status === "succeeded");
+
+      fake.refundBehaviour = "pending_then_failed";
+      fake.refundSettleMs = 100;
+      const failing = await paidRegistration();
+      const failed = printed();
+      expect(await runRefundCommand(ctx, { kind: "registration", reference: failing.reference, reason: "Fails", waitSeconds: 20 }, failed.out)).toBe(REFUND_EXIT.failed);
+      expect(failed.lines[1]).toMatch(/^Failed \(failed\): .+\. The money is still with the shop\.$/);
+      expect(await rosterOf(failing.reference)).toMatchObject({ status: "paid" });
+    } finally {
+      fake.refundBehaviour = "immediate";
+      fake.refundSettleMs = 2_000;
+    }
+  });
+
   it("refunds a needs_review payment (review refund): the registration's places are released", async () => {
     const { reference } = await paidRegistration({ asks: 7000 });
     const payment = (await registration(reference)).payments[0];
@@ -301,6 +325,13 @@ describe("refund", () => {
     await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {});
     expect(await runRefundCommand(ctx, { kind: "order", reference, amountCents: 1000, reason: "Late delivery", waitSeconds: 20 }, () => {})).toBe(REFUND_EXIT.succeeded);
     expect(await t.db("payments").where({ id: payment.id }).first()).toMatchObject({ status: "paid", amount_refunded_cents: 1000 });
+    const emails = await t.db("email_outbox").where({ reference: `order:${reference}` }).orderBy("id");
+    expect(emails.map((e: { kind: string }) => e.kind)).toEqual(["order_confirmation", "order_refunded"]);
+    expect(emails[1]).toMatchObject({ to_address: "quinn.ray@example.com", subject: `Refund on your Ironside Wrestling order ${reference}` });
+    expect(emails[1].text_body).toContain(`A refund was made on your order ${reference}: $10.00 of the $`);
+    // Stripe's webhooks for the same refund (refund.created, charge.refunded) add no second e-mail.
+    await fake.idle();
+    expect(await t.db("email_outbox").where({ reference: `order:${reference}` })).toHaveLength(2);
 
     const before = (await t.db("payment_refunds")).length;
     await expect(runRefundCommand(ctx, { kind: "order", reference: "NOSUCH12", reason: "x", waitSeconds: 0 }, () => {})).rejects.toThrow(new OperatorError("There is no order NOSUCH12."));
