@@ -38,7 +38,8 @@ const sentByTheApp: JobQueue = { drain: async () => 0, wake() {}, start() {}, st
 const noStripe = new Proxy({} as PaymentGateway, {
   get(_target, prop) {
     if (prop === "mode") return "offline";
-    if (prop === "then") return undefined;
+    if (prop === "publishableKey") return "";
+    if (prop === "offline" || prop === "then") return undefined;
     return () => Promise.reject(new Error(`operator commands do not call Stripe (${String(prop)}): a running app instance does`));
   },
 });
