@@ -71,7 +71,13 @@ export async function refundPayment(ctx: OperatorContext, payment: PaymentRow, o
   const { refund, again } = await request(ctx, payment, opts.amountCents, opts.reason);
   const what = `refund ${refund.id} of ${formatPrice(refund.amountCents)} (${payment.kind} ${payment.reference}, payment ${payment.id})`;
   out(again ? `The same refund was asked for before: ${what}; nothing more is refunded.` : `Requested ${what}.`);
-  const row = await waitForOutcome(ctx, refund, opts.waitSeconds);
+  let row: RefundRow;
+  try {
+    row = await waitForOutcome(ctx, refund, opts.waitSeconds);
+  } catch (err) {
+    out(`Could not follow refund ${refund.id} (${(err as Error).message.split("\n")[0]}): it is written, and a running app instance sends it.`);
+    return REFUND_EXIT.queued;
+  }
   switch (row.status) {
     case "succeeded":
       out(`Succeeded: ${formatPrice(row.amountCents)} refunded${row.providerRefundId ? ` (Stripe ${row.providerRefundId})` : ""}; the payer is e-mailed.`);
