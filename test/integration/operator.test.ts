@@ -1,3 +1,9 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ADDRESS } from "../support/address.ts";
 import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
@@ -9,6 +15,7 @@ import { runResendCommand } from "../../src/cli/resend.ts";
 import { REFUND_EXIT, runRefundCommand } from "../../src/cli/refund.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { placesLeft } from "../../src/events/repository.ts";
+import { createDb, migrateLatest } from "../../src/db/knex.ts";
 
 // The operator's commands run as their functions against the app's database, beside the running app (its webhooks,
 // its job queues): what a command writes is what the app then does.
@@ -340,5 +347,63 @@ describe("refund", () => {
       new OperatorError(`Registration ${pending.reference} is pending_payment and has no payment with money to refund.`),
     );
     expect(await t.db("payment_refunds")).toHaveLength(before);
+  });
+});
+
+describe("the commands as processes", () => {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "operator-"));
+  const file = path.join(dir, "app.sqlite3");
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const run = (script: string, args: string[]) =>
+    promisify(execFile)(process.execPath, ["--import", "tsx", path.join(root, `src/cli/${script}.ts`), ...args], {
+      cwd: root,
+      env: { ...process.env, SQLITE_PATH: file, DATABASE_URL: "", NODE_ENV: "test", LOG_LEVEL: "silent" },
+    }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+
+  it("answer --help, refuse bad input with one line (exit 1, nothing written) and work on the configured database", { timeout: 120_000 }, async () => {
+    const db = createDb({ client: "better-sqlite3", filename: file });
+    await migrateLatest(db);
+    const now = new Date();
+    await db("registrations").insert({
+      reference: "RCLI2345", event_id: 2, kind: "individual", status: "paid", places: 1, package_code: "full", package_label: "Full Camp", list_price_cents: 29900,
+      amount_cents: 29900, amount_paid_cents: 29900, contact_first_name: "Pat", contact_last_name: "Lee", contact_email: "pat@example.com", contact_phone: "205-555-0100",
+      form_session_id: "cli-1", agreed_at: now, created_at: now, updated_at: now, paid_at: now,
+    });
+    await db("payments").insert({ kind: "registration", reference: "RCLI2345", provider: "stripe", provider_payment_id: "pi_cli_1", amount_cents: 29900, currency: "usd", status: "paid", paid_at: now, created_at: now, updated_at: now, live_key: "registration:RCLI2345" });
+    await db.destroy();
+
+    const answers = await Promise.all([
+      run("payments", ["--help"]), run("refund", ["--help"]), run("resend", ["--help"]),
+      run("payments", ["review", "accept", "x"]), run("refund", ["registration", "RCLI2345"]), run("resend", ["team", "R1"]),
+      run("refund", ["registration", "RCLI2345", "--amount", "300.00", "--reason", "Too much"]),
+      run("payments", ["review", "list"]),
+    ]);
+    expect(answers.slice(0, 3).map((a) => [a.code, a.stdout.split("\n")[1]])).toEqual([
+      [0, "  npm run payments -- review list"],
+      [0, '  npm run refund -- registration REFERENCE [--amount 25.00] --reason "..." [--wait SECONDS]'],
+      [0, "  npm run resend -- registration REFERENCE"],
+    ]);
+    expect(answers.slice(3, 7).map((a) => ({ code: a.code, stdout: a.stdout, stderr: a.stderr }))).toEqual([
+      { code: 1, stdout: "", stderr: "A payment id is a whole number, not x.\n" },
+      { code: 1, stdout: "", stderr: 'Give the reason: --reason "..." (it is kept with the refund and sent to Stripe).\n' },
+      { code: 1, stdout: "", stderr: "Unknown kind team: registration or order (see --help).\n" },
+      { code: 1, stdout: "", stderr: "A refund of $300.00 is more than the $299.00 left to refund of registration RCLI2345 (paid $299.00): nothing was written.\n" },
+    ]);
+    expect(answers[7]).toMatchObject({ code: 0, stdout: "No payment waits for review.\n" });
+
+    // No app runs on this database: the request is written and stays queued (exit 5); run again, it is the same request.
+    const queued = await run("refund", ["registration", "rcli2345", "--amount", "25", "--reason", "Missed a day", "--wait", "0"]);
+    expect(queued).toMatchObject({ code: 5, stderr: "" });
+    expect(queued.stdout.split("\n")[0]).toBe("Requested refund 1 of $25.00 (registration RCLI2345, payment 1).");
+    const again = await run("refund", ["registration", "RCLI2345", "--amount", "25.00", "--reason", "Missed a day", "--wait", "0"]);
+    expect(again.stdout.split("\n")[0]).toBe("The same refund was asked for before: refund 1 of $25.00 (registration RCLI2345, payment 1); nothing more is refunded.");
+    const check = createDb({ client: "better-sqlite3", filename: file });
+    expect(await check("payment_refunds").select("amount_cents", "status", "send_status")).toEqual([{ amount_cents: 2500, status: "requested", send_status: "pending" }]);
+    await check.destroy();
   });
 });
