@@ -75,7 +75,7 @@ export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsComm
     case "refund": {
       const payment = await ctx.paymentCore.needsReview().then((all) => all.find((p) => p.id === cmd.paymentId));
       if (!payment) throw new OperatorError(`Payment ${cmd.paymentId} is not in review (see review list); refund a paid one with npm run refund.`);
-      return refundPayment(ctx, payment, { reason: cmd.reason, waitSeconds: cmd.waitSeconds }, out);
+      return refundPayment(ctx, payment, { reason: cmd.reason, waitSeconds: cmd.waitSeconds, onlyIf: "needs_review" }, out);
     }
   }
 }

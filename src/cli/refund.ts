@@ -9,6 +9,7 @@ import { formatPrice } from "../money.ts";
 import { findById, type PaymentRow } from "../payments/repository.ts";
 import { findRefund, findRefundByKey, type RefundRow } from "../payments/refundLedger.ts";
 import { RefundExceedsBalanceError, RefundNotAllowedError } from "../payments/refunds.ts";
+import type { PaymentStatus } from "../payments/transitions.ts";
 import { parseRefundArgs, REFUND_USAGE, type RefundCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
 
@@ -38,11 +39,14 @@ async function paymentOf(ctx: OperatorContext, cmd: Pick<RefundCommand, "kind" |
 }
 
 /** Writes the refund request (refused, writing nothing, when it asks for more than is left); the row, new or the earlier one. */
-async function request(ctx: OperatorContext, payment: PaymentRow, amountCents: number | undefined, reason: string): Promise<{ refund: RefundRow; again: boolean }> {
+async function request(ctx: OperatorContext, payment: PaymentRow, opts: RefundOptions): Promise<{ refund: RefundRow; again: boolean }> {
+  const { amountCents, reason } = opts;
   const key = operatorRefundKey(payment.id, amountCents, reason);
   try {
     return await lockingTransaction(ctx.db, async (trx) => {
       await lockForUpdate(trx, "payments", payment.id);
+      const status = (await findById(trx, payment.id))!.status;
+      if (opts.onlyIf && status !== opts.onlyIf) throw new OperatorError(`Payment ${payment.id} is ${status}, not ${opts.onlyIf}: nothing was written.`);
       const earlier = await findRefundByKey(trx, key);
       return { refund: await ctx.paymentCore.requestRefund(trx, payment, { amountCents, reason, key }), again: earlier !== undefined };
     });
@@ -66,9 +70,17 @@ async function waitForOutcome(ctx: OperatorContext, refund: RefundRow, waitSecon
   return row;
 }
 
+export interface RefundOptions {
+  amountCents?: number;
+  reason: string;
+  waitSeconds: number;
+  /** Only while the payment (locked) is in this status (a review refund: not once another operator accepted it). */
+  onlyIf?: PaymentStatus;
+}
+
 /** Requests the refund of a payment, waits for it, prints the outcome; answers the exit code (REFUND_EXIT). */
-export async function refundPayment(ctx: OperatorContext, payment: PaymentRow, opts: { amountCents?: number; reason: string; waitSeconds: number }, out: (line: string) => void): Promise<number> {
-  const { refund, again } = await request(ctx, payment, opts.amountCents, opts.reason);
+export async function refundPayment(ctx: OperatorContext, payment: PaymentRow, opts: RefundOptions, out: (line: string) => void): Promise<number> {
+  const { refund, again } = await request(ctx, payment, opts);
   const what = `refund ${refund.id} of ${formatPrice(refund.amountCents)} (${payment.kind} ${payment.reference}, payment ${payment.id})`;
   out(again ? `The same refund was asked for before: ${what}; nothing more is refunded.` : `Requested ${what}.`);
   let row: RefundRow;

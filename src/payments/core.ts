@@ -11,7 +11,7 @@ import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
 import * as repo from "./repository.ts";
 import type { PaymentRow } from "./repository.ts";
 import { createRefunds, type RefundRequest } from "./refunds.ts";
-import { refundsOfPayment, type RefundRow } from "./refundLedger.ts";
+import { COUNTED_REFUND_STATUSES, refundsOfPayment, type RefundRow } from "./refundLedger.ts";
 
 export { RefundExceedsBalanceError, RefundNotAllowedError, type RefundRequest } from "./refunds.ts";
 export type { RefundRow, RefundStatus } from "./refundLedger.ts";
@@ -403,6 +403,9 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       // say what was kept. These reasons are judgeIntent's (transitions.ts).
       if (CHARGED_OTHERWISE.test(locked.reviewReason ?? "")) {
         throw new ReviewNotAcceptedError(`Payment ${found.id} cannot be accepted (${locked.reviewReason}): Stripe took what the payment does not record; refund it instead.`);
+      }
+      if ((await refundsOfPayment(trx, found.id)).some((r) => COUNTED_REFUND_STATUSES.includes(r.status))) {
+        throw new ReviewNotAcceptedError(`Payment ${found.id} has a refund asked for or made: nothing changed.`);
       }
       await repo.transition(trx, found.id, "acceptReview", { paid_via: "operator", paid_at: new Date(), last_error: null });
       const outcome = await handler.onPaid(trx, (await repo.findById(trx, found.id))!);

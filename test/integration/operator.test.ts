@@ -12,7 +12,8 @@ import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts"
 import { createOperatorContext, OperatorError, type OperatorContext } from "../../src/cli/operatorContext.ts";
 import { listReview, runPaymentsCommand } from "../../src/cli/payments.ts";
 import { runResendCommand } from "../../src/cli/resend.ts";
-import { REFUND_EXIT, runRefundCommand } from "../../src/cli/refund.ts";
+import { REFUND_EXIT, refundPayment, runRefundCommand } from "../../src/cli/refund.ts";
+import { findById, type PaymentRow } from "../../src/payments/repository.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { placesLeft } from "../../src/events/repository.ts";
 import { createDb, migrateLatest } from "../../src/db/knex.ts";
@@ -193,7 +194,11 @@ describe("resend", () => {
     expect(await runResendCommand(ctx, { kind: "registration", reference }, out)).toBe(0);
     const emails = (await registration(reference)).emails;
     expect(emails).toHaveLength(2);
-    expect(emails[1]).toMatchObject({ kind: first.kind, to_address: first.to_address, subject: first.subject, text_body: first.text_body, html_body: first.html_body, attachments_json: first.attachments_json, status: "pending" });
+    expect(emails[1]).toMatchObject({ kind: first.kind, to_address: first.to_address, subject: first.subject, text_body: first.text_body, html_body: first.html_body, status: "pending" });
+    // The calendar file is the same but for its DTSTAMP (when it was made).
+    const stamped = (json: string) => json.replace(/DTSTAMP:\d{8}T\d{6}Z/g, "DTSTAMP:-");
+    expect(stamped(emails[1].attachments_json)).toBe(stamped(first.attachments_json));
+    expect(emails[1].attachments_json).toContain(`${reference}.ics`);
     expect(lines).toEqual([`Queued the confirmation of registration ${reference} to j***@example.com (e-mail ${emails[1].id}); a running app instance sends it.`]);
     await until(async () => (await t.outbox.drain(), (await registration(reference)).emails[1].status === "sent"));
   });
@@ -310,6 +315,51 @@ describe("refund", () => {
     } finally {
       fake.refundBehaviour = "immediate";
       fake.refundSettleMs = 2_000;
+    }
+  });
+
+  it("an accept and a review refund of one payment at once: only one of them happens", async () => {
+    const { reference } = await paidRegistration({ asks: 8800 });
+    const payment = (await registration(reference)).payments[0];
+    const [accepted, refunded] = await Promise.allSettled([
+      runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {}),
+      runPaymentsCommand(ctx, { command: "refund", paymentId: payment.id, reason: "Race", waitSeconds: 20 }, () => {}),
+    ]);
+    const refunds = await refundsOf(reference);
+    const after = await registration(reference);
+    if (accepted.status === "fulfilled") {
+      expect(refunded).toMatchObject({ status: "rejected", reason: new OperatorError(`Payment ${payment.id} is paid, not needs_review: nothing was written.`) });
+      expect(refunds).toHaveLength(0);
+      expect(after.row.status).toBe("paid");
+    } else {
+      expect(accepted.reason).toEqual(new OperatorError(`Payment ${payment.id} has a refund asked for or made: nothing changed.`));
+      expect(refunded).toMatchObject({ status: "fulfilled", value: REFUND_EXIT.succeeded });
+      expect(after.row.status).toBe("refunded");
+    }
+  });
+
+  it("one after the other: no review refund once accepted, no accept once a refund is asked for", async () => {
+    const first = await paidRegistration({ asks: 8800 });
+    const accepted = (await registration(first.reference)).payments[0];
+    await runPaymentsCommand(ctx, { command: "accept", paymentId: accepted.id }, () => {});
+    // The operator's list was read before another operator accepted it.
+    const stale: PaymentRow = { ...(await findById(t.db, accepted.id))!, status: "needs_review" };
+    await expect(refundPayment(ctx, stale, { reason: "Late", waitSeconds: 0, onlyIf: "needs_review" }, () => {})).rejects.toThrow(
+      new OperatorError(`Payment ${accepted.id} is paid, not needs_review: nothing was written.`),
+    );
+    expect(await refundsOf(first.reference)).toHaveLength(0);
+
+    await refundJobs().stop();
+    try {
+      const second = await paidRegistration({ asks: 8800 });
+      const inReview = (await registration(second.reference)).payments[0];
+      expect(await runPaymentsCommand(ctx, { command: "refund", paymentId: inReview.id, reason: "Queued", waitSeconds: 0 }, () => {})).toBe(REFUND_EXIT.queued);
+      await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: inReview.id }, () => {})).rejects.toThrow(
+        new OperatorError(`Payment ${inReview.id} has a refund asked for or made: nothing changed.`),
+      );
+      expect(await registration(second.reference)).toMatchObject({ row: { status: "needs_review" }, payments: [{ status: "needs_review" }] });
+    } finally {
+      refundJobs().start();
     }
   });
 
