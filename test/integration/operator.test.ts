@@ -17,6 +17,7 @@ import { findById, type PaymentRow } from "../../src/payments/repository.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { placesLeft } from "../../src/events/repository.ts";
 import { createDb, migrateLatest } from "../../src/db/knex.ts";
+import { erasePerson } from "../../src/privacy/erase.ts";
 
 // The operator's commands run as their functions against the app's database, beside the running app (its webhooks,
 // its job queues): what a command writes is what the app then does.
@@ -220,9 +221,16 @@ describe("resend", () => {
 
   it("refuses what has no confirmation, writing nothing", async () => {
     const count = async () => Number((await t.db("email_outbox").count({ n: "*" }))[0]!.n);
-    const before = await count();
+    let before = await count();
     await expect(runResendCommand(ctx, { kind: "registration", reference: "RNOSUCH1" }, () => {})).rejects.toThrow(new OperatorError("There is no registration RNOSUCH1."));
     await expect(runResendCommand(ctx, { kind: "order", reference: "NOSUCH12" }, () => {})).rejects.toThrow(new OperatorError("There is no order NOSUCH12."));
+    expect(await count()).toBe(before);
+    const erasedOne = await paidRegistration();
+    await erasePerson(t.db, "jordan.reyes@example.com");
+    before = await count();
+    await expect(runResendCommand(ctx, { kind: "registration", reference: erasedOne.reference }, () => {})).rejects.toThrow(
+      new OperatorError(`The payer of registration ${erasedOne.reference} was erased on request: there is no address to send to.`),
+    );
     const { reference } = await paidRegistration({ pay: false });
     await expect(runResendCommand(ctx, { kind: "registration", reference }, () => {})).rejects.toThrow(
       new OperatorError(`Registration ${reference} is pending_payment: only a paid registration has a confirmation.`),
