@@ -100,6 +100,8 @@ export function createApp(deps: AppDeps): Express {
   // Waiting-list offer rounds: server.ts starts the queue and asks each minute for rounds due; tests drain it.
   app.locals.offerQueue = offerQueue;
   app.locals.askForOfferRounds = () => askForDueRounds(waitingList);
+  // Requested refunds are sent to Stripe by this queue; server.ts starts it, tests drain it.
+  app.locals.refundJobs = paymentCore.refundJobs;
 
   app.disable("x-powered-by");
   // Pages carry their visitor's own token, and hashing each body for an ETag costs a kept page a tenth of its time;

@@ -11,8 +11,8 @@ import { createHttpServer } from "./http/httpServer.ts";
 import { createCatalogueSource } from "./catalogue/createSource.ts";
 import { setUpPayments } from "./payments/setup.ts";
 import { reactBuild } from "./reactBuild.ts";
-import { applyRetention } from "./privacy/retention.ts";
 import type { JobQueue } from "./db/jobQueue.ts";
+import { applyRetention } from "./privacy/retention.ts";
 
 // Every start failure is one JSON line (the step, the reason, no stack) and exit code 1.
 let config;
@@ -77,6 +77,8 @@ outbox.start();
 shopifyWriteBacks?.start();
 const offerQueue = app.locals.offerQueue as JobQueue;
 offerQueue.start();
+const refundJobs = app.locals.refundJobs as JobQueue;
+refundJobs.start();
 {
   const { port } = server.address() as AddressInfo;
   // Offline test mode: the fake Stripe delivers its signed webhooks to this process, like Stripe would.
@@ -135,6 +137,7 @@ async function shutdown(signal: string): Promise<void> {
   await offerQueue.stop();
   await outbox.stop();
   await shopifyWriteBacks?.stop();
+  await refundJobs.stop();
   await paymentSetup.close();
   transport.close();
   await db.destroy();

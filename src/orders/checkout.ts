@@ -10,7 +10,7 @@ import { DomainError } from "../errors.ts";
 import { CART_ERRORS } from "../cart/messages.ts";
 import * as repo from "./repository.ts";
 import type { Customer, Order } from "./repository.ts";
-import { orderConfirmationEmail } from "./email.ts";
+import { orderConfirmationEmail, orderRefundedEmail } from "./email.ts";
 import { enqueueShopifyWriteBack } from "./shopifyWriteBack.ts";
 import { shippingCents, type ShippingAddress } from "./rules.ts";
 import type { JobQueue } from "../db/jobQueue.ts";
@@ -96,6 +96,14 @@ export function registerOrderPayments(deps: OrdersDeps): void {
     async afterPaid() {
       deps.outbox.wake();
       deps.shopifyWriteBacks?.wake();
+    },
+    // Runs once for each refund that succeeds, in the transaction that records it (the payment is locked).
+    async onRefunded(trx, payment, refund) {
+      const order = await repo.findOrder(trx, payment.reference);
+      if (order) await enqueueEmail(trx, orderRefundedEmail(deps.site, order, refund.amountRefundedCents, refund.full));
+    },
+    async afterChange() {
+      deps.outbox.wake();
     },
   });
 }

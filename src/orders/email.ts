@@ -70,3 +70,31 @@ ${address.length > 0 ? `<p><strong>Shipping to</strong><br>${address.map(escapeH
     html,
   };
 }
+
+/**
+ * A refund of a shop order succeeded (an operator's, or one made in Stripe's dashboard): how much of what was paid has
+ * now been refunded in all. Sent once per refund that succeeds.
+ */
+export function orderRefundedEmail(site: Site, order: Order, refundedCents: number, full: boolean): OutgoingEmail {
+  const what = full
+    ? `Your payment of ${formatPrice(order.totalCents)} for order ${order.reference} has been refunded in full.`
+    : `A refund was made on your order ${order.reference}: ${formatPrice(refundedCents)} of the ${formatPrice(order.totalCents)} you paid has now been refunded.`;
+  const text = [
+    `Hi ${order.customer.firstName},`,
+    "",
+    what,
+    "Depending on your bank, the refund shows on your card within 5 to 10 business days.",
+    "",
+    `If this is not what you expected, reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  return {
+    kind: "order_refunded",
+    reference: `order:${order.reference}`,
+    to: order.customer.email,
+    replyTo: site.email,
+    subject: `Refund on your ${site.displayName} order ${order.reference}`,
+    text,
+  };
+}

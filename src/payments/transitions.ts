@@ -8,8 +8,9 @@ import type { IntentSnapshot } from "./gateway.ts";
  *               needs_review (succeeded but does not match)
  *   failed   -> the same as pending
  *   paid     -> refund_pending (the kind rejected it, or a refund was asked), refunded (refunded in Stripe's dashboard)
- *   needs_review -> refund_pending, refunded (an operator's decision)
- *   refund_pending -> refunded (Stripe's refund went through)
+ *   needs_review -> refund_pending, refunded, paid (an operator's decision: refund it, or accept it as it is)
+ *   refund_pending -> refunded (Stripe's refund went through), needs_review (the refund failed: the money is still
+ *               here and an operator decides)
  *   canceled -> needs_review (money arrived on a PaymentIntent we had canceled: never dropped)
  */
 export const PAYMENT_STATUSES = ["pending", "failed", "paid", "needs_review", "refund_pending", "refunded", "canceled"] as const;
@@ -21,7 +22,9 @@ export const TRANSITIONS = {
   cancel: { from: ["pending", "failed"], to: "canceled" },
   flagForReview: { from: ["pending", "failed", "canceled"], to: "needs_review" },
   requestRefund: { from: ["paid", "needs_review"], to: "refund_pending" },
+  acceptReview: { from: ["needs_review"], to: "paid" },
   refunded: { from: ["paid", "needs_review", "refund_pending"], to: "refunded" },
+  refundFailed: { from: ["refund_pending"], to: "needs_review" },
 } as const satisfies Record<string, { from: readonly PaymentStatus[]; to: PaymentStatus }>;
 
 export type Transition = keyof typeof TRANSITIONS;

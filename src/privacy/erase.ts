@@ -18,6 +18,11 @@ export function erasedAddress(email: string): string {
   return `erased-${createHash("sha256").update(email).digest("hex").slice(0, 16)}@erased.invalid`;
 }
 
+/** An address erasedAddress made: nobody can be written to at it. */
+export function isErasedAddress(email: string): boolean {
+  return email.endsWith("@erased.invalid");
+}
+
 export async function erasePerson(db: Db, rawEmail: string, opts: { dryRun?: boolean } = {}): Promise<ErasureCounts> {
   const email = rawEmail.trim().toLowerCase();
   const is = (column: string) => [`lower(${column}) = ?`, [email]] as const;

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { enqueueEmail } from "../email/outbox.ts";
 import { findEvent, placesLeft } from "../events/repository.ts";
+import type { PaidOutcome } from "../payments/core.ts";
 import type { PaymentRow } from "../payments/repository.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
@@ -32,20 +33,18 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       const r = await repo.findByReference(trx, payment.reference);
       if (!r) return { reject: "no such registration" };
       if (r.status === "paid") return "duplicate";
-      // Another payment of it is in review: this one is refunded, the registration waits for the operator as it is.
-      if (r.status === "needs_review") return { reject: "the registration's earlier payment is in review" };
-      if (!canTransition(r.status, "pay")) return refuse(trx, r, payment, "full", `the registration is ${r.status}`);
       const now = deps.clock();
+      if (r.status === "needs_review") {
+        // An operator accepted the payment in review (PaymentCore.acceptReview): its places were kept, it is paid as it is.
+        if (payment.paidVia === "operator") return confirm(trx, r, payment, "acceptReview", true, now);
+        // Another payment of it is in review: this one is refunded, the registration waits for the operator as it is.
+        return { reject: "the registration's earlier payment is in review" };
+      }
+      if (!canTransition(r.status, "pay")) return refuse(trx, r, payment, "full", `the registration is ${r.status}`);
       const held = holdIsLive(r, now);
       // A payment for a lapsed hold takes its places only when they are still free (the event row is locked).
       if (!held && (await placesLeft(trx, r.eventId, now, r.id)) < r.places) return refuse(trx, r, payment, "full", "the hold expired and the event is full");
-      const discount = await redeemUse(trx, r.id, held, now);
-      if ("reject" in discount) return refuse(trx, r, payment, "discount", discount.reject);
-      await repo.transition(trx, r.id, "pay", now, { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null });
-      const paid = (await repo.findByReference(trx, r.reference))!;
-      const event = await findEvent(trx, paid.eventId);
-      if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption));
-      return "accepted";
+      return confirm(trx, r, payment, "pay", held, now);
     },
 
     async onReview(trx, payment, reason) {
@@ -74,6 +73,17 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       deps.outbox.wake();
     },
   });
+
+  /** The registration takes the payment: its code's use is redeemed, it is paid and the payer gets the confirmation. */
+  async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {
+    const discount = await redeemUse(trx, r.id, held, now);
+    if ("reject" in discount) return refuse(trx, r, payment, "discount", discount.reject);
+    await repo.transition(trx, r.id, step, now, { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null });
+    const paid = (await repo.findByReference(trx, r.reference))!;
+    const event = await findEvent(trx, paid.eventId);
+    if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption));
+    return "accepted";
+  }
 
   /** The payment cannot be taken (the places or the code's uses are gone): the registration is refunded and the payer told. */
   async function refuse(trx: Knex.Transaction, r: Registration, payment: PaymentRow, why: "full" | "discount", reason: string) {

@@ -8,7 +8,8 @@
  *   expired, canceled -> paid (a late payment found a place free), refunded (it found none: refunded),
  *                      needs_review; a pending one whose hold lapsed before the sweep came is refunded the same way
  *   paid            -> refunded (refunded in full, through the site or Stripe's dashboard)
- *   needs_review    -> refunded (refunded in full, by an operator through Stripe's dashboard for now)
+ *   needs_review    -> paid (an operator accepted its payment: `npm run payments -- review accept`), refunded (refunded
+ *                      in full by an operator)
  *
  * Places: `paid` and `needs_review` registrations keep theirs (money was taken: the place stays until an operator
  * decides); a `pending_payment` one keeps them while its hold lasts; the others hold none.
@@ -22,6 +23,7 @@ export const REGISTRATION_TRANSITIONS = {
   expire: { from: ["pending_payment"], to: "expired" },
   cancelHold: { from: ["pending_payment"], to: "canceled" },
   flagForReview: { from: ["pending_payment", "expired", "canceled"], to: "needs_review" },
+  acceptReview: { from: ["needs_review"], to: "paid" },
   refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled"], to: "refunded" },
 } as const satisfies Record<string, { from: readonly RegistrationStatus[]; to: RegistrationStatus }>;
 

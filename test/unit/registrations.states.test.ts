@@ -19,11 +19,13 @@ describe("the registration state table", () => {
     expect(canTransition("expired", "hold")).toBe(true);
   });
 
-  it("a late payment on a lapsed hold is paid or refunded; a payment in review leaves it only by a refund", () => {
+  it("a late payment on a lapsed hold is paid or refunded; a payment in review leaves it by a refund or an operator's accept", () => {
     expect(canTransition("expired", "pay")).toBe(true);
     expect(canTransition("canceled", "refund")).toBe(true);
     expect(canTransition("needs_review", "pay")).toBe(false);
     expect(canTransition("needs_review", "refund")).toBe(true);
+    expect(canTransition("needs_review", "acceptReview")).toBe(true);
+    for (const status of ["pending_payment", "paid", "expired", "canceled", "refunded"] as const) expect(canTransition(status, "acceptReview"), status).toBe(false);
     expect(canTransition("refunded", "refund")).toBe(false);
   });
 

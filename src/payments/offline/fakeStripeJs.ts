@@ -207,6 +207,41 @@ function form(data: Record<string, unknown>, prefix = "", out = new URLSearchPar
 
 const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0] ?? "";
 
+/**
+ * The fake's 3-D Secure challenge, as Stripe.js shows the bank's page in a modal for a card that asks for it
+ * (https://docs.stripe.com/payments/3d-secure): the customer completes or fails it. Resolves with the choice.
+ */
+function showChallenge(amount: number, currency: string): Promise<"complete" | "fail"> {
+  return new Promise((resolve) => {
+    const id = `offline-3ds-${++uid}`;
+    const complete = el("button", { type: "button", "data-offline-3ds": "complete" }, "Complete authentication");
+    const failButton = el("button", { type: "button", "data-offline-3ds": "fail" }, "Fail authentication");
+    const dialog = el(
+      "dialog",
+      { "aria-labelledby": `${id}-title`, "data-offline-stripe": "challenge", class: "offline-3ds" },
+      el("h2", { id: `${id}-title` }, "3D Secure test page"),
+      el("p", {}, `Your bank asks you to confirm this payment of ${(amount / 100).toFixed(2)} ${currency.toUpperCase()}. (Offline test mode: no bank is asked.)`),
+      el("p", {}, complete, " ", failButton),
+    );
+    const done = (outcome: "complete" | "fail") => {
+      dialog.close();
+      dialog.remove();
+      resolve(outcome);
+    };
+    complete.addEventListener("click", () => done("complete"));
+    failButton.addEventListener("click", () => done("fail"));
+    dialog.addEventListener("cancel", (e) => {
+      e.preventDefault();
+      done("fail");
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    complete.focus();
+  });
+}
+
+const connectionError = { type: "api_connection_error", message: "We are experiencing issues connecting to our payments provider. Please check your internet connection." };
+
 class FakeStripe {
   constructor(readonly publishableKey: string) {}
 
@@ -214,7 +249,39 @@ class FakeStripe {
     return new FakeElements();
   }
 
-  async confirmCardPayment(clientSecret: string, data: { payment_method?: { card?: unknown; billing_details?: Record<string, unknown> } } = {}) {
+  private async post(path: string, fields: Record<string, unknown>): Promise<{ paymentIntent?: Record<string, unknown>; error?: Record<string, unknown> }> {
+    try {
+      const res = await fetch(`${API}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form({ key: this.publishableKey, ...fields }) });
+      const json = (await res.json()) as { error?: Record<string, unknown> } & Record<string, unknown>;
+      if (!res.ok) return { error: json.error ?? { type: "api_error", message: "An unexpected error occurred." } };
+      return { paymentIntent: json };
+    } catch {
+      return { error: connectionError };
+    }
+  }
+
+  /**
+   * Like Stripe.js: an intent that requires_action gets its challenge here (unless `handleActions: false`); the
+   * answer is the intent afterwards (succeeded or processing), or the authentication error with the intent.
+   */
+  private async handleNextAction(clientSecret: string, result: { paymentIntent?: Record<string, unknown>; error?: Record<string, unknown> }) {
+    const pi = result.paymentIntent;
+    if (!pi || pi.status !== "requires_action") return result;
+    const outcome = await showChallenge(Number(pi.amount), String(pi.currency));
+    const after = await this.post(`/payment_intents/${encodeURIComponent(intentIdOf(clientSecret))}/challenge`, { client_secret: clientSecret, outcome });
+    const now = after.paymentIntent;
+    if (now && now.status === "requires_payment_method" && now.last_payment_error) {
+      return { error: { ...(now.last_payment_error as Record<string, unknown>), payment_intent: now } };
+    }
+    return after;
+  }
+
+  async handleCardAction(clientSecret: string) {
+    const current = await this.retrievePaymentIntent(clientSecret);
+    return current.error ? current : this.handleNextAction(clientSecret, current as { paymentIntent?: Record<string, unknown> });
+  }
+
+  async confirmCardPayment(clientSecret: string, data: { payment_method?: { card?: unknown; billing_details?: Record<string, unknown> }; return_url?: string } = {}, options: { handleActions?: boolean } = {}) {
     const card = data.payment_method?.card as FakeCardElement | undefined;
     if (!(card instanceof FakeCardElement)) {
       return { error: { type: "invalid_request_error", message: "A card Element is required to confirm this payment." } };
@@ -222,8 +289,7 @@ class FakeStripe {
     const v = card.validation(true);
     if (v.error || !v.complete) return { error: v.error ?? { type: "validation_error", code: "incomplete_number", message: "Your card number is incomplete." } };
     const { postal_code, ...cardFields } = card.cardData();
-    const body = form({
-      key: this.publishableKey,
+    const confirmed = await this.post(`/payment_intents/${encodeURIComponent(intentIdOf(clientSecret))}/confirm`, {
       client_secret: clientSecret,
       payment_method_data: {
         type: "card",
@@ -231,18 +297,8 @@ class FakeStripe {
         billing_details: { ...(data.payment_method?.billing_details ?? {}), address: postal_code ? { postal_code } : undefined },
       },
     });
-    try {
-      const res = await fetch(`${API}/payment_intents/${encodeURIComponent(intentIdOf(clientSecret))}/confirm`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body,
-      });
-      const json = (await res.json()) as { error?: Record<string, unknown> } & Record<string, unknown>;
-      if (!res.ok) return { error: json.error ?? { type: "api_error", message: "An unexpected error occurred." } };
-      return { paymentIntent: json };
-    } catch {
-      return { error: { type: "api_connection_error", message: "We are experiencing issues connecting to our payments provider. Please check your internet connection." } };
-    }
+    if (options.handleActions === false) return confirmed;
+    return this.handleNextAction(clientSecret, confirmed);
   }
 
   async retrievePaymentIntent(clientSecret: string) {

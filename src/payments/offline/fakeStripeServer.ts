@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Logger } from "../../logger.ts";
-import { testCardOutcome } from "./testCards.ts";
+import { digitsOnly, requiresAuthentication, testCardOutcome } from "./testCards.ts";
 
 /**
  * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,
@@ -18,7 +18,7 @@ export interface FakePaymentIntent {
   amount: number;
   amount_received: number;
   currency: string;
-  status: "requires_payment_method" | "requires_confirmation" | "processing" | "succeeded" | "canceled";
+  status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "succeeded" | "canceled";
   client_secret: string;
   metadata: Record<string, string>;
   description: string | null;
@@ -27,6 +27,8 @@ export interface FakePaymentIntent {
   payment_method: string | null;
   latest_charge: string | null;
   last_payment_error: Json | null;
+  /** Set while requires_action: what Stripe.js must do (here: the fake's 3-D Secure challenge). */
+  next_action: Json | null;
   canceled_at: number | null;
   created: number;
   livemode: false;
@@ -39,11 +41,20 @@ export interface FakeRefund {
   charge: string;
   payment_intent: string;
   currency: string;
-  status: "succeeded";
+  status: "pending" | "succeeded" | "failed" | "canceled";
+  failure_reason: string | null;
   reason: string | null;
   metadata: Record<string, string>;
   created: number;
 }
+
+/**
+ * How the fake's next refunds go (a test switch beside Stripe's own refund test cards, which win):
+ * `immediate` succeeds at once (every other card in Stripe's test mode); `pending_then_succeeded` is Stripe's
+ * 4000 0000 0000 7726; `succeeded_then_failed` is 4000 0000 0000 5126; `pending_then_failed` is a refund the
+ * card's bank refuses (https://docs.stripe.com/refunds#failed-refunds).
+ */
+export type RefundBehaviour = "immediate" | "pending_then_succeeded" | "succeeded_then_failed" | "pending_then_failed";
 
 /** The part of a Charge that charge.* events carry. */
 export interface FakeCharge {
@@ -67,7 +78,7 @@ export interface FakeEvent {
   livemode: false;
   pending_webhooks: number;
   request: { id: string | null; idempotency_key: string | null };
-  data: { object: FakePaymentIntent | FakeCharge };
+  data: { object: FakePaymentIntent | FakeCharge | FakeRefund };
 }
 
 export interface Delivery {
@@ -98,11 +109,41 @@ export interface FakeStripe {
   idle(): Promise<void>;
   /** Confirms an intent as Stripe.js would (for tests that drive the server without a browser). */
   confirm(intentId: string, card: { number: string }): { status: number; body: Json };
+  /** The test switch for refunds of cards that are not Stripe's refund test cards. */
+  refundBehaviour: RefundBehaviour;
+  /** A refund that changes later does so after this long; null: only when settleRefunds() is called. */
+  refundSettleMs: number | null;
+  /** Moves every refund waiting for its later status on now (refund.updated / refund.failed). */
+  settleRefunds(): void;
+  /**
+   * A test switch: confirmations of cards that succeed answer `processing` instead, and the payment settles later
+   * (payment_intent.succeeded, or payment_failed when `processingOutcome` is "failed") after `processingSettleMs`
+   * (null: only when settleProcessing() is called). https://docs.stripe.com/payments/paymentintents/lifecycle
+   */
+  confirmProcessing: boolean;
+  processingOutcome: "succeeded" | "failed";
+  processingSettleMs: number | null;
+  settleProcessing(): void;
+  /** The 3-D Secure challenge's answer, as the fake Stripe.js posts it (tests call it directly). */
+  challenge(intentId: string, outcome: "complete" | "fail"): { status: number; body: Json };
+  /** How long each API request takes (the idempotency key is "in flight" meanwhile: a second request with it gets 409). */
+  latencyMs: number;
+  /** Idempotency keys are forgotten after this long (Stripe: at least 24 hours). */
+  idempotencyTtlMs: number;
   close(): Promise<void>;
 }
 
 const API_VERSION = "2026-10-28.endive";
 const RETRY_DELAYS_MS = [250, 1000, 4000, 10_000];
+
+/** Stripe's test cards whose refunds change after they are made (https://docs.stripe.com/testing#refunds). */
+const REFUND_TEST_CARDS: Record<string, RefundBehaviour> = {
+  "4000000000007726": "pending_then_succeeded",
+  "4000000000005126": "succeeded_then_failed",
+};
+
+/** https://docs.stripe.com/api/payment_intents/update (amount). */
+const AMOUNT_UPDATABLE = new Set<FakePaymentIntent["status"]>(["requires_payment_method", "requires_confirmation", "requires_action"]);
 
 const randomId = (prefix: string, n = 24) => `${prefix}_${randomBytes(n).toString("base64url").replace(/[-_]/g, "").slice(0, n)}`;
 
@@ -115,7 +156,10 @@ class ApiFailure extends Error {
   }
 }
 
-const invalid = (message: string, extra: Json = {}) => new ApiFailure(400, { type: "invalid_request_error", message, ...extra });
+/** Stripe's error objects link the code's page (https://docs.stripe.com/api/errors: type, code, message, param, doc_url). */
+const docUrl = (code: string) => `https://stripe.com/docs/error-codes/${code.replace(/_/g, "-")}`;
+const invalid = (message: string, extra: Json = {}) =>
+  new ApiFailure(400, { type: "invalid_request_error", message, ...(typeof extra.code === "string" ? { doc_url: docUrl(extra.code) } : {}), ...extra });
 
 /** Keys that would reach Object.prototype (or a constructor) if they were written as plain properties. */
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
@@ -158,9 +202,16 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
   const webhookSecret = opts.webhookSecret ?? `whsec_offline_${randomBytes(16).toString("hex")}`;
   const intents = new Map<string, FakePaymentIntent>();
   const refunds = new Map<string, FakeRefund>();
-  const idempotency = new Map<string, { hash: string; status: number; body: Json }>();
+  /** Idempotency keys: the first response, or the request still running with it. */
+  const idempotency = new Map<string, { hash: string; at: number; response?: { status: number; body: Json } }>();
   const events: FakeEvent[] = [];
   const deliveries: Delivery[] = [];
+  /** The card each intent was paid with (digits), for the refund test cards. */
+  const cardOf = new Map<string, string>();
+  /** Intents in `processing`, settled later. */
+  const laterPayments = new Map<string, NodeJS.Timeout | undefined>();
+  /** Refunds whose status changes later, with where they go. */
+  const laterRefunds = new Map<string, { to: "succeeded" | "failed"; timer?: NodeJS.Timeout }>();
   const inFlight = new Set<Promise<unknown>>();
   let webhookUrl: string | undefined;
   let closed = false;
@@ -219,6 +270,27 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
+    refundBehaviour: "immediate",
+    refundSettleMs: 2_000,
+    confirmProcessing: false,
+    processingOutcome: "succeeded",
+    processingSettleMs: 3_000,
+    settleProcessing() {
+      for (const id of [...laterPayments.keys()]) settleProcessing(id);
+    },
+    challenge: (intentId, outcome) => {
+      try {
+        return { status: 200, body: answerChallenge(intentId, outcome) as unknown as Json };
+      } catch (err) {
+        if (err instanceof ApiFailure) return { status: err.status, body: { error: err.error } };
+        throw err;
+      }
+    },
+    latencyMs: 0,
+    idempotencyTtlMs: 24 * 60 * 60_000,
+    settleRefunds() {
+      for (const id of [...laterRefunds.keys()]) settleRefund(id);
+    },
     confirm: (intentId, card) => {
       try {
         return { status: 200, body: confirmIntent(intentId, { payment_method_data: { type: "card", card: { number: card.number, exp_month: "12", exp_year: "2034", cvc: "123" } } }) as unknown as Json };
@@ -229,6 +301,8 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     },
     close: async () => {
       closed = true;
+      for (const later of laterRefunds.values()) clearTimeout(later.timer);
+      for (const timer of laterPayments.values()) clearTimeout(timer);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -236,7 +310,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     },
   };
 
-  function emit(type: string, object: FakePaymentIntent | FakeCharge): void {
+  function emit(type: string, object: FakePaymentIntent | FakeCharge | FakeRefund): void {
     const event: FakeEvent = {
       id: randomId("evt"),
       object: "event",
@@ -281,6 +355,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
       payment_method: null,
       latest_charge: null,
       last_payment_error: null,
+      next_action: null,
       canceled_at: null,
       created: Math.floor(Date.now() / 1000),
       livemode: false,
@@ -289,11 +364,23 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     return pi;
   }
 
+  /**
+   * https://docs.stripe.com/api/payment_intents/update: the amount can change only while the intent waits for a
+   * payment method, a confirmation or an action; otherwise payment_intent_unexpected_state (and nothing changes).
+   */
   function updateIntent(id: string, p: Json): FakePaymentIntent {
     const pi = findIntent(id);
-    if (pi.status === "succeeded" || pi.status === "canceled") {
-      throw invalid(`This PaymentIntent's amount could not be updated because it has a status of ${pi.status}.`, { code: "payment_intent_unexpected_state" });
+    if (p.amount !== undefined && !AMOUNT_UPDATABLE.has(pi.status)) {
+      throw invalid(`This PaymentIntent's amount could not be updated because it has a status of ${pi.status}. You may only update the amount of a PaymentIntent with one of the following statuses: requires_payment_method, requires_confirmation, requires_action.`, {
+        code: "payment_intent_unexpected_state",
+        param: "amount",
+        payment_intent: structuredClone(pi),
+      });
     }
+    if (pi.status === "succeeded" || pi.status === "canceled") {
+      throw invalid(`This PaymentIntent could not be updated because it has a status of ${pi.status}.`, { code: "payment_intent_unexpected_state", payment_intent: structuredClone(pi) });
+    }
+    if (typeof p.receipt_email === "string") pi.receipt_email = p.receipt_email;
     if (p.amount !== undefined) {
       const amount = Number(p.amount);
       if (!Number.isInteger(amount) || amount < 50) throw invalid("Amount must be at least $0.50 usd", { code: "amount_too_small", param: "amount" });
@@ -319,7 +406,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
 
   function confirmIntent(id: string, p: Json): FakePaymentIntent {
     const pi = findIntent(id);
-    if (pi.status === "succeeded" || pi.status === "canceled") {
+    if (pi.status === "succeeded" || pi.status === "canceled" || pi.status === "processing") {
       throw invalid(`You cannot confirm this PaymentIntent because it has a status of ${pi.status}.`, { code: "payment_intent_unexpected_state", payment_intent: pi });
     }
     const card = ((p.payment_method_data as Json | undefined)?.card ?? {}) as Json;
@@ -327,52 +414,100 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     if (!number) throw invalid("You must provide a card or payment method to confirm this PaymentIntent.", { param: "payment_method_data" });
     const decline = testCardOutcome(number);
     const pm = randomId("pm");
+    if (!decline && requiresAuthentication(number)) {
+      // https://docs.stripe.com/testing#authentication-and-setup: the card asks for 3-D Secure; Stripe.js shows it.
+      cardOf.set(pi.id, digitsOnly(number));
+      pi.status = "requires_action";
+      pi.payment_method = pm;
+      pi.last_payment_error = null;
+      pi.next_action = { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect", stripe_js: `/__offline-stripe/challenge/${pi.id}` } };
+      emit("payment_intent.requires_action", pi);
+      return pi;
+    }
     if (decline) {
       pi.status = "requires_payment_method";
-      pi.last_payment_error = { type: "card_error", code: decline.code, decline_code: decline.declineCode, message: decline.message, payment_method: { id: pm, type: "card" } };
+      pi.last_payment_error = { type: "card_error", code: decline.code, decline_code: decline.declineCode, message: decline.message, doc_url: docUrl(decline.code), payment_method: { id: pm, type: "card" } };
       emit("payment_intent.payment_failed", pi);
       throw new ApiFailure(402, { ...pi.last_payment_error, payment_intent: structuredClone(pi) });
     }
+    cardOf.set(pi.id, digitsOnly(number));
+    pi.payment_method = pm;
+    if (fake.confirmProcessing) {
+      pi.status = "processing";
+      pi.last_payment_error = null;
+      emit("payment_intent.processing", pi);
+      laterPayments.set(pi.id, fake.processingSettleMs === null ? undefined : setTimeout(() => settleProcessing(pi.id), fake.processingSettleMs).unref());
+      return pi;
+    }
+    return succeed(pi);
+  }
+
+  function succeed(pi: FakePaymentIntent): FakePaymentIntent {
     pi.status = "succeeded";
     pi.amount_received = pi.amount;
-    pi.payment_method = pm;
     pi.latest_charge = randomId("ch");
     pi.last_payment_error = null;
+    pi.next_action = null;
     emit("payment_intent.succeeded", pi);
     return pi;
   }
 
-  /** Like Stripe: the whole remaining amount of a succeeded PaymentIntent's charge, then charge.refunded. */
-  function createRefund(p: Json): FakeRefund {
-    if (typeof p.payment_intent !== "string") throw invalid("Missing required param: payment_intent.", { param: "payment_intent" });
-    const pi = findIntent(p.payment_intent);
-    if (pi.status !== "succeeded" || !pi.latest_charge) {
-      throw invalid(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, { code: "charge_not_refundable" });
+  /** The card could not be charged after all: back to requires_payment_method, with the error, and payment_failed. */
+  function fail(pi: FakePaymentIntent, error: Json): FakePaymentIntent {
+    pi.status = "requires_payment_method";
+    pi.next_action = null;
+    pi.last_payment_error = { ...error, payment_method: { id: pi.payment_method, type: "card" } };
+    pi.payment_method = null;
+    emit("payment_intent.payment_failed", pi);
+    return pi;
+  }
+
+  /** A `processing` payment's outcome (https://docs.stripe.com/payments/paymentintents/lifecycle). */
+  function settleProcessing(id: string): void {
+    clearTimeout(laterPayments.get(id));
+    laterPayments.delete(id);
+    const pi = intents.get(id);
+    if (!pi || pi.status !== "processing" || closed) return;
+    if (fake.processingOutcome === "succeeded") succeed(pi);
+    else fail(pi, { type: "card_error", code: "card_declined", decline_code: "generic_decline", message: "Your card was declined.", doc_url: docUrl("card_declined") });
+  }
+
+  /**
+   * The 3-D Secure challenge's answer (https://docs.stripe.com/payments/3d-secure): completed, the payment goes
+   * on (succeeded, or processing under the switch); failed, the intent goes back to requires_payment_method with
+   * payment_intent_authentication_failure, and the customer may try another card.
+   */
+  function answerChallenge(id: string, outcome: "complete" | "fail"): FakePaymentIntent {
+    const pi = findIntent(id);
+    if (pi.status !== "requires_action") {
+      throw invalid(`This PaymentIntent has a status of ${pi.status}; it is not waiting for authentication.`, { code: "payment_intent_unexpected_state", payment_intent: structuredClone(pi) });
     }
-    const refunded = [...refunds.values()].filter((r) => r.payment_intent === pi.id).reduce((sum, r) => sum + r.amount, 0);
-    const amount = p.amount === undefined ? pi.amount_received - refunded : Number(p.amount);
-    if (refunded >= pi.amount_received) throw invalid(`Charge ${pi.latest_charge} has already been refunded.`, { code: "charge_already_refunded" });
-    if (!Number.isInteger(amount) || amount < 1 || amount > pi.amount_received - refunded) {
-      throw invalid(`Refund amount ($${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge.`, { param: "amount" });
+    if (outcome === "fail") {
+      return fail(pi, {
+        type: "invalid_request_error",
+        code: "payment_intent_authentication_failure",
+        message: "We are unable to authenticate your payment method. Please choose a different payment method and try again.",
+        doc_url: docUrl("payment_intent_authentication_failure"),
+      });
     }
-    const reason = typeof p.reason === "string" ? p.reason : null;
-    if (reason !== null && !["duplicate", "fraudulent", "requested_by_customer"].includes(reason)) throw invalid("Invalid reason.", { param: "reason" });
-    const refund: FakeRefund = {
-      id: randomId("re"),
-      object: "refund",
-      amount,
-      charge: pi.latest_charge,
-      payment_intent: pi.id,
-      currency: pi.currency,
-      status: "succeeded",
-      reason,
-      metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
-      created: Math.floor(Date.now() / 1000),
-    };
-    refunds.set(refund.id, refund);
-    const amountRefunded = refunded + amount;
-    emit("charge.refunded", {
-      id: pi.latest_charge,
+    pi.next_action = null;
+    if (fake.confirmProcessing) {
+      pi.status = "processing";
+      emit("payment_intent.processing", pi);
+      laterPayments.set(pi.id, fake.processingSettleMs === null ? undefined : setTimeout(() => settleProcessing(pi.id), fake.processingSettleMs).unref());
+      return pi;
+    }
+    return succeed(pi);
+  }
+
+  /** What has been refunded of an intent, or is being: failed and canceled refunds gave their money back. */
+  const refundedOf = (intentId: string) =>
+    [...refunds.values()].filter((r) => r.payment_intent === intentId && (r.status === "pending" || r.status === "succeeded")).reduce((sum, r) => sum + r.amount, 0);
+
+  function chargeOf(pi: FakePaymentIntent): FakeCharge {
+    const amountRefunded = refundedOf(pi.id);
+    return {
+      id: pi.latest_charge!,
       object: "charge",
       amount: pi.amount_received,
       amount_refunded: amountRefunded,
@@ -381,8 +516,71 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
       refunded: amountRefunded >= pi.amount_received,
       status: "succeeded",
       metadata: { ...pi.metadata },
-    });
+    };
+  }
+
+  /**
+   * Like Stripe (https://docs.stripe.com/api/refunds/create): part or the whole remaining amount of a succeeded
+   * PaymentIntent's charge; refund.created and charge.refunded follow. Stripe's refund test cards (and the
+   * `refundBehaviour` switch) make it pending or failing later (https://docs.stripe.com/testing#refunds).
+   */
+  function createRefund(p: Json): FakeRefund {
+    if (typeof p.payment_intent !== "string") throw invalid("Missing required param: payment_intent.", { param: "payment_intent" });
+    const pi = findIntent(p.payment_intent);
+    if (pi.status !== "succeeded" || !pi.latest_charge) {
+      throw invalid(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, { code: "charge_not_refundable" });
+    }
+    const refunded = refundedOf(pi.id);
+    const amount = p.amount === undefined ? pi.amount_received - refunded : Number(p.amount);
+    if (refunded >= pi.amount_received) throw invalid(`Charge ${pi.latest_charge} has already been refunded.`, { code: "charge_already_refunded" });
+    if (!Number.isInteger(amount) || amount < 1 || amount > pi.amount_received - refunded) {
+      throw invalid(`Refund amount ($${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge.`, { param: "amount" });
+    }
+    const reason = typeof p.reason === "string" ? p.reason : null;
+    if (reason !== null && !["duplicate", "fraudulent", "requested_by_customer"].includes(reason)) throw invalid("Invalid reason.", { param: "reason" });
+    const behaviour = REFUND_TEST_CARDS[cardOf.get(pi.id) ?? ""] ?? fake.refundBehaviour;
+    const refund: FakeRefund = {
+      id: randomId("re"),
+      object: "refund",
+      amount,
+      charge: pi.latest_charge,
+      payment_intent: pi.id,
+      currency: pi.currency,
+      status: behaviour === "pending_then_succeeded" || behaviour === "pending_then_failed" ? "pending" : "succeeded",
+      failure_reason: null,
+      reason,
+      metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
+      created: Math.floor(Date.now() / 1000),
+    };
+    refunds.set(refund.id, refund);
+    emit("refund.created", refund);
+    emit("charge.refunded", chargeOf(pi));
+    if (behaviour !== "immediate") {
+      const later: { to: "succeeded" | "failed"; timer?: NodeJS.Timeout } = { to: behaviour === "pending_then_succeeded" ? "succeeded" : "failed" };
+      if (fake.refundSettleMs !== null) later.timer = setTimeout(() => settleRefund(refund.id), fake.refundSettleMs).unref();
+      laterRefunds.set(refund.id, later);
+    }
     return refund;
+  }
+
+  /** A refund's later status: refund.updated, and refund.failed when it failed (its money is back with the merchant). */
+  function settleRefund(id: string): void {
+    const later = laterRefunds.get(id);
+    const refund = refunds.get(id);
+    laterRefunds.delete(id);
+    if (!later || !refund || closed) return;
+    clearTimeout(later.timer);
+    refund.status = later.to;
+    if (later.to === "failed") refund.failure_reason = "expired_or_canceled_card";
+    emit("refund.updated", refund);
+    if (later.to === "failed") emit("refund.failed", refund);
+  }
+
+  /** GET /v1/refunds?payment_intent=...: newest first, like Stripe's lists. */
+  function listRefunds(params: Json): Json {
+    const intentId = typeof params.payment_intent === "string" ? params.payment_intent : undefined;
+    const data = [...refunds.values()].filter((r) => intentId === undefined || r.payment_intent === intentId).reverse();
+    return { object: "list", url: "/v1/refunds", has_more: false, data: structuredClone(data) };
   }
 
   /** Publishable-key calls (Stripe.js) must carry the intent's client secret; secret-key calls carry the key. */
@@ -396,24 +594,6 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     throw new ApiFailure(401, { type: "invalid_request_error", message: "Invalid API Key provided" });
   }
 
-  /** Stripe's idempotency keys: the same key and body give back the first answer; another body is an error. */
-  function idempotent(req: http.IncomingMessage, body: string, scope: string, create: () => Json): { status: number; body: Json } {
-    const key = req.headers["idempotency-key"];
-    if (typeof key !== "string") return { status: 200, body: structuredClone(create()) };
-    const hash = createHash("sha256").update(body).digest("hex");
-    const seen = idempotency.get(`${scope}:${key}`);
-    if (seen) {
-      if (seen.hash !== hash) {
-        throw new ApiFailure(400, { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` });
-      }
-      const latest = scope === "create" ? intents.get(String(seen.body.id)) : refunds.get(String(seen.body.id));
-      return { status: seen.status, body: structuredClone(latest ?? seen.body) as Json };
-    }
-    const created = create();
-    idempotency.set(`${scope}:${key}`, { hash, status: 200, body: created });
-    return { status: 200, body: structuredClone(created) };
-  }
-
   function route(req: http.IncomingMessage, body: string): { status: number; body: Json } {
     const url = new URL(req.url ?? "/", "http://fake-stripe");
     const params = req.method === "GET" ? parseStripeForm(url.searchParams.toString()) : parseStripeForm(body);
@@ -421,43 +601,95 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
       authorize(req, params);
       return { status: 200, body: { object: "balance", available: [{ amount: 0, currency: "usd" }], pending: [], livemode: false } };
     }
+    if (url.pathname === "/v1/refunds" && req.method === "GET") {
+      authorize(req, params);
+      return { status: 200, body: listRefunds(params) };
+    }
     if (url.pathname === "/v1/refunds" && req.method === "POST") {
       authorize(req, params);
-      return idempotent(req, body, "refund", () => createRefund(params) as unknown as Json);
+      return { status: 200, body: structuredClone(createRefund(params)) as unknown as Json };
     }
-    const m = /^\/v1\/payment_intents(?:\/([A-Za-z0-9_]+))?(?:\/(confirm|cancel))?$/.exec(url.pathname);
+    const m = /^\/v1\/payment_intents(?:\/([A-Za-z0-9_]+))?(?:\/(confirm|cancel|challenge))?$/.exec(url.pathname);
     if (!m) throw new ApiFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
     const [, id, action] = m;
     authorize(req, params, id);
 
-    if (!id && req.method === "POST") return idempotent(req, body, "create", () => createIntent(params) as unknown as Json);
+    if (!id && req.method === "POST") return { status: 200, body: structuredClone(createIntent(params)) as unknown as Json };
     if (id && req.method === "GET" && !action) return { status: 200, body: structuredClone(findIntent(id)) as unknown as Json };
     if (id && req.method === "POST" && !action) return { status: 200, body: structuredClone(updateIntent(id, params)) as unknown as Json };
     if (id && req.method === "POST" && action === "confirm") return { status: 200, body: structuredClone(confirmIntent(id, params)) as unknown as Json };
+    if (id && req.method === "POST" && action === "challenge") {
+      // The fake's stand-in for the bank's 3-D Secure page, which Stripe.js shows (publishable key + client secret).
+      if (params.outcome !== "complete" && params.outcome !== "fail") throw invalid("outcome must be complete or fail.", { param: "outcome" });
+      return { status: 200, body: structuredClone(answerChallenge(id, params.outcome)) as unknown as Json };
+    }
     if (id && req.method === "POST" && action === "cancel") return { status: 200, body: structuredClone(cancelIntent(id)) as unknown as Json };
     throw new ApiFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
+  }
+
+  /** One request: its answer, or Stripe's error object for it. */
+  function answer(req: http.IncomingMessage, body: string): { status: number; body: Json } {
+    try {
+      return route(req, body);
+    } catch (err) {
+      if (err instanceof ApiFailure) return { status: err.status, body: { error: { ...err.error, request_log_url: null } } };
+      opts.logger?.error({ err }, "fake Stripe failed");
+      return { status: 500, body: { error: { type: "api_error", message: "An unknown error occurred in the offline Stripe fake." } } };
+    }
+  }
+
+  /**
+   * Stripe's idempotency (https://docs.stripe.com/api/idempotent_requests): the status and body of the first request
+   * with a key are saved once the endpoint runs, and every later request with the key gets them back (errors too);
+   * other parameters with the same key are a 400 idempotency_error; a request while the first is still running is a
+   * 409; a request refused before it ran (bad parameters, 401, 404) saves nothing; keys are forgotten after 24 h.
+   */
+  async function idempotent(req: http.IncomingMessage, body: string): Promise<{ status: number; body: Json; replayed?: boolean }> {
+    const key = req.headers["idempotency-key"];
+    const pause = () => (fake.latencyMs > 0 ? new Promise((r) => setTimeout(r, fake.latencyMs)) : Promise.resolve());
+    if (req.method !== "POST" || typeof key !== "string") {
+      await pause();
+      return answer(req, body);
+    }
+    const scope = `${new URL(req.url ?? "/", "http://fake-stripe").pathname} ${key}`;
+    const hash = createHash("sha256").update(body).digest("hex");
+    let seen = idempotency.get(scope);
+    if (seen && Date.now() - seen.at > fake.idempotencyTtlMs) {
+      idempotency.delete(scope);
+      seen = undefined;
+    }
+    if (seen && seen.hash !== hash) {
+      return {
+        status: 400,
+        body: { error: { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`, request_log_url: null } },
+      };
+    }
+    if (seen && !seen.response) {
+      return {
+        status: 409,
+        body: { error: { type: "idempotency_error", message: `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`, request_log_url: null } },
+      };
+    }
+    if (seen?.response) return { ...structuredClone(seen.response), replayed: true };
+    const entry: { hash: string; at: number; response?: { status: number; body: Json } } = { hash, at: Date.now() };
+    idempotency.set(scope, entry);
+    await pause();
+    const result = answer(req, body);
+    if ([400, 401, 404].includes(result.status) && (result.body.error as Json | undefined)?.type !== "card_error") idempotency.delete(scope);
+    else entry.response = structuredClone(result);
+    return result;
   }
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      let status = 200;
-      let payload: Json;
-      try {
-        ({ status, body: payload } = route(req, Buffer.concat(chunks).toString("utf8")));
-      } catch (err) {
-        if (err instanceof ApiFailure) {
-          status = err.status;
-          payload = { error: { ...err.error, request_log_url: null } };
-        } else {
-          status = 500;
-          payload = { error: { type: "api_error", message: "An unknown error occurred in the offline Stripe fake." } };
-          opts.logger?.error({ err }, "fake Stripe failed");
-        }
-      }
-      res.writeHead(status, { "content-type": "application/json", "request-id": randomId("req", 14), "stripe-version": API_VERSION });
-      res.end(JSON.stringify(payload));
+      void idempotent(req, Buffer.concat(chunks).toString("utf8")).then(({ status, body, replayed }) => {
+        const headers: Record<string, string> = { "content-type": "application/json", "request-id": randomId("req", 14), "stripe-version": API_VERSION };
+        if (replayed) headers["idempotent-replayed"] = "true";
+        res.writeHead(status, headers);
+        res.end(JSON.stringify(body));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

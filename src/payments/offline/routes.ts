@@ -13,7 +13,7 @@ export function fromThisMachine(req: Request): boolean {
 
 /**
  * Offline test mode on a development machine only (app.ts never mounts it in production; the config refuses
- * offline mode there): the fake Stripe.js, and the two API calls it makes, passed through to the in-process
+ * offline mode there): the fake Stripe.js, and the API calls it makes (retrieve, confirm, the 3-D Secure challenge), passed through to the in-process
  * fake. Mounted before the session and CSRF, like Stripe's own API is another origin. Requests from other
  * machines get a 404, so a preview reachable from the internet cannot drive the fake: it must use Stripe test keys.
  */
@@ -35,7 +35,7 @@ export function offlineStripeRoutes(fake: FakeStripe): Router {
   });
 
   const pass = express.raw({ type: "*/*", limit: "20kb" });
-  router.all(/^\/__offline-stripe(\/v1\/payment_intents\/[A-Za-z0-9_]+(?:\/confirm)?)$/, pass, async (req, res) => {
+  router.all(/^\/__offline-stripe(\/v1\/payment_intents\/[A-Za-z0-9_]+(?:\/confirm|\/challenge)?)$/, pass, async (req, res) => {
     if (req.method !== "GET" && req.method !== "POST") {
       res.status(405).json({ error: { type: "invalid_request_error", message: "Method not allowed" } });
       return;

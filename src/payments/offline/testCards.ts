@@ -17,7 +17,18 @@ const DECLINES: Record<string, CardDecline> = {
   "4000000000000119": { code: "processing_error", message: "An error occurred while processing your card. Try again in a little bit." },
 };
 
-const SUCCEEDS = new Set(["4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222", "5200828282828210", "378282246310005", "6011111111111117"]);
+/**
+ * Cards that ask for 3-D Secure on a one-time payment (https://docs.stripe.com/testing#authentication-and-setup):
+ * 4000 0025 0000 3155 (authentication unless set up for off-session use), 4000 0027 6000 3184 (always),
+ * 4000 0000 0000 3220 (3-D Secure 2 required). The payment succeeds once the challenge is completed.
+ */
+const AUTHENTICATE = new Set(["4000002500003155", "4000002760003184", "4000000000003220"]);
+
+const SUCCEEDS = new Set([...AUTHENTICATE, "4242424242424242", "4000000000007726", "4000000000005126", "4000056655665556", "5555555555554444", "2223003122003222", "5200828282828210", "378282246310005", "6011111111111117"]);
+
+export function requiresAuthentication(number: string): boolean {
+  return AUTHENTICATE.has(digitsOnly(number));
+}
 
 export function digitsOnly(value: string): string {
   return value.replace(/\D/g, "");

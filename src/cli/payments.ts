@@ -1,0 +1,83 @@
+// `npm run payments -- review list|accept|refund ...`: the payments that wait for an operator (needs_review), and
+// the operator's decision on one (src/cli/operatorArgs.ts says what each takes).
+import type { Db } from "../db/knex.ts";
+import { maskEmail } from "../logger.ts";
+import { formatPrice } from "../money.ts";
+import { ReviewNotAcceptedError, UnknownPaymentError } from "../payments/core.ts";
+import type { PaymentRow } from "../payments/repository.ts";
+import { parsePaymentsArgs, PAYMENTS_USAGE, type PaymentsCommand } from "./operatorArgs.ts";
+import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
+import { refundPayment } from "./refund.ts";
+
+/** What the paid-for row says now: the amount it asks for and who pays (null when the row is gone). */
+async function paidFor(db: Db, payment: PaymentRow): Promise<{ dueCents: number; email: string; status: string } | null> {
+  if (payment.kind === "registration") {
+    const r = await db("registrations").where({ reference: payment.reference }).first("amount_cents", "contact_email", "status");
+    return r ? { dueCents: Number(r.amount_cents), email: String(r.contact_email), status: String(r.status) } : null;
+  }
+  if (payment.kind === "order") {
+    const o = await db("orders").where({ reference: payment.reference }).first("total_cents", "customer_email", "status");
+    return o ? { dueCents: Number(o.total_cents), email: String(o.customer_email), status: String(o.status) } : null;
+  }
+  return null;
+}
+
+/** 45 min, 5 h, 3 d: how long the payment has waited. */
+export function ageText(since: Date, now: Date): string {
+  const minutes = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 60_000));
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+}
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [head, ...rows].map((r) => r.map((v, i) => v.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+}
+
+export async function listReview(ctx: OperatorContext, now: Date): Promise<string> {
+  const payments = await ctx.paymentCore.needsReview();
+  if (payments.length === 0) return "No payment waits for review.";
+  const rows = await Promise.all(
+    payments.map(async (p) => {
+      const row = await paidFor(ctx.db, p);
+      return [
+        String(p.id),
+        p.kind,
+        p.reference,
+        formatPrice(p.amountCents),
+        row ? formatPrice(row.dueCents) : "-",
+        row ? `${p.kind} ${row.status}` : `${p.kind} gone`,
+        ageText(p.createdAt, now),
+        row ? maskEmail(row.email) : "-",
+        p.reviewReason ?? "",
+      ];
+    }),
+  );
+  const head = ["id", "kind", "reference", "payment", "due", "now", "age", "payer", "reason"];
+  return `${table(head, rows)}\n${payments.length} payment(s) in review. Settle one: review accept ID, or review refund ID --reason "..."`;
+}
+
+export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsCommand, out: (line: string) => void = console.log): Promise<number> {
+  switch (cmd.command) {
+    case "list":
+      out(await listReview(ctx, new Date()));
+      return 0;
+    case "accept":
+      try {
+        const payment = await ctx.paymentCore.acceptReview(cmd.paymentId);
+        out(`Accepted payment ${payment.id}: ${formatPrice(payment.amountCents)} kept; ${payment.kind} ${payment.reference} is paid and its confirmation e-mail is queued.`);
+        return 0;
+      } catch (err) {
+        if (err instanceof ReviewNotAcceptedError || err instanceof UnknownPaymentError) throw new OperatorError(err.message);
+        throw err;
+      }
+    case "refund": {
+      const payment = await ctx.paymentCore.needsReview().then((all) => all.find((p) => p.id === cmd.paymentId));
+      if (!payment) throw new OperatorError(`Payment ${cmd.paymentId} is not in review (see review list); refund a paid one with npm run refund.`);
+      return refundPayment(ctx, payment, { reason: cmd.reason, waitSeconds: cmd.waitSeconds, onlyIf: "needs_review" }, out);
+    }
+  }
+}
+
+if (isMain(import.meta.url)) process.exitCode = await runOperatorCommand(process.argv.slice(2), parsePaymentsArgs, PAYMENTS_USAGE, (ctx, cmd) => runPaymentsCommand(ctx, cmd));
