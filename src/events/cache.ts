@@ -28,7 +28,7 @@ export function eventCaches(db: Db): EventCaches {
     caches = { events: createTtlCache({ ttlMs: EVENT_CACHE_MS }), places: createTtlCache({ ttlMs: EVENT_CACHE_MS }) };
     const { events, places } = caches;
     onCommittedWrites(db, EVENT_TABLES, () => events.invalidate());
-    onCommittedWrites(db, ["registrations"], () => places.invalidate());
+    onCommittedWrites(db, ["registrations", "waiting_list_entries"], () => places.invalidate());
     cachesByDb.set(db, caches);
   }
   return caches;

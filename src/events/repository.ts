@@ -170,14 +170,16 @@ export async function placesTaken(conn: Conn, eventId: number, now: Date, except
 /**
  * Places left as pages show them: one query counts the places taken of every event, at `now` of the first
  * request of each EVENT_CACHE_MS, so a hold or payment in another process shows after at most that long.
+ * While anyone waits in an event's line, its free places are the line's (README: Waiting list), so 0 is shown.
  * For display only: a hold is decided by `placesLeft`, under the event's lock.
  */
 export async function shownPlacesLeft(db: Db, now: Date): Promise<(event: Pick<EventSummary, "id" | "capacity">) => number> {
-  const taken = await eventCaches(db).places.get("taken", async () => {
+  const { taken, lined } = await eventCaches(db).places.get("taken", async () => {
     const rows: Row[] = await takingPlaces(db, now).groupBy("event_id").select("event_id").sum({ taken: "places" });
-    return Object.fromEntries(rows.map((r) => [num(r.event_id), Number(r.taken) || 0]));
+    const waiting: Row[] = await db("waiting_list_entries").where("status", "waiting").distinct("event_id");
+    return { taken: Object.fromEntries(rows.map((r) => [num(r.event_id), Number(r.taken) || 0])), lined: new Set(waiting.map((r) => num(r.event_id))) };
   });
-  return (event) => Math.max(0, event.capacity - (taken[event.id] ?? 0));
+  return (event) => (lined.has(event.id) ? 0 : Math.max(0, event.capacity - (taken[event.id] ?? 0)));
 }
 
 /**

@@ -80,8 +80,7 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       if (!found) return renderNotFound(req, res, 404);
       const at = now();
       const waiting = await waitingCounts(db, found.id);
-      // While anyone is on the waiting list, free places are the list's (README: Waiting list).
-      const left = waiting.entries > 0 ? 0 : (await shownPlacesLeft(db, at))(found);
+      const left = (await shownPlacesLeft(db, at))(found);
       const status = registrationStatus(found, left, at);
       const event = withPictures(found);
       const coaches = coachRegistrationState(event, at);

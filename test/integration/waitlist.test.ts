@@ -159,6 +159,10 @@ describe("waiting list", () => {
     await refund(individuals[0]!.intentId);
     await rounds();
     expect((await entry(JOIN.email)).status).toBe("waiting");
+    // One place is free, but the line comes first: the API and the events list show none left, as the event page does.
+    const api = (await (await newVisitor()).get(`/api/events/${EVENT}`)).body as { placesLeft: number; registrationStatus: string };
+    expect([api.placesLeft, api.registrationStatus]).toEqual([0, "soldOut"]);
+    expect(textOf((await (await newVisitor()).get("/events")).text)).toMatch(/Sold Out/);
     await refund(individuals[1]!.intentId);
     await rounds();
     const offered = await entry(JOIN.email);
