@@ -13,6 +13,7 @@ import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { formatPrice, parsePriceCents } from "../src/money.ts";
+import { ChargedNotice, confirmCard, reportReturn } from "./cardPayment.tsx";
 
 export interface CardFormProps {
   publishableKey: string;
@@ -64,6 +65,8 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
   const [addressReady, setAddressReady] = useState(() => knownAddress(form.values) !== null);
+  /** The card went through: the form gives way to what happens next (never a second payment). */
+  const [charged, setCharged] = useState<"processing" | "received" | null>(null);
 
   useEffect(() => {
     // The cart may have changed on this page before this form started (it loads at the first touch).
@@ -138,22 +141,30 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         return;
       }
       const { firstName, lastName, email, phone } = checked.data;
-      const result = await stripe.confirmCardPayment(clientSecret, {
-        payment_method: { card, billing_details: { name: `${firstName} ${lastName}`, email, phone: phone || undefined } },
-      });
-      if (result.error) {
-        fail(result.error.message ?? CART_TEXT.paymentFailedFallbacks.payment);
+      const confirmed = await confirmCard(stripe, clientSecret, card, { name: `${firstName} ${lastName}`, email, phone: phone || undefined }, CART_TEXT.paymentFailedFallbacks.payment);
+      if (confirmed.kind === "declined") {
+        fail(confirmed.message);
         return;
       }
-      if (result.paymentIntent?.status !== "succeeded") {
-        fail(CART_TEXT.paymentFailedFallbacks.payment);
-        return;
+      if (confirmed.processing) setCharged("processing");
+      // The server checks the payment with Stripe, records the order as paid and empties the cart. A network error or
+      // a 5xx is retried in the background (the webhook and the reconciliation job record the payment regardless).
+      const answer = await reportReturn(
+        () =>
+          apiFetch<{ status?: string }>(completeUrl, { method: "POST", json: { paymentIntentId: confirmed.intentId } }).catch((err: unknown) => {
+            if (err instanceof ApiError && err.status < 500) return { status: String(err.body?.status ?? "failed") };
+            throw err;
+          }),
+        () => setCharged((now) => now ?? "received"),
+      );
+      if (answer?.status === "paid") {
+        showToast({ ...CART_TEXT.paymentSucceeded, variant: "success" });
+        window.location.assign(successUrl);
+      } else if (answer?.status === "pending") {
+        setCharged("processing");
+      } else {
+        setCharged((now) => now ?? "received");
       }
-      // The server checks the payment with Stripe, records the order as paid and empties the cart.
-      // Should this call fail, the webhook still records the payment; the visitor was charged either way.
-      await apiFetch(completeUrl, { method: "POST", json: { paymentIntentId: result.paymentIntent.id } }).catch(() => undefined);
-      showToast({ ...CART_TEXT.paymentSucceeded, variant: "success" });
-      window.location.assign(successUrl);
     } catch {
       fail(CART_TEXT.paymentFailedFallbacks.unexpected);
     } finally {
@@ -168,6 +179,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   }
 
   const enhanced = stripeState !== "waiting";
+  if (charged) return <ChargedNotice state={charged} />;
   return (
     <section className="card cart-summary" aria-labelledby="order-summary-heading">
       <h2 id="order-summary-heading">Order Summary</h2>

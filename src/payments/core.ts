@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import type Stripe from "stripe";
 import type { Db } from "../db/knex.ts";
@@ -34,7 +35,12 @@ export interface KindExpectation {
 export interface RefundFacts {
   amountRefundedCents: number;
   full: boolean;
+  /** The refund that succeeded (its requestKey says what asked for it: REJECTED_REFUND_KEY_PREFIX for a rejection). */
+  refund?: RefundRow;
 }
+
+/** The request key of the full refund the core asks for when a kind rejects a payment (then the payment's id). */
+export const REJECTED_REFUND_KEY_PREFIX = "rejected:payment:";
 
 /** What a feature (shop orders, event registrations) does when one of its payments settles. */
 export interface PaymentKindHandler {
@@ -193,7 +199,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
           if (outcome === "reject" || typeof outcome === "object") {
             const reason = typeof outcome === "object" ? outcome.reject : `rejected by the ${payment.kind}`;
             await repo.transition(trx, payment.id, "requestRefund", { refund_reason: reason });
-            await refunds.requestRefundLocked(trx, payment.id, { reason, key: `rejected:payment:${payment.id}` });
+            await refunds.requestRefundLocked(trx, payment.id, { reason, key: `${REJECTED_REFUND_KEY_PREFIX}${payment.id}` });
             logger.warn({ ...logFields(payment), reason }, "payment rejected by its kind; refund requested");
             return { result: { status: "refunded", reason, payment: await now() }, accepted: false, changed: true };
           }
@@ -230,6 +236,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       }
     }
     if (step.changed) await afterChange(handler, step.result.payment);
+    // A rejected payment's refund was requested in that transaction: send it now rather than at the next pass.
+    if (step.result.payment.status === "refund_pending") refunds.job.wake();
     return step.result;
   }
 
@@ -263,9 +271,15 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     }
   }
 
-  /** Creates the PaymentIntent of a claimed row. Two callers on one row use one idempotency key: one intent. */
+  /**
+   * Creates the PaymentIntent of a claimed row. Two callers on one row with the same details use one idempotency
+   * key: one intent. The row fixes the amount, currency and metadata; the key also carries a digest of the
+   * description and e-mail, so a retry after a timeout whose details changed meanwhile is a new request, not
+   * Stripe's permanent 400 idempotency_error (the first intent, if Stripe made it, was never shown to anyone).
+   */
   async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
-    const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}`;
+    const details = createHash("sha256").update(`${input.description}\n${input.email ?? ""}`).digest("base64url").slice(0, 16);
+    const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}-${details}`;
     try {
       const intent = await gateway.createIntent({
         amountCents: payment.amountCents,
@@ -339,6 +353,13 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       const stored = await fresh(payment.id);
       if (intent.amountCents !== input.amountCents || stored.amountCents !== input.amountCents) {
         intent = await changeAmount(stored, input.amountCents);
+      }
+      if (intent.description !== input.description || (input.email && intent.receiptEmail !== input.email)) {
+        // The receipt goes to the e-mail given now; not worth failing the visitor's payment over.
+        intent = await gateway.updateIntentDetails(intent.id, { description: input.description, receiptEmail: input.email }).catch((err: Error) => {
+          logger.warn({ ...logFields(stored), err: err.message }, "could not update the PaymentIntent's description or receipt e-mail");
+          return intent;
+        });
       }
       if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
       if (input.version !== undefined && (await fresh(payment.id)).coversVersion !== input.version) await repo.setCoversVersion(db, payment.id, input.version);

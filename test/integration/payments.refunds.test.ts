@@ -35,7 +35,7 @@ function makeCore(): PaymentCore {
     async onRefunded(trx, payment, facts) {
       // Something real in the same transaction: it rolls back with the refund's step.
       await trx("stripe_events").insert({ event_id: `onRefunded:${payment.reference}:${facts.amountRefundedCents}`, type: "test.onRefunded", received_at: new Date() });
-      refunded.set(payment.reference, [...(refunded.get(payment.reference) ?? []), facts]);
+      refunded.set(payment.reference, [...(refunded.get(payment.reference) ?? []), { amountRefundedCents: facts.amountRefundedCents, full: facts.full }]);
     },
     async onRefundFailed(_trx, payment, refund) {
       failed.set(payment.reference, [...(failed.get(payment.reference) ?? []), refund]);
