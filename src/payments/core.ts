@@ -58,6 +58,11 @@ export interface PaymentKindHandler {
    * pooled connection while it waits.
    */
   queueKey?(db: Db, reference: string): Promise<string | undefined>;
+  /**
+   * Stripe is still confirming the payment (`processing`; the webhook decides): the kind keeps what it holds meanwhile.
+   * Called in the settling transaction (after `expected`'s locks) each time the processing state is seen. No network calls.
+   */
+  onProcessing?(trx: Knex.Transaction, payment: PaymentRow): Promise<void>;
   /** Money arrived that does not match (needs_review): the kind keeps what it holds for the operator. No network calls. */
   onReview?(trx: Knex.Transaction, payment: PaymentRow, reason: string): Promise<void>;
   /** A refund SUCCEEDED (full or partial), once per refund; `refund` carries the total refunded so far. No network calls. */
@@ -221,6 +226,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
           await repo.transition(trx, payment.id, "cancel");
           return { result: { status: "pending", intentStatus: "canceled", payment: await now() }, accepted: false };
         case "open":
+          if (verdict.intentStatus === "processing") await handler.onProcessing?.(trx, payment);
           return { result: { status: "pending", intentStatus: verdict.intentStatus, payment }, accepted: false };
         case "settled":
           return { result: current(payment), accepted: false };

@@ -15,6 +15,9 @@ import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts"
  * amount and version. The core compares them with the PaymentIntent and the version it was made for; only a match
  * reaches `onPaid`, any difference goes to `onReview` (needs_review: the places stay held for the operator).
  */
+/** How long a live hold is kept (renewed each time Stripe still says so) while its payment is `processing`. */
+export const PROCESSING_HOLD_MS = 24 * 60 * 60_000;
+
 /** Starts the refund reason of a payment refused because the discount code's last use went to someone else. */
 const DISCOUNT_REJECTION = "discount: ";
 
@@ -48,6 +51,15 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       const event = await findEvent(trx, paid.eventId);
       if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption));
       return "accepted";
+    },
+
+    async onProcessing(trx, payment) {
+      const now = deps.clock();
+      const r = await repo.findByReference(trx, payment.reference);
+      // The bank is still deciding: the live hold is kept (its places stay taken) until the webhook says.
+      if (r && (await repo.keepHoldUntil(trx, r.id, new Date(now.getTime() + PROCESSING_HOLD_MS), now))) {
+        deps.logger.info({ reference: r.reference }, "registration payment processing: hold kept");
+      }
     },
 
     async onReview(trx, payment, reason) {

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
+import { visitor } from "../support/http.ts";
+import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import { PROCESSING_HOLD_MS } from "../../src/registrations/paymentHandler.ts";
+
+/**
+ * The states Stripe produces that a plain 4242 never does, on a registration: 3-D Secure (requires_action) and a
+ * payment that stays `processing` until the webhook decides.
+ */
+let t: PayingTestApp;
+let fake: FakeStripe;
+
+beforeAll(async () => {
+  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
+  fake = t.fake;
+});
+afterAll(async () => {
+  fake.confirmProcessing = false;
+  await t?.close();
+});
+beforeEach(() => {
+  fake.autoDeliver = true;
+  fake.confirmProcessing = false;
+  fake.processingOutcome = "succeeded";
+  fake.processingSettleMs = null;
+});
+
+const ATHLETE = {
+  firstName: "Casey", lastName: "Lane", email: "casey.lane@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
+  schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Lane", emergencyContactPhone: "205-555-0199", agrees: "on",
+};
+let n = 0;
+async function held(address: string) {
+  const v = await visitor(t.app);
+  const res = await v.post("/api/events/2/create-payment-intent").set("x-forwarded-for", address)
+    .send({ option: "full", formSessionId: `states-${Date.now()}-${n++}`, registrationData: { ...ATHLETE, registrationType: "full" } });
+  expect(res.status).toBe(200);
+  return { v, reference: res.body.registrationId as string, intentId: (res.body.clientSecret as string).split("_secret_")[0]! };
+}
+const registration = (reference: string) => t.db("registrations").where({ reference }).first();
+const emails = (reference: string) => t.db("email_outbox").where({ reference: `registration:${reference}` });
+const sweep = () => (t.app.locals.sweepExpiredHolds as () => Promise<number>)();
+
+describe("a payment Stripe is still confirming (processing)", () => {
+  it("keeps the hold (its places stay taken) until the webhook says succeeded: paid, one e-mail", async () => {
+    fake.confirmProcessing = true;
+    const { v, reference, intentId } = await held("198.51.100.61");
+    const before = (await registration(reference)).reserved_until;
+    expect(fake.confirm(intentId, { number: "4242424242424242" }).body).toMatchObject({ status: "processing" });
+    const ret = await v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "198.51.100.61").send({ paymentIntentId: intentId });
+    expect(ret.status).toBe(202);
+    expect(ret.body).toMatchObject({ status: "pending" });
+    await fake.idle();
+    const kept = await registration(reference);
+    expect(kept.status).toBe("pending_payment");
+    expect(new Date(kept.reserved_until).getTime()).toBeGreaterThan(Date.now() + PROCESSING_HOLD_MS - 60_000);
+    expect(new Date(kept.reserved_until).getTime()).toBeGreaterThan(new Date(before).getTime());
+    // The sweep leaves it (and would, even lapsed: Stripe says processing).
+    await sweep();
+    expect((await registration(reference)).status).toBe("pending_payment");
+
+    fake.settleProcessing();
+    await fake.idle();
+    expect(await registration(reference)).toMatchObject({ status: "paid" });
+    expect(await emails(reference)).toHaveLength(1);
+  });
+});
+
+describe("3-D Secure (requires_action)", () => {
+  it("a lapsed hold whose payer is in the challenge is not canceled; completing it pays the registration", async () => {
+    const { v, reference, intentId } = await held("198.51.100.62");
+    expect(fake.confirm(intentId, { number: "4000 0025 0000 3155" }).body).toMatchObject({ status: "requires_action" });
+    await t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 60 * 60_000) });
+    await sweep();
+    expect(fake.intents.get(intentId)!.status).toBe("requires_action");
+    expect((await registration(reference)).status).toBe("pending_payment");
+    expect(fake.challenge(intentId, "complete").body).toMatchObject({ status: "succeeded" });
+    const ret = await v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "198.51.100.62").send({ paymentIntentId: intentId });
+    expect(ret.body).toMatchObject({ status: "paid" });
+    await fake.idle();
+    expect(await registration(reference)).toMatchObject({ status: "paid" });
+    expect(await emails(reference)).toHaveLength(1);
+  });
+
+  it("a failed challenge leaves the hold and the same intent payable", async () => {
+    const { v, reference, intentId } = await held("198.51.100.63");
+    fake.confirm(intentId, { number: "4000002500003155" });
+    expect(fake.challenge(intentId, "fail").body).toMatchObject({ status: "requires_payment_method" });
+    await fake.idle();
+    expect(await registration(reference)).toMatchObject({ status: "pending_payment" });
+    expect(fake.confirm(intentId, { number: "4242424242424242" }).status).toBe(200);
+    const ret = await v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "198.51.100.63").send({ paymentIntentId: intentId });
+    expect(ret.body).toMatchObject({ status: "paid" });
+  });
+});
