@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
-import { visitor } from "../support/http.ts";
+import { textOf, visitor } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 import { PROCESSING_HOLD_MS } from "../../src/registrations/paymentHandler.ts";
 
@@ -59,11 +59,18 @@ describe("a payment Stripe is still confirming (processing)", () => {
     // The sweep leaves it (and would, even lapsed: Stripe says processing).
     await sweep();
     expect((await registration(reference)).status).toBe("pending_payment");
+    // The confirmation page says processing, not "not confirmed".
+    const waiting = await v.get(`/event-registration/2?paymentSuccess=true&paymentIntentId=${intentId}`);
+    expect(textOf(waiting.text)).toContain("Your bank is still confirming the payment");
 
     fake.settleProcessing();
     await fake.idle();
     expect(await registration(reference)).toMatchObject({ status: "paid" });
     expect(await emails(reference)).toHaveLength(1);
+    // Paid, however the page is reached: no query, Stripe's redirect parameters, a stale intent id.
+    for (const query of ["", `?payment_intent=${intentId}&redirect_status=succeeded`, "?paymentSuccess=true&paymentIntentId=pi_stale"]) {
+      expect(textOf((await v.get(`/event-registration/2${query}`)).text)).toContain("Payment Confirmed - Registration Complete!");
+    }
   });
 });
 
