@@ -75,6 +75,13 @@ describe("a payment Stripe is still confirming (processing)", () => {
 });
 
 describe("3-D Secure (requires_action)", () => {
+  it("Stripe's redirect back to /stripe-checkout (payment_intent, redirect_status) goes on to the confirmation", async () => {
+    const res = await (await visitor(t.app)).get("/stripe-checkout?eventId=2&payment_intent=pi_123&payment_intent_client_secret=pi_123_secret_x&redirect_status=succeeded");
+    expect(res.status).toBe(200);
+    expect(res.headers.refresh).toBe("2; url=/event-registration/2?paymentSuccess=true&paymentIntentId=pi_123");
+    expect(res.text).not.toContain("pi_123_secret_x");
+  });
+
   it("a lapsed hold whose payer is in the challenge is not canceled; completing it pays the registration", async () => {
     const { v, reference, intentId } = await held("198.51.100.62");
     expect(fake.confirm(intentId, { number: "4000 0025 0000 3155" }).body).toMatchObject({ status: "requires_action" });
