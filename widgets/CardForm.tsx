@@ -13,7 +13,7 @@ import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { formatPrice, parsePriceCents } from "../src/money.ts";
-import { ChargedNotice, confirmCard, reportReturn } from "./cardPayment.tsx";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "./cardPayment.tsx";
 
 export interface CardFormProps {
   publishableKey: string;
@@ -141,7 +141,11 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         return;
       }
       const { firstName, lastName, email, phone } = checked.data;
-      const confirmed = await confirmCard(stripe, clientSecret, card, { name: `${firstName} ${lastName}`, email, phone: phone || undefined }, CART_TEXT.paymentFailedFallbacks.payment);
+      const confirmed = await confirmCard(stripe, clientSecret, card, { name: `${firstName} ${lastName}`, email, phone: phone || undefined }, CART_TEXT.paymentFailedFallbacks.payment, figures.totalCents);
+      if (confirmed.kind === "amountChanged") {
+        fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
+        return;
+      }
       if (confirmed.kind === "declined") {
         fail(confirmed.message);
         return;

@@ -20,13 +20,16 @@ export const CARD_STATE_TEXT = {
     description: "Your card payment went through, but we could not finish here just now. Your confirmation will follow by e-mail; please do not pay again.",
   },
   authenticationFailed: "Your bank could not confirm this payment, so nothing was charged. Try again, or use another card.",
+  amountChanged: (amount: string) => `The amount to pay changed to ${amount} (in another tab or window). Nothing was charged: check it and pay again.`,
 } as const;
 
 export type CardResult =
   /** Nothing was charged: the visitor may correct the card or try another. */
   | { kind: "declined"; message: string }
   /** Charged (succeeded) or being charged (processing): never pay again. */
-  | { kind: "charged"; intentId: string; processing: boolean };
+  | { kind: "charged"; intentId: string; processing: boolean }
+  /** The PaymentIntent asks for another amount than the button shows (changed elsewhere): nothing was charged. */
+  | { kind: "amountChanged"; amountCents: number };
 
 export async function confirmCard(
   stripe: Stripe,
@@ -34,7 +37,11 @@ export async function confirmCard(
   card: StripeCardElement,
   billing: { name?: string; email?: string; phone?: string },
   fallbackMessage: string,
+  /** The amount the button shows: the card is charged only if the PaymentIntent asks for exactly that. */
+  shownAmountCents: number,
 ): Promise<CardResult> {
+  const current = await stripe.retrievePaymentIntent(clientSecret);
+  if (current.paymentIntent && current.paymentIntent.amount !== shownAmountCents) return { kind: "amountChanged", amountCents: current.paymentIntent.amount };
   const result = await stripe.confirmCardPayment(clientSecret, { payment_method: { card, billing_details: billing } });
   if (result.error) {
     // An error can still carry an intent that went through (a second click, a lost answer): trust the intent.

@@ -11,7 +11,7 @@ import { formatPrice } from "../src/money.ts";
 import { CsrfContext, Form } from "../views/components/Form.tsx";
 import { DiscountBox, type DiscountChange, type DiscountView } from "./DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../src/discounts/rules.ts";
-import { ChargedNotice, confirmCard, reportReturn } from "./cardPayment.tsx";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "./cardPayment.tsx";
 
 /** What step 2 shows and pays. The client secret travels in the page's props or a JSON answer, never in a URL. */
 export interface PaymentStep {
@@ -101,7 +101,13 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
     setPaymentError(null);
     try {
       const billingDetails = { name: billing.name || undefined, email: billing.email || undefined, phone: billing.phone || undefined };
-      const confirmed = await confirmCard(stripe, payment.clientSecret, card, billingDetails, REGISTRATION_TEXT.paymentFailedDefault);
+      const confirmed = await confirmCard(stripe, payment.clientSecret, card, billingDetails, REGISTRATION_TEXT.paymentFailedDefault, payment.amountCents);
+      if (confirmed.kind === "amountChanged") {
+        // The button shows what the intent asks for before anything is charged (a code changed in another tab).
+        setPayment((p) => ({ ...p, amountCents: confirmed.amountCents }));
+        setRefreshRequired(true);
+        return fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
+      }
       if (confirmed.kind === "declined") return fail(confirmed.message);
       const { intentId } = confirmed;
       if (confirmed.processing) setCharged("processing");
