@@ -108,3 +108,28 @@ describe("3-D Secure (requires_action)", () => {
     expect(ret.body).toMatchObject({ status: "paid" });
   });
 });
+
+describe("a refund that fails", () => {
+  it("leaves the registration paid, sends no 'refunded' e-mail, and is listed as failed for the operator", async () => {
+    const { v, reference, intentId } = await held("198.51.100.64");
+    fake.confirm(intentId, { number: "4242424242424242" });
+    expect((await v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "198.51.100.64").send({ paymentIntentId: intentId })).body).toMatchObject({ status: "paid" });
+    await fake.idle();
+    fake.refundBehaviour = "pending_then_failed";
+    try {
+      // Made in Stripe's dashboard (or by an operator's command): pending at first.
+      await t.gateway.refundIntent(intentId, { idempotencyKey: `dashboard-${reference}`, reason: "operator" });
+      await fake.idle();
+      const payment = await t.db("payments").where({ provider_payment_id: intentId }).first();
+      expect(await t.db("payment_refunds").where({ payment_id: payment.id }).first()).toMatchObject({ status: "pending" });
+      expect(await registration(reference)).toMatchObject({ status: "paid" });
+      fake.settleRefunds();
+      await fake.idle();
+      expect(await t.db("payment_refunds").where({ payment_id: payment.id }).first()).toMatchObject({ status: "failed", failure_reason: "expired_or_canceled_card" });
+      expect(await registration(reference)).toMatchObject({ status: "paid", amount_refunded_cents: 0 });
+      expect((await emails(reference)).map((e: { kind: string }) => e.kind)).toEqual(["registration_confirmation"]);
+    } finally {
+      fake.refundBehaviour = "immediate";
+    }
+  });
+});
