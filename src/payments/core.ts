@@ -12,7 +12,7 @@ import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
 import * as repo from "./repository.ts";
 import type { PaymentRow } from "./repository.ts";
 import { createRefunds, type RefundRequest } from "./refunds.ts";
-import { refundsOfPayment, type RefundRow } from "./refundLedger.ts";
+import { listFailedRefunds, refundsOfPayment, type RefundRow } from "./refundLedger.ts";
 
 export { RefundExceedsBalanceError, RefundNotAllowedError, type RefundRequest } from "./refunds.ts";
 export type { RefundRow, RefundStatus } from "./refundLedger.ts";
@@ -129,6 +129,8 @@ export interface PaymentCore {
   refund(payment: PaymentRow, request: RefundRequest): Promise<RefundRow>;
   /** A payment's refund rows, oldest first. */
   refundsOf(paymentId: number): Promise<RefundRow[]>;
+  /** Refunds that failed (Stripe refused or reversed them): the money is still with the merchant; for the operator. */
+  failedRefunds(): Promise<RefundRow[]>;
   /** Sends requested refunds to Stripe (every instance runs it; each refund is sent by one). server.ts starts it. */
   readonly refundJobs: JobQueue;
   /** Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. */
@@ -430,6 +432,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       return row;
     },
     refundsOf: (paymentId) => refundsOfPayment(db, paymentId),
+    failedRefunds: () => listFailedRefunds(db),
     refundJobs: refunds.job,
     settle,
     async handleEvent(event) {

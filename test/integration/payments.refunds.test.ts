@@ -169,6 +169,7 @@ describe("the refund job", () => {
     expect(failed.get(reference)?.map((r) => r.id)).toEqual([row!.id]);
     expect(refunded.get(reference)).toBeUndefined();
     expect(await paymentOf(payment.id)).toMatchObject({ status: "paid", amountRefundedCents: 0 });
+    expect((await core.failedRefunds()).map((r) => r.id)).toContain(row!.id);
     // The money is back: it can be refunded again under a new key.
     await core.refund(payment, { reason: "second try", key: `cancel:${reference}:retry` });
   });
