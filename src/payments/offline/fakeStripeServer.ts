@@ -814,5 +814,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   fake.port = (server.address() as AddressInfo).port;
+  // The keys are kept from the first start: a page opened before a restart still talks to the same "account".
+  save();
   return fake;
 }
