@@ -113,8 +113,9 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
     setBusy(true);
     try {
       let clientSecret: string;
+      let orderCents: number;
       try {
-        const res = await apiFetch<{ clientSecret?: string }>(checkoutUrl, {
+        const res = await apiFetch<{ clientSecret?: string; amount?: string }>(checkoutUrl, {
           method: "POST",
           json: {
             items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity, selectedSize: i.selectedSize, price: Number(i.price) })),
@@ -124,6 +125,8 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         });
         if (!res.clientSecret) throw new Error(CART_TEXT.paymentFailedFallbacks.intent);
         clientSecret = res.clientSecret;
+        // The order's total as the server just computed it: the card is charged only if the intent asks for that.
+        orderCents = res.amount === undefined ? figures.totalCents : parsePriceCents(res.amount);
       } catch (err) {
         // An earlier payment of this cart went through: the server took its lines out; show the cart as it is now.
         const redirect = err instanceof ApiError ? err.body?.redirect : undefined;
@@ -141,7 +144,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         return;
       }
       const { firstName, lastName, email, phone } = checked.data;
-      const confirmed = await confirmCard(stripe, clientSecret, card, { name: `${firstName} ${lastName}`, email, phone: phone || undefined }, CART_TEXT.paymentFailedFallbacks.payment, figures.totalCents);
+      const confirmed = await confirmCard(stripe, clientSecret, card, { name: `${firstName} ${lastName}`, email, phone: phone || undefined }, CART_TEXT.paymentFailedFallbacks.payment, orderCents);
       if (confirmed.kind === "amountChanged") {
         fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
         return;
