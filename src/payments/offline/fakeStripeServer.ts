@@ -1,10 +1,9 @@
-import fs from "node:fs";
 import http from "node:http";
-import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Logger } from "../../logger.ts";
 import { digitsOnly, requiresAuthentication, testCardOutcome } from "./testCards.ts";
+import { readState, writeState, type SavedState } from "./fakeState.ts";
 
 /**
  * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,
@@ -207,33 +206,6 @@ export function parseStripeForm(body: string): Json {
 
 const listOf = (v: unknown): string[] => (v && typeof v === "object" ? Object.values(v as Json).map(String) : typeof v === "string" ? [v] : []);
 
-/** What the fake keeps in its state file (development): enough to go on after the app restarts, as Stripe would. */
-interface SavedState {
-  version: 1;
-  secretKey: string;
-  publishableKey: string;
-  webhookSecret: string;
-  intents: FakePaymentIntent[];
-  refunds: FakeRefund[];
-  cardOf: [string, string][];
-  idempotency: [string, { hash: string; at: number; response?: { status: number; body: Json } }][];
-  /** Events not delivered yet, with the attempt and time of their next delivery. */
-  pending: { event: FakeEvent; attempt: number; dueAt: number }[];
-  laterPayments: string[];
-  laterRefunds: [string, "succeeded" | "failed"][];
-}
-
-function readState(file: string | undefined, logger: Logger | undefined): SavedState | undefined {
-  if (!file || !fs.existsSync(file)) return undefined;
-  try {
-    const state = JSON.parse(fs.readFileSync(file, "utf8")) as SavedState;
-    return state.version === 1 ? state : undefined;
-  } catch (err) {
-    logger?.warn({ err: (err as Error).message }, "offline Stripe state file unreadable; starting empty");
-    return undefined;
-  }
-}
-
 export interface FakeStripeOptions {
   logger?: Logger;
   webhookSecret?: string;
@@ -332,10 +304,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       laterPayments: [...laterPayments.keys()],
       laterRefunds: [...laterRefunds].map(([id, later]) => [id, later.to]),
     };
-    fs.mkdirSync(path.dirname(opts.stateFile), { recursive: true });
-    const temporary = `${opts.stateFile}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, JSON.stringify(state));
-    fs.renameSync(temporary, opts.stateFile);
+    writeState(opts.stateFile, state);
   }
 
   const fake: FakeStripe = {
