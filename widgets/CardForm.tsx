@@ -13,6 +13,7 @@ import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { formatPrice, parsePriceCents } from "../src/money.ts";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "./cardPayment.tsx";
 
 export interface CardFormProps {
   publishableKey: string;
@@ -64,6 +65,8 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
   const [addressReady, setAddressReady] = useState(() => knownAddress(form.values) !== null);
+  /** The card went through: the form gives way to what happens next (never a second payment). */
+  const [charged, setCharged] = useState<"processing" | "received" | null>(null);
 
   useEffect(() => {
     // The cart may have changed on this page before this form started (it loads at the first touch).
@@ -110,8 +113,9 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
     setBusy(true);
     try {
       let clientSecret: string;
+      let orderCents: number;
       try {
-        const res = await apiFetch<{ clientSecret?: string }>(checkoutUrl, {
+        const res = await apiFetch<{ clientSecret?: string; amount?: string }>(checkoutUrl, {
           method: "POST",
           json: {
             items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity, selectedSize: i.selectedSize, price: Number(i.price) })),
@@ -121,6 +125,8 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         });
         if (!res.clientSecret) throw new Error(CART_TEXT.paymentFailedFallbacks.intent);
         clientSecret = res.clientSecret;
+        // The order's total as the server just computed it: the card is charged only if the intent asks for that.
+        orderCents = res.amount === undefined ? figures.totalCents : parsePriceCents(res.amount);
       } catch (err) {
         // An earlier payment of this cart went through: the server took its lines out; show the cart as it is now.
         const redirect = err instanceof ApiError ? err.body?.redirect : undefined;
@@ -138,22 +144,34 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         return;
       }
       const { firstName, lastName, email, phone } = checked.data;
-      const result = await stripe.confirmCardPayment(clientSecret, {
-        payment_method: { card, billing_details: { name: `${firstName} ${lastName}`, email, phone: phone || undefined } },
-      });
-      if (result.error) {
-        fail(result.error.message ?? CART_TEXT.paymentFailedFallbacks.payment);
+      const confirmed = await confirmCard(stripe, clientSecret, card, { name: `${firstName} ${lastName}`, email, phone: phone || undefined }, CART_TEXT.paymentFailedFallbacks.payment, orderCents);
+      if (confirmed.kind === "amountChanged") {
+        fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
         return;
       }
-      if (result.paymentIntent?.status !== "succeeded") {
-        fail(CART_TEXT.paymentFailedFallbacks.payment);
+      if (confirmed.kind === "declined") {
+        fail(confirmed.message);
         return;
       }
-      // The server checks the payment with Stripe, records the order as paid and empties the cart.
-      // Should this call fail, the webhook still records the payment; the visitor was charged either way.
-      await apiFetch(completeUrl, { method: "POST", json: { paymentIntentId: result.paymentIntent.id } }).catch(() => undefined);
-      showToast({ ...CART_TEXT.paymentSucceeded, variant: "success" });
-      window.location.assign(successUrl);
+      if (confirmed.processing) setCharged("processing");
+      // The server checks the payment with Stripe, records the order as paid and empties the cart. A network error or
+      // a 5xx is retried in the background (the webhook and the reconciliation job record the payment regardless).
+      const answer = await reportReturn(
+        () =>
+          apiFetch<{ status?: string }>(completeUrl, { method: "POST", json: { paymentIntentId: confirmed.intentId } }).catch((err: unknown) => {
+            if (err instanceof ApiError && err.status < 500) return { status: String(err.body?.status ?? "failed") };
+            throw err;
+          }),
+        () => setCharged((now) => now ?? "received"),
+      );
+      if (answer?.status === "paid") {
+        showToast({ ...CART_TEXT.paymentSucceeded, variant: "success" });
+        window.location.assign(successUrl);
+      } else if (answer?.status === "pending") {
+        setCharged("processing");
+      } else {
+        setCharged((now) => now ?? "received");
+      }
     } catch {
       fail(CART_TEXT.paymentFailedFallbacks.unexpected);
     } finally {
@@ -168,6 +186,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   }
 
   const enhanced = stripeState !== "waiting";
+  if (charged) return <ChargedNotice state={charged} />;
   return (
     <section className="card cart-summary" aria-labelledby="order-summary-heading">
       <h2 id="order-summary-heading">Order Summary</h2>

@@ -11,6 +11,7 @@ import { formatPrice } from "../src/money.ts";
 import { CsrfContext, Form } from "../views/components/Form.tsx";
 import { DiscountBox, type DiscountChange, type DiscountView } from "./DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../src/discounts/rules.ts";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "./cardPayment.tsx";
 
 /** What step 2 shows and pays. The client secret travels in the page's props or a JSON answer, never in a URL. */
 export interface PaymentStep {
@@ -34,10 +35,6 @@ export const REGISTRATION_TEXT = {
   paymentFailedDefault: "Please check your payment information and try again.",
   unknownError: "An unknown error occurred",
   providerNotReady: { title: "Payment System Unavailable", description: "Payment processing is temporarily unavailable. Please try again later." },
-  actionRequired: {
-    title: "Payment Successful - Action Required",
-    description: "Your card was charged but we could not record your registration. Please contact support immediately with your payment confirmation.",
-  },
   processing: "Processing Payment...",
   redirectMs: 2000,
 } as const;
@@ -79,7 +76,10 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
   const [busy, setBusy] = useState(false);
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
-  const [actionRequired, setActionRequired] = useState(false);
+  /** The card went through: the form gives way to what happens next (never a second payment). */
+  const [charged, setCharged] = useState<"processing" | "received" | null>(null);
+  /** The server's final word that is not "paid" (refunded: the event filled up; in review). */
+  const [settledOther, setSettledOther] = useState<string | null>(null);
   const total = formatPrice(payment.amountCents);
 
   const fail = (message: string) => {
@@ -100,25 +100,34 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
     setBusy(true);
     setPaymentError(null);
     try {
-      const result = await stripe.confirmCardPayment(payment.clientSecret, {
-        payment_method: {
-          card,
-          billing_details: { name: billing.name || undefined, email: billing.email || undefined, phone: billing.phone || undefined },
-        },
-      });
-      if (result.error) return fail(result.error.message ?? REGISTRATION_TEXT.paymentFailedDefault);
-      if (result.paymentIntent?.status !== "succeeded") return fail("Payment failed");
-      const intentId = result.paymentIntent.id;
-      try {
-        await apiFetch(`/api/events/${eventId}/stripe-payment-success`, { method: "POST", json: { paymentIntentId: intentId, option } });
-      } catch {
-        // Charged, but the server could not record it now (the webhook still will): say so, never "failed".
-        setActionRequired(true);
-        showToast({ ...REGISTRATION_TEXT.actionRequired, variant: "destructive" });
-        return;
+      const billingDetails = { name: billing.name || undefined, email: billing.email || undefined, phone: billing.phone || undefined };
+      const confirmed = await confirmCard(stripe, payment.clientSecret, card, billingDetails, REGISTRATION_TEXT.paymentFailedDefault, payment.amountCents);
+      if (confirmed.kind === "amountChanged") {
+        // The button shows what the intent asks for before anything is charged (a code changed in another tab).
+        setPayment((p) => ({ ...p, amountCents: confirmed.amountCents }));
+        setRefreshRequired(true);
+        return fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
       }
-      onPaid?.(intentId);
-      setTimeout(() => window.location.assign(paidUrl(eventId, intentId, option)), REGISTRATION_TEXT.redirectMs);
+      if (confirmed.kind === "declined") return fail(confirmed.message);
+      const { intentId } = confirmed;
+      if (confirmed.processing) setCharged("processing");
+      // The server's answer (a 4xx is an answer); a network error or a 5xx is retried in the background meanwhile.
+      const answer = await reportReturn(
+        () =>
+          apiFetch<{ status?: string }>(`/api/events/${eventId}/stripe-payment-success`, { method: "POST", json: { paymentIntentId: intentId, option } }).catch((err: unknown) => {
+            if (err instanceof ApiError && err.status < 500) return { status: String(err.body?.status ?? "failed"), error: err.serverMessage };
+            throw err;
+          }),
+        () => setCharged((now) => now ?? "received"),
+      );
+      if (answer?.status === "paid") {
+        onPaid?.(intentId);
+        setTimeout(() => window.location.assign(paidUrl(eventId, intentId, option)), REGISTRATION_TEXT.redirectMs);
+      } else if (answer?.status === "refunded" || answer?.status === "needs_review") {
+        setSettledOther((answer as { error?: string }).error ?? REGISTRATION_TEXT.unknownError);
+      } else if (answer?.status === "pending") {
+        setCharged("processing");
+      }
     } catch {
       fail("An unexpected error occurred");
     } finally {
@@ -126,15 +135,15 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
     }
   }
 
-  if (actionRequired) {
+  if (settledOther) {
     return (
       <div className="card registration-section payment-error" role="alert">
-        <h2>{REGISTRATION_TEXT.actionRequired.title}</h2>
-        <p>{REGISTRATION_TEXT.actionRequired.description}</p>
+        <p>{settledOther}</p>
         <p>Registration reference: <strong>{payment.reference}</strong></p>
       </div>
     );
   }
+  if (charged) return <ChargedNotice state={charged} reference={payment.reference} />;
 
   const enhanced = stripeState !== "waiting";
   const free = payment.amountCents === 0;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import type Stripe from "stripe";
 import type { Db } from "../db/knex.ts";
@@ -11,7 +12,7 @@ import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
 import * as repo from "./repository.ts";
 import type { PaymentRow } from "./repository.ts";
 import { createRefunds, type RefundRequest } from "./refunds.ts";
-import { COUNTED_REFUND_STATUSES, refundsOfPayment, type RefundRow } from "./refundLedger.ts";
+import { COUNTED_REFUND_STATUSES, listFailedRefunds, refundsOfPayment, type RefundRow } from "./refundLedger.ts";
 
 export { RefundExceedsBalanceError, RefundNotAllowedError, type RefundRequest } from "./refunds.ts";
 export type { RefundRow, RefundStatus } from "./refundLedger.ts";
@@ -34,7 +35,12 @@ export interface KindExpectation {
 export interface RefundFacts {
   amountRefundedCents: number;
   full: boolean;
+  /** The refund that succeeded (its requestKey says what asked for it: REJECTED_REFUND_KEY_PREFIX for a rejection). */
+  refund?: RefundRow;
 }
+
+/** The request key of the full refund the core asks for when a kind rejects a payment (then the payment's id). */
+export const REJECTED_REFUND_KEY_PREFIX = "rejected:payment:";
 
 /** What a feature (shop orders, event registrations) does when one of its payments settles. */
 export interface PaymentKindHandler {
@@ -52,6 +58,11 @@ export interface PaymentKindHandler {
    * pooled connection while it waits.
    */
   queueKey?(db: Db, reference: string): Promise<string | undefined>;
+  /**
+   * Stripe is still confirming the payment (`processing`; the webhook decides): the kind keeps what it holds meanwhile.
+   * Called in the settling transaction (after `expected`'s locks) each time the processing state is seen. No network calls.
+   */
+  onProcessing?(trx: Knex.Transaction, payment: PaymentRow): Promise<void>;
   /** Money arrived that does not match (needs_review): the kind keeps what it holds for the operator. No network calls. */
   onReview?(trx: Knex.Transaction, payment: PaymentRow, reason: string): Promise<void>;
   /** A refund SUCCEEDED (full or partial), once per refund; `refund` carries the total refunded so far. No network calls. */
@@ -120,6 +131,8 @@ export interface PaymentCore {
   refund(payment: PaymentRow, request: RefundRequest): Promise<RefundRow>;
   /** A payment's refund rows, oldest first. */
   refundsOf(paymentId: number): Promise<RefundRow[]>;
+  /** Refunds that failed (Stripe refused or reversed them): the money is still with the merchant; for the operator. */
+  failedRefunds(): Promise<RefundRow[]>;
   /** Sends requested refunds to Stripe (every instance runs it; each refund is sent by one). server.ts starts it. */
   readonly refundJobs: JobQueue;
   /** Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. */
@@ -203,7 +216,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
           if (outcome === "reject" || typeof outcome === "object") {
             const reason = typeof outcome === "object" ? outcome.reject : `rejected by the ${payment.kind}`;
             await repo.transition(trx, payment.id, "requestRefund", { refund_reason: reason });
-            await refunds.requestRefundLocked(trx, payment.id, { reason, key: `rejected:payment:${payment.id}` });
+            await refunds.requestRefundLocked(trx, payment.id, { reason, key: `${REJECTED_REFUND_KEY_PREFIX}${payment.id}` });
             logger.warn({ ...logFields(payment), reason }, "payment rejected by its kind; refund requested");
             return { result: { status: "refunded", reason, payment: await now() }, accepted: false, changed: true };
           }
@@ -225,6 +238,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
           await repo.transition(trx, payment.id, "cancel");
           return { result: { status: "pending", intentStatus: "canceled", payment: await now() }, accepted: false };
         case "open":
+          if (verdict.intentStatus === "processing") await handler.onProcessing?.(trx, payment);
           return { result: { status: "pending", intentStatus: verdict.intentStatus, payment }, accepted: false };
         case "settled":
           return { result: current(payment), accepted: false };
@@ -240,6 +254,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       }
     }
     if (step.changed) await afterChange(handler, step.result.payment);
+    // A rejected payment's refund was requested in that transaction: send it now rather than at the next pass.
+    if (step.result.payment.status === "refund_pending") refunds.job.wake();
     return step.result;
   }
 
@@ -273,9 +289,15 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     }
   }
 
-  /** Creates the PaymentIntent of a claimed row. Two callers on one row use one idempotency key: one intent. */
+  /**
+   * Creates the PaymentIntent of a claimed row. Two callers on one row with the same details use one idempotency
+   * key: one intent. The row fixes the amount, currency and metadata; the key also carries a digest of the
+   * description and e-mail, so a retry after a timeout whose details changed meanwhile is a new request, not
+   * Stripe's permanent 400 idempotency_error (the first intent, if Stripe made it, was never shown to anyone).
+   */
   async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
-    const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}`;
+    const details = createHash("sha256").update(`${input.description}\n${input.email ?? ""}`).digest("base64url").slice(0, 16);
+    const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}-${details}`;
     try {
       const intent = await gateway.createIntent({
         amountCents: payment.amountCents,
@@ -349,6 +371,13 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       const stored = await fresh(payment.id);
       if (intent.amountCents !== input.amountCents || stored.amountCents !== input.amountCents) {
         intent = await changeAmount(stored, input.amountCents);
+      }
+      if (intent.description !== input.description || (input.email && intent.receiptEmail !== input.email)) {
+        // The receipt goes to the e-mail given now; not worth failing the visitor's payment over.
+        intent = await gateway.updateIntentDetails(intent.id, { description: input.description, receiptEmail: input.email }).catch((err: Error) => {
+          logger.warn({ ...logFields(stored), err: err.message }, "could not update the PaymentIntent's description or receipt e-mail");
+          return intent;
+        });
       }
       if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
       if (input.version !== undefined && (await fresh(payment.id)).coversVersion !== input.version) await repo.setCoversVersion(db, payment.id, input.version);
@@ -447,6 +476,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       return row;
     },
     refundsOf: (paymentId) => refundsOfPayment(db, paymentId),
+    failedRefunds: () => listFailedRefunds(db),
     refundJobs: refunds.job,
     settle,
     async handleEvent(event) {

@@ -17,6 +17,8 @@ export interface IntentSnapshot {
   clientSecret: string | null;
   /** The provider's message for the last failed attempt (declined card, ...). */
   lastErrorMessage: string | null;
+  description: string | null;
+  receiptEmail: string | null;
 }
 
 /** The part of a Stripe Refund the payment core reads. */
@@ -71,6 +73,8 @@ export interface PaymentGateway {
   retrieveIntent(id: string): Promise<IntentSnapshot>;
   /** A later amount change (a discount) updates the same PaymentIntent instead of making a second one. */
   updateIntentAmount(id: string, amountCents: number): Promise<IntentSnapshot>;
+  /** What the receipt and Stripe's dashboard say (the description, the e-mail the receipt goes to) changed. */
+  updateIntentDetails(id: string, details: { description: string; receiptEmail?: string }): Promise<IntentSnapshot>;
   cancelIntent(id: string): Promise<IntentSnapshot>;
   /** Refunds (part of) a succeeded PaymentIntent; the same idempotency key gives back the same refund. */
   refundIntent(id: string, input: RefundIntentInput): Promise<RefundSnapshot>;
@@ -96,6 +100,8 @@ export function snapshot(pi: Stripe.PaymentIntent): IntentSnapshot {
     metadata: { ...(pi.metadata ?? {}) },
     clientSecret: pi.client_secret ?? null,
     lastErrorMessage: pi.last_payment_error?.message ?? null,
+    description: pi.description ?? null,
+    receiptEmail: pi.receipt_email ?? null,
   };
 }
 
@@ -110,15 +116,27 @@ export interface StripeGatewayOptions {
 }
 
 /**
- * One attempt per Stripe call, given up after this long: a visitor gets an answer within 2 s even when Stripe hangs.
- * A retry is the visitor's (or Stripe's webhook redelivery, or the job queue's), and idempotency keys make it safe.
+ * One attempt of a Stripe call is given up after this long. Stripe answers the calls this site makes (create,
+ * retrieve, update, cancel a PaymentIntent; create a refund) in a few hundred milliseconds and rarely above a
+ * second; 2 s leaves room for a slow moment without keeping a visitor long on a hung connection.
  */
-export const STRIPE_DEADLINE_MS = 1_200;
+export const STRIPE_ATTEMPT_MS = 2_000;
+/**
+ * The SDK's own retries: one more attempt after a lost connection, a timeout, a 409 (a request still in flight
+ * with the same idempotency key), a 429 or a 5xx, after its backoff (0.5 s at most here). Every POST carries an
+ * idempotency key (ours, or the SDK's for the retry), so a retry never charges, refunds or creates twice.
+ */
+export const STRIPE_RETRIES = 1;
+/**
+ * The longest one Stripe call keeps a visitor waiting when Stripe hangs: two attempts and the backoff between them.
+ * The visitor then gets the spec's 'Payment system is temporarily unavailable' answer.
+ */
+export const STRIPE_DEADLINE_MS = (STRIPE_RETRIES + 1) * STRIPE_ATTEMPT_MS + 1_000;
 
 export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway {
   const stripe = new Stripe(opts.secretKey, {
-    maxNetworkRetries: 0,
-    timeout: STRIPE_DEADLINE_MS,
+    maxNetworkRetries: STRIPE_RETRIES,
+    timeout: STRIPE_ATTEMPT_MS,
     appInfo: { name: "wrestling-brand-site" },
     ...(opts.api ?? {}),
   });
@@ -131,12 +149,13 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
       return { ok: false, reason: "STRIPE_SECRET_KEY and STRIPE_PUBLISHABLE_KEY belong to different modes (live and test)" };
     }
     try {
-      await stripe.balance.retrieve();
+      // One attempt: /readyz answers within STRIPE_ATTEMPT_MS and asks again on the next probe.
+      await stripe.balance.retrieve({}, { maxNetworkRetries: 0 });
       return { ok: true };
     } catch (err) {
       if (err instanceof Stripe.errors.StripeAuthenticationError) return { ok: false, reason: "Stripe refused STRIPE_SECRET_KEY" };
       if (err instanceof Stripe.errors.StripePermissionError) return { ok: false, reason: "STRIPE_SECRET_KEY may not read the account (a restricted key needs Balance: read)" };
-      if (err instanceof Stripe.errors.StripeConnectionError) return { ok: false, reason: `Stripe did not answer within ${STRIPE_DEADLINE_MS} ms` };
+      if (err instanceof Stripe.errors.StripeConnectionError) return { ok: false, reason: `Stripe did not answer within ${STRIPE_ATTEMPT_MS} ms` };
       return { ok: false, reason: `Stripe answered with an error: ${(err as Error).message.split("\n")[0]}` };
     }
   }
@@ -169,6 +188,9 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
     },
     async updateIntentAmount(id, amountCents) {
       return snapshot(await stripe.paymentIntents.update(id, { amount: amountCents }));
+    },
+    async updateIntentDetails(id, details) {
+      return snapshot(await stripe.paymentIntents.update(id, { description: details.description, ...(details.receiptEmail ? { receipt_email: details.receiptEmail } : {}) }));
     },
     async cancelIntent(id) {
       return snapshot(await stripe.paymentIntents.cancel(id));

@@ -38,7 +38,7 @@ export class RefundExceedsBalanceError extends Error {
 
 /** What the payment core's refunds need from it: the kind's hooks, run in the kind's queue. */
 export interface RefundHooks {
-  onRefunded(trx: Knex.Transaction, payment: PaymentRow, facts: { amountRefundedCents: number; full: boolean }): Promise<void>;
+  onRefunded(trx: Knex.Transaction, payment: PaymentRow, facts: { amountRefundedCents: number; full: boolean; refund: RefundRow }): Promise<void>;
   onRefundFailed(trx: Knex.Transaction, payment: PaymentRow, refund: RefundRow): Promise<void>;
   afterChange(payment: PaymentRow): Promise<void>;
   /** A transaction that locks the payment first, queued behind the kind's own transactions on its row. */
@@ -112,7 +112,7 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
         const full = total >= payment.amountCents;
         if (full) await repo.transition(trx, payment.id, "refunded", { refunded_at: new Date(), refund_reason: payment.refundReason ?? refund.reason, provider_refund_id: now.providerRefundId });
         payment = (await repo.findById(trx, payment.id))!;
-        await hooks.onRefunded(trx, payment, { amountRefundedCents: total, full });
+        await hooks.onRefunded(trx, payment, { amountRefundedCents: total, full, refund: now });
       } else {
         // A payment its kind rejected keeps the money now: an operator decides (needs_review lists it).
         const stillOpen = refunds.some((r) => r.status === "requested" || r.status === "pending");

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { createStripeGateway, type PaymentGateway } from "./gateway.ts";
@@ -34,7 +35,10 @@ export async function setUpPayments(config: Config, logger: Logger): Promise<Pay
     return { gateway, close: async () => {} };
   }
   if (config.isProduction) throw new Error("Offline Stripe test mode is refused in production");
-  const fake = await startFakeStripe({ logger });
+  // Development: the fake keeps its state in var/ and retries webhooks on Stripe's real schedule, so a restart or an
+  // outage behaves as with Stripe; tests get a fresh fake with the schedule compressed.
+  const development = config.env === "development";
+  const fake = await startFakeStripe({ logger, ...(development ? { stateFile: path.join("var", "offline-stripe.json"), webhookRetryScale: 1 } : {}) });
   logger.warn("STRIPE_SECRET_KEY is not set: payments run in offline test mode (no real card is charged)");
   const gateway = createStripeGateway({
     secretKey: fake.secretKey,

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import { enqueueEmail } from "../email/outbox.ts";
 import { findEvent, placesLeft } from "../events/repository.ts";
-import type { PaidOutcome } from "../payments/core.ts";
+import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../payments/core.ts";
 import type { PaymentRow } from "../payments/repository.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
@@ -17,6 +17,12 @@ import { placesFreed } from "./waitlist/offers.ts";
  * amount and version. The core compares them with the PaymentIntent and the version it was made for; only a match
  * reaches `onPaid`, any difference goes to `onReview` (needs_review: the places stay held for the operator).
  */
+/** How long a live hold is kept (renewed each time Stripe still says so) while its payment is `processing`. */
+export const PROCESSING_HOLD_MS = 24 * 60 * 60_000;
+
+/** Starts the refund reason of a payment refused because the discount code's last use went to someone else. */
+const DISCOUNT_REJECTION = "discount: ";
+
 export function registerRegistrationPayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(REGISTRATION_KIND, {
     async queueKey(db, reference) {
@@ -40,11 +46,20 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
         // Another payment of it is in review: this one is refunded, the registration waits for the operator as it is.
         return { reject: "the registration's earlier payment is in review" };
       }
-      if (!canTransition(r.status, "pay")) return refuse(trx, r, payment, "full", `the registration is ${r.status}`);
+      if (!canTransition(r.status, "pay")) return { reject: `the registration is ${r.status}` };
       const held = holdIsLive(r, now);
       // A payment for a lapsed hold takes its places only when they are still free (the event row is locked).
-      if (!held && (await placesLeft(trx, r.eventId, now, r.id)) < r.places) return refuse(trx, r, payment, "full", "the hold expired and the event is full");
+      if (!held && (await placesLeft(trx, r.eventId, now, r.id)) < r.places) return { reject: "the hold expired and the event is full" };
       return confirm(trx, r, payment, "pay", held, now);
+    },
+
+    async onProcessing(trx, payment) {
+      const now = deps.clock();
+      const r = await repo.findByReference(trx, payment.reference);
+      // The bank is still deciding: the live hold is kept (its places stay taken) until the webhook says.
+      if (r && (await repo.keepHoldUntil(trx, r.id, new Date(now.getTime() + PROCESSING_HOLD_MS), now))) {
+        deps.logger.info({ reference: r.reference }, "registration payment processing: hold kept");
+      }
     },
 
     async onReview(trx, payment, reason) {
@@ -58,6 +73,15 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       const r = await lockAggregate(trx, payment.reference);
       if (!r) return;
       const now = deps.clock();
+      // A payment the registration could not take, now refunded: the payer is told why, and a registration that this
+      // payment did not pay ends refunded (one paid, or in review, by another payment stays as it is).
+      if (refund.refund?.requestKey.startsWith(REJECTED_REFUND_KEY_PREFIX)) {
+        if (r.status === "paid" || r.status === "needs_review" || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
+        const why = payment.refundReason?.startsWith(DISCOUNT_REJECTION) ? "discount" : "full";
+        const event = await findEvent(trx, r.eventId);
+        if (event) await enqueueEmail(trx, lateRegistrationRefundEmail(deps.site, event, r, payment.amountCents, why));
+        return;
+      }
       if (refund.amountRefundedCents > r.amountRefundedCents) await repo.setAmountRefunded(trx, r.id, refund.amountRefundedCents, now);
       if (!refund.full || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
       await releaseUse(trx, r.id, now);
@@ -77,21 +101,12 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   /** The registration takes the payment: its code's use is redeemed, it is paid and the payer gets the confirmation. */
   async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {
     const discount = await redeemUse(trx, r.id, held, now);
-    if ("reject" in discount) return refuse(trx, r, payment, "discount", discount.reject);
+    if ("reject" in discount) return { reject: `${DISCOUNT_REJECTION}${discount.reject}` };
     await repo.transition(trx, r.id, step, now, { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null });
     const paid = (await repo.findByReference(trx, r.reference))!;
     const event = await findEvent(trx, paid.eventId);
     if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption));
     return "accepted";
-  }
-
-  /** The payment cannot be taken (the places or the code's uses are gone): the registration is refunded and the payer told. */
-  async function refuse(trx: Knex.Transaction, r: Registration, payment: PaymentRow, why: "full" | "discount", reason: string) {
-    if (await repo.transition(trx, r.id, "refund", deps.clock(), { reserved_until: null })) {
-      const event = await findEvent(trx, r.eventId);
-      if (event) await enqueueEmail(trx, lateRegistrationRefundEmail(deps.site, event, r, payment.amountCents, why));
-    }
-    return { reject: reason };
   }
 }
 

@@ -191,6 +191,12 @@ export async function transition(trx: Knex.Transaction, id: number, step: Regist
   return changed === 1;
 }
 
+/** A live hold kept until `until` (never shortened): its payment is being confirmed. Under the aggregate's locks. */
+export async function keepHoldUntil(trx: Knex.Transaction, id: number, until: Date, now: Date): Promise<boolean> {
+  const changed = await trx("registrations").where({ id, status: "pending_payment" }).andWhere("reserved_until", ">", now).andWhere("reserved_until", "<", until).update({ reserved_until: until, updated_at: now });
+  return changed === 1;
+}
+
 /** Who holds a registration unpaid: hashes of the visitor's session key and address. */
 export interface Holder {
   session: string;

@@ -4,18 +4,16 @@ import { releaseUse } from "./codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
 import { placesFreed } from "./waitlist/offers.ts";
 
-/** How long after its hold lapsed a payment inside a 3-D Secure challenge is left to finish before it is canceled. */
-export const CHALLENGE_GRACE_MS = 15 * 60_000;
-
 /**
- * A payment Stripe is still confirming (`processing`: the webhook decides) or whose payer is inside a 3-D Secure
- * challenge (`requires_action`, for a while) is not canceled under them; a late success then takes a place if one
- * is free, or is refunded.
+ * A payment Stripe is still confirming (`processing`: the webhook decides) or whose payer is in (or left) a 3-D
+ * Secure challenge (`requires_action`) is never canceled under them: the hold's places were already free once it
+ * lapsed, so waiting costs no place, and a late success then takes a place if one is free, or is refunded. A payer
+ * who comes back pays the same intent with another card. (A payment in review, or paid, is never open: `cancel`
+ * answers already_succeeded and the registration is left as it is.)
  */
-async function confirmationUnderWay(deps: RegistrationDeps, intentId: string, reservedUntil: Date): Promise<boolean> {
+async function confirmationUnderWay(deps: RegistrationDeps, intentId: string): Promise<boolean> {
   const intent = await deps.paymentCore.gateway.retrieveIntent(intentId);
-  if (intent.status === "processing") return true;
-  return intent.status === "requires_action" && deps.clock().getTime() - reservedUntil.getTime() < CHALLENGE_GRACE_MS;
+  return intent.status === "processing" || intent.status === "requires_action";
 }
 
 /**
@@ -28,7 +26,7 @@ export async function sweepLapsedHolds(deps: RegistrationDeps, limit = 50): Prom
   for (const lapsed of await repo.expiredHolds(deps.db, deps.clock(), limit)) {
     const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, lapsed.reference);
     try {
-      if (live?.providerPaymentId && (await confirmationUnderWay(deps, live.providerPaymentId, lapsed.reservedUntil))) continue;
+      if (live?.providerPaymentId && (await confirmationUnderWay(deps, live.providerPaymentId))) continue;
       // Cancel first: should Stripe have taken the money meanwhile, the core settles it instead (paid or refunded).
       if (live && (await deps.paymentCore.cancel(live)) === "already_succeeded") continue;
     } catch (err) {

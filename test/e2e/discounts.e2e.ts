@@ -51,6 +51,26 @@ async function registration(email: string) {
 }
 
 describe("discount codes in Chromium", () => {
+  it("a code applied in another tab changes the amount: the first tab's button is refused before any charge, and says the new amount", async () => {
+    const { page, context } = await newVisit(browser);
+    await toStep2(page, 2, "riley.tabs@example.com");
+    expect(await page.getByTestId("registration-total").textContent()).toBe("$299.00");
+    const other = await context.newPage();
+    await other.goto("/register/2?step=payment");
+    await formStarted(other, "RegistrationSteps");
+    await other.getByLabel("Have a discount code?").fill("e2e10");
+    await other.getByRole("button", { name: "Apply" }).click();
+    await other.getByRole("button", { name: "Applied" }).waitFor();
+    await fillCard(page, "4242 4242 4242 4242");
+    await page.getByRole("button", { name: "Complete Payment - $299.00" }).click();
+    await page.locator(".payment-error").waitFor();
+    expect(await page.locator(".payment-error").innerText()).toContain("The amount to pay changed to $269.10 (in another tab or window). Nothing was charged");
+    const s = await registration("riley.tabs@example.com");
+    expect(s.row.status).toBe("pending_payment");
+    expect(s.payments.filter((p: { status: string }) => p.status === "paid")).toHaveLength(0);
+    await context.close();
+  });
+
   it("applies a 10% code on step 2 of the 3-day National Champ Camp and pays $269.10 with 4242", async () => {
     const { page, context, problems } = await newVisit(browser);
     await toStep2(page, 2, "riley.ten@example.com");

@@ -93,6 +93,61 @@ describe("individual registration in Chromium", () => {
     await context.close();
   });
 
+  it("follows 3-D Secure with Stripe's card 4000 0025 0000 3155: a failed challenge keeps the form, a completed one confirms", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/register/4");
+    await hydrated(page);
+    await page.getByLabel(/Single Day/).check();
+    await page.getByLabel("Tuesday, June 15").check();
+    await fillStep1(page, "three.ds@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+    await fillCard(page, "4000 0025 0000 3155");
+    await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
+    const challenge = page.getByRole("dialog", { name: "3D Secure test page" });
+    await challenge.waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
+    await challenge.getByRole("button", { name: "Fail authentication" }).click();
+    await page.locator(".payment-error").waitFor();
+    expect(await page.locator(".payment-error").innerText()).toContain("Your bank could not confirm this payment, so nothing was charged.");
+    // The hold stays: the same form pays, through the challenge again.
+    await fillCard(page, "4000 0025 0000 3155");
+    await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
+    await challenge.getByRole("button", { name: "Complete authentication" }).click();
+    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: 15_000 });
+    expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
+    const reference = new URL(page.url()).searchParams.get("paymentIntentId");
+    expect(reference).toMatch(/^pi_/);
+    const payment = await e2eDb()("payments").where({ provider_payment_id: reference }).first();
+    expect(payment).toMatchObject({ status: "paid" });
+    await context.close();
+  });
+
+  it("a card that went through while the return call failed: 'Payment received', no second payment, then the confirmation", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/register/4");
+    await hydrated(page);
+    await page.getByLabel(/Single Day/).check();
+    await page.getByLabel("Tuesday, June 15").check();
+    await fillStep1(page, "lost.return@example.com");
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+    // The first return call is lost (the network, a restart); the widget's background retry gets through.
+    let dropped = 0;
+    await page.route("**/api/events/4/stripe-payment-success", (route) => (dropped++ === 0 ? route.abort("connectionreset") : route.continue()));
+    await fillCard(page, "4242 4242 4242 4242");
+    await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
+    const received = page.getByTestId("payment-received");
+    await received.waitFor();
+    expect(await received.innerText()).toContain("Your confirmation will follow by e-mail; please do not pay again.");
+    expect(await page.getByRole("button", { name: /Complete Payment/ }).count()).toBe(0);
+    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: 15_000 });
+    expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
+    expect(dropped).toBe(2);
+    await context.close();
+  });
+
   it("works without JavaScript through step 1: errors with kept values, then the held place and step 2's summary", async () => {
     const { page, context } = await newVisit(browser, { javaScript: false });
     await page.goto("/register/1");

@@ -2,8 +2,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ADDRESS } from "../support/address.ts";
 import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { visitor } from "../support/http.ts";
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { createApp } from "../../src/app.ts";
-import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import { createStripeGateway } from "../../src/payments/gateway.ts";
+import { startFakeStripe, type FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 
 /**
  * Nothing charged is left unsettled: a card confirmed at Stripe whose browser return never came and whose webhook
@@ -29,8 +34,8 @@ const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0]!;
 /** The payment was made this long ago (the job leaves fresh ones to the return and the webhook). */
 const age = (reference: string, minutes: number) => t.db("payments").where({ reference }).update({ created_at: new Date(Date.now() - minutes * 60_000) });
 
-async function chargedOrder(): Promise<string> {
-  const v = await visitor(t.app);
+async function chargedOrder(app = t.app, stripe = fake): Promise<string> {
+  const v = await visitor(app);
   expect((await v.post("/api/cart/add").send({ shopifyProductId: "1002", shopifyVariantId: "2101", quantity: 1 })).status).toBe(200);
   const cart = (await v.get("/api/cart")).body as { cartItems: { id: string; shopifyProductId: string; shopifyVariantId: string; quantity: number }[] };
   const res = await v.post("/api/cart/checkout").send({
@@ -40,12 +45,12 @@ async function chargedOrder(): Promise<string> {
   });
   expect(res.status).toBe(200);
   const intentId = intentIdOf(res.body.clientSecret);
-  expect(fake.confirm(intentId, { number: "4242424242424242" }).status).toBe(200);
-  return fake.intents.get(intentId)!.metadata.reference!;
+  expect(stripe.confirm(intentId, { number: "4242424242424242" }).status).toBe(200);
+  return stripe.intents.get(intentId)!.metadata.reference!;
 }
 
-async function chargedRegistration(): Promise<string> {
-  const v = await visitor(t.app);
+async function chargedRegistration(app = t.app, stripe = fake): Promise<string> {
+  const v = await visitor(app);
   const res = await v.post("/api/events/1/create-payment-intent").set("x-forwarded-for", "198.51.100.200").send({
     option: "full",
     formSessionId: `reconcile-form-${Date.now()}-${Math.random().toString(36).slice(2)}`,
@@ -55,9 +60,51 @@ async function chargedRegistration(): Promise<string> {
     },
   });
   expect(res.status).toBe(200);
-  expect(fake.confirm(intentIdOf(res.body.clientSecret), { number: "4242424242424242" }).status).toBe(200);
+  expect(stripe.confirm(intentIdOf(res.body.clientSecret), { number: "4242424242424242" }).status).toBe(200);
   return res.body.registrationId as string;
 }
+
+/** An app instance talking to its own offline fake (as server.ts builds it), with the fake's state kept in `stateFile`. */
+async function instance(stateFile: string, webhookRetryScale: number) {
+  const own = await startFakeStripe({ stateFile, webhookRetryScale });
+  const gateway = createStripeGateway({ secretKey: own.secretKey, publishableKey: own.publishableKey, webhookSecret: own.webhookSecret, mode: "offline", offline: own, api: { host: own.host, port: own.port, protocol: "http" } });
+  return { fake: own, app: createApp({ ...t, gateway }) };
+}
+
+describe("the app killed right after the card confirmations, then restarted (the fake keeps its state, as Stripe would)", () => {
+  it("settles the shop order and the registration once each, with one e-mail each, from the webhooks Stripe sends again", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "restart-stripe-"));
+    const stateFile = path.join(dir, "offline-stripe.json");
+    const before = await instance(stateFile, 1);
+    // The process dies before any webhook is answered: the first delivery finds nobody listening.
+    before.fake.setWebhookUrl("http://127.0.0.1:9/api/stripe/webhook");
+    const order = await chargedOrder(before.app, before.fake);
+    const registration = await chargedRegistration(before.app, before.fake);
+    await new Promise((r) => setTimeout(r, 200));
+    await before.fake.close();
+    expect(await t.db("payments").where({ reference: order }).first()).toMatchObject({ status: "pending" });
+
+    const after = await instance(stateFile, 1 / 60_000);
+    const server = after.app.listen(0, "127.0.0.1");
+    try {
+      await new Promise((r) => server.once("listening", r));
+      after.fake.setWebhookUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/stripe/webhook`);
+      await after.fake.idle();
+      expect(await t.db("orders").where({ reference: order }).first()).toMatchObject({ status: "paid" });
+      expect(await t.db("registrations").where({ reference: registration }).first()).toMatchObject({ status: "paid" });
+      expect(await t.db("email_outbox").where({ reference: `order:${order}` })).toHaveLength(1);
+      expect(await t.db("email_outbox").where({ reference: `registration:${registration}` })).toHaveLength(1);
+      // The reconciliation job finds the intents after the restart too (no "No such payment_intent"), and has nothing left to do.
+      await age(order, 6);
+      await age(registration, 6);
+      expect(await reconcile(after.app)).toBe(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+      await after.fake.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("reconciling open payments", () => {
   it("settles a charged shop order and a charged registration that neither the return nor the webhook settled, each with one e-mail", async () => {

@@ -35,7 +35,7 @@ function makeCore(): PaymentCore {
     async onRefunded(trx, payment, facts) {
       // Something real in the same transaction: it rolls back with the refund's step.
       await trx("stripe_events").insert({ event_id: `onRefunded:${payment.reference}:${facts.amountRefundedCents}`, type: "test.onRefunded", received_at: new Date() });
-      refunded.set(payment.reference, [...(refunded.get(payment.reference) ?? []), facts]);
+      refunded.set(payment.reference, [...(refunded.get(payment.reference) ?? []), { amountRefundedCents: facts.amountRefundedCents, full: facts.full }]);
     },
     async onRefundFailed(_trx, payment, refund) {
       failed.set(payment.reference, [...(failed.get(payment.reference) ?? []), refund]);
@@ -169,6 +169,7 @@ describe("the refund job", () => {
     expect(failed.get(reference)?.map((r) => r.id)).toEqual([row!.id]);
     expect(refunded.get(reference)).toBeUndefined();
     expect(await paymentOf(payment.id)).toMatchObject({ status: "paid", amountRefundedCents: 0 });
+    expect((await core.failedRefunds()).map((r) => r.id)).toContain(row!.id);
     // The money is back: it can be refunded again under a new key.
     await core.refund(payment, { reason: "second try", key: `cancel:${reference}:retry` });
   });

@@ -285,7 +285,7 @@ describe("races on the registration aggregate", () => {
     const held = await hold(v, formId(), FULL);
     const intentId = intentIdOf(held.body.clientSecret);
     const reference = held.body.registrationId as string;
-    // The fake has no such states yet: the gateway reports them as Stripe would.
+    // The gateway reports the states as Stripe would (the fake reaches them too: test/unit/fakeStripe.behaviour.test.ts).
     let reported: string | undefined = "processing";
     const app = createApp({ ...t, gateway: { ...t.gateway, retrieveIntent: async (id) => ({ ...(await t.gateway.retrieveIntent(id)), ...(id === intentId && reported ? { status: reported } : {}) }) } });
     const sweep = () => (app.locals.sweepExpiredHolds as () => Promise<number>)();
@@ -296,8 +296,12 @@ describe("races on the registration aggregate", () => {
     reported = "requires_action";
     await sweep();
     expect(fake.intents.get(intentId)!.status).not.toBe("canceled");
-    // A challenge abandoned long ago is canceled, and the hold expires.
-    await t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 20 * 60_000) });
+    // Not even a challenge left long ago: its places are free anyway, and the payer can still finish it.
+    await t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 24 * 60 * 60_000) });
+    await sweep();
+    expect(fake.intents.get(intentId)!.status).not.toBe("canceled");
+    expect(await t.db("registrations").where({ reference }).first()).toMatchObject({ status: "pending_payment" });
+    // Once it is neither, the intent is canceled and the hold expires.
     reported = undefined;
     await sweep();
     expect(fake.intents.get(intentId)!.status).toBe("canceled");

@@ -4,11 +4,12 @@ import { createTestApp, type TestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import { startTcpProxy } from "../support/proxy.ts";
 import { createApp } from "../../src/app.ts";
-import { createStripeGateway, STRIPE_DEADLINE_MS } from "../../src/payments/gateway.ts";
+import { createStripeGateway, STRIPE_ATTEMPT_MS, STRIPE_DEADLINE_MS } from "../../src/payments/gateway.ts";
 
 /**
- * A hung Stripe (it accepts the connection and never answers) costs a visitor at most one deadline: the same SDK
- * code talks to the offline fake through a proxy that the test pauses.
+ * A hung Stripe (it accepts the connection and never answers) costs a visitor at most STRIPE_DEADLINE_MS (two
+ * attempts of STRIPE_ATTEMPT_MS and the SDK's backoff), and a slow one (answering within an attempt) is waited for:
+ * the same SDK code talks to the offline fake through a proxy that the test pauses.
  */
 let t: TestApp;
 let app: Express;
@@ -40,8 +41,8 @@ const ATHLETE = {
 const UNAVAILABLE = "Payment system is temporarily unavailable. Please try again in a few moments.";
 
 describe("when Stripe hangs", () => {
-  it("a payment start answers 502 with the spec's message within 2 s, lets the place go, and works once Stripe answers", async () => {
-    expect(STRIPE_DEADLINE_MS).toBeLessThan(2_000);
+  it("a payment start answers 502 with the spec's message within the deadline, lets the place go, and works once Stripe answers", async () => {
+    expect(STRIPE_DEADLINE_MS).toBeLessThanOrEqual(5_000);
     const v = await visitor(app);
     const formSessionId = `stripe-deadline-${Date.now()}`;
     const start = () =>
@@ -54,7 +55,9 @@ describe("when Stripe hangs", () => {
       const took = Date.now() - began;
       expect(res.status).toBe(502);
       expect(res.body).toMatchObject({ success: false, title: "Payment Setup Error", userFriendlyMessage: UNAVAILABLE });
-      expect(took).toBeLessThan(2_000);
+      expect(took).toBeLessThan(STRIPE_DEADLINE_MS + 500);
+      // The SDK tried twice (its own retry), not once: the first attempt was given up after STRIPE_ATTEMPT_MS.
+      expect(took).toBeGreaterThan(2 * STRIPE_ATTEMPT_MS - 100);
       // The place is not kept for a payment that could not start.
       const held = await t.db("registrations").where({ form_session_id: formSessionId }).first();
       expect(held).toMatchObject({ status: "canceled" });
@@ -66,13 +69,27 @@ describe("when Stripe hangs", () => {
     expect(again.body.clientSecret).toMatch(/_secret_/);
   });
 
-  it("the registration form without JavaScript shows the message on its page within 2 s", async () => {
+  it("a slow Stripe (1.5 s an answer, within one attempt) is waited for: the payment starts", async () => {
+    const fake = t.gateway.offline!;
+    fake.latencyMs = 1_500;
+    try {
+      const v = await visitor(app);
+      const res = await v.post("/api/events/1/create-payment-intent").set("x-forwarded-for", "203.0.113.42")
+        .send({ option: "full", formSessionId: `stripe-slow-${Date.now()}`, registrationData: { ...ATHLETE, registrationType: "full" } });
+      expect(res.status).toBe(200);
+      expect(res.body.clientSecret).toMatch(/_secret_/);
+    } finally {
+      fake.latencyMs = 0;
+    }
+  });
+
+  it("the registration form without JavaScript shows the message on its page within the deadline", async () => {
     const v = await visitor(app);
     proxy.pause();
     try {
       const began = Date.now();
       const res = await v.form("/register/1", { ...ATHLETE, formSessionId: `stripe-deadline-form-${Date.now()}`, registrationType: "full" }).set("x-forwarded-for", "203.0.113.41");
-      expect(Date.now() - began).toBeLessThan(2_000);
+      expect(Date.now() - began).toBeLessThan(STRIPE_DEADLINE_MS + 500);
       if (res.status === 303) {
         const next = await v.get(res.headers.location as string);
         expect(textOf(next.text)).toContain(UNAVAILABLE);

@@ -3,6 +3,7 @@ import request from "supertest";
 import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { placesLeft } from "../../src/events/repository.ts";
 import { insertCode } from "../../src/discounts/repository.ts";
 
@@ -405,6 +406,8 @@ describe("expired team holds and late payments", () => {
       fake.confirm(intentId, { number: "4242 4242 4242 4242" });
       const late = await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" });
       expect(late.status).toBe(409);
+      // The coach's e-mail goes out once the refund job has sent the refund and Stripe said it succeeded.
+      await (t.app.locals.refundJobs as JobQueue).drain();
       const s = await stored(reference);
       expect(s.registration.status).toBe("refunded");
       expect([...fake.refunds.values()].some((r) => r.payment_intent === intentId && r.amount === 99500)).toBe(true);

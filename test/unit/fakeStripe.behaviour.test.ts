@@ -1,6 +1,11 @@
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeStripe, type FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import { startFakeStripe, WEBHOOK_RETRY_SCHEDULE_MS, type FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 
 /**
  * The offline fake does what Stripe does where this site depends on it, spoken to by the real SDK. Each test names
@@ -173,5 +178,74 @@ describe("errors (https://docs.stripe.com/api/errors)", () => {
     const missing = await stripe.paymentIntents.retrieve("pi_missing").catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     expect(missing).toMatchObject({ statusCode: 404, code: "resource_missing" });
+  });
+});
+
+describe("webhook retries and a restart (https://docs.stripe.com/webhooks#retries)", () => {
+  /** A webhook endpoint answering `statuses` in turn (then 200), recording when each delivery came. */
+  async function endpoint(statuses: number[]) {
+    const times: number[] = [];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        times.push(Date.now());
+        res.writeHead(statuses.shift() ?? 200).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, times, close: () => new Promise((r) => server.close(r)) };
+  }
+
+  it("an event that is not answered 2xx is sent again on Stripe's schedule, compressed by the scale", async () => {
+    const own = await startFakeStripe({ webhookRetryScale: 1 / 6_000 });
+    const hook = await endpoint([500, 503, 500]);
+    try {
+      own.setWebhookUrl(hook.url);
+      const sdk = new Stripe(own.secretKey, { host: own.host, port: own.port, protocol: "http", maxNetworkRetries: 0 });
+      const pi = await sdk.paymentIntents.create({ amount: 5000, currency: "usd" });
+      own.confirm(pi.id, { number: "4242424242424242" });
+      await own.idle();
+      expect(hook.times).toHaveLength(4);
+      const gaps = hook.times.slice(1).map((t, i) => t - hook.times[i]!);
+      // 1 min, 5 min and 30 min divided by 6,000: 10 ms, 50 ms, 300 ms.
+      expect(gaps[0]).toBeGreaterThanOrEqual(9);
+      expect(gaps[1]).toBeGreaterThanOrEqual(45);
+      expect(gaps[2]).toBeGreaterThanOrEqual(290);
+      expect(WEBHOOK_RETRY_SCHEDULE_MS.reduce((a, b) => a + b, 0) / 3_600_000).toBeGreaterThanOrEqual(72);
+    } finally {
+      await own.close();
+      await hook.close();
+    }
+  });
+
+  it("with a state file, intents, replayed keys and undelivered events survive a restart; the event is delivered after it", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "offline-stripe-"));
+    const stateFile = path.join(dir, "state.json");
+    const first = await startFakeStripe({ stateFile, webhookRetryScale: 1 });
+    const down = await endpoint([500]);
+    first.setWebhookUrl(down.url);
+    const sdk = (f: FakeStripe) => new Stripe(f.secretKey, { host: f.host, port: f.port, protocol: "http", maxNetworkRetries: 0 });
+    const pi = await sdk(first).paymentIntents.create({ amount: 5000, currency: "usd", metadata: { kind: "order", reference: "KEEP" } }, { idempotencyKey: "keep-key" });
+    first.confirm(pi.id, { number: "4242424242424242" });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(down.times).toHaveLength(1); // refused; the next try is a minute away when the app "dies"
+    await first.close();
+    await down.close();
+
+    const second = await startFakeStripe({ stateFile, webhookRetryScale: 1 / 60_000 });
+    try {
+      expect(second.secretKey).toBe(first.secretKey);
+      expect((await sdk(second).paymentIntents.retrieve(pi.id)).status).toBe("succeeded");
+      const again = await sdk(second).paymentIntents.create({ amount: 5000, currency: "usd", metadata: { kind: "order", reference: "KEEP" } }, { idempotencyKey: "keep-key" });
+      expect(again.id).toBe(pi.id);
+      const up = await endpoint([]);
+      second.setWebhookUrl(up.url);
+      await second.idle();
+      expect(up.times).toHaveLength(1);
+      await up.close();
+    } finally {
+      await second.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,6 +13,8 @@ const intent = (over: Partial<IntentSnapshot> = {}): IntentSnapshot => ({
   metadata: { kind: "order", reference: "ABCD2345" },
   clientSecret: null,
   lastErrorMessage: null,
+  description: null,
+  receiptEmail: null,
   ...over,
 });
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Logger } from "../../logger.ts";
 import { digitsOnly, requiresAuthentication, testCardOutcome } from "./testCards.ts";
+import { readState, writeState, type SavedState } from "./fakeState.ts";
 
 /**
  * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,
@@ -126,6 +127,8 @@ export interface FakeStripe {
   settleProcessing(): void;
   /** The 3-D Secure challenge's answer, as the fake Stripe.js posts it (tests call it directly). */
   challenge(intentId: string, outcome: "complete" | "fail"): { status: number; body: Json };
+  /** Stripe's webhook retry schedule is multiplied by this (1 in development, compressed in tests). */
+  webhookRetryScale: number;
   /** How long each API request takes (the idempotency key is "in flight" meanwhile: a second request with it gets 409). */
   latencyMs: number;
   /** Idempotency keys are forgotten after this long (Stripe: at least 24 hours). */
@@ -134,7 +137,14 @@ export interface FakeStripe {
 }
 
 const API_VERSION = "2026-10-28.endive";
-const RETRY_DELAYS_MS = [250, 1000, 4000, 10_000];
+/**
+ * Stripe retries an undelivered event for up to three days with an exponential back-off
+ * (https://docs.stripe.com/webhooks#retries): here after 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h and
+ * 24 h (about 3 days), multiplied by `webhookRetryScale`.
+ */
+export const WEBHOOK_RETRY_SCHEDULE_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000, 24 * 3_600_000, 24 * 3_600_000];
+/** Tests: the whole three days in about 15 s (the first retry after a few milliseconds). */
+export const TEST_WEBHOOK_RETRY_SCALE = 1 / 18_000;
 
 /** Stripe's test cards whose refunds change after they are made (https://docs.stripe.com/testing#refunds). */
 const REFUND_TEST_CARDS: Record<string, RefundBehaviour> = {
@@ -196,10 +206,20 @@ export function parseStripeForm(body: string): Json {
 
 const listOf = (v: unknown): string[] => (v && typeof v === "object" ? Object.values(v as Json).map(String) : typeof v === "string" ? [v] : []);
 
-export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: string } = {}): Promise<FakeStripe> {
-  const secretKey = `sk_test_offline_${randomBytes(12).toString("hex")}`;
-  const publishableKey = `pk_test_offline_${randomBytes(12).toString("hex")}`;
-  const webhookSecret = opts.webhookSecret ?? `whsec_offline_${randomBytes(16).toString("hex")}`;
+export interface FakeStripeOptions {
+  logger?: Logger;
+  webhookSecret?: string;
+  /** Development: the fake's state is kept in this file (under var/), so it survives a restart of the app. */
+  stateFile?: string;
+  /** Stripe's webhook retry schedule times this (1: real time; default: TEST_WEBHOOK_RETRY_SCALE). */
+  webhookRetryScale?: number;
+}
+
+export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<FakeStripe> {
+  const saved = readState(opts.stateFile, opts.logger);
+  const secretKey = saved?.secretKey ?? `sk_test_offline_${randomBytes(12).toString("hex")}`;
+  const publishableKey = saved?.publishableKey ?? `pk_test_offline_${randomBytes(12).toString("hex")}`;
+  const webhookSecret = saved?.webhookSecret ?? opts.webhookSecret ?? `whsec_offline_${randomBytes(16).toString("hex")}`;
   const intents = new Map<string, FakePaymentIntent>();
   const refunds = new Map<string, FakeRefund>();
   /** Idempotency keys: the first response, or the request still running with it. */
@@ -235,20 +255,56 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     return res.status;
   }
 
-  /** Stripe retries a webhook that did not get a 2xx; here a few times, quickly. */
-  async function deliverWithRetries(event: FakeEvent): Promise<void> {
-    for (let attempt = 0; attempt <= RETRY_DELAYS_MS.length && !closed; attempt++) {
+  /** Events not delivered yet (the next attempt and when), kept in the state file. */
+  const pending = new Map<string, { event: FakeEvent; attempt: number; dueAt: number }>();
+  /** Undelivered events from the state file, sent once the app gives its webhook URL. */
+  const resumable = [...(saved?.pending ?? [])];
+
+  /** Stripe retries a webhook that did not get a 2xx on its schedule (WEBHOOK_RETRY_SCHEDULE_MS, scaled). */
+  async function deliverWithRetries(event: FakeEvent, firstAttempt = 0, firstDelayMs = 0): Promise<void> {
+    let delay = firstDelayMs;
+    for (let attempt = firstAttempt; !closed; attempt++) {
+      pending.set(event.id, { event, attempt, dueAt: Date.now() + delay });
+      save();
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay).unref());
+      if (closed) return;
       try {
         const status = await deliver(event);
-        if (status >= 200 && status < 300) return;
+        if (status >= 200 && status < 300) {
+          pending.delete(event.id);
+          save();
+          return;
+        }
       } catch (err) {
         deliveries.push({ eventId: event.id, type: event.type, status: null, error: (err as Error).message });
       }
-      const delay = RETRY_DELAYS_MS[attempt];
-      if (delay === undefined) break;
-      await new Promise((r) => setTimeout(r, delay).unref());
+      const next = WEBHOOK_RETRY_SCHEDULE_MS[attempt];
+      if (next === undefined) break;
+      delay = Math.round(next * fake.webhookRetryScale);
     }
+    if (closed) return;
+    pending.delete(event.id);
+    save();
     opts.logger?.warn({ eventId: event.id }, "fake Stripe gave up delivering a webhook");
+  }
+
+  /** Development: everything a restart must not forget, written after each change (small, and only on this machine). */
+  function save(): void {
+    if (!opts.stateFile || closed) return;
+    const state: SavedState = {
+      version: 1,
+      secretKey,
+      publishableKey,
+      webhookSecret,
+      intents: [...intents.values()],
+      refunds: [...refunds.values()],
+      cardOf: [...cardOf],
+      idempotency: [...idempotency].filter(([, v]) => v.response && Date.now() - v.at < fake.idempotencyTtlMs),
+      pending: [...pending.values()],
+      laterPayments: [...laterPayments.keys()],
+      laterRefunds: [...laterRefunds].map(([id, later]) => [id, later.to]),
+    };
+    writeState(opts.stateFile, state);
   }
 
   const fake: FakeStripe = {
@@ -264,6 +320,14 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     autoDeliver: true,
     setWebhookUrl: (url) => {
       webhookUrl = url;
+      // Events a restart interrupted go out again on their schedule, as Stripe's retries would reach the new process.
+      if (!url) return;
+      for (const { event, attempt, dueAt } of [...resumable]) {
+        // Due when it was due, or sooner when this process runs a faster schedule.
+        const scheduled = attempt > 0 ? WEBHOOK_RETRY_SCHEDULE_MS[attempt - 1]! * fake.webhookRetryScale : 0;
+        track(deliverWithRetries(event, attempt, Math.max(0, Math.min(dueAt - Date.now(), scheduled))));
+      }
+      resumable.length = 0;
     },
     deliver,
     sign,
@@ -288,6 +352,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     },
     latencyMs: 0,
     idempotencyTtlMs: 24 * 60 * 60_000,
+    webhookRetryScale: opts.webhookRetryScale ?? TEST_WEBHOOK_RETRY_SCALE,
     settleRefunds() {
       for (const id of [...laterRefunds.keys()]) settleRefund(id);
     },
@@ -324,7 +389,11 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     };
     events.push(event);
     if (!fake.autoDeliver || !webhookUrl) return;
-    const p = deliverWithRetries(event).finally(() => inFlight.delete(p));
+    track(deliverWithRetries(event));
+  }
+
+  function track(delivery: Promise<void>): void {
+    const p = delivery.finally(() => inFlight.delete(p));
     inFlight.add(p);
   }
 
@@ -470,6 +539,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     if (!pi || pi.status !== "processing" || closed) return;
     if (fake.processingOutcome === "succeeded") succeed(pi);
     else fail(pi, { type: "card_error", code: "card_declined", decline_code: "generic_decline", message: "Your card was declined.", doc_url: docUrl("card_declined") });
+    save();
   }
 
   /**
@@ -574,6 +644,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     if (later.to === "failed") refund.failure_reason = "expired_or_canceled_card";
     emit("refund.updated", refund);
     if (later.to === "failed") emit("refund.failed", refund);
+    save();
   }
 
   /** GET /v1/refunds?payment_intent=...: newest first, like Stripe's lists. */
@@ -649,7 +720,9 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     const pause = () => (fake.latencyMs > 0 ? new Promise((r) => setTimeout(r, fake.latencyMs)) : Promise.resolve());
     if (req.method !== "POST" || typeof key !== "string") {
       await pause();
-      return answer(req, body);
+      const result = answer(req, body);
+      if (req.method === "POST") save();
+      return result;
     }
     const scope = `${new URL(req.url ?? "/", "http://fake-stripe").pathname} ${key}`;
     const hash = createHash("sha256").update(body).digest("hex");
@@ -677,6 +750,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     const result = answer(req, body);
     if ([400, 401, 404].includes(result.status) && (result.body.error as Json | undefined)?.type !== "card_error") idempotency.delete(scope);
     else entry.response = structuredClone(result);
+    save();
     return result;
   }
 
@@ -692,7 +766,24 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
       });
     });
   });
+  if (saved) {
+    for (const pi of saved.intents) intents.set(pi.id, pi);
+    for (const refund of saved.refunds) refunds.set(refund.id, refund);
+    for (const [id, card] of saved.cardOf) cardOf.set(id, card);
+    for (const [key, value] of saved.idempotency) idempotency.set(key, value);
+    for (const { event } of saved.pending) {
+      events.push(event);
+      pending.set(event.id, saved.pending.find((p) => p.event.id === event.id)!);
+    }
+    for (const id of saved.laterPayments) laterPayments.set(id, fake.processingSettleMs === null ? undefined : setTimeout(() => settleProcessing(id), fake.processingSettleMs).unref());
+    for (const [id, to] of saved.laterRefunds) {
+      laterRefunds.set(id, { to, ...(fake.refundSettleMs === null ? {} : { timer: setTimeout(() => settleRefund(id), fake.refundSettleMs).unref() }) });
+    }
+    opts.logger?.info({ intents: intents.size, undelivered: pending.size }, "offline Stripe: state restored from its file");
+  }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   fake.port = (server.address() as AddressInfo).port;
+  // The keys are kept from the first start: a page opened before a restart still talks to the same "account".
+  save();
   return fake;
 }

@@ -44,7 +44,8 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     const event = await loadEvent(deps, q.eventId);
     if (!event) return shell(req, res, <CheckoutError message={REGISTRATION_MESSAGES.notFound} retryHref={eventsHref ?? retry} />, { status: 404, team });
     const done = team ? `${teamCheckoutPath(event)}&success=true` : undefined;
-    if (q.payment_intent_status === "succeeded" && typeof q.payment_intent === "string") {
+    // Stripe's redirect back (after a 3-D Secure page) appends payment_intent and redirect_status.
+    if ((q.redirect_status === "succeeded" || q.payment_intent_status === "succeeded") && typeof q.payment_intent === "string") {
       const next = done ?? `/event-registration/${event.id}?paymentSuccess=true&paymentIntentId=${encodeURIComponent(q.payment_intent.slice(0, 200))}`;
       res.set("refresh", `2; url=${next}`);
       return shell(req, res, <CheckoutAlreadyPaid next={next} />, { team });

@@ -118,14 +118,19 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
   /** The confirmation, for a payment the server confirmed for this visitor's registration; anything else is neutral. */
   async function confirmation(req: Request, res: Response, event: EventDetail) {
     const reference = ownReference(req, event.id);
-    const intentId = typeof req.query.paymentIntentId === "string" ? req.query.paymentIntentId.slice(0, 200) : undefined;
+    // `payment_intent` is what Stripe appends when it sends the visitor back from a redirect (3-D Secure).
+    const named = req.query.paymentIntentId ?? req.query.payment_intent;
+    const intentId = typeof named === "string" ? named.slice(0, 200) : undefined;
     let registration = reference ? await repo.findByReference(db, reference) : undefined;
     let payment = reference ? await paymentCore.latestFor(REGISTRATION_KIND, reference) : undefined;
-    const matches = registration && (!intentId || payment?.providerPaymentId === intentId);
+    // The visitor's own paid registration says paid however it is reached (whichever intent the link names).
+    const matches = registration && (registration.status === "paid" || !intentId || payment?.providerPaymentId === intentId);
+    let processing = false;
     // The browser came back before anything recorded the payment: ask Stripe through the core.
     if (matches && registration!.status !== "paid" && payment?.providerPaymentId && intentId) {
       try {
-        await paymentCore.settle(payment.providerPaymentId, "return");
+        const settled = await paymentCore.settle(payment.providerPaymentId, "return");
+        processing = settled.status === "pending" && settled.intentStatus === "processing";
       } catch (err) {
         req.log.error({ err: (err as Error).message, reference }, "could not confirm the registration payment");
       }
@@ -140,6 +145,12 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
       return shell(
         <RegistrationNotConfirmed email={site.email} phone={site.phone} title="Payment Successful - Action Required"
           message={`Your card was charged but we could not record your registration ${registration!.reference}. Please contact support immediately with your payment confirmation.`} />,
+      );
+    }
+    if (matches && processing) {
+      return shell(
+        <RegistrationNotConfirmed email={site.email} phone={site.phone} title="Payment processing"
+          message={`Your bank is still confirming the payment for registration ${registration!.reference}. We'll e-mail you as soon as it is confirmed; your place is kept meanwhile.`} />,
       );
     }
     return shell(<RegistrationNotConfirmed email={site.email} phone={site.phone} />);
