@@ -9,7 +9,7 @@ import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../src
 import { CART_TEXT } from "../src/cart/messages.ts";
 import { checkoutFigures } from "../src/cart/rules.ts";
 import { CART_UPDATED_EVENT, latestAnnouncedCart } from "../src/cart/badge.ts";
-import type { CartState } from "./CartStepper.tsx";
+import type { CartState } from "./islands/CartStepper.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { formatPrice, parsePriceCents } from "../src/money.ts";

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Widget } from "../../components/Widget.tsx";
-import type { PaymentPanelProps } from "../../../widgets/RegistrationSteps.tsx";
+import type { PaymentPanelProps } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { formatPrice } from "../../../src/money.ts";
 
 const CHECKOUT_STEPS = ["Registration Form", "Processing", "Payment", "Complete"] as const;
