@@ -15,10 +15,10 @@ import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint,
 import { Field, FormErrors } from "../../views/components/Form.tsx";
 import type { DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/discounts/rules.ts";
-import { PaymentPanel, REGISTRATION_TEXT, type PaymentStep } from "../paymentPanel.tsx";
+import PaymentPanel, { REGISTRATION_TEXT, type PaymentStep } from "./PaymentPanel.tsx";
 
 /** The payment panel's types, for the pages and routes that render this widget. */
-export type { PaymentPanelProps, PaymentStep } from "../paymentPanel.tsx";
+export type { PaymentPanelProps, PaymentStep } from "./PaymentPanel.tsx";
 
 export interface RegistrationStepsProps {
   eventId: number;
