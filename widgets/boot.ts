@@ -2,7 +2,7 @@
 // when it is needed: at once (`data-load="eager"`, the default), when it is about to scroll into view
 // (`visible`), or at the first hover, focus or touch of its trigger (`interaction`, e.g. a modal's opening
 // links; a click that comes first waits for the widget and is then replayed).
-import { widgetLoaders, type WidgetName } from "./loaders.ts";
+import { islandLoaders } from "./islandLoaders.gen.ts";
 
 // The shared schemas use zod/mini, which never compiles parsers; classic zod compiles them with `new Function`
 // unless told not to, and under our CSP (no unsafe-eval) even its probe is reported as a violation. zod keeps its
@@ -19,7 +19,7 @@ function readProps(id: string): Record<string, unknown> {
 }
 
 async function hydrate(el: HTMLElement): Promise<void> {
-  const load = widgetLoaders[el.dataset.widget as WidgetName];
+  const load = islandLoaders[el.dataset.widget as keyof typeof islandLoaders];
   if (!load) return;
   const [{ createElement, hydrateRoot, useEffect }, { default: Component }] = await Promise.all([import("./runtime.ts"), load()]);
   // Resolves once the widget's own effects (its event listeners) have run: children's effects run before their parent's.

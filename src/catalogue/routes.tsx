@@ -23,7 +23,7 @@ import { sanitizeDescriptionHtml } from "./html.ts";
 import { centsToDecimal, parsePriceCents } from "../money.ts";
 import { ShopPage } from "../../views/pages/shop/ShopPage.tsx";
 import { ProductNotFoundPage, ProductPage } from "../../views/pages/shop/ProductPage.tsx";
-import type { ProductPickerProps } from "../../widgets/ProductPicker.tsx";
+import type { ProductPickerProps } from "../../widgets/islands/ProductPicker.tsx";
 import { siteOrigin } from "../http/origin.ts";
 
 export const CATALOGUE_UNAVAILABLE_MESSAGE = "Our product catalogue is temporarily unavailable. Please try again in a few minutes.";

@@ -70,9 +70,14 @@ for (const file of jsFiles.sort((a, b) => label(a).localeCompare(label(b)))) row
 const boot = jsFiles.find((f) => outputs[f]!.entryPoint === "widgets/boot.ts");
 if (!boot) throw new Error("no widgets/boot.ts entry in the metafile");
 const bootSet = new Set([boot, ...staticImports(boot)]);
-/** Every file of a widget entry (widgets/X.tsx, or widgets/runtime.ts for React): its chunk and what it imports. */
+// The production build never holds a test-only island (widgets/testIslands; only the e2e run's build adds them).
+const testIslands = Object.keys(outputs).flatMap((f) => Object.keys(outputs[f]!.inputs)).filter((input) => input.startsWith("widgets/testIslands/"));
+if (testIslands.length > 0) throw new Error(`test-only islands in the bundle (was it built with TEST_ISLANDS=1?): ${[...new Set(testIslands)].join(", ")}`);
+
+/** Every file of an island's entry (widgets/islands/X.tsx, or widgets/runtime.ts for React): its chunk and what it imports. */
 const widgetFiles = (name: string): string[] => {
-  const file = jsFiles.find((f) => outputs[f]!.entryPoint === `widgets/${name}.tsx` || outputs[f]!.entryPoint === `widgets/${name}.ts`);
+  const entries = [`widgets/islands/${name}.tsx`, `widgets/${name}.tsx`, `widgets/${name}.ts`];
+  const file = jsFiles.find((f) => entries.includes(outputs[f]!.entryPoint ?? ""));
   if (!file) throw new Error(`no chunk for widgets/${name} in the metafile`);
   return [file, ...staticImports(file)];
 };

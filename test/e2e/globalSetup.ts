@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,8 +16,24 @@ declare module "vitest" {
 let server: RunningServer | undefined;
 let dir = "";
 
+const root = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * The journeys need a build that holds the test-only islands (widgets/testIslands), which `npm run build` leaves
+ * out. `npm test` and `npm run test:e2e` make it first (`npm run build:test`); after a production build, it is
+ * made here.
+ */
+function ensureTestBuild(): void {
+  const manifestFile = path.join(root, "public/build/manifest.json");
+  const built = fs.existsSync(manifestFile) ? Object.keys((JSON.parse(fs.readFileSync(manifestFile, "utf8")) as { widgets: object }).widgets) : [];
+  const testIslands = fs.readdirSync(path.join(root, "widgets/testIslands")).map((f) => f.replace(/\.tsx$/, ""));
+  if (testIslands.every((name) => built.includes(name))) return;
+  execFileSync(process.execPath, ["esbuild.config.mjs"], { cwd: root, env: { ...process.env, TEST_ISLANDS: "1" }, stdio: "inherit" });
+}
+
 /** One server for the e2e run, on its own SQLite file and mail folder, in offline Stripe test mode. */
 export async function setup(project: TestProject): Promise<void> {
+  ensureTestBuild();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
   const sqlitePath = path.join(dir, "app.sqlite3");
   const mailDir = path.join(dir, "mail");

@@ -53,5 +53,5 @@ export async function formStarted(page: Page, widget: "RegistrationSteps" | "Tea
 /** /stripe-checkout's card panel loads at the first hover, focus or touch of the page: hover its heading and wait for it. */
 export async function checkoutStarted(page: Page): Promise<void> {
   await page.locator(".checkout-page h1").first().hover();
-  await page.locator('[data-widget="CheckoutPayment"][data-hydrated="true"]').waitFor();
+  await page.locator('[data-widget="PaymentPanel"][data-hydrated="true"]').waitFor();
 }

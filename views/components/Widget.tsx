@@ -1,15 +1,15 @@
 import { use, type ComponentType } from "react";
 import { renderToString } from "react-dom/server";
-import { widgetComponents, type WidgetName, type WidgetProps } from "../../widgets/registry.ts";
+import { islandComponents, type IslandName, type IslandProps } from "../../widgets/islands.gen.ts";
 import { CsrfContext } from "./Form.tsx";
 
 /** Collects the widgets one page render places, so the page knows which scripts it needs. */
 export class WidgetCollector {
   private count = 0;
-  readonly used = new Set<WidgetName>();
+  readonly used = new Set<IslandName>();
   /** Widgets that start at page load: their chunks are preloaded. */
-  readonly eager = new Set<WidgetName>();
-  nextId(name: WidgetName, load: WidgetLoad): string {
+  readonly eager = new Set<IslandName>();
+  nextId(name: IslandName, load: WidgetLoad): string {
     this.used.add(name);
     if (load === "eager") this.eager.add(name);
     this.count += 1;
@@ -77,7 +77,7 @@ export type WidgetLoad = "eager" | "visible" | "interaction";
  * Places a hydrated island: its own renderToString (with identifierPrefix = its id, as the browser's
  * hydrateRoot uses), followed by its props as inert JSON.
  */
-export function Widget<N extends WidgetName>({
+export function Widget<N extends IslandName>({
   name,
   props,
   className,
@@ -85,14 +85,14 @@ export function Widget<N extends WidgetName>({
   trigger,
 }: {
   name: N;
-  props: WidgetProps<N>;
+  props: IslandProps<N>;
   className?: string;
   load?: WidgetLoad;
   trigger?: string;
 }) {
   if (!current) throw new Error("Widget rendered outside renderPage");
   const id = current.nextId(name, load);
-  const Component = widgetComponents[name] as ComponentType<Record<string, unknown>>;
+  const Component = islandComponents[name] as ComponentType<Record<string, unknown>>;
   const token = use(CsrfContext);
   const json = serializeProps(props);
   const key = `${name}#${id}#${token ? json.replaceAll(token, TOKEN_SLOT) : json}`;

@@ -5,7 +5,7 @@ import { DomainError } from "../../errors.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT } from "../../discounts/rules.ts";
 import { EVENT_NOT_FOUND } from "../../events/rules.ts";
 import type { EventDetail } from "../../events/types.ts";
-import type { PaymentPanelProps } from "../../../widgets/RegistrationSteps.tsx";
+import type { PaymentPanelProps } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { RegistrationNotConfirmed } from "../../../views/pages/registration/RegisterPage.tsx";
 import { CheckoutAlreadyPaid, CheckoutComplete, CheckoutError, CheckoutNotConfirmed, CheckoutPay, TeamCheckoutPay, type CheckoutDetails } from "../../../views/pages/registration/CheckoutPage.tsx";
 import { REGISTRATION_MESSAGES } from "../rules.ts";

@@ -11,7 +11,7 @@ import { formatPrice } from "../../money.ts";
 import { DISCOUNT_TEXT } from "../../discounts/rules.ts";
 import { coachRegistrationState } from "../../coaches/rules.ts";
 import { Widget } from "../../../views/components/Widget.tsx";
-import type { PaymentStep } from "../../../widgets/RegistrationSteps.tsx";
+import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { RegisterPage, RegistrationConfirmed, RegistrationNotConfirmed, RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
 import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, registrationSchema } from "../rules.ts";
 import * as repo from "../repository.ts";

@@ -9,7 +9,7 @@ import { findEvent } from "../../events/repository.ts";
 import { formatEventTime, parseEventId } from "../../events/rules.ts";
 import type { EventDetail } from "../../events/types.ts";
 import { DISCOUNT_REASONS } from "../../discounts/rules.ts";
-import type { PaymentStep } from "../../../widgets/RegistrationSteps.tsx";
+import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { RegistrationNotFoundPage } from "../../../views/pages/registration/RegisterPage.tsx";
 import { REGISTRATION_MESSAGES, packageOptions } from "../rules.ts";
 import type { Registration } from "../repository.ts";

@@ -12,7 +12,7 @@ import { DISCOUNT_TEXT } from "../../discounts/rules.ts";
 import { Widget } from "../../../views/components/Widget.tsx";
 import { RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
 import { TeamRegisterPage } from "../../../views/pages/registration/TeamRegisterPage.tsx";
-import type { TeamFormProps } from "../../../widgets/TeamForm.tsx";
+import type { TeamFormProps } from "../../../widgets/islands/TeamForm.tsx";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { REGISTRATION_ERRORS } from "../rules.ts";

@@ -1,6 +1,6 @@
 import { Widget } from "../../components/Widget.tsx";
 import type { FormState } from "../../../src/http/forms.ts";
-import type { CartState } from "../../../widgets/CartStepper.tsx";
+import type { CartState } from "../../../widgets/islands/CartStepper.tsx";
 import { CART_TEXT } from "../../../src/cart/messages.ts";
 
 export interface CartPageProps {

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Widget } from "../../components/Widget.tsx";
-import type { PaymentPanelProps } from "../../../widgets/RegistrationSteps.tsx";
+import type { PaymentPanelProps } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { formatPrice } from "../../../src/money.ts";
 
 const CHECKOUT_STEPS = ["Registration Form", "Processing", "Payment", "Complete"] as const;
@@ -108,7 +108,7 @@ export function CheckoutPay({ details, panel }: { details: CheckoutDetails; pane
           <div><dt>Place held until</dt><dd>{details.reservedUntil}</dd></div>
         </dl>
       </section>
-      <Widget name="CheckoutPayment" load="interaction" trigger=".checkout-page" props={panel} />
+      <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
     </CheckoutShell>
   );
 }
@@ -146,7 +146,7 @@ export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetai
           {details.athletes.map((a, i) => <li key={i}>{`${a.name} `}<span className="muted">{`(${a.shirtSize})`}</span></li>)}
         </ol>
       </section>
-      <Widget name="CheckoutPayment" load="interaction" trigger=".checkout-page" props={panel} />
+      <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
     </CheckoutShell>
   );
 }

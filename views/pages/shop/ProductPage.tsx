@@ -1,4 +1,4 @@
-import type { ProductPickerProps } from "../../../widgets/ProductPicker.tsx";
+import type { ProductPickerProps } from "../../../widgets/islands/ProductPicker.tsx";
 import type { Product, VariantImage } from "../../../src/catalogue/types.ts";
 import { Widget } from "../../components/Widget.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent, type MouseEvent } from "react";
-import { CsrfContext, Form } from "../views/components/Form.tsx";
-import type { OptionSelection, Product, Variant } from "../src/catalogue/types.ts";
+import { CsrfContext, Form } from "../../views/components/Form.tsx";
+import type { OptionSelection, Product, Variant } from "../../src/catalogue/types.ts";
 import {
   addedDescription,
   addToCartProblem,
@@ -23,12 +23,12 @@ import {
   variantImageIndex,
   variantPriceCents,
   variantSelection,
-} from "../src/catalogue/rules.ts";
-import { CART_MESSAGES } from "../src/cart/messages.ts";
-import { apiFetch, ApiError } from "./api.ts";
-import { showToast } from "./toast.ts";
-import { announceCartChange } from "../src/cart/badge.ts";
-import { formatPrice } from "../src/money.ts";
+} from "../../src/catalogue/rules.ts";
+import { CART_MESSAGES } from "../../src/cart/messages.ts";
+import { apiFetch, ApiError } from "../api.ts";
+import { showToast } from "../toast.ts";
+import { announceCartChange } from "../../src/cart/badge.ts";
+import { formatPrice } from "../../src/money.ts";
 
 export interface ProductPickerProps {
   /** The product, its description already made safe by the server. */

@@ -5,20 +5,20 @@
  * card, and a confirmed payment moves on to the confirmation page.
  */
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
-import { apiFetch, ApiError } from "./api.ts";
-import { showToast } from "./toast.ts";
-import { withScreenValues } from "./formDom.ts";
-import { validate, type FieldErrors } from "../src/http/forms.ts";
-import type { EventDay, EventPackage } from "../src/events/types.ts";
-import { formatPrice } from "../src/money.ts";
-import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../src/registrations/rules.ts";
-import { Field, FormErrors } from "../views/components/Form.tsx";
-import type { DiscountView } from "./DiscountBox.tsx";
-import { DISCOUNT_TEXT } from "../src/discounts/rules.ts";
-import { PaymentPanel, REGISTRATION_TEXT, type PaymentStep } from "./paymentPanel.tsx";
+import { apiFetch, ApiError } from "../api.ts";
+import { showToast } from "../toast.ts";
+import { withScreenValues } from "../formDom.ts";
+import { validate, type FieldErrors } from "../../src/http/forms.ts";
+import type { EventDay, EventPackage } from "../../src/events/types.ts";
+import { formatPrice } from "../../src/money.ts";
+import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../../src/registrations/rules.ts";
+import { Field, FormErrors } from "../../views/components/Form.tsx";
+import type { DiscountView } from "../DiscountBox.tsx";
+import { DISCOUNT_TEXT } from "../../src/discounts/rules.ts";
+import PaymentPanel, { REGISTRATION_TEXT, type PaymentStep } from "./PaymentPanel.tsx";
 
 /** The payment panel's types, for the pages and routes that render this widget. */
-export type { PaymentPanelProps, PaymentStep } from "./paymentPanel.tsx";
+export type { PaymentPanelProps, PaymentStep } from "./PaymentPanel.tsx";
 
 export interface RegistrationStepsProps {
   eventId: number;

@@ -1,7 +1,7 @@
 import { useId, useRef, type MouseEvent } from "react";
-import type { CoachEvent } from "../src/coaches/rules.ts";
-import { CoachRequestForm, COACH_PAGE_PATH, useCoachRequestForm } from "./coachRequestForm.tsx";
-import { trapTab } from "./modal.ts";
+import type { CoachEvent } from "../../src/coaches/rules.ts";
+import { CoachRequestForm, COACH_PAGE_PATH, useCoachRequestForm } from "../coachRequestForm.tsx";
+import { trapTab } from "../modal.ts";
 
 export interface CoachRequestDialogProps {
   event: CoachEvent;

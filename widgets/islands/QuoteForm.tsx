@@ -1,7 +1,7 @@
-import { APPAREL_NEEDS, QUANTITY_OPTIONS, QUOTE_MESSAGES, quoteSchema } from "../src/messages/schemas.ts";
-import type { FormWidgetProps } from "../src/http/forms.ts";
-import { Choices, CsrfContext, Field, Form, FormErrors, SubmitButton } from "../views/components/Form.tsx";
-import { text, useJsonForm } from "./useJsonForm.ts";
+import { APPAREL_NEEDS, QUANTITY_OPTIONS, QUOTE_MESSAGES, quoteSchema } from "../../src/messages/schemas.ts";
+import type { FormWidgetProps } from "../../src/http/forms.ts";
+import { Choices, CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../views/components/Form.tsx";
+import { text, useJsonForm } from "../useJsonForm.ts";
 
 /** The custom apparel quote form: a real post to /custom-apparel/quote, sent as JSON when JavaScript runs. */
 export default function QuoteForm(props: FormWidgetProps) {

@@ -1,7 +1,7 @@
-import { contactSchema, CONTACT_MESSAGES } from "../src/messages/schemas.ts";
-import type { FormWidgetProps } from "../src/http/forms.ts";
-import { CsrfContext, Field, Form, FormErrors, SubmitButton } from "../views/components/Form.tsx";
-import { useJsonForm } from "./useJsonForm.ts";
+import { contactSchema, CONTACT_MESSAGES } from "../../src/messages/schemas.ts";
+import type { FormWidgetProps } from "../../src/http/forms.ts";
+import { CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../views/components/Form.tsx";
+import { useJsonForm } from "../useJsonForm.ts";
 
 /** The contact page's message form: a real post to /contact, sent as JSON to /api/contact when JavaScript runs. */
 export default function ContactForm(props: FormWidgetProps & { supportHours: string }) {

@@ -1,17 +1,18 @@
 /**
- * The payment panel: step 2 of an individual registration (RegistrationSteps) and the card part of /stripe-checkout
- * (CheckoutPayment). Its own module, so the checkout page does not download the registration form and its schema.
+ * The payment panel: the island of /stripe-checkout's card part, and step 2 of an individual registration
+ * (RegistrationSteps imports it). Its own island, so the checkout page does not download the registration form and
+ * its schema.
  */
 import { useState, type FormEvent, type ReactNode } from "react";
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
-import { CARD_STYLE, WithStripe, type StripeStatus } from "./stripeElements.tsx";
-import { apiFetch, ApiError } from "./api.ts";
-import { showToast } from "./toast.ts";
-import { formatPrice } from "../src/money.ts";
-import { CsrfContext, Form } from "../views/components/Form.tsx";
-import { DiscountBox, type DiscountChange, type DiscountView } from "./DiscountBox.tsx";
-import { DISCOUNT_TEXT } from "../src/discounts/rules.ts";
-import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "./cardPayment.tsx";
+import { CARD_STYLE, WithStripe, type StripeStatus } from "../stripeElements.tsx";
+import { apiFetch, ApiError } from "../api.ts";
+import { showToast } from "../toast.ts";
+import { formatPrice } from "../../src/money.ts";
+import { CsrfContext, Form } from "../../views/components/Form.tsx";
+import { DiscountBox, type DiscountChange, type DiscountView } from "../DiscountBox.tsx";
+import { DISCOUNT_TEXT } from "../../src/discounts/rules.ts";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
 
 /** What step 2 shows and pays. The client secret travels in the page's props or a JSON answer, never in a URL. */
 export interface PaymentStep {
@@ -64,7 +65,7 @@ export interface PaymentPanelProps {
   onPaid?: (intentId: string) => void;
 }
 
-export function PaymentPanel(props: PaymentPanelProps) {
+export default function PaymentPanel(props: PaymentPanelProps) {
   return <WithStripe publishableKey={props.publishableKey}>{(status) => <CardPayment {...props} stripeState={status} />}</WithStripe>;
 }
 

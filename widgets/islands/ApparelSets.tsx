@@ -1,6 +1,6 @@
 import { useState } from "react";
-import type { ApparelSet } from "../src/home/apparelContent.ts";
-import { Dots, PlayPauseButton, useRotation } from "./rotation.tsx";
+import type { ApparelSet } from "../../src/home/apparelContent.ts";
+import { Dots, PlayPauseButton, useRotation } from "../rotation.tsx";
 
 /** Complete Custom Apparel Sets: one set at a time with item thumbnails and dots; every 10 s the next set, from its first item. */
 export default function ApparelSets({ sets, intervalMs }: { sets: ApparelSet[]; intervalMs: number }) {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef } from "react";
-import type { TeamEventChoice } from "../src/home/eventOffers.ts";
-import { TeamEventChoices, TeamNotes } from "../views/pages/home/TeamEventChoices.tsx";
-import { trapTab } from "./modal.ts";
+import type { TeamEventChoice } from "../../src/home/eventOffers.ts";
+import { TeamEventChoices, TeamNotes } from "../../views/pages/home/TeamEventChoices.tsx";
+import { trapTab } from "../modal.ts";
 
 /**
  * The team event modal. Any link marked `data-team-modal-open` (its href is the /team-events page, the

@@ -1,5 +1,5 @@
-import type { SchoolPackage } from "../src/home/apparelContent.ts";
-import { PlayPauseButton, useRotation } from "./rotation.tsx";
+import type { SchoolPackage } from "../../src/home/apparelContent.ts";
+import { PlayPauseButton, useRotation } from "../rotation.tsx";
 
 /** School Apparel Packages: four school cards whose pictures rotate together (the spec's 3 s). */
 export default function SchoolPackages({ schools, intervalMs }: { schools: SchoolPackage[]; intervalMs: number }) {

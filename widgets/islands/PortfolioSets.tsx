@@ -1,5 +1,5 @@
-import type { PortfolioSet } from "../src/home/apparelContent.ts";
-import { Dots, PlayPauseButton, useRotation } from "./rotation.tsx";
+import type { PortfolioSet } from "../../src/home/apparelContent.ts";
+import { Dots, PlayPauseButton, useRotation } from "../rotation.tsx";
 
 /** Design Portfolio: sets of designs rotating every 4 s. */
 export default function PortfolioSets({ sets, intervalMs }: { sets: PortfolioSet[]; intervalMs: number }) {

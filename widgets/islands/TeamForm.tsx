@@ -5,12 +5,12 @@
  * the server's own schema, holds the team through POST /api/team-registration and goes on to the checkout.
  */
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
-import { apiFetch, ApiError } from "./api.ts";
-import { showToast } from "./toast.ts";
-import { validate, type FieldErrors } from "../src/http/forms.ts";
-import { formatPrice } from "../src/money.ts";
-import { SHIRT_SIZES } from "../src/registrations/rules.ts";
-import { discountAmount, type DiscountType } from "../src/discounts/rules.ts";
+import { apiFetch, ApiError } from "../api.ts";
+import { showToast } from "../toast.ts";
+import { validate, type FieldErrors } from "../../src/http/forms.ts";
+import { formatPrice } from "../../src/money.ts";
+import { SHIRT_SIZES } from "../../src/registrations/rules.ts";
+import { discountAmount, type DiscountType } from "../../src/discounts/rules.ts";
 import {
   COACH_FIELDS,
   TEAM_MAXIMUM,
@@ -26,8 +26,8 @@ import {
   type AthleteRow,
   type CoachValues,
   type TeamFormValues,
-} from "../src/registrations/teamRules.ts";
-import { CsrfContext, Field, Form, FormErrors } from "../views/components/Form.tsx";
+} from "../../src/registrations/teamRules.ts";
+import { CsrfContext, Field, Form, FormErrors } from "../../views/components/Form.tsx";
 
 export interface TeamFormProps {
   eventId: number;

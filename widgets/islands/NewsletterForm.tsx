@@ -1,7 +1,7 @@
-import { NEWSLETTER_MESSAGES, newsletterSchema } from "../src/messages/schemas.ts";
-import type { FormWidgetProps } from "../src/http/forms.ts";
-import { CsrfContext, Field, Form, SubmitButton } from "../views/components/Form.tsx";
-import { useJsonForm } from "./useJsonForm.ts";
+import { NEWSLETTER_MESSAGES, newsletterSchema } from "../../src/messages/schemas.ts";
+import type { FormWidgetProps } from "../../src/http/forms.ts";
+import { CsrfContext, Field, Form, SubmitButton } from "../../views/components/Form.tsx";
+import { useJsonForm } from "../useJsonForm.ts";
 
 /** The home page's newsletter sign-up: a real post to /newsletter, sent as JSON when JavaScript runs. */
 export default function NewsletterForm(props: FormWidgetProps) {
