@@ -45,7 +45,7 @@ import { cartRoutes } from "./cart/routes.tsx";
 import type { CartPageDeps } from "./cart/page.tsx";
 import { checkoutRoutes } from "./orders/checkoutRoutes.ts";
 import { settlePaidCheckout } from "./orders/settlement.ts";
-import { coachRequestRoutes } from "./coaches/routes.tsx";
+import { coachRequestRoutes } from "./collegeCoachRequests/routes.tsx";
 import { justPaidPanel, orderRoutes } from "./orders/routes.tsx";
 
 export interface AppDeps {
