@@ -21,7 +21,7 @@ const BROWSER_SAFE = [
   "src/http/forms.ts", // validate() and the form state; express only as types
   "src/http/text.ts", // the single-line / multi-line text rules every schema uses (zod only)
   "src/cart/badge.ts",
-  "src/messages/policies.ts",
+  "src/inbox/policies.ts",
   "src/home/eventOffers.ts",
   "src/home/apparelContent.ts",
 ];

@@ -25,7 +25,7 @@ import { EVENT_TABLES } from "./events/cache.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
 import { PAYMENT_CREATION_LIMIT, rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
-import { contactRoutes, messageForms } from "./messages/routes.tsx";
+import { contactRoutes, messageForms } from "./inbox/routes.tsx";
 import { policyRoutes } from "./policies/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
 import { testRoutes } from "./http/testRoutes.tsx";

@@ -4,7 +4,7 @@ import type { Site } from "../site.ts";
 import { renderPage } from "../http/render.tsx";
 import { emptyForm, type FormState } from "../http/forms.ts";
 import { listEvents } from "../events/repository.ts";
-import type { MessageForms } from "../messages/routes.tsx";
+import type { MessageForms } from "../inbox/routes.tsx";
 import { findPortfolioItem } from "./apparelContent.ts";
 import { homeOffers } from "./eventOffers.ts";
 import { AboutPage } from "../../views/pages/AboutPage.tsx";

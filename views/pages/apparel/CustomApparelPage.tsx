@@ -12,7 +12,7 @@ import {
   SCHOOL_PACKAGES,
 } from "../../../src/home/apparelContent.ts";
 import { formWidgetProps, type FormState } from "../../../src/http/forms.ts";
-import { CUSTOM_ORDERS } from "../../../src/messages/policies.ts";
+import { CUSTOM_ORDERS } from "../../../src/inbox/policies.ts";
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
