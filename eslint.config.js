@@ -23,7 +23,7 @@ const BROWSER_SAFE = [
   "src/cart/badge.ts",
   "src/inbox/policies.ts",
   "src/home/eventOffers.ts",
-  "src/home/apparelContent.ts",
+  "src/customApparel/content.ts",
 ];
 
 /** Packages that only make sense on the server; the browser bundle must never pull them in. */

@@ -25,6 +25,7 @@ import { EVENT_TABLES } from "./events/cache.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
 import { PAYMENT_CREATION_LIMIT, rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
+import { customApparelRoutes } from "./customApparel/routes.tsx";
 import { contactRoutes, messageForms } from "./inbox/routes.tsx";
 import { policyRoutes } from "./policies/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
@@ -164,6 +165,7 @@ export function createApp(deps: AppDeps): Express {
   // 5. features
   const forms = messageForms({ db, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter });
   app.use(homeRoutes({ site, db, forms }));
+  app.use(customApparelRoutes({ forms }));
   app.use(policyRoutes({ site, flatRateCents: config.shippingFlatRateCents, brandInbox: config.mail.brandInbox }));
   app.use(contactRoutes({ site, forms }));
   app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));

@@ -10,7 +10,7 @@ import {
   RASHGUARD_FEATURES,
   ROTATION_MS,
   SCHOOL_PACKAGES,
-} from "../../../src/home/apparelContent.ts";
+} from "../../../src/customApparel/content.ts";
 import { formWidgetProps, type FormState } from "../../../src/http/forms.ts";
 import { CUSTOM_ORDERS } from "../../../src/inbox/policies.ts";
 import { CsrfContext } from "../../components/Form.tsx";
