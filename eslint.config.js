@@ -17,13 +17,13 @@ const BROWSER_SAFE = [
   "src/registrations/teamRules.ts", // the team form's schema and texts, beside the individual rules
   "src/registrations/waitlist/rules.ts", // the waiting list's join schema, texts and line rule
   "src/*/types.ts",
-  "src/*/messages.ts",
+  "src/*/texts.ts",
   "src/http/forms.ts", // validate() and the form state; express only as types
   "src/http/text.ts", // the single-line / multi-line text rules every schema uses (zod only)
   "src/cart/badge.ts",
-  "src/messages/policies.ts",
+  "src/inbox/policies.ts",
   "src/home/eventOffers.ts",
-  "src/home/apparelContent.ts",
+  "src/customApparel/content.ts",
 ];
 
 /** Packages that only make sense on the server; the browser bundle must never pull them in. */

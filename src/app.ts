@@ -25,7 +25,8 @@ import { EVENT_TABLES } from "./events/cache.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
 import { PAYMENT_CREATION_LIMIT, rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
-import { contactRoutes, messageForms } from "./messages/routes.tsx";
+import { customApparelRoutes } from "./customApparel/routes.tsx";
+import { contactRoutes, messageForms } from "./inbox/routes.tsx";
 import { policyRoutes } from "./policies/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
 import { testRoutes } from "./http/testRoutes.tsx";
@@ -41,9 +42,12 @@ import { sweepLapsedHolds } from "./registrations/sweep.ts";
 import { registrationRoutes } from "./registrations/routes/index.ts";
 import { askForDueRounds, createOfferQueue, type WaitingListDeps } from "./registrations/waitlist/offers.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
-import { cartRoutes, paidCheckoutClearsCart } from "./cart/routes.tsx";
-import { coachRequestRoutes } from "./coaches/routes.tsx";
-import { justPaidOrder, orderRoutes } from "./orders/routes.tsx";
+import { cartRoutes } from "./cart/routes.tsx";
+import type { CartPageDeps } from "./cart/page.tsx";
+import { checkoutRoutes } from "./orders/checkoutRoutes.ts";
+import { settlePaidCheckout } from "./orders/settlement.ts";
+import { coachRequestRoutes } from "./collegeCoachRequests/routes.tsx";
+import { justPaidPanel, orderRoutes } from "./orders/routes.tsx";
 
 export interface AppDeps {
   config: Config;
@@ -67,7 +71,7 @@ export function createApp(deps: AppDeps): Express {
   const pageCache = createPageCache({ ttlMs: config.pageCacheMs });
   // Kept pages show events and places left: a change this process commits to them is shown at once.
   onCommittedWrites(db, [...EVENT_TABLES, "registrations", "waiting_list_entries"], () => pageCache.clear());
-  const pages: PageContextOptions = { site, assets, publicUrl: config.publicUrl, testMode: !config.stripe, csrf, pageCache };
+
   const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
   // One per-session counter for every route that creates an order, a registration or a PaymentIntent.
   const paymentLimit = rateLimiter(PAYMENT_CREATION_LIMIT);
@@ -80,6 +84,8 @@ export function createApp(deps: AppDeps): Express {
     publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
   };
   registerOrderPayments(orders);
+  const settleCart = settlePaidCheckout(orders);
+  const pages: PageContextOptions = { site, assets, publicUrl: config.publicUrl, testMode: !config.stripe, csrf, pageCache, settleCart };
   const registrations: RegistrationDeps = { db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: () => new Date() };
   registerRegistrationPayments(registrations);
   const waitingList: WaitingListDeps = { ...registrations, offerHours: config.waitingListOfferHours, publicUrl: orders.publicUrl };
@@ -154,20 +160,22 @@ export function createApp(deps: AppDeps): Express {
   // The one multipart body (a coach's school logo, in memory) is parsed here, so the CSRF check can read its `_csrf`.
   app.use(coaches.beforeCsrf);
   app.use(csrf.protect);
-  app.use(paidCheckoutClearsCart(orders));
   app.use(pageCache.serve);
 
   // 5. features
   const forms = messageForms({ db, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter });
   app.use(homeRoutes({ site, db, forms }));
+  app.use(customApparelRoutes({ forms }));
   app.use(policyRoutes({ site, flatRateCents: config.shippingFlatRateCents, brandInbox: config.mail.brandInbox }));
   app.use(contactRoutes({ site, forms }));
   app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
   app.use(registrationRoutes({ ...waitingList, rateLimiter, paymentLimit }));
   app.use(coaches.routes);
-  app.use(shopRoutes({ catalogue: deps.catalogue, site, logger, justPaidOrder: (req) => justPaidOrder(orders, req) }));
+  app.use(shopRoutes({ catalogue: deps.catalogue, site, logger, paymentConfirmation: justPaidPanel(orders) }));
   app.use(orderRoutes(orders));
-  app.use(cartRoutes({ catalogue: deps.catalogue, orders, rateLimiter, paymentLimit }));
+  const cartPage: CartPageDeps = { catalogue: deps.catalogue, gateway: deps.gateway, shippingFlatRateCents: config.shippingFlatRateCents };
+  app.use(cartRoutes({ page: cartPage, rateLimiter, settlePaidCheckout: settleCart }));
+  app.use(checkoutRoutes({ orders, cartPage, rateLimiter, paymentLimit }));
   if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));
 
   // 6. not found, errors

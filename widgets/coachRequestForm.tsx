@@ -5,8 +5,8 @@
  */
 import { useId, useRef, useState, type FormEvent, type ReactNode, type RefObject } from "react";
 import { validate, type FieldErrors, type FormValues } from "../src/http/forms.ts";
-import { AREAS_OF_INTEREST, ATHLETES, COACH_MESSAGES, coachRequestSchema, DIVISIONS } from "../src/coaches/schemas.ts";
-import { checkLogo, LOGO_FIELD, LOGO_SNIFF_BYTES, LOGO_TYPES, type CoachEvent } from "../src/coaches/rules.ts";
+import { AREAS_OF_INTEREST, ATHLETES, COACH_MESSAGES, coachRequestSchema, DIVISIONS } from "../src/collegeCoachRequests/schemas.ts";
+import { checkLogo, LOGO_FIELD, LOGO_SNIFF_BYTES, LOGO_TYPES, type CoachEvent } from "../src/collegeCoachRequests/rules.ts";
 import { Choices, errorFor, Field, Form, SubmitButton } from "../views/components/Form.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";

@@ -26,7 +26,7 @@ import {
   type LineProblem,
   type SessionCartItem,
 } from "./rules.ts";
-import { CART_ERRORS, CART_MESSAGES } from "./messages.ts";
+import { CART_ERRORS, CART_MESSAGES } from "./texts.ts";
 import { centsToDecimal, formatPrice } from "../money.ts";
 
 /** One line of the server cart (the page, the widgets, GET /api/cart): the spec's item with the catalogue's facts now. */

@@ -77,10 +77,6 @@ export function removeItem(items: SessionCartItem[], id: string): SessionCartIte
   return items.filter((i) => i.id !== id);
 }
 
-export function clearCart(): SessionCartItem[] {
-  return [];
-}
-
 /** A line of a paid order: the cart line it came from (null for orders older than that link) and what was paid. */
 export interface PaidLine {
   cartLineId: string | null;

@@ -1,7 +1,7 @@
 import { Router, type Request } from "express";
 import type { Logger } from "../logger.ts";
 import type { Site } from "../site.ts";
-import type { Order } from "../orders/repository.ts";
+import type { ReactNode } from "react";
 import { renderPage, type PageContext } from "../http/render.tsx";
 import { CatalogueUnavailableError, type CatalogueSource } from "./source.ts";
 import type { Product } from "./types.ts";
@@ -33,8 +33,8 @@ interface Deps {
   catalogue: CatalogueSource;
   site: Site;
   logger: Logger;
-  /** The order this visitor session has just paid, if any (the confirmation panel on /shop?success=true). */
-  justPaidOrder: (req: Request) => Promise<Order | undefined>;
+  /** The panel of the order this visitor session has just paid, if any (orders/routes.tsx justPaidPanel). */
+  paymentConfirmation: (req: Request) => Promise<ReactNode>;
 }
 
 /** A route's read: the value, or `unavailable` after logging when the source's service failed. */
@@ -106,15 +106,14 @@ function productJsonLd(product: Product, picker: ProductPickerProps, url: string
   };
 }
 
-export function shopRoutes({ catalogue, site, logger, justPaidOrder }: Deps): Router {
+export function shopRoutes({ catalogue, site, logger, paymentConfirmation }: Deps): Router {
   const router = Router();
 
   router.get("/shop", async (req, res) => {
     const result = await read(logger, "retail list", () => catalogue.listProducts());
     const products = result.unavailable ? [] : filterRetail(result.value, site.brandName);
-    // After a payment the spec sends the browser here with ?success=true; the panel shows what the server recorded.
-    const paidOrder = req.query.success === "true" ? await justPaidOrder(req) : undefined;
-    renderPage(req, res, <ShopPage brandName={site.brandName} products={products} unavailable={result.unavailable} shipsLater={shipsStartingNote(site.shipsStarting, new Date())} paidOrder={paidOrder} />, {
+    const confirmation = await paymentConfirmation(req);
+    renderPage(req, res, <ShopPage brandName={site.brandName} products={products} unavailable={result.unavailable} shipsLater={shipsStartingNote(site.shipsStarting, new Date())} paymentConfirmation={confirmation} />, {
       title: "Shop",
       description: `Shop ${site.displayName} heavyweight tees and caps: premium wrestling apparel, shipped fast.`,
       sameForStatelessVisitors: true,

@@ -16,7 +16,7 @@ import {
 } from "./rules.ts";
 import { withPictures } from "./pictures.ts";
 import { waitingCounts } from "../registrations/waitlist/repository.ts";
-import { coachRegistrationState } from "../coaches/rules.ts";
+import { coachRegistrationState } from "../collegeCoachRequests/rules.ts";
 import { EventsPage, EVENTS_HERO_POSTER } from "../../views/pages/events/EventsPage.tsx";
 import { EventDetailPage } from "../../views/pages/events/EventDetailPage.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";

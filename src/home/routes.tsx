@@ -4,15 +4,13 @@ import type { Site } from "../site.ts";
 import { renderPage } from "../http/render.tsx";
 import { emptyForm, type FormState } from "../http/forms.ts";
 import { listEvents } from "../events/repository.ts";
-import type { MessageForms } from "../messages/routes.tsx";
-import { findPortfolioItem } from "./apparelContent.ts";
+import type { MessageForms } from "../inbox/routes.tsx";
 import { homeOffers } from "./eventOffers.ts";
 import { AboutPage } from "../../views/pages/AboutPage.tsx";
 import { HomePage } from "../../views/pages/home/HomePage.tsx";
-import { CustomApparelPage } from "../../views/pages/apparel/CustomApparelPage.tsx";
 import { TeamEventsPage } from "../../views/pages/home/TeamEventsPage.tsx";
 
-/** The home side of the site: /, /team-events, /custom-apparel (with its quote form) and /about. */
+/** The home side of the site: / (with its newsletter form), /team-events and /about. */
 export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: MessageForms }): Router {
   const router = Router();
 
@@ -21,15 +19,6 @@ export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: Mes
     renderPage(req, res, <HomePage site={site} offers={offers} newsletter={newsletter} />, {
       title: "Premium Wrestling Apparel & Summer Camps",
       description: `${site.displayName}: heavyweight wrestling apparel, custom team gear and elite summer camps for athletes 10+ through high school.`,
-      sameForStatelessVisitors: true,
-      status,
-    });
-  }
-
-  function customApparel(req: Request, res: Response, quote: { form: FormState; sent: boolean }, status = 200) {
-    renderPage(req, res, <CustomApparelPage quote={quote} />, {
-      title: "Custom Team Apparel",
-      description: "Custom wrestling singlets, rashguards, warmups and team packages designed for your program. Request a free quote.",
       sameForStatelessVisitors: true,
       status,
     });
@@ -46,13 +35,6 @@ export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: Mes
       sameForStatelessVisitors: true,
     });
   });
-
-  router.get("/custom-apparel", (req, res) => {
-    const design = findPortfolioItem(typeof req.query.design === "string" ? req.query.design : undefined);
-    const form = design ? { values: { referenceDesign: design.name }, errors: {} } : emptyForm;
-    customApparel(req, res, { form, sent: forms.takeSent(req, "quote") });
-  });
-  forms.mount(router, "quote", (req, res, form, status) => customApparel(req, res, { form, sent: false }, status));
 
   router.get("/about", (req, res) =>
     renderPage(req, res, <AboutPage site={site} />, {

@@ -43,6 +43,8 @@ export interface PageContextOptions {
   testMode: boolean;
   csrf: Csrf;
   pageCache: PageCache;
+  /** Brings the session cart up to date before the header counts it (orders/settlement.ts settlePaidCheckout). */
+  settleCart?: (req: Request, res: Response) => Promise<void>;
 }
 
 /** What every page needs (shell props, CSRF token, assets); the session notice shows when the session store is down. */
@@ -90,9 +92,10 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
   return ctx;
 }
 
-/** Builds the page context once per request. */
+/** Builds the page context once per request; a page (GET) of a session with a pending checkout settles it first. */
 export function pageContext(opts: PageContextOptions): RequestHandler {
-  return (req, res, next) => {
+  return async (req, res, next) => {
+    if (opts.settleCart && req.method === "GET" && req.session?.checkout) await opts.settleCart(req, res);
     res.locals.page = buildPageContext(req, res, opts, { sessionNotice: true });
     next();
   };

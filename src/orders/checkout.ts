@@ -5,9 +5,8 @@ import type { Logger } from "../logger.ts";
 import type { Site } from "../site.ts";
 import { enqueueEmail, type Outbox } from "../email/outbox.ts";
 import { PaymentNotOpenError, type PaymentCore, type SettleResult } from "../payments/core.ts";
-import type { CartView } from "../cart/cart.ts";
 import { DomainError } from "../errors.ts";
-import { CART_ERRORS } from "../cart/messages.ts";
+import { CHECKOUT_ERRORS } from "./texts.ts";
 import * as repo from "./repository.ts";
 import type { Customer, Order } from "./repository.ts";
 import { orderConfirmationEmail, orderRefundedEmail } from "./email.ts";
@@ -46,6 +45,27 @@ export function orderStatusUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/orders/${token}`;
 }
 
+/** One line of what is being bought, as the session cart prices it now (cart/cart.ts CartLineView has this shape). */
+export interface CheckoutLine {
+  id: string;
+  shopifyProductId: string;
+  shopifyVariantId: string;
+  productHandle: string;
+  productTitle: string;
+  variantTitle: string;
+  selectedSize: string | null;
+  selectedColor: string | null;
+  priceCents: number;
+  quantity: number;
+}
+
+/** The cart a checkout pays for (cart/cart.ts viewCart gives it): its lines, subtotal and what blocks paying. */
+export interface CheckoutCart {
+  items: CheckoutLine[];
+  subtotalCents: number;
+  problems: string[];
+}
+
 /** The session's latest checkout: its pending order and the cart it was made from. */
 export interface PendingCheckout {
   orderReference: string;
@@ -69,7 +89,7 @@ export function checkoutKeyFor(sessionId: string): string {
 }
 
 /** Identifies exactly what is being bought: lines, quantities and prices. */
-export function cartFingerprint(view: CartView): string {
+export function cartFingerprint(view: CheckoutCart): string {
   const lines = view.items
     .map((l) => [l.id, l.shopifyProductId, l.shopifyVariantId, l.selectedSize ?? "", l.quantity, l.priceCents].join("|"))
     .sort();
@@ -144,8 +164,8 @@ async function decide(deps: OrdersDeps, lockId: number, cart: { fingerprint: str
  * A second attempt on the same cart (after a declined card) reuses both; a changed cart cancels them and
  * makes a new order. No network call runs inside those transactions: Stripe is called between and after.
  */
-export async function startCheckout(deps: OrdersDeps, view: CartView, customer: Customer, address: ShippingAddress, checkoutKey: string): Promise<CheckoutOutcome> {
-  if (view.items.length === 0) throw new DomainError("invalid", CART_ERRORS.empty);
+export async function startCheckout(deps: OrdersDeps, view: CheckoutCart, customer: Customer, address: ShippingAddress, checkoutKey: string): Promise<CheckoutOutcome> {
+  if (view.items.length === 0) throw new DomainError("invalid", CHECKOUT_ERRORS.empty);
   if (view.problems.length > 0) throw new DomainError("conflict", view.problems[0]!);
   // The server decides the amount: the catalogue's prices and the shipping rule, never a figure from the request.
   const shipping = shippingCents(view.subtotalCents, deps.shippingFlatRateCents);
@@ -189,7 +209,7 @@ export async function startCheckout(deps: OrdersDeps, view: CartView, customer: 
       }
       decision = await decide(deps, lockId, cart, replaced, create);
       // Yet another order appeared meanwhile (the cart changed again in another tab): let the visitor look again.
-      if ("replace" in decision) throw new DomainError("conflict", CART_ERRORS.changed);
+      if ("replace" in decision) throw new DomainError("conflict", CHECKOUT_ERRORS.changed);
     }
     const order = (await repo.findOrder(deps.db, decision.order))!;
     try {
@@ -201,12 +221,12 @@ export async function startCheckout(deps: OrdersDeps, view: CartView, customer: 
       const paid = await paidAlready(order.reference);
       if (paid) return paid;
       await repo.cancelOrder(deps.db, order.reference);
-      throw new DomainError("conflict", CART_ERRORS.changed);
+      throw new DomainError("conflict", CHECKOUT_ERRORS.changed);
     }
   } catch (err) {
     if (err instanceof DomainError) throw err;
     deps.logger.error({ err: (err as Error).message }, "could not start the checkout");
-    throw new DomainError("upstream_failed", CART_ERRORS.paymentUnavailable);
+    throw new DomainError("upstream_failed", CHECKOUT_ERRORS.paymentUnavailable);
   }
 }
 
@@ -234,12 +254,12 @@ async function paymentFor(deps: OrdersDeps, order: Order, customer: Customer): P
  */
 export async function completeCheckout(deps: OrdersDeps, checkoutKey: string | undefined, paymentIntentId: string): Promise<{ result: SettleResult; order: Order }> {
   const order = checkoutKey ? await repo.findOrderByPaymentIntent(deps.db, paymentIntentId) : undefined;
-  if (!order || order.checkoutKey !== checkoutKey) throw new DomainError("forbidden", CART_ERRORS.notYourPayment);
+  if (!order || order.checkoutKey !== checkoutKey) throw new DomainError("forbidden", CHECKOUT_ERRORS.notYourPayment);
   try {
     return { result: await deps.paymentCore.settle(paymentIntentId, "return"), order };
   } catch (err) {
     deps.logger.error({ err: (err as Error).message, reference: order.reference }, "could not confirm the payment with Stripe");
-    throw new DomainError("upstream_failed", CART_ERRORS.paymentUnavailable);
+    throw new DomainError("upstream_failed", CHECKOUT_ERRORS.paymentUnavailable);
   }
 }
 

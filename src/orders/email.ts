@@ -5,7 +5,7 @@ import { formatPrice } from "../money.ts";
 import { addressLines, shippingLabel } from "./rules.ts";
 import { variantText } from "../cart/rules.ts";
 import { shipsStartingNote } from "../catalogue/rules.ts";
-import { RETURNS, SHIPPING, supportHoursText } from "../messages/policies.ts";
+import { RETURNS, SHIPPING, supportHoursText } from "../inbox/policies.ts";
 
 /** When the order leaves: caps and tees wait for the configured day while it is ahead (with its year). */
 function shippingTimes(shipsLater: string | null): string {

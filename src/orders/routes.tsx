@@ -1,9 +1,11 @@
 import { Router, type Request } from "express";
+import type { ReactNode } from "react";
 import { renderPage } from "../http/render.tsx";
 import * as repo from "./repository.ts";
 import type { Order } from "./repository.ts";
 import { STATUS_TOKEN_PATTERN, statusTokenHash, type OrdersDeps } from "./checkout.ts";
 import { OrderStatusPage } from "../../views/pages/orders/OrderStatusPage.tsx";
+import { OrderConfirmation } from "../../views/pages/orders/OrderConfirmation.tsx";
 
 /**
  * The order this visitor session has just paid (the confirmation panel on /shop?success=true): the session
@@ -15,6 +17,14 @@ export async function justPaidOrder(orders: OrdersDeps, req: Request): Promise<O
   if (!reference || !req.session.checkoutKey) return undefined;
   const order = await repo.findOrder(orders.db, reference);
   return order && order.status === "paid" && order.checkoutKey === req.session.checkoutKey ? order : undefined;
+}
+
+/** The just-paid panel on the shop page: after a payment the spec sends the browser to /shop?success=true. */
+export function justPaidPanel(orders: OrdersDeps): (req: Request) => Promise<ReactNode> {
+  return async (req) => {
+    const order = req.query.success === "true" ? await justPaidOrder(orders, req) : undefined;
+    return order ? <OrderConfirmation order={order} /> : null;
+  };
 }
 
 /** GET /orders/{token}: the status page the confirmation e-mail links to. */

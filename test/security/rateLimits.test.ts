@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { visitor } from "../support/http.ts";
-import { MESSAGE_RATE_LIMIT } from "../../src/messages/routes.tsx";
+import { MESSAGE_RATE_LIMIT } from "../../src/inbox/routes.tsx";
 import { PAYMENT_CREATION_LIMIT } from "../../src/http/rateLimit.ts";
 import { CART_ADD_LIMIT_PER_MINUTE } from "../../src/cart/routes.tsx";
 import { randomIp, shopperWithOneLine } from "./support.ts";

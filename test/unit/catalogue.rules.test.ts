@@ -27,7 +27,7 @@ import {
   stripTags,
   variantImageIndex,
 } from "../../src/catalogue/rules.ts";
-import { CART_MESSAGES } from "../../src/cart/messages.ts";
+import { CART_MESSAGES } from "../../src/cart/texts.ts";
 import { parsePriceCents } from "../../src/money.ts";
 import type { Product, Variant } from "../../src/catalogue/types.ts";
 import { formatPrice } from "../../src/money.ts";

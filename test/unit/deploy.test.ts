@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LOGO_MAX_BYTES } from "../../src/coaches/rules.ts";
-import { COACH_API, COACH_PAGE } from "../../src/coaches/routes.tsx";
+import { LOGO_MAX_BYTES } from "../../src/collegeCoachRequests/rules.ts";
+import { COACH_API, COACH_PAGE } from "../../src/collegeCoachRequests/routes.tsx";
 
 /**
  * compose.yaml cannot run here (no Docker engine), so its structure is read as text: the services, what each waits

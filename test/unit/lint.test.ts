@@ -52,7 +52,7 @@ describe("house/browser-safe-imports", () => {
     expect(await boundary("widgets/Probe.tsx", [
       `import type { CartLineView } from "../src/cart/cart.ts";`,
       `import { formatPrice } from "../src/money.ts";`,
-      `import { CART_TEXT } from "../src/cart/messages.ts";`,
+      `import { CART_TEXT } from "../src/cart/texts.ts";`,
       `export const x = (l: CartLineView) => formatPrice(l.priceCents) + CART_TEXT.emptyTitle;`,
     ].join("\n"))).toEqual([]);
   });

@@ -22,8 +22,6 @@ export const PhoneIcon = (p: P) => (
   <Svg {...p}><path d="M22 16.9v3a2 2 0 0 1-2.2 2 19.8 19.8 0 0 1-8.6-3.1 19.5 19.5 0 0 1-6-6A19.8 19.8 0 0 1 2.1 4.2 2 2 0 0 1 4.1 2h3a2 2 0 0 1 2 1.7c.1.9.4 1.8.7 2.7a2 2 0 0 1-.5 2.1L8 9.8a16 16 0 0 0 6 6l1.3-1.3a2 2 0 0 1 2.1-.4c.9.3 1.8.6 2.7.7a2 2 0 0 1 1.7 2z" /></Svg>
 );
 export const PinIcon = (p: P) => (<Svg {...p}><path d="M21 10c0 7-9 13-9 13S3 17 3 10a9 9 0 0 1 18 0z" /><circle cx="12" cy="10" r="3" /></Svg>);
-export const ArrowLeftIcon = (p: P) => (<Svg {...p}><path d="M19 12H5M12 19l-7-7 7-7" /></Svg>);
-export const ArrowRightIcon = (p: P) => (<Svg {...p}><path d="M5 12h14M12 5l7 7-7 7" /></Svg>);
 export const InstagramIcon = (p: P) => (<Svg {...p}><rect x="2" y="2" width="20" height="20" rx="5" /><circle cx="12" cy="12" r="4" /><circle cx="17.5" cy="6.5" r=".5" /></Svg>);
 export const FacebookIcon = (p: P) => (<Svg {...p}><path d="M18 2h-3a5 5 0 0 0-5 5v3H7v4h3v8h4v-8h3l1-4h-4V7a1 1 0 0 1 1-1h3z" /></Svg>);
 export const XIcon = (p: P) => (<Svg {...p}><path d="M4 4l16 16M20 4 4 20" /></Svg>);

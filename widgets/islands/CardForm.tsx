@@ -6,7 +6,7 @@ import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "
 import type { FormState } from "../../src/http/forms.ts";
 import { CheckoutForm, validateCheckout } from "../../src/cart/schemas.ts";
 import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../../src/orders/rules.ts";
-import { CART_TEXT } from "../../src/cart/messages.ts";
+import { CART_TEXT } from "../../src/cart/texts.ts";
 import { checkoutFigures } from "../../src/cart/rules.ts";
 import { CART_UPDATED_EVENT, latestAnnouncedCart } from "../../src/cart/badge.ts";
 import type { CartState } from "./CartStepper.tsx";

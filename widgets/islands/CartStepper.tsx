@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type MouseEvent } from "react";
 import { CsrfContext, Form } from "../../views/components/Form.tsx";
 import type { CartLineView } from "../../src/cart/cart.ts";
 import { CART_STALE_MS, variantText } from "../../src/cart/rules.ts";
-import { CART_TEXT } from "../../src/cart/messages.ts";
+import { CART_TEXT } from "../../src/cart/texts.ts";
 import { announceCartChange } from "../../src/cart/badge.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";

@@ -1,4 +1,4 @@
-import { contactSchema, CONTACT_MESSAGES } from "../../src/messages/schemas.ts";
+import { contactSchema, CONTACT_MESSAGES } from "../../src/inbox/schemas.ts";
 import type { FormWidgetProps } from "../../src/http/forms.ts";
 import { CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../views/components/Form.tsx";
 import { useJsonForm } from "../useJsonForm.ts";

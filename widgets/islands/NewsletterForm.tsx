@@ -1,4 +1,4 @@
-import { NEWSLETTER_MESSAGES, newsletterSchema } from "../../src/messages/schemas.ts";
+import { NEWSLETTER_MESSAGES, newsletterSchema } from "../../src/inbox/schemas.ts";
 import type { FormWidgetProps } from "../../src/http/forms.ts";
 import { CsrfContext, Field, Form, SubmitButton } from "../../views/components/Form.tsx";
 import { useJsonForm } from "../useJsonForm.ts";

@@ -24,7 +24,7 @@ import {
   variantPriceCents,
   variantSelection,
 } from "../../src/catalogue/rules.ts";
-import { CART_MESSAGES } from "../../src/cart/messages.ts";
+import { CART_MESSAGES } from "../../src/cart/texts.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { announceCartChange } from "../../src/cart/badge.ts";

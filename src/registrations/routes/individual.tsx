@@ -9,7 +9,7 @@ import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, type Re
 import type { EventDetail } from "../../events/types.ts";
 import { formatPrice } from "../../money.ts";
 import { DISCOUNT_TEXT } from "../../discounts/rules.ts";
-import { coachRegistrationState } from "../../coaches/rules.ts";
+import { coachRegistrationState } from "../../collegeCoachRequests/rules.ts";
 import { Widget } from "../../../views/components/Widget.tsx";
 import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { RegisterPage, RegistrationConfirmed, RegistrationNotConfirmed, RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";

@@ -3,8 +3,8 @@ import { REGISTRATION_STATUS_LABEL, eventHoursText, formatEventDateTime, teamSav
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, CheckIcon, ClockIcon, MapPinIcon, ShieldIcon, TagIcon, UsersIcon } from "../../components/events/EventIcons.tsx";
 import { formatPrice } from "../../../src/money.ts";
-import { coachEvent, type CoachRegistrationState } from "../../../src/coaches/rules.ts";
-import { COACH_MESSAGES } from "../../../src/coaches/schemas.ts";
+import { coachEvent, type CoachRegistrationState } from "../../../src/collegeCoachRequests/rules.ts";
+import { COACH_MESSAGES } from "../../../src/collegeCoachRequests/schemas.ts";
 import { Widget } from "../../components/Widget.tsx";
 import { WaitingListBlock } from "../../components/events/WaitingListBlock.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";

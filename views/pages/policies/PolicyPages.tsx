@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import type { Site } from "../../../src/site.ts";
 import { formatDollars, formatPrice } from "../../../src/money.ts";
-import { CUSTOM_ORDERS, RETURNS, SESSION_DAYS, SHIPPING, storedData, supportHoursText } from "../../../src/messages/policies.ts";
+import { CUSTOM_ORDERS, RETURNS, SESSION_DAYS, SHIPPING, storedData, supportHoursText } from "../../../src/inbox/policies.ts";
 
 /** Date the policies were last changed; shown on each page. */
 export const POLICIES_UPDATED = "November 22, 2026";

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { REGISTRATION_MESSAGES } from "../../../src/registrations/rules.ts";
-import { coachEvent, type CoachRegistrationState } from "../../../src/coaches/rules.ts";
+import { coachEvent, type CoachRegistrationState } from "../../../src/collegeCoachRequests/rules.ts";
 import type { EventDetail } from "../../../src/events/types.ts";
 import { StepsBar } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { Widget } from "../../components/Widget.tsx";

@@ -1,8 +1,7 @@
 import type { Product } from "../../../src/catalogue/types.ts";
 import { ProductCard } from "./ProductCard.tsx";
 import { IconPoints, QualityIcon, ReturnIcon, TruckIcon } from "./ShopIcons.tsx";
-import type { Order } from "../../../src/orders/repository.ts";
-import { OrderConfirmation } from "../orders/OrderConfirmation.tsx";
+import type { ReactNode } from "react";
 
 export interface ShopPageProps {
   brandName: string;
@@ -11,8 +10,8 @@ export interface ShopPageProps {
   unavailable: boolean;
   /** 'Ships starting June 25, 2027' for tees and caps while that day is ahead (shipsStartingNote), else null. */
   shipsLater: string | null;
-  /** The order this visitor has just paid (after the spec's redirect to /shop?success=true). */
-  paidOrder?: Order | undefined;
+  /** The panel of the order this visitor has just paid (after the spec's redirect to /shop?success=true), from orders/. */
+  paymentConfirmation?: ReactNode;
 }
 
 const FEATURES = [
@@ -21,10 +20,10 @@ const FEATURES = [
   { Icon: ReturnIcon, title: "Easy Returns", text: "30-day returns on unworn, unwashed items in their original packaging." },
 ];
 
-export function ShopPage({ brandName, products, unavailable, shipsLater, paidOrder }: ShopPageProps) {
+export function ShopPage({ brandName, products, unavailable, shipsLater, paymentConfirmation }: ShopPageProps) {
   return (
     <>
-      {paidOrder ? <OrderConfirmation order={paidOrder} /> : null}
+      {paymentConfirmation}
       <section className="page-hero shop-hero">
         <div className="container">
           <p className="eyebrow">{brandName} Shop</p>

@@ -41,12 +41,7 @@ export const CART_ERRORS = {
   priceOnRequest: "This item is priced on request. Please contact us to order it.",
   invalidSize: "Please choose one of the listed sizes",
   itemGone: "That item is no longer in your cart",
-  empty: "Your cart is empty",
-  changed: "Your cart has changed. Please review your cart and try again.",
   notEnoughStock: (n: number) => (n === 1 ? "Only 1 left in stock" : `Only ${n} left in stock`),
   invalidEmail: "Please enter a valid email address",
-  paymentUnavailable: "Payment system is temporarily unavailable. Please try again in a few moments.",
-  notYourPayment: "This payment does not belong to your checkout.",
-  earlierPaymentWent: "Your earlier payment went through, so the items it paid for have left your cart. Please review your cart.",
   catalogueDown: "Our product catalogue is temporarily unavailable. Please try again in a few minutes.",
 } as const;

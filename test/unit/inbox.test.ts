@@ -8,9 +8,9 @@ import {
   QUANTITY_OPTIONS,
   QUOTE_MESSAGES,
   quoteSchema,
-} from "../../src/messages/schemas.ts";
-import { contactEmail, newsletterEmail, quoteEmail } from "../../src/messages/emails.ts";
-import { contactFaq, SHIPPING, supportHoursText } from "../../src/messages/policies.ts";
+} from "../../src/inbox/schemas.ts";
+import { contactEmail, newsletterEmail, quoteEmail } from "../../src/inbox/emails.ts";
+import { contactFaq, SHIPPING, supportHoursText } from "../../src/inbox/policies.ts";
 
 const contact = { name: "Jordan Burroughs", email: "jordan@example.com", phone: "", subject: "Camp question", message: "Is there a weigh-in at the camp?" };
 

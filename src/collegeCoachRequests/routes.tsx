@@ -25,7 +25,7 @@ import {
 } from "./rules.ts";
 import { COACH_MESSAGES, coachRequestSchema, type CoachRequest } from "./schemas.ts";
 import { saveCoachRequest } from "./repository.ts";
-import { CoachRegistrationPage } from "../../views/pages/coaches/CoachRegistrationPage.tsx";
+import { CoachRegistrationPage } from "../../views/pages/collegeCoachRequests/CoachRegistrationPage.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";
 
 export interface CoachRequestDeps {

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { executableScripts, textOf, visitor as firstVisit } from "../support/http.ts";
-import { LOGO_MAX_BYTES } from "../../src/coaches/rules.ts";
+import { LOGO_MAX_BYTES } from "../../src/collegeCoachRequests/rules.ts";
 import { readStoredFile } from "../../src/db/storedFiles.ts";
-import { coachRequestRoutes, UNREADABLE, UPLOADS_BUSY } from "../../src/coaches/routes.tsx";
+import { coachRequestRoutes, UNREADABLE, UPLOADS_BUSY } from "../../src/collegeCoachRequests/routes.tsx";
 
 let t: TestApp;
 /** Event 3's days as the event data gives them (never typed here: the season moves by migration). */
