@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError, loadConfig } from "../config.ts";
+import { commandConfig } from "./commandConfig.ts";
 import { createDb, migrateLatest } from "../db/knex.ts";
 import { setCapacity } from "../registrations/waitlist/capacity.ts";
 
@@ -25,14 +25,8 @@ async function main(): Promise<number> {
     console.error(cmd.error);
     return 1;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    console.error(err.message);
-    return 1;
-  }
+  const config = commandConfig();
+  if (!config) return 1;
   const db = createDb(config.database);
   try {
     await migrateLatest(db);

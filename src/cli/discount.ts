@@ -6,7 +6,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Db } from "../db/knex.ts";
-import { ConfigError, loadConfig } from "../config.ts";
+import { commandConfig } from "./commandConfig.ts";
 import { createDb, migrateLatest } from "../db/knex.ts";
 import { formatPrice } from "../money.ts";
 import { describeValue } from "../discounts/rules.ts";
@@ -72,16 +72,8 @@ async function main(): Promise<number> {
     console.error(cmd.error);
     return 1;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      return 1;
-    }
-    throw err;
-  }
+  const config = commandConfig();
+  if (!config) return 1;
   const db = createDb(config.database);
   try {
     await migrateLatest(db);

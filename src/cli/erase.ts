@@ -2,7 +2,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import { ConfigError, loadConfig } from "../config.ts";
+import { commandConfig } from "./commandConfig.ts";
 import { createDb } from "../db/knex.ts";
 import { erasePerson } from "../privacy/erase.ts";
 
@@ -36,13 +36,8 @@ async function main(argv: string[]): Promise<number> {
   const cmd = parseEraseArgs(argv);
   if ("help" in cmd) return (console.log(HELP), 0);
   if ("error" in cmd) return (console.error(cmd.error), 1);
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return (console.error(err.message), 1);
-  }
+  const config = commandConfig();
+  if (!config) return 1;
   const db = createDb(config.database);
   try {
     const counts = await erasePerson(db, cmd.email, { dryRun: cmd.dryRun });

@@ -7,7 +7,7 @@ import { Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import type { Knex } from "knex";
-import { ConfigError, loadConfig } from "../config.ts";
+import { commandConfig } from "./commandConfig.ts";
 import { createDb, type Db } from "../db/knex.ts";
 import { findEvent } from "../events/repository.ts";
 import { csvRows } from "./csv.ts";
@@ -124,14 +124,8 @@ async function main(argv: string[]): Promise<number> {
     console.error(cmd.error);
     return 1;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    console.error(err.message);
-    return 1;
-  }
+  const config = commandConfig();
+  if (!config) return 1;
   const toStdout = cmd.out === "-";
   // npm runs scripts from the package folder; INIT_CWD is where the command was typed.
   const file = toStdout ? undefined : path.resolve(process.env.INIT_CWD ?? process.cwd(), cmd.out ?? defaultFileName(cmd));

@@ -8,7 +8,8 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
-import { ConfigError, loadConfig, type Config } from "../config.ts";
+import type { Config } from "../config.ts";
+import { commandConfig } from "./commandConfig.ts";
 import { createDb, type Db } from "../db/knex.ts";
 import type { JobQueue } from "../db/jobQueue.ts";
 import { createLogger, type Logger } from "../logger.ts";
@@ -67,13 +68,8 @@ export async function runOperatorCommand<T extends object>(
   const cmd = parse(argv);
   if ("help" in cmd) return (console.log(usage), 0);
   if ("error" in cmd) return (console.error(cmd.error), 1);
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return (console.error(err.message), 1);
-  }
+  const config = commandConfig();
+  if (!config) return 1;
   // Errors only, on standard error: the command's own lines are its output.
   const logger = createLogger("error", pino.destination(2));
   const db = createDb(config.database, logger);

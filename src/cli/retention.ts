@@ -1,6 +1,6 @@
 // `npm run retention`: deletes what the privacy page's periods have run out for (src/privacy/retention.ts). Each
 // instance also runs it once a day; running it from cron as well, or twice, is harmless.
-import { ConfigError, loadConfig } from "../config.ts";
+import { commandConfig } from "./commandConfig.ts";
 import { createDb } from "../db/knex.ts";
 import { applyRetention } from "../privacy/retention.ts";
 
@@ -13,13 +13,8 @@ the camp (the privacy page's periods), then prints what it deleted. Takes no oth
 async function main(argv: string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) return (console.log(HELP), 0);
   if (argv.length) return (console.error(`Unknown argument ${argv[0]!}: retention takes none (see --help).`), 1);
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return (console.error(err.message), 1);
-  }
+  const config = commandConfig();
+  if (!config) return 1;
   const db = createDb(config.database);
   try {
     const counts = await applyRetention(db, new Date());
