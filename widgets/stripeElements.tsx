@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from "react";
-import { Elements } from "@stripe/react-stripe-js";
+import { CardElement, Elements } from "@stripe/react-stripe-js";
 import type { Stripe } from "@stripe/stripe-js";
 
 /** The card Element's look on the site's dark panels. */
@@ -28,4 +28,16 @@ export function WithStripe({ publishableKey, children }: { publishableKey: strin
     }
   }, [publishableKey]);
   return <Elements stripe={stripe.status === "ready" ? stripe.stripe : null}>{children(stripe.status)}</Elements>;
+}
+
+/** The card box and its error line, as both card widgets show them (the error is Stripe.js's own wording). */
+export function CardEntry({ busy, error, onError }: { busy: boolean; error: string | null; onError: (message: string | null) => void }) {
+  return (
+    <>
+      <div className="card-element">
+        <CardElement options={{ style: CARD_STYLE, disabled: busy }} onChange={(ev) => onError(ev.error?.message ?? null)} />
+      </div>
+      {error ? <p className="field-error" role="alert">{error}</p> : null}
+    </>
+  );
 }

@@ -1,7 +1,6 @@
 import { useEffect, useState, type FormEvent, type SyntheticEvent } from "react";
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
-import { CARD_STYLE, WithStripe, type StripeStatus } from "../stripeElements.tsx";
-import type { StripeCardElementChangeEvent } from "@stripe/stripe-js";
+import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
 import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "../../views/components/Form.tsx";
 import type { FormState } from "../../src/http/forms.ts";
 import { CheckoutForm, validateCheckout } from "../../src/cart/schemas.ts";
@@ -230,14 +229,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
             {stripeState === "unavailable" ? (
               <p className="notice-inline" role="alert">{CART_TEXT.providerCannotLoad.title}. {CART_TEXT.providerCannotLoad.description}</p>
             ) : null}
-            {stripeState === "ready" ? (
-              <>
-                <div className="card-element">
-                  <CardElement options={{ style: CARD_STYLE, disabled: busy }} onChange={(ev: StripeCardElementChangeEvent) => setCardError(ev.error?.message ?? null)} />
-                </div>
-                {cardError ? <p className="field-error" role="alert">{cardError}</p> : null}
-              </>
-            ) : null}
+            {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
           </fieldset>
           {paymentError ? (
             <div className="payment-error" role="alert">

@@ -5,7 +5,7 @@
  */
 import { useState, type FormEvent, type ReactNode } from "react";
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
-import { CARD_STYLE, WithStripe, type StripeStatus } from "../stripeElements.tsx";
+import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { formatPrice } from "../../src/money.ts";
@@ -193,14 +193,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
             <legend>Card Details</legend>
             {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
             {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
-            {stripeState === "ready" ? (
-              <>
-                <div className="card-element">
-                  <CardElement options={{ style: CARD_STYLE, disabled: busy }} onChange={(ev) => setCardError(ev.error?.message ?? null)} />
-                </div>
-                {cardError ? <p className="field-error" role="alert">{cardError}</p> : null}
-              </>
-            ) : null}
+            {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
           </fieldset>
           {paymentError ? (
             <div className="payment-error" role="alert">
