@@ -167,19 +167,43 @@ export async function placesTaken(conn: Conn, eventId: number, now: Date, except
   return Number(row?.taken ?? 0) || 0;
 }
 
+/** What pages show of each event's places: those taken, and the families and teams waiting in its line. */
+interface ShownPlaces {
+  taken: Record<number, number>;
+  waiting: Record<number, WaitingCount>;
+}
+
+export interface WaitingCount {
+  entries: number;
+  places: number;
+}
+
+/** One query each for every event, at `now` of the first request of each EVENT_CACHE_MS. */
+function shownPlaces(db: Db, now: Date): Promise<ShownPlaces> {
+  return eventCaches(db).places.get("shown", async () => {
+    const taken: Row[] = await takingPlaces(db, now).groupBy("event_id").select("event_id").sum({ taken: "places" });
+    const waiting: Row[] = await db("waiting_list_entries").where("status", "waiting").groupBy("event_id").select("event_id").count({ entries: "*" }).sum({ places: "places" });
+    return {
+      taken: Object.fromEntries(taken.map((r) => [num(r.event_id), Number(r.taken) || 0])),
+      waiting: Object.fromEntries(waiting.map((r) => [num(r.event_id), { entries: num(r.entries), places: num(r.places) }])),
+    };
+  });
+}
+
 /**
- * Places left as pages show them: one query counts the places taken of every event, at `now` of the first
- * request of each EVENT_CACHE_MS, so a hold or payment in another process shows after at most that long.
+ * Places left as pages show them, so a hold or payment in another process shows after at most EVENT_CACHE_MS.
  * While anyone waits in an event's line, its free places are the line's (README: Waiting list), so 0 is shown.
  * For display only: a hold is decided by `placesLeft`, under the event's lock.
  */
 export async function shownPlacesLeft(db: Db, now: Date): Promise<(event: Pick<EventSummary, "id" | "capacity">) => number> {
-  const { taken, lined } = await eventCaches(db).places.get("taken", async () => {
-    const rows: Row[] = await takingPlaces(db, now).groupBy("event_id").select("event_id").sum({ taken: "places" });
-    const waiting: Row[] = await db("waiting_list_entries").where("status", "waiting").distinct("event_id");
-    return { taken: Object.fromEntries(rows.map((r) => [num(r.event_id), Number(r.taken) || 0])), lined: new Set(waiting.map((r) => num(r.event_id))) };
-  });
-  return (event) => (lined.has(event.id) ? 0 : Math.max(0, event.capacity - (taken[event.id] ?? 0)));
+  const { taken, waiting } = await shownPlaces(db, now);
+  return (event) => (waiting[event.id] ? 0 : Math.max(0, event.capacity - (taken[event.id] ?? 0)));
+}
+
+/** How many families and teams wait in each event's line, and for how many places, as pages show it. */
+export async function shownWaiting(db: Db, now: Date): Promise<(eventId: number) => WaitingCount> {
+  const { waiting } = await shownPlaces(db, now);
+  return (eventId) => waiting[eventId] ?? { entries: 0, places: 0 };
 }
 
 /**

@@ -2,7 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from "express"
 import type { Db } from "../db/knex.ts";
 import type { Site } from "../site.ts";
 import { renderPage, type PageContext } from "../http/render.tsx";
-import { findEvent, listEvents, shownPlacesLeft } from "./repository.ts";
+import { findEvent, listEvents, shownPlacesLeft, shownWaiting } from "./repository.ts";
 import {
   EVENT_LOAD_FAILED,
   EVENT_NOT_FOUND,
@@ -15,7 +15,6 @@ import {
   seasonYear,
 } from "./rules.ts";
 import { withPictures } from "./pictures.ts";
-import { waitingCounts } from "../registrations/waitlist/repository.ts";
 import { coachRegistrationState } from "../collegeCoachRequests/rules.ts";
 import { EventsPage, EVENTS_HERO_POSTER } from "../../views/pages/events/EventsPage.tsx";
 import { EventDetailPage } from "../../views/pages/events/EventDetailPage.tsx";
@@ -79,7 +78,7 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       const found = await findEvent(db, id);
       if (!found) return renderNotFound(req, res, 404);
       const at = now();
-      const waiting = await waitingCounts(db, found.id);
+      const waiting = (await shownWaiting(db, at))(found.id);
       const left = (await shownPlacesLeft(db, at))(found);
       const status = registrationStatus(found, left, at);
       const event = withPictures(found);
