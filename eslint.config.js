@@ -15,6 +15,8 @@ const BROWSER_SAFE = [
   "src/*/schemas.ts",
   "src/*/rules.ts",
   "src/registrations/teamRules.ts", // the team form's schema and texts, beside the individual rules
+  "src/registrations/manage/policy.ts", // the camp cancellation policy: data and pure rules
+  "src/registrations/manage/agreements.ts", // the waiver and medical release texts
   "src/*/types.ts",
   "src/*/messages.ts",
   "src/http/forms.ts", // validate() and the form state; express only as types

@@ -79,7 +79,9 @@ export function createApp(deps: AppDeps): Express {
     publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
   };
   registerOrderPayments(orders);
-  const registrations: RegistrationDeps = { db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: () => new Date() };
+  const registrations: RegistrationDeps = {
+    db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: () => new Date(), publicUrl: orders.publicUrl,
+  };
   registerRegistrationPayments(registrations);
   const coaches = coachRequestRoutes({
     db,

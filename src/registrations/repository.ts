@@ -14,6 +14,8 @@ export type { RegistrationStatus };
 export type RegistrationKind = "individual" | "team";
 
 export interface RegistrationAthlete {
+  /** 1, 2, ... in the order the registrant gave them. */
+  position: number;
   firstName: string;
   lastName: string;
   email: string;
@@ -55,12 +57,16 @@ export interface Registration {
   /** Hashes of the visitor who holds it unpaid (session key, address). */
   holderSession: string | null;
   amountRefundedCents: number;
+  /** Canceled by its registrant through the manage link (status `withdrawn`): when, and the refund the policy gave. */
+  withdrawnAt: Date | null;
+  withdrawalRefundCents: number | null;
 }
 
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 function mapAthlete(r: Row): RegistrationAthlete {
   return {
+    position: Number(r.position),
     firstName: String(r.first_name),
     lastName: String(r.last_name),
     email: String(r.email),
@@ -112,6 +118,8 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
     version: Number(row.version ?? 1),
     holderSession: str(row.holder_session),
     amountRefundedCents: Number(row.amount_refunded_cents ?? 0),
+    withdrawnAt: toDate(row.withdrawn_at),
+    withdrawalRefundCents: row.withdrawal_refund_cents === null || row.withdrawal_refund_cents === undefined ? null : Number(row.withdrawal_refund_cents),
   };
 }
 
@@ -474,4 +482,89 @@ export async function setAmountOff(trx: Knex.Transaction, registrationId: number
 /** The code is removed from the registration before paying. */
 export async function deleteRedemption(conn: Conn, registrationId: number): Promise<void> {
   await conn("discount_redemptions").where({ registration_id: registrationId }).whereNot({ status: "redeemed" }).delete();
+}
+
+// ---- after payment: manage links and the registrant's own changes (src/registrations/manage/) ----
+
+export type ManageLinkSource = "confirmation" | "page" | "resend";
+
+/** A private manage link: only the token's hash is stored. */
+export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date): Promise<void> {
+  await conn("registration_manage_links").insert({ registration_id: registrationId, token_hash: tokenHash, sent_by: sentBy, created_at: now });
+}
+
+/** The reference a live (not revoked) link opens: one lookup by the hash's unique index. */
+export async function referenceByManageTokenHash(conn: Conn, tokenHash: string): Promise<string | undefined> {
+  const row = await conn("registration_manage_links as l")
+    .join("registrations as r", "r.id", "l.registration_id")
+    .where("l.token_hash", tokenHash)
+    .whereNull("l.revoked_at")
+    .first("r.reference");
+  return row ? String(row.reference) : undefined;
+}
+
+/** Registrations of an event made with this contact address (any case) that a registrant can still open. */
+export async function manageableReferences(conn: Conn, eventId: number, email: string, statuses: readonly RegistrationStatus[]): Promise<string[]> {
+  const rows: Row[] = await conn("registrations")
+    .where({ event_id: eventId })
+    .whereRaw("lower(contact_email) = ?", [email.toLowerCase()])
+    .whereIn("status", [...statuses])
+    .orderBy("id")
+    .limit(20)
+    .select("reference");
+  return rows.map((r) => String(r.reference));
+}
+
+/** The details a registrant may correct on one athlete (never the package, places or amount). */
+export interface AthleteDetails {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string | null;
+  grade: string | null;
+  age: number | null;
+  gender: string | null;
+  schoolName: string | null;
+  clubName: string | null;
+  shirtSize: string | null;
+  emergencyContactName: string;
+  emergencyContactPhone: string;
+  specialRequirements: string | null;
+}
+
+export async function updateAthlete(trx: Knex.Transaction, registrationId: number, position: number, d: AthleteDetails): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({
+    first_name: d.firstName,
+    last_name: d.lastName,
+    email: d.email,
+    phone: d.phone,
+    grade: d.grade,
+    age: d.age,
+    gender: d.gender,
+    school_name: d.schoolName,
+    club_name: d.clubName,
+    shirt_size: d.shirtSize,
+    emergency_contact_name: d.emergencyContactName,
+    emergency_contact_phone: d.emergencyContactPhone,
+    special_requirements: d.specialRequirements,
+  });
+}
+
+/** An individual's contact is the athlete who registered: it follows the corrected details. */
+export async function updateContact(trx: Knex.Transaction, id: number, c: Registration["contact"], now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ contact_first_name: c.firstName, contact_last_name: c.lastName, contact_email: c.email, contact_phone: c.phone, updated_at: now });
+}
+
+export async function replaceDays(trx: Knex.Transaction, registrationId: number, dayIds: number[]): Promise<void> {
+  await trx("registration_days").where({ registration_id: registrationId }).delete();
+  if (dayIds.length > 0) await trx("registration_days").insert(dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
+}
+
+export async function setVersion(trx: Knex.Transaction, id: number, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ version, updated_at: now });
+}
+
+/** The event's own deadline for changes (`events.changes_freeze_at`), null when it keeps the default. */
+export async function eventChangesFreezeAt(conn: Conn, eventId: number): Promise<Date | null> {
+  return toDate((await conn("events").where({ id: eventId }).first("changes_freeze_at"))?.changes_freeze_at);
 }

@@ -9,11 +9,14 @@
  *                      needs_review; a pending one whose hold lapsed before the sweep came is refunded the same way
  *   paid            -> refunded (refunded in full, through the site or Stripe's dashboard)
  *   needs_review    -> refunded (refunded in full, by an operator through Stripe's dashboard for now)
+ *   paid            -> withdrawn (canceled by its registrant through the manage link: its places are free at once and
+ *                      the cancellation policy's refund is requested in the same transaction)
+ *   withdrawn       -> refunded (that refund was the whole amount paid, and Stripe says it succeeded)
  *
  * Places: `paid` and `needs_review` registrations keep theirs (money was taken: the place stays until an operator
  * decides); a `pending_payment` one keeps them while its hold lasts; the others hold none.
  */
-export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded"] as const;
+export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded", "withdrawn"] as const;
 export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
 
 export const REGISTRATION_TRANSITIONS = {
@@ -22,7 +25,8 @@ export const REGISTRATION_TRANSITIONS = {
   expire: { from: ["pending_payment"], to: "expired" },
   cancelHold: { from: ["pending_payment"], to: "canceled" },
   flagForReview: { from: ["pending_payment", "expired", "canceled"], to: "needs_review" },
-  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled"], to: "refunded" },
+  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled", "withdrawn"], to: "refunded" },
+  withdraw: { from: ["paid"], to: "withdrawn" },
 } as const satisfies Record<string, { from: readonly RegistrationStatus[]; to: RegistrationStatus }>;
 
 export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
@@ -33,7 +37,7 @@ export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
  * (see `isFrozenPayment`).
  */
 export function isSettled(status: RegistrationStatus): boolean {
-  return status === "paid" || status === "needs_review" || status === "refunded";
+  return status === "paid" || status === "needs_review" || status === "refunded" || status === "withdrawn";
 }
 
 /** Stripe statuses of a PaymentIntent whose confirmation has begun: the registration it pays for is frozen. */

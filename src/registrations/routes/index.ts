@@ -2,6 +2,7 @@ import { Router } from "express";
 import { checkoutRoutes } from "./checkout.tsx";
 import { codeRoutes } from "./codes.tsx";
 import { individualRoutes } from "./individual.tsx";
+import { manageRoutes } from "./manage.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./shared.tsx";
 import { teamRoutes } from "./team.tsx";
 
@@ -9,6 +10,6 @@ import { teamRoutes } from "./team.tsx";
 export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesses">): Router {
   const all: RegistrationRouteDeps = { ...deps, codeGuesses: codeGuessBudget(deps.rateLimiter) };
   const router = Router();
-  router.use(individualRoutes(all), teamRoutes(all), checkoutRoutes(all), codeRoutes(all));
+  router.use(individualRoutes(all), teamRoutes(all), checkoutRoutes(all), codeRoutes(all), manageRoutes(all));
   return router;
 }

@@ -6,6 +6,7 @@ import { formatPrice } from "../../../src/money.ts";
 import { coachEvent, type CoachRegistrationState } from "../../../src/coaches/rules.ts";
 import { COACH_MESSAGES } from "../../../src/coaches/schemas.ts";
 import { Widget } from "../../components/Widget.tsx";
+import { LostConfirmation } from "../../components/LostConfirmation.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 
 export interface EventDetailPageProps {
@@ -208,6 +209,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
               </div>
             </dl>
           </section>
+          <LostConfirmation eventId={event.id} />
         </div>
       </div>
     </article>

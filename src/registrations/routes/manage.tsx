@@ -1,0 +1,188 @@
+import { Router, type Request, type Response } from "express";
+import * as z from "zod/mini";
+import { renderPage } from "../../http/render.tsx";
+import { flashToast } from "../../http/pageContext.ts";
+import { validate, type FormState } from "../../http/forms.ts";
+import { DomainError } from "../../errors.ts";
+import { domainErrorStatus } from "../../http/errors.ts";
+import { findEvent } from "../../events/repository.ts";
+import { eventHoursText, formatEventDateTime } from "../../events/rules.ts";
+import type { EventDetail } from "../../events/types.ts";
+import { ManageLinkNotFound, ManagePage, type ManageView } from "../../../views/pages/registration/ManagePage.tsx";
+import { coversEveryDay, findPackage, formValuesOf, registrationSchema, REGISTRATION_MESSAGES } from "../rules.ts";
+import * as repo from "../repository.ts";
+import type { Registration } from "../repository.ts";
+import { registrationCalendar } from "../email.ts";
+import { issueManageLink, MANAGE_PATH, registrationByToken, resendManageLinks } from "../manage/links.ts";
+import type { RegistrationDeps } from "../deps.ts";
+import { changeIndividual, individualOf, MANAGE_TEXT } from "../manage/change.ts";
+import { permissions, type Permissions } from "../manage/rules.ts";
+import { cancellationRefundCents, tierDeadlines } from "../manage/policy.ts";
+import { loadEvent, type RegistrationRouteDeps } from "./shared.tsx";
+
+/**
+ * The manage link a confirmation page shows to the visitor who paid: issued once per session and registration, so a
+ * reload shows the same link instead of adding one.
+ */
+export async function confirmationPageManageHref(req: Request, deps: RegistrationDeps, r: Registration): Promise<string> {
+  let token = req.session.manageLinks?.[r.reference];
+  if (!token) {
+    token = await issueManageLink(deps.db, r.id, "page", deps.clock());
+    const kept = Object.entries(req.session.manageLinks ?? {}).slice(-9);
+    req.session.manageLinks = { ...Object.fromEntries(kept), [r.reference]: token };
+  }
+  return `${MANAGE_PATH}/${token}`;
+}
+
+/** Manage actions and link look-ups per address per minute; "Lost your confirmation?" per address per hour. */
+export const MANAGE_RATE_LIMIT = { windowMs: 60_000, limit: 30 } as const;
+export const RESEND_RATE_LIMIT = { windowMs: 60 * 60_000, limit: 5 } as const;
+
+export const RESEND_TEXT = {
+  title: "Check your inbox",
+  sent: "If that address registered for this event, we've e-mailed it a new link to the registration. It can take a few minutes to arrive.",
+  rateLimited: "Too many requests for a registration link from your connection. Please wait an hour and try again, or contact us.",
+} as const;
+
+const STATUS_LABEL: Record<string, string> = {
+  paid: "Paid",
+  needs_review: "Payment being reviewed",
+  withdrawn: "Canceled",
+  refunded: "Refunded",
+};
+
+const resendSchema = z.object({ email: z.pipe(z.string(REGISTRATION_MESSAGES.email).check(z.trim(), z.maxLength(254)), z.email(REGISTRATION_MESSAGES.email)) });
+const versionOf = (body: Record<string, unknown>) => (typeof body.version === "string" && /^\d{1,9}$/.test(body.version) ? Number(body.version) : -1);
+
+/**
+ * The private manage link (`/my-registration/{token}`): the registration as it stands, the registrant's changes
+ * until the freeze date, and "Lost your confirmation?" (`POST /events/{id}/lost-confirmation`). Every page answers
+ * `no-store` and sends no referrer, so the token stays out of caches and other sites' logs.
+ */
+export function manageRoutes(deps: RegistrationRouteDeps): Router {
+  const router = Router();
+  const limit = deps.rateLimiter({ name: "registration-manage", ...MANAGE_RATE_LIMIT });
+  const resendLimit = deps.rateLimiter({ name: "registration-link-resend", ...RESEND_RATE_LIMIT, message: RESEND_TEXT.rateLimited });
+
+  type Opened = { r: Registration; event: EventDetail; base: string };
+  /** The registration the link opens, or the one 404 page. */
+  async function open(req: Request, res: Response): Promise<Opened | undefined> {
+    res.set({ "cache-control": "private, no-store", "referrer-policy": "no-referrer" });
+    const token = String(req.params.token ?? "");
+    const r = await registrationByToken(deps.db, token);
+    const event = r ? await findEvent(deps.db, r.eventId) : undefined;
+    if (!r || !event) {
+      renderPage(req, res, <ManageLinkNotFound />, { title: "Link Not Found", description: "This registration link does not work.", status: 404, noindex: true });
+      return undefined;
+    }
+    return { r, event, base: `${MANAGE_PATH}/${token}` };
+  }
+
+  async function allowed(o: Opened): Promise<Permissions> {
+    return permissions(o.r.status, o.event, await repo.eventChangesFreezeAt(deps.db, o.event.id), deps.clock());
+  }
+
+  async function show(req: Request, res: Response, o: Opened, extra: { form?: FormState; message?: string; status?: number } = {}) {
+    const p = await allowed(o);
+    const form = extra.form ?? (o.r.kind === "individual" ? { values: formValuesOf(individualOf(o.r), o.event), errors: {} } : undefined);
+    renderPage(req, res, <ManagePage view={viewOf(o, p)} form={form} message={extra.message} />, {
+      title: `Registration ${o.r.reference}`,
+      description: "Your camp registration: see it, change it or cancel it.",
+      status: extra.status,
+      noindex: true,
+    });
+  }
+
+  router.get(`${MANAGE_PATH}/:token`, limit, async (req, res) => {
+    const o = await open(req, res);
+    if (o) await show(req, res, o);
+  });
+
+  router.get(`${MANAGE_PATH}/:token/calendar.ics`, limit, async (req, res) => {
+    const o = await open(req, res);
+    if (!o) return;
+    res.type("text/calendar; charset=utf-8").attachment(`${o.r.reference}.ics`).send(registrationCalendar(deps.site, o.event, o.r));
+  });
+
+  router.post(`${MANAGE_PATH}/:token/details`, limit, async (req, res) => {
+    const o = await open(req, res);
+    if (!o) return;
+    if (o.r.kind !== "individual") return show(req, res, o, { status: 409, message: MANAGE_TEXT.stale });
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const p = await allowed(o);
+    if (p.phase === "closed") return show(req, res, o, { status: 409, message: p.reason });
+    // The same schema and messages as registration: the stored registration, with what this phase lets change taken from the form.
+    const current = formValuesOf(individualOf(o.r), o.event);
+    const posted: Record<string, unknown> =
+      p.phase === "open" ? { ...body, formSessionId: current.formSessionId, registrationType: current.registrationType, agrees: "on" } : { ...current, specialRequirements: body.specialRequirements };
+    const result = validate(registrationSchema(o.event), posted);
+    if (!result.ok) return show(req, res, o, { status: 400, form: { values: posted, errors: result.errors } });
+    try {
+      const outcome = await changeIndividual(deps, o.event, { reference: o.r.reference, shownVersion: versionOf(body), phase: p.phase, data: result.data });
+      flashToast(req, { title: outcome.status === "changed" ? MANAGE_TEXT.changed : MANAGE_TEXT.nothingChanged });
+      res.redirect(303, o.base);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.kind === "unavailable") throw err;
+      const fresh = (await open(req, res))!;
+      await show(req, res, fresh, { status: domainErrorStatus(err), message: err.message });
+    }
+  });
+
+  router.post("/events/:id/lost-confirmation", resendLimit, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return void res.status(404).send();
+    const result = validate(resendSchema, req.body ?? {});
+    if (!result.ok) {
+      flashToast(req, { title: REGISTRATION_MESSAGES.email, variant: "destructive" });
+      return res.redirect(303, `/events/${event.id}#lost-confirmation`);
+    }
+    const sent = await resendManageLinks(deps, event.id, result.data.email);
+    // The log line says how many, never the address; the answer is the same either way.
+    req.log.info({ eventId: event.id, sent }, "manage links re-sent");
+    flashToast(req, { title: RESEND_TEXT.title, description: RESEND_TEXT.sent });
+    res.redirect(303, `/events/${event.id}#lost-confirmation`);
+  });
+
+  function viewOf(o: Opened, p: Permissions): ManageView {
+    const { r, event } = o;
+    const pkg = findPackage(event, r.packageCode);
+    const zone = event.timeZone;
+    const paid = r.amountPaidCents ?? 0;
+    return {
+      base: o.base,
+      reference: r.reference,
+      kind: r.kind,
+      title: r.kind === "team" ? (r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`) : `${r.athletes[0]!.firstName} ${r.athletes[0]!.lastName}`,
+      statusLabel: STATUS_LABEL[r.status] ?? r.status,
+      eventTitle: event.title,
+      eventId: event.id,
+      dateText: event.dateText,
+      hours: eventHoursText(event),
+      location: event.location,
+      packageLabel: r.kind === "team" ? `${r.packageLabel} (${r.places} athletes)` : r.packageLabel,
+      days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
+      everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
+      dayCount: pkg?.dayCount ?? event.days.length,
+      athletes: r.athletes.map((a) => ({
+        name: `${a.firstName} ${a.lastName}`,
+        detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ?? ""].filter(Boolean).join(", "),
+        shirtSize: a.shirtSize ?? "",
+        emergency: `${a.emergencyContactName}, ${a.emergencyContactPhone}`,
+        medical: a.specialRequirements ?? "",
+      })),
+      amountPaidCents: paid,
+      amountRefundedCents: r.amountRefundedCents,
+      canceledText: r.withdrawnAt ? `Canceled on ${formatEventDateTime(r.withdrawnAt, zone)}.` : null,
+      phase: p.phase,
+      changesUntil: formatEventDateTime(p.freezeAt, zone),
+      reason: p.reason,
+      canCancel: p.canCancel,
+      refundNowCents: cancellationRefundCents(paid, r.amountRefundedCents, p.startsAt, deps.clock()),
+      refundNowPercent: p.refundPercent,
+      tierDeadlines: tierDeadlines(p.startsAt).map((t) => ({ percent: t.percent, until: formatEventDateTime(t.until, zone) })),
+      version: r.version,
+    };
+  }
+
+  return router;
+}

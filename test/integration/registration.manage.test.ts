@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import request from "supertest";
+import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
+import { csrfFrom, executableScripts, textOf, visitor } from "../support/http.ts";
+import { secretTokenHash } from "../../src/http/secretLinks.ts";
+import { placesLeft } from "../../src/events/repository.ts";
+
+let t: PayingTestApp;
+
+beforeAll(async () => {
+  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(async () => {
+  t.fake.autoDeliver = true;
+  await t.fake.idle();
+  await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null });
+});
+
+const ATHLETE = {
+  firstName: "Maya",
+  lastName: "Ortiz",
+  email: "maya.parent@example.com",
+  phone: "(702) 555-0100",
+  grade: "9th",
+  gender: "Female",
+  schoolName: "Desert High",
+  clubName: "Vegas WC",
+  tShirtSize: "Small",
+  emergencyContactName: "Ana Ortiz",
+  emergencyContactPhone: "702-555-0199",
+  specialRequirements: "",
+  agrees: "on",
+};
+let seq = 0;
+let address = 10;
+
+/** A paid 2-day registration for event 2 (Saturday June 5 and Monday June 7); its manage link from the e-mail. */
+async function paidRegistration(extra: Record<string, unknown> = {}) {
+  const v = await visitor(t.app);
+  const formSessionId = `manage-test-form-${String(++seq).padStart(4, "0")}-${Date.now()}`;
+  const res = await v
+    .post("/api/events/2/create-payment-intent")
+    .set("x-forwarded-for", `203.0.113.${address++}`)
+    .send({ option: "2day", formSessionId, registrationData: { ...ATHLETE, registrationType: "2day", day1: true, day3: true, ...extra } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const reference = res.body.registrationId as string;
+  const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+  expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+  expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
+  const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" }).first();
+  const link = /https?:\/\/[^\s]+\/my-registration\/([A-Za-z0-9_-]{43})/.exec(email.text_body);
+  expect(link, "the confirmation e-mail carries the manage link").not.toBeNull();
+  return { v, reference, intentId, email, path: `/my-registration/${link![1]}`, token: link![1]! };
+}
+
+const row = (reference: string) => t.db("registrations").where({ reference }).first();
+const athlete = async (reference: string) => t.db("registration_athletes").where({ registration_id: (await row(reference)).id }).first();
+const days = async (reference: string) =>
+  (await t.db("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", (await row(reference)).id).orderBy("d.sort_order").select("d.label")).map(
+    (d: { label: string }) => d.label,
+  );
+const emailsOf = (reference: string, kind: string) => t.db("email_outbox").where({ reference: `registration:${reference}`, kind }).orderBy("id");
+
+/** The manage page's form values as a browser without JavaScript posts them back (a fresh browser: its own CSRF token). */
+async function freshBrowser(path: string) {
+  const agent = request.agent(t.app);
+  const page = await agent.get(path);
+  const token = csrfFrom(page.text);
+  const version = /name="version" value="(\d+)"/.exec(page.text)?.[1];
+  return { agent, page, token, version: version ?? "", post: (url: string, fields: Record<string, string>) => agent.post(url).type("form").send({ ...fields, _csrf: token }) };
+}
+
+const formOf = (overrides: Record<string, string> = {}) => {
+  const { agrees: _a, ...rest } = ATHLETE;
+  return { ...rest, day1: "on", day3: "on", ...overrides };
+};
+
+describe("the private manage link", () => {
+  it("is in the confirmation e-mail and on the confirmation page, stores only its hash, and opens from any browser", async () => {
+    const { v, reference, intentId, email, path, token } = await paidRegistration();
+    expect(email.text_body).toContain("Hi Maya,");
+    expect(email.text_body).toMatch(/- Saturday, June 5: 9:00 AM - 4:00 PM PDT/);
+    const links = await t.db("registration_manage_links").where({ registration_id: (await row(reference)).id });
+    expect(links).toHaveLength(1);
+    expect(links[0].token_hash).toBe(secretTokenHash(token));
+    expect(JSON.stringify(links)).not.toContain(token);
+
+    // The confirmation page shows a link of its own (the same on a reload), only to the visitor who paid.
+    const confirmed = await v.get(`/event-registration/2?paymentSuccess=true&paymentIntentId=${intentId}`);
+    const pageLink = /href="(\/my-registration\/[A-Za-z0-9_-]{43})"/.exec(confirmed.text)?.[1];
+    expect(pageLink).toBeDefined();
+    const again = await v.get(`/event-registration/2?paymentSuccess=true&paymentIntentId=${intentId}`);
+    expect(again.text).toContain(`href="${pageLink}"`);
+    expect(await t.db("registration_manage_links").where({ registration_id: (await row(reference)).id })).toHaveLength(2);
+
+    for (const p of [path, pageLink!]) {
+      const page = await request(t.app).get(p).expect(200);
+      const text = textOf(page.text);
+      for (const part of [reference, "Paid", "National Champ Camp", "June 5-7, 2027", "9:00 AM - 4:00 PM PDT", "2 Days", "Saturday, June 5; Monday, June 7", "Maya Ortiz", "$238.00", "You can change these until May 29, 2027 at 12:00 AM PDT", "Cancelled 30 days or more before the camp's first day: a full refund."]) {
+        expect(text, part).toContain(part);
+      }
+      expect(page.headers["cache-control"]).toContain("no-store");
+      expect(page.headers["referrer-policy"]).toBe("no-referrer");
+      expect(executableScripts(page.text), "works without JavaScript").toEqual([]);
+    }
+    const ics = await request(t.app).get(`${path}/calendar.ics`).expect(200);
+    expect(ics.headers["content-type"]).toContain("text/calendar");
+    expect(ics.text.match(/BEGIN:VEVENT/g)).toHaveLength(2);
+  });
+
+  it("answers the same 404 page for an unknown, malformed or revoked token", async () => {
+    const { path, token } = await paidRegistration();
+    await t.db("registration_manage_links").where({ token_hash: secretTokenHash(token) }).update({ revoked_at: new Date() });
+    const bodies: string[] = [];
+    for (const p of [path, "/my-registration/" + "A".repeat(43), "/my-registration/short", "/my-registration/" + "%27%22".repeat(30), `${path}/calendar.ics`]) {
+      const res = await request(t.app).get(p);
+      expect(res.status, p).toBe(404);
+      expect(textOf(res.text), p).toContain("Link Not Found");
+      bodies.push(textOf(res.text).replace(/csrf[^ ]*/g, ""));
+    }
+    expect(new Set(bodies.slice(0, 4)).size).toBe(1);
+  });
+});
+
+describe("changes until the freeze date", () => {
+  it("changes the shirt size, the emergency contact and a day with the same messages as registration, and e-mails the contact", async () => {
+    const { reference, path } = await paidRegistration();
+    const b = await freshBrowser(path);
+    const before = await row(reference);
+
+    const bad = await b.post(`${path}/details`, { ...formOf({ emergencyContactPhone: "555", day2: "on" }), version: b.version });
+    expect(bad.status).toBe(400);
+    expect(textOf(bad.text)).toContain("Please enter a valid 10-digit phone number");
+    expect(textOf(bad.text)).toContain("You must select exactly 2 days to match your chosen package");
+    expect((await row(reference)).version).toBe(before.version);
+
+    const ok = await b.post(`${path}/details`, { ...formOf({ tShirtSize: "Large", emergencyContactName: "Luis Ortiz", emergencyContactPhone: "702-555-0123", day3: "", day2: "on" }), version: b.version });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.location).toBe(path);
+    expect(await athlete(reference)).toMatchObject({ shirt_size: "Large", emergency_contact_name: "Luis Ortiz", emergency_contact_phone: "702-555-0123" });
+    expect(await days(reference)).toEqual(["Saturday, June 5", "Sunday, June 6"]);
+    const after = await row(reference);
+    expect(after.version).toBe(before.version + 1);
+    expect(after.amount_paid_cents).toBe(23800);
+    const [mail] = await emailsOf(reference, "registration_changed");
+    expect(mail.to_address).toBe("maya.parent@example.com");
+    for (const part of ["Hi Maya,", "shirt size, emergency contact, days", "- Sunday, June 6: 9:00 AM - 4:00 PM PDT", "Luis Ortiz"]) expect(mail.text_body, part).toContain(part);
+    expect(textOf((await b.agent.get(path)).text)).toContain("Your changes are saved.");
+
+    // The tab still showing the older version is refused and shown the registration as it stands.
+    const stale = await b.post(`${path}/details`, { ...formOf({ tShirtSize: "XL" }), version: b.version });
+    expect(stale.status).toBe(409);
+    expect(textOf(stale.text)).toContain("This registration was changed in another window or tab.");
+    expect((await athlete(reference)).shirt_size).toBe("Large");
+  });
+
+  it("after the freeze date only the medical notes change", async () => {
+    const { reference, path } = await paidRegistration();
+    await t.db("events").where({ id: 2 }).update({ changes_freeze_at: new Date(Date.now() - 60_000) });
+    const b = await freshBrowser(path);
+    expect(textOf(b.page.text)).toContain("The deadline for changes has passed: only the medical notes can still change");
+    expect(b.page.text).not.toContain('name="tShirtSize"');
+    const res = await b.post(`${path}/details`, { ...formOf({ tShirtSize: "XXL", firstName: "Someone" }), specialRequirements: "Asthma: inhaler in bag", version: b.version });
+    expect(res.status).toBe(303);
+    expect(await athlete(reference)).toMatchObject({ shirt_size: "Small", first_name: "Maya", special_requirements: "Asthma: inhaler in bag" });
+    expect((await emailsOf(reference, "registration_changed"))[0].text_body).toContain("medical notes and special requirements");
+  });
+
+  it.runIf(backend === "mysql")("two tabs saving at once on MySQL: one change wins, the other is told, one e-mail", async () => {
+    const { reference, path } = await paidRegistration();
+    const [a, b] = [await freshBrowser(path), await freshBrowser(path)];
+    const results = await Promise.all([
+      a.post(`${path}/details`, { ...formOf({ tShirtSize: "Medium" }), version: a.version }),
+      b.post(`${path}/details`, { ...formOf({ tShirtSize: "XL" }), version: b.version }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([303, 409]);
+    const winner = results[0]!.status === 303 ? "Medium" : "XL";
+    expect((await athlete(reference)).shirt_size).toBe(winner);
+    expect(await emailsOf(reference, "registration_changed")).toHaveLength(1);
+  });
+});
+
+describe("Lost your confirmation?", () => {
+  it("answers the same for a registered and an unknown address, and e-mails a new link only to the registered one", async () => {
+    const { reference } = await paidRegistration();
+    const page = await request(t.app).get("/events/2").expect(200);
+    expect(textOf(page.text)).toContain("Lost your confirmation?");
+    const answers: string[] = [];
+    for (const email of ["MAYA.parent@example.com", "nobody@example.com"]) {
+      const v = await visitor(t.app, "/events/2");
+      const res = await v.form("/events/2/lost-confirmation", { email });
+      expect(res.status).toBe(303);
+      expect(res.headers.location).toBe("/events/2#lost-confirmation");
+      answers.push(textOf((await v.get("/events/2")).text).match(/Check your inbox[^.]*\./)?.[0] ?? "");
+    }
+    expect(answers[0]).toContain("Check your inbox");
+    expect(answers[1]).toBe(answers[0]);
+    const [mail] = await emailsOf(reference, "registration_manage_link");
+    expect(mail.to_address).toBe("maya.parent@example.com");
+    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(mail.text_body)![1]!;
+    expect((await request(t.app).get(`/my-registration/${token}`)).status).toBe(200);
+    expect(await t.db("email_outbox").where({ to_address: "nobody@example.com" })).toHaveLength(0);
+  });
+
+  it("is rate-limited per address", async () => {
+    const v = await visitor(t.app, "/events/2");
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await v.form("/events/2/lost-confirmation", { email: "x@example.com" }).set("x-forwarded-for", "198.51.100.77")).status);
+    expect(statuses.slice(0, 5)).toEqual([303, 303, 303, 303, 303]);
+    expect(statuses[5]).toBe(429);
+  });
+});
+
+describe("the camp's policy pages", () => {
+  it("publishes the waiver, the medical release and the cancellation policy, linked from the agreement and /terms", async () => {
+    for (const [path, words] of [
+      ["/camp-waiver", "Liability Waiver"],
+      ["/camp-medical-release", "Medical Release"],
+      ["/camp-cancellation-policy", "Cancelled 29 to 7 days before the camp's first day: 50% of the amount paid back."],
+      ["/terms", "Cancelled less than 7 days before the first day, or once the camp has started: no refund."],
+    ] as const) {
+      expect(textOf((await request(t.app).get(path).expect(200)).text), path).toContain(words);
+    }
+    const form = (await request(t.app).get("/register/2")).text;
+    for (const href of ["/terms", "/camp-waiver", "/camp-medical-release", "/camp-cancellation-policy"]) expect(form, href).toContain(`href="${href}"`);
+    expect(textOf(form).replace(/ ([,.])/g, "$1")).toContain("I agree to the terms and conditions, the camp's liability waiver and medical release, and confirm the information above is correct.");
+    const team = (await request(t.app).get("/team-register/2")).text;
+    for (const href of ["/camp-waiver", "/camp-medical-release", "/camp-cancellation-policy"]) expect(team, href).toContain(`href="${href}"`);
+  });
+});
+
+it("keeps the place counted while the registration changes", async () => {
+  const left = await placesLeft(t.db, 2, new Date());
+  const { path } = await paidRegistration();
+  const b = await freshBrowser(path);
+  await b.post(`${path}/details`, { ...formOf({ tShirtSize: "Medium" }), version: b.version });
+  expect(await placesLeft(t.db, 2, new Date())).toBe(left - 1);
+});

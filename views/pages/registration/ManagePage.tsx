@@ -1,0 +1,206 @@
+import type { FormState } from "../../../src/http/forms.ts";
+import { formatPrice } from "../../../src/money.ts";
+import { GENDERS, SHIRT_SIZES } from "../../../src/registrations/rules.ts";
+import { CAMP_POLICY_PATHS } from "../../../src/registrations/manage/agreements.ts";
+import type { ChangePhase } from "../../../src/registrations/manage/rules.ts";
+import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
+
+/** Everything the manage page shows, prepared by the route (dates already in the event's own time zone). */
+export interface ManageView {
+  /** The page's own address (`/my-registration/{token}`): its forms post below it. */
+  base: string;
+  reference: string;
+  kind: "individual" | "team";
+  title: string;
+  statusLabel: string;
+  eventTitle: string;
+  eventId: number;
+  dateText: string;
+  hours: string;
+  location: string;
+  packageLabel: string;
+  days: { id: number; label: string; attended: boolean }[];
+  /** The package covers every day: there is no day to move. */
+  everyDay: boolean;
+  dayCount: number;
+  athletes: { name: string; detail: string; shirtSize: string; emergency: string; medical: string }[];
+  amountPaidCents: number;
+  amountRefundedCents: number;
+  /** 'Canceled on ...; refund of $x requested' for a canceled one. */
+  canceledText: string | null;
+  phase: ChangePhase;
+  changesUntil: string;
+  reason: string;
+  canCancel: boolean;
+  refundNowCents: number;
+  refundNowPercent: number;
+  tierDeadlines: { percent: number; until: string }[];
+  version: number;
+}
+
+function Facts({ view }: { view: ManageView }) {
+  const rows: [string, string][] = [
+    ["Reference", view.reference],
+    ["Status", view.statusLabel],
+    ["Event", view.eventTitle],
+    ["Dates", view.dateText],
+    ["Daily hours", view.hours],
+    ["Location", view.location],
+    ["Package", view.packageLabel],
+    ["Days", view.days.filter((d) => d.attended).map((d) => d.label).join("; ")],
+    ["Amount paid", formatPrice(view.amountPaidCents)],
+  ];
+  if (view.amountRefundedCents > 0) rows.push(["Refunded", formatPrice(view.amountRefundedCents)]);
+  return (
+    <dl className="summary-rows manage-facts">
+      {rows.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Athletes({ view }: { view: ManageView }) {
+  return (
+    <section className="card registration-section" aria-labelledby="manage-athletes">
+      <h2 id="manage-athletes">{view.kind === "team" ? "Athletes" : "Athlete"}</h2>
+      <ul className="manage-athletes">
+        {view.athletes.map((a, i) => (
+          <li key={i}>
+            <strong>{a.name}</strong>
+            <span>{a.detail}</span>
+            {a.shirtSize ? <span>Shirt: {a.shirtSize}</span> : null}
+            <span>Emergency contact: {a.emergency}</span>
+            {a.medical ? <span>Medical notes: {a.medical}</span> : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** The individual's change form: every detail of registration's step 1 (not the package), or only the medical notes after the freeze. */
+function ChangeForm({ view, form }: { view: ManageView; form: FormState }) {
+  const f = (name: string) => stateField(form, name);
+  const dayError = form.errors.days;
+  return (
+    <section className="card registration-section" aria-labelledby="manage-change">
+      <h2 id="manage-change">Change the details</h2>
+      <p className="muted">
+        {view.phase === "open" ? `You can change these until ${view.changesUntil}.` : view.reason}
+      </p>
+      <Form action={`${view.base}/details`} label="Change the registration's details">
+        <FormErrors errors={form.errors} />
+        <input type="hidden" name="version" value={String(view.version)} />
+        {view.phase === "open" ? (
+          <>
+            <div className="form-grid">
+              <Field {...f("firstName")} label="First Name" required autoComplete="given-name" />
+              <Field {...f("lastName")} label="Last Name" required autoComplete="family-name" />
+              <Field {...f("email")} label="Email" type="email" required autoComplete="email" />
+              <Field {...f("phone")} label="Phone Number" type="tel" required autoComplete="tel" />
+              <Field {...f("grade")} label="Grade" required />
+              <Field {...f("gender")} label="Gender" required options={GENDERS} placeholder="Select gender" />
+              <Field {...f("schoolName")} label="School Name" required />
+              <Field {...f("clubName")} label="Club Name" />
+              <Field {...f("tShirtSize")} label="T-Shirt Size" options={SHIRT_SIZES} placeholder="Select size" />
+              <Field {...f("emergencyContactName")} label="Emergency Contact Name" required />
+              <Field {...f("emergencyContactPhone")} label="Emergency Contact Phone" type="tel" required />
+            </div>
+            {view.everyDay ? null : (
+              <fieldset className="fieldset" aria-describedby={dayError ? "manage-days-error" : undefined}>
+                <legend>Days (tick {view.dayCount === 1 ? "1 day" : `${view.dayCount} days`} for your package)</legend>
+                <div className="check-grid">
+                  {view.days.map((d, i) => (
+                    <label className="check" key={d.id}>
+                      <input type="checkbox" name={`day${i + 1}`} defaultChecked={form.values[`day${i + 1}`] === "on"} />
+                      <span>{d.label}</span>
+                    </label>
+                  ))}
+                </div>
+                {dayError ? <p className="field-error" id="manage-days-error">{dayError}</p> : null}
+              </fieldset>
+            )}
+          </>
+        ) : null}
+        <Field {...f("specialRequirements")} label="Medical conditions, allergies or other needs (optional)" multiline={4} />
+        <SubmitButton>Save Changes</SubmitButton>
+      </Form>
+    </section>
+  );
+}
+
+function CancelSection({ view }: { view: ManageView }) {
+  return (
+    <section className="card registration-section" aria-labelledby="manage-cancel">
+      <h2 id="manage-cancel">Cancel</h2>
+      {view.refundNowPercent > 0 ? (
+        <p>Cancelling now gives back {formatPrice(view.refundNowCents)} ({view.refundNowPercent}% of what you paid).</p>
+      ) : (
+        <p>Cancelling now gives no refund, but frees the place for someone else.</p>
+      )}
+      <ul className="cancellation-deadlines">
+        {view.tierDeadlines.map((t) => (
+          <li key={t.percent}>{t.percent === 100 ? "Full refund" : `${t.percent}% refund`} if you cancel before {t.until}</li>
+        ))}
+      </ul>
+      <a className="btn btn-secondary" href={`${view.base}/cancel`}>Cancel this registration…</a>
+    </section>
+  );
+}
+
+/** /my-registration/{token}: the registration as it stands, what can change and until when. */
+export function ManagePage({ view, form, message }: { view: ManageView; form?: FormState; message?: string }) {
+  return (
+    <section className="section registration-page">
+      <div className="container registration-container">
+        <header className="registration-header">
+          <p className="eyebrow">Your registration</p>
+          <h1>{view.title}</h1>
+          <p className="lead">{view.eventTitle} · {view.dateText} · {view.location}</p>
+        </header>
+        {message ? <p className="card registration-section manage-message" role="alert">{message}</p> : null}
+        <section className="card registration-section" aria-labelledby="manage-summary">
+          <h2 id="manage-summary">Registration</h2>
+          <Facts view={view} />
+          {view.canceledText ? <p>{view.canceledText}</p> : null}
+          <p>
+            <a href={`${view.base}/calendar.ics`} download={`${view.reference}.ics`}>Add the camp days to your calendar (.ics)</a>
+          </p>
+          <p className="muted">Your receipt is the confirmation e-mail; Stripe also e-mails a card receipt when your bank asks for one.</p>
+        </section>
+        <Athletes view={view} />
+        {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}
+        {view.phase === "closed" ? <p className="card registration-section">{`Nothing can change any more: ${view.reason}`}</p> : null}
+        {view.kind === "team" && view.phase !== "closed" ? (
+          <p className="card registration-section">{`To change an athlete's details, write to us before ${view.changesUntil} with the reference ${view.reference}.`}</p>
+        ) : null}
+        {view.canCancel ? <CancelSection view={view} /> : null}
+        <section className="card registration-section" aria-labelledby="manage-policy">
+          <h2 id="manage-policy">Camp refund and cancellation policy</h2>
+          <CancellationPolicyList />
+          <p>
+            <a href={CAMP_POLICY_PATHS.cancellation}>The full policy</a> · <a href={CAMP_POLICY_PATHS.waiver}>Liability waiver</a> ·{" "}
+            <a href={CAMP_POLICY_PATHS.medicalRelease}>Medical release</a>
+          </p>
+        </section>
+      </div>
+    </section>
+  );
+}
+
+/** An unknown, malformed or revoked link: one page, whatever the reason. */
+export function ManageLinkNotFound() {
+  return (
+    <section className="page-center">
+      <p className="eyebrow">Registration</p>
+      <h1 className="display">Link Not Found</h1>
+      <p className="lead">This registration link does not work. Ask for a new one with "Lost your confirmation?" on the event's page.</p>
+      <a className="btn btn-primary" href="/events">See the Events</a>
+    </section>
+  );
+}
