@@ -96,6 +96,8 @@ export function createApp(deps: AppDeps): Express {
   app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
   // Payments of every kind still open minutes after their card form: Stripe is asked, as the webhook would tell.
   app.locals.reconcilePayments = () => reconcileOpenPayments({ db, paymentCore, logger });
+  // Requested refunds are sent to Stripe by this queue; server.ts starts it, tests drain it.
+  app.locals.refundJobs = paymentCore.refundJobs;
 
   app.disable("x-powered-by");
   // Pages carry their visitor's own token, and hashing each body for an ETag costs a kept page a tenth of its time;

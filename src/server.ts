@@ -11,6 +11,7 @@ import { createHttpServer } from "./http/httpServer.ts";
 import { createCatalogueSource } from "./catalogue/createSource.ts";
 import { setUpPayments } from "./payments/setup.ts";
 import { reactBuild } from "./reactBuild.ts";
+import type { JobQueue } from "./db/jobQueue.ts";
 import { applyRetention } from "./privacy/retention.ts";
 
 // Every start failure is one JSON line (the step, the reason, no stack) and exit code 1.
@@ -74,6 +75,8 @@ await step(
 );
 outbox.start();
 shopifyWriteBacks?.start();
+const refundJobs = app.locals.refundJobs as JobQueue;
+refundJobs.start();
 {
   const { port } = server.address() as AddressInfo;
   // Offline test mode: the fake Stripe delivers its signed webhooks to this process, like Stripe would.
@@ -130,6 +133,7 @@ async function shutdown(signal: string): Promise<void> {
   clearInterval(dailyRetention);
   await outbox.stop();
   await shopifyWriteBacks?.stop();
+  await refundJobs.stop();
   await paymentSetup.close();
   transport.close();
   await db.destroy();

@@ -36,6 +36,8 @@ export interface JobQueueOptions {
   onFailure?(row: JobRow, error: string, final: boolean): Promise<void>;
   /** Context for log lines about a job (never a full e-mail address or a token). */
   describe?(row: JobRow): Record<string, unknown>;
+  /** The column holding the job's state (pending, sending, sent, failed); `status` unless the table uses that for its own. */
+  statusColumn?: string;
   maxAttempts?: number;
   intervalMs?: number;
   batchSize?: number;
@@ -56,6 +58,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const maxAttempts = opts.maxAttempts ?? MAX_ATTEMPTS;
   const intervalMs = opts.intervalMs ?? 15_000;
   const describe = opts.describe ?? ((row: JobRow) => ({ jobId: row.id }));
+  const status = opts.statusColumn ?? "status";
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let again = false;
@@ -65,8 +68,8 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     const staleBefore = new Date(now.getTime() - STALE_CLAIM_MS);
     return db(table).where((w) =>
       w
-        .where((q) => q.where("status", "pending").andWhere("next_attempt_at", "<=", now))
-        .orWhere((q) => q.where("status", "sending").andWhere("claimed_at", "<", staleBefore)),
+        .where((q) => q.where(status, "pending").andWhere("next_attempt_at", "<=", now))
+        .orWhere((q) => q.where(status, "sending").andWhere("claimed_at", "<", staleBefore)),
     );
   }
 
@@ -75,11 +78,11 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     const attempt = row.attempts + 1;
     const updated = await due(new Date())
       .andWhere({ id: row.id, attempts: row.attempts })
-      .update({ status: "sending", claimed_at: new Date(), attempts: attempt });
+      .update({ [status]: "sending", claimed_at: new Date(), attempts: attempt });
     return updated === 1 ? attempt : null;
   }
 
-  const ours = (row: JobRow, attempt: number) => db(table).where({ id: row.id, status: "sending", attempts: attempt });
+  const ours = (row: JobRow, attempt: number) => db(table).where({ id: row.id, [status]: "sending", attempts: attempt });
 
   async function runOne(row: JobRow): Promise<boolean> {
     const attempt = await claim(row);
@@ -87,13 +90,13 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     const claimed = { ...row, attempts: attempt };
     try {
       const extra = (await opts.run(claimed)) ?? {};
-      await ours(row, attempt).update({ ...extra, status: "sent", sent_at: new Date(), last_error: null, claimed_at: null });
+      await ours(row, attempt).update({ ...extra, [status]: "sent", sent_at: new Date(), last_error: null, claimed_at: null });
       return true;
     } catch (err) {
       const message = String((err as Error).message ?? err).slice(0, 2000);
       const final = attempt >= maxAttempts;
       const recorded = await ours(row, attempt).update({
-        status: final ? "failed" : "pending",
+        [status]: final ? "failed" : "pending",
         last_error: message,
         next_attempt_at: new Date(Date.now() + backoffMs(attempt)),
         claimed_at: null,

@@ -5,15 +5,22 @@ import { lockForUpdate } from "../db/locks.ts";
 import { lockingTransaction } from "../db/transaction.ts";
 import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import type { Logger } from "../logger.ts";
-import type { IntentSnapshot, PaymentGateway } from "./gateway.ts";
+import type { JobQueue } from "../db/jobQueue.ts";
+import { refundSnapshot, type IntentSnapshot, type PaymentGateway } from "./gateway.ts";
 import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
 import * as repo from "./repository.ts";
 import type { PaymentRow } from "./repository.ts";
+import { createRefunds, type RefundRequest } from "./refunds.ts";
+import { refundsOfPayment, type RefundRow } from "./refundLedger.ts";
+
+export { RefundExceedsBalanceError, RefundNotAllowedError, type RefundRequest } from "./refunds.ts";
+export type { RefundRow, RefundStatus } from "./refundLedger.ts";
 
 /**
  * What the kind says when one of its payments is paid: `accepted` (its row is now paid), `duplicate`
  * (its row was already paid: nothing done), or `reject` (it cannot take the money, e.g. the place is
- * gone): the core then refunds through Stripe after the transaction and records the payment `refunded`.
+ * gone): the core then records a full refund request in the same transaction (the payment is `refund_pending`), the
+ * refund job sends it, and the payment ends `refunded` when Stripe says the refund succeeded.
  */
 export type PaidOutcome = "accepted" | "duplicate" | "reject" | { reject: string };
 
@@ -23,7 +30,7 @@ export interface KindExpectation {
   version?: number;
 }
 
-/** A refund Stripe reports (or the site made): the total refunded so far, and whether that is the whole payment. */
+/** A refund that succeeded (the site's or one made in Stripe's dashboard): the total refunded so far, and whether that is the whole payment. */
 export interface RefundFacts {
   amountRefundedCents: number;
   full: boolean;
@@ -47,11 +54,13 @@ export interface PaymentKindHandler {
   queueKey?(db: Db, reference: string): Promise<string | undefined>;
   /** Money arrived that does not match (needs_review): the kind keeps what it holds for the operator. No network calls. */
   onReview?(trx: Knex.Transaction, payment: PaymentRow, reason: string): Promise<void>;
-  /** A refund was recorded (full or partial; repeated deliveries carry the same total). No network calls. */
+  /** A refund SUCCEEDED (full or partial), once per refund; `refund` carries the total refunded so far. No network calls. */
   onRefunded?(trx: Knex.Transaction, payment: PaymentRow, refund: RefundFacts): Promise<void>;
+  /** A refund failed (Stripe refused it, or reversed it after it succeeded): the money is with the merchant. No network calls. */
+  onRefundFailed?(trx: Knex.Transaction, payment: PaymentRow, refund: RefundRow): Promise<void>;
   /** After that transaction commits, only when accepted (wake the outbox, write-backs). Errors are logged, not thrown. */
   afterPaid?(payment: PaymentRow): Promise<void>;
-  /** After a transaction that called onReview or onRefunded commits (wake the outbox). Errors are logged, not thrown. */
+  /** After a transaction that called onReview, onRefunded or onRefundFailed commits (wake the outbox). Errors are logged, not thrown. */
   afterChange?(payment: PaymentRow): Promise<void>;
 }
 
@@ -61,7 +70,7 @@ export type SettleResult =
   | { status: "pending"; intentStatus: string; payment: PaymentRow }
   /** needsReview: the money was taken and the payment waits for an operator (status needs_review). */
   | { status: "mismatch"; reason: string; needsReview: boolean; payment: PaymentRow }
-  /** The kind rejected the payment: refunded, or refund_pending while Stripe's refund has not gone through. */
+  /** The kind rejected the payment: refund_pending while the refund job and Stripe have not finished, then refunded. */
   | { status: "refunded"; reason: string; payment: PaymentRow };
 
 export interface EnsureIntentInput {
@@ -98,8 +107,19 @@ export interface PaymentCore {
   cancel(payment: PaymentRow): Promise<"canceled" | "already_succeeded">;
   /** A free settlement in the caller's transaction: provider `none`, status paid, amount 0, no Stripe call. */
   recordFree(trx: Knex.Transaction, kind: string, reference: string): Promise<PaymentRow>;
-  /** Refunds the whole payment through the gateway; the row ends `refunded` with the reason. */
-  refund(payment: PaymentRow, reason: string): Promise<PaymentRow>;
+  /**
+   * Records a refund request INSIDE the caller's transaction (atomic with e.g. the cancellation that releases the
+   * places); no network call. Idempotent on `key` (the first row is returned); the amount defaults to what is left
+   * unrefunded. Throws RefundExceedsBalanceError (more than is left) or RefundNotAllowedError (not paid).
+   * The refund job sends it after the commit; onRefunded / onRefundFailed run when Stripe decides.
+   */
+  requestRefund(trx: Knex.Transaction, payment: PaymentRow, request: RefundRequest): Promise<RefundRow>;
+  /** requestRefund in its own transaction, then the refund job is woken. Returns the refund row (status `requested`). */
+  refund(payment: PaymentRow, request: RefundRequest): Promise<RefundRow>;
+  /** A payment's refund rows, oldest first. */
+  refundsOf(paymentId: number): Promise<RefundRow[]>;
+  /** Sends requested refunds to Stripe (every instance runs it; each refund is sent by one). server.ts starts it. */
+  readonly refundJobs: JobQueue;
   /** Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. */
   settle(intentId: string, via: "return" | "webhook"): Promise<SettleResult>;
   /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
@@ -112,13 +132,26 @@ export interface PaymentCore {
   needsReview(): Promise<PaymentRow[]>;
 }
 
-const SETTLING_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.canceled", "payment_intent.processing"]);
+const SETTLING_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.canceled", "payment_intent.processing", "payment_intent.requires_action"]);
+const REFUND_EVENTS = new Set(["refund.created", "refund.updated", "refund.failed"]);
 /** An amount change older than this died between its two writes (a crash): what Stripe holds decides. */
 const AMOUNT_CHANGE_GRACE_MS = 60_000;
 
-export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logger: Logger }): PaymentCore {
+export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logger: Logger; refundIntervalMs?: number }): PaymentCore {
   const { db, gateway, logger } = opts;
   const handlers = new Map<string, PaymentKindHandler>();
+  const refunds = createRefunds({
+    db,
+    gateway,
+    logger,
+    intervalMs: opts.refundIntervalMs,
+    hooks: {
+      onRefunded: async (trx, payment, facts) => handlerFor(payment.kind).onRefunded?.(trx, payment, facts),
+      onRefundFailed: async (trx, payment, refund) => handlerFor(payment.kind).onRefundFailed?.(trx, payment, refund),
+      afterChange: (payment) => afterChange(handlerFor(payment.kind), payment),
+      inKindQueue: (payment, work) => inKindQueue(handlerFor(payment.kind), payment.reference, work),
+    },
+  });
 
   function handlerFor(kind: string): PaymentKindHandler {
     const handler = handlers.get(kind);
@@ -147,6 +180,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         await repo.finishAmountChange(trx, payment.id, amount);
         payment = { ...payment, amountCents: amount, expectedAmountCents: null, amountChangeStartedAt: null };
       }
+      // Settled already: nothing to decide, and the kind's rows are not locked (a refund request locks them first).
+      if (!OPEN_STATUSES.includes(payment.status) && payment.status !== "canceled") return { result: current(payment), accepted: false };
       const expected = handler.expected ? await handler.expected(trx, payment.reference) : null;
       const verdict = judgeIntent(payment, intent, expected);
       const now = async () => (await repo.findById(trx, payment.id))!;
@@ -158,8 +193,9 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
           if (outcome === "reject" || typeof outcome === "object") {
             const reason = typeof outcome === "object" ? outcome.reject : `rejected by the ${payment.kind}`;
             await repo.transition(trx, payment.id, "requestRefund", { refund_reason: reason });
-            logger.warn({ ...logFields(payment), reason }, "payment rejected by its kind; refunding");
-            return { result: { status: "refunded", reason, payment: await now() }, accepted: false };
+            await refunds.requestRefundLocked(trx, payment.id, { reason, key: `rejected:payment:${payment.id}` });
+            logger.warn({ ...logFields(payment), reason }, "payment rejected by its kind; refund requested");
+            return { result: { status: "refunded", reason, payment: await now() }, accepted: false, changed: true };
           }
           if (outcome === "duplicate") logger.warn(logFields(payment), "payment settled a row that was already paid");
           return { result: { status: "paid", newlyPaid: true, payment: await now() }, accepted: outcome === "accepted" };
@@ -194,10 +230,6 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       }
     }
     if (step.changed) await afterChange(handler, step.result.payment);
-    if (step.result.payment.status === "refund_pending") {
-      const payment = await sendRefund(step.result.payment);
-      return { status: "refunded", reason: payment.refundReason ?? "", payment };
-    }
     return step.result;
   }
 
@@ -215,22 +247,6 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     }
   }
 
-  /** Records a refund on the payment (in full: refunded) and tells its kind, in one transaction that locks the payment first. */
-  async function recordRefund(paymentId: number, refund: RefundFacts, fields: Record<string, unknown>): Promise<PaymentRow> {
-    const found = (await repo.findById(db, paymentId))!;
-    const payment = await inKindQueue(handlerFor(found.kind), found.reference, async (trx) => {
-      await lockForUpdate(trx, "payments", paymentId);
-      const row = (await repo.findById(trx, paymentId))!;
-      if (refund.amountRefundedCents > row.amountRefundedCents) await repo.setAmountRefunded(trx, row.id, refund.amountRefundedCents);
-      if (refund.full) await repo.transition(trx, row.id, "refunded", { refunded_at: new Date(), ...fields });
-      const now = (await repo.findById(trx, row.id))!;
-      await handlerFor(row.kind).onRefunded?.(trx, now, refund);
-      return now;
-    });
-    await afterChange(handlerFor(payment.kind), payment);
-    return payment;
-  }
-
   function current(payment: PaymentRow): SettleResult {
     switch (payment.status) {
       case "paid":
@@ -245,19 +261,6 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       default:
         return { status: "pending", intentStatus: payment.status, payment };
     }
-  }
-
-  /** Step 2 of a refund (step 1 wrote refund_pending): Stripe, then the row. Safe to repeat (idempotency key). */
-  async function sendRefund(payment: PaymentRow): Promise<PaymentRow> {
-    const fields: Record<string, unknown> = {};
-    if (payment.provider !== "none" && payment.providerPaymentId) {
-      const refund = await gateway.refundIntent(payment.providerPaymentId, { idempotencyKey: `refund-${payment.kind}-${payment.reference}-${payment.id}`, reason: payment.refundReason ?? "refund" });
-      if (refund.status !== "succeeded" && refund.status !== "pending") throw new Error(`Stripe refund ${refund.refundId} is ${refund.status}`);
-      fields.provider_refund_id = refund.refundId;
-    }
-    const refunded = await recordRefund(payment.id, { amountRefundedCents: payment.amountCents, full: true }, fields);
-    logger.warn({ ...logFields(payment), reason: payment.refundReason }, "payment refunded");
-    return refunded;
   }
 
   /** Creates the PaymentIntent of a claimed row. Two callers on one row use one idempotency key: one intent. */
@@ -366,18 +369,15 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     return "canceled";
   }
 
-  /** A refund made anywhere (the site, Stripe's dashboard): in full, the payment is refunded; in part, the amount is recorded. */
+  /** A refund made anywhere (the site, Stripe's dashboard): every refund of the PaymentIntent is brought up to date. */
   async function handleChargeRefunded(event: Stripe.Event): Promise<void> {
     const charge = event.data.object as Stripe.Charge;
     const intentId = typeof charge.payment_intent === "string" ? charge.payment_intent : charge.payment_intent?.id;
-    const payment = intentId ? await repo.findByIntentId(db, intentId) : undefined;
-    if (!payment) {
+    if (!intentId || !(await repo.findByIntentId(db, intentId))) {
       logger.warn({ type: event.type }, "refund of a charge this site did not create; ignored");
       return;
     }
-    const full = charge.refunded || charge.amount_refunded >= payment.amountCents;
-    await recordRefund(payment.id, { amountRefundedCents: charge.amount_refunded, full }, { refund_reason: payment.refundReason ?? "refunded through Stripe" });
-    logger.warn({ ...logFields(payment), full, amountRefundedCents: charge.amount_refunded }, full ? "payment refunded (charge.refunded)" : "partial refund recorded (charge.refunded)");
+    await refunds.syncIntentRefunds(intentId);
   }
 
   return {
@@ -393,19 +393,21 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       if (live) throw new PaymentNotOpenError(live);
       return repo.insertFree(trx, { kind, reference, currency: "usd" });
     },
-    async refund(payment, reason) {
+    requestRefund: (trx, payment, request) => refunds.requestRefund(trx, payment, request),
+    async refund(payment, request) {
       const row = await lockingTransaction(db, async (trx) => {
         await lockForUpdate(trx, "payments", payment.id);
-        const locked = (await repo.findById(trx, payment.id))!;
-        if (locked.status === "refunded" || locked.status === "refund_pending") return locked;
-        if (!(await repo.transition(trx, locked.id, "requestRefund", { refund_reason: reason }))) throw new PaymentNotOpenError(locked);
-        return (await repo.findById(trx, locked.id))!;
+        return refunds.requestRefundLocked(trx, payment.id, request);
       });
-      return row.status === "refunded" ? row : sendRefund(row);
+      refunds.job.wake();
+      return row;
     },
+    refundsOf: (paymentId) => refundsOfPayment(db, paymentId),
+    refundJobs: refunds.job,
     settle,
     async handleEvent(event) {
       if (event.type === "charge.refunded") return handleChargeRefunded(event);
+      if (REFUND_EVENTS.has(event.type)) return refunds.applyStripeRefund(refundSnapshot(event.data.object as Stripe.Refund));
       if (!SETTLING_EVENTS.has(event.type)) return;
       const intentId = (event.data.object as { id?: string }).id;
       if (!intentId) return;

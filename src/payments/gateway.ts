@@ -19,6 +19,37 @@ export interface IntentSnapshot {
   lastErrorMessage: string | null;
 }
 
+/** The part of a Stripe Refund the payment core reads. */
+export interface RefundSnapshot {
+  id: string;
+  paymentIntentId: string | null;
+  amountCents: number;
+  /** pending, requires_action, succeeded, failed or canceled. */
+  status: string;
+  failureReason: string | null;
+  metadata: Record<string, string>;
+}
+
+export function refundSnapshot(r: Stripe.Refund): RefundSnapshot {
+  return {
+    id: r.id,
+    paymentIntentId: typeof r.payment_intent === "string" ? r.payment_intent : (r.payment_intent?.id ?? null),
+    amountCents: r.amount,
+    status: r.status ?? "pending",
+    failureReason: r.failure_reason ?? null,
+    metadata: { ...(r.metadata ?? {}) },
+  };
+}
+
+export interface RefundIntentInput {
+  /** Omitted: whatever of the charge is not refunded yet. */
+  amountCents?: number;
+  idempotencyKey: string;
+  reason: string;
+  /** The site's refund row (payment_refunds.id), carried in the refund's metadata so its webhooks find the row. */
+  refundRequestId?: number;
+}
+
 export interface CreateIntentInput {
   amountCents: number;
   currency: string;
@@ -41,8 +72,10 @@ export interface PaymentGateway {
   /** A later amount change (a discount) updates the same PaymentIntent instead of making a second one. */
   updateIntentAmount(id: string, amountCents: number): Promise<IntentSnapshot>;
   cancelIntent(id: string): Promise<IntentSnapshot>;
-  /** Refunds the whole amount of a succeeded PaymentIntent; the same idempotency key gives back the same refund. */
-  refundIntent(id: string, input: { idempotencyKey: string; reason: string }): Promise<{ refundId: string; status: string }>;
+  /** Refunds (part of) a succeeded PaymentIntent; the same idempotency key gives back the same refund. */
+  refundIntent(id: string, input: RefundIntentInput): Promise<RefundSnapshot>;
+  /** Every refund of a PaymentIntent (the site's and the dashboard's), newest first. */
+  listRefunds(intentId: string): Promise<RefundSnapshot[]>;
   /** Verifies the Stripe-Signature header on the raw body; throws WebhookSignatureError when it does not match. */
   verifyWebhook(rawBody: Buffer, signature: string | undefined): Stripe.Event;
   /** Whether Stripe answers with these keys (one read of the balance, within the deadline), kept KEY_CHECK_CACHE_MS. */
@@ -142,8 +175,14 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
     },
     async refundIntent(id, input) {
       // Stripe's own `reason` takes three fixed values; ours (free text) travels in the metadata.
-      const refund = await stripe.refunds.create({ payment_intent: id, metadata: { reason: input.reason.slice(0, 500) } }, { idempotencyKey: input.idempotencyKey });
-      return { refundId: refund.id, status: refund.status ?? "pending" };
+      const metadata: Record<string, string> = { reason: input.reason.slice(0, 500) };
+      if (input.refundRequestId !== undefined) metadata.refund_request = String(input.refundRequestId);
+      const refund = await stripe.refunds.create({ payment_intent: id, ...(input.amountCents !== undefined ? { amount: input.amountCents } : {}), metadata }, { idempotencyKey: input.idempotencyKey });
+      return refundSnapshot(refund);
+    },
+    async listRefunds(intentId) {
+      const page = await stripe.refunds.list({ payment_intent: intentId, limit: 100 });
+      return page.data.map(refundSnapshot);
     },
     verifyWebhook(rawBody, signature) {
       if (!signature) throw new WebhookSignatureError("No Stripe-Signature header");

@@ -9,7 +9,8 @@ import type { IntentSnapshot } from "./gateway.ts";
  *   failed   -> the same as pending
  *   paid     -> refund_pending (the kind rejected it, or a refund was asked), refunded (refunded in Stripe's dashboard)
  *   needs_review -> refund_pending, refunded (an operator's decision)
- *   refund_pending -> refunded (Stripe's refund went through)
+ *   refund_pending -> refunded (Stripe's refund went through), needs_review (the refund failed: the money is still
+ *               here and an operator decides)
  *   canceled -> needs_review (money arrived on a PaymentIntent we had canceled: never dropped)
  */
 export const PAYMENT_STATUSES = ["pending", "failed", "paid", "needs_review", "refund_pending", "refunded", "canceled"] as const;
@@ -22,6 +23,7 @@ export const TRANSITIONS = {
   flagForReview: { from: ["pending", "failed", "canceled"], to: "needs_review" },
   requestRefund: { from: ["paid", "needs_review"], to: "refund_pending" },
   refunded: { from: ["paid", "needs_review", "refund_pending"], to: "refunded" },
+  refundFailed: { from: ["refund_pending"], to: "needs_review" },
 } as const satisfies Record<string, { from: readonly PaymentStatus[]; to: PaymentStatus }>;
 
 export type Transition = keyof typeof TRANSITIONS;

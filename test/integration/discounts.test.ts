@@ -4,6 +4,7 @@ import type { Express } from "express";
 import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { csrfFrom, textOf } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { runDiscountCommand } from "../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
 import { CODE_GUESS_LIMITS } from "../../src/registrations/routes/shared.tsx";
@@ -263,6 +264,8 @@ describe("POST /api/validate-discount", () => {
     fake.confirm(intentId!, { number: "4242 4242 4242 4242" });
     const late = await v.post("/api/events/1/stripe-payment-success").send({ paymentIntentId: intentId });
     expect(late.body.status).toBe("refunded");
+    // The refund job sends the refund the rejected payment asked for.
+    await (t.app.locals.refundJobs as JobQueue).drain();
     const s = await rowOf(reference);
     expect(s.registration.status).toBe("refunded");
     expect(s.payments.at(-1).status).toBe("refunded");

@@ -13,7 +13,7 @@ import type { FakeEvent, FakeStripe } from "../../src/payments/offline/fakeStrip
 
 /**
  * The payment core on its own, with a counting handler for a test kind: the guards that make a payment
- * paid exactly once, the one live PaymentIntent, review, free settlements, refunds. Each test makes its
+ * paid exactly once, the one live PaymentIntent, review, free settlements (refunds: payments.refunds.test.ts). Each test makes its
  * own references, so any test runs alone.
  */
 let t: TestApp;
@@ -310,44 +310,4 @@ describe("outcomes", () => {
     await expect(t.db.transaction((trx) => core.recordFree(trx, KIND, charged))).rejects.toBeInstanceOf(PaymentNotOpenError);
   });
 
-  it("refund goes through Stripe, the row ends refunded with its reason, and charge.refunded is handled", async () => {
-    fake.autoDeliver = true;
-    const reference = newReference();
-    const { intentId } = await paid(reference);
-    const { payment } = (await core.settle(intentId, "return")) as { payment: repo.PaymentRow };
-    const refunded = await core.refund(payment, "camp canceled");
-    expect(refunded).toMatchObject({ status: "refunded", refundReason: "camp canceled" });
-    const refunds = [...fake.refunds.values()].filter((r) => r.payment_intent === intentId);
-    expect(refunds).toHaveLength(1);
-    expect(refunds[0]).toMatchObject({ amount: 5000, metadata: { reason: "camp canceled" } });
-    expect(await core.refund(refunded, "again")).toMatchObject({ status: "refunded", refundReason: "camp canceled" });
-    await fake.idle();
-    const event = fake.events.find((e) => e.type === "charge.refunded" && (e.data.object as { payment_intent: string }).payment_intent === intentId)!;
-    expect(fake.deliveries.find((d) => d.eventId === event.id)!.status).toBe(200);
-    const [row] = await paymentRows(reference);
-    expect(row).toMatchObject({ status: "refunded", live_key: null, provider_refund_id: refunds[0]!.id });
-  });
-
-  it("a refund made in Stripe's dashboard arrives as charge.refunded and marks the payment refunded", async () => {
-    const reference = newReference();
-    const { intentId } = await paid(reference);
-    await core.settle(intentId, "return");
-    const before = fake.events.length;
-    await t.gateway.refundIntent(intentId, { idempotencyKey: `dashboard-${reference}`, reason: "dashboard" });
-    const event = fake.events.slice(before).find((e) => e.type === "charge.refunded")!;
-    expect(await fake.deliver(event)).toBe(200);
-    expect((await paymentRows(reference))[0]).toMatchObject({ status: "refunded", refund_reason: "refunded through Stripe" });
-  });
-
-  it("onPaid answering reject refunds the payment through Stripe after the transaction", async () => {
-    const reference = newReference();
-    answers.set(reference, { reject: "the place is no longer free" });
-    const { intentId, event } = await paid(reference);
-    expect(await fake.deliver(event)).toBe(200);
-    expect(paidCount.get(reference)).toBe(1);
-    const [row] = await paymentRows(reference);
-    expect(row).toMatchObject({ status: "refunded", refund_reason: "the place is no longer free" });
-    expect([...fake.refunds.values()].filter((r) => r.payment_intent === intentId)).toHaveLength(1);
-    expect(fake.intents.get(intentId)!.status).toBe("succeeded");
-  });
 });

@@ -3,6 +3,7 @@ import request from "supertest";
 import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { executableScripts, textOf, visitor } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { placesLeft } from "../../src/events/repository.ts";
 import { createDb } from "../../src/db/knex.ts";
 import { createApp } from "../../src/app.ts";
@@ -422,6 +423,8 @@ describe("expired holds and late payments", () => {
       const late = await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId });
       expect(late.status).toBe(409);
       expect(late.body.status).toBe("refunded");
+      // The refund job sends the refund the rejected payment asked for.
+      await (t.app.locals.refundJobs as JobQueue).drain();
       const s = await stored(reference);
       expect(s.registration.status).toBe("refunded");
       expect(s.payments[0].status).toBe("refunded");

@@ -11,6 +11,7 @@ import { createDb, migrateLatest, type Db } from "../../src/db/knex.ts";
 import { closeRedis, connectRedis, type Redis } from "../../src/redis.ts";
 import { createMailTransport, type MailTransport } from "../../src/email/transport.ts";
 import { createOutbox } from "../../src/email/outbox.ts";
+import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { createShopifyWriteBacks } from "../../src/orders/shopifyWriteBack.ts";
 import { createApp, type AppDeps } from "../../src/app.ts";
 import { createCatalogueSource } from "../../src/catalogue/createSource.ts";
@@ -130,6 +131,7 @@ export async function createTestApp(
     async close() {
       await outbox.stop();
       await shopifyWriteBacks?.stop();
+      await (app.locals.refundJobs as JobQueue).stop();
       await paymentSetup.close();
       transport.close();
       await db.destroy();

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Logger } from "../../logger.ts";
-import { testCardOutcome } from "./testCards.ts";
+import { digitsOnly, testCardOutcome } from "./testCards.ts";
 
 /**
  * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,
@@ -39,11 +39,20 @@ export interface FakeRefund {
   charge: string;
   payment_intent: string;
   currency: string;
-  status: "succeeded";
+  status: "pending" | "succeeded" | "failed" | "canceled";
+  failure_reason: string | null;
   reason: string | null;
   metadata: Record<string, string>;
   created: number;
 }
+
+/**
+ * How the fake's next refunds go (a test switch beside Stripe's own refund test cards, which win):
+ * `immediate` succeeds at once (every other card in Stripe's test mode); `pending_then_succeeded` is Stripe's
+ * 4000 0000 0000 7726; `succeeded_then_failed` is 4000 0000 0000 5126; `pending_then_failed` is a refund the
+ * card's bank refuses (https://docs.stripe.com/refunds#failed-refunds).
+ */
+export type RefundBehaviour = "immediate" | "pending_then_succeeded" | "succeeded_then_failed" | "pending_then_failed";
 
 /** The part of a Charge that charge.* events carry. */
 export interface FakeCharge {
@@ -67,7 +76,7 @@ export interface FakeEvent {
   livemode: false;
   pending_webhooks: number;
   request: { id: string | null; idempotency_key: string | null };
-  data: { object: FakePaymentIntent | FakeCharge };
+  data: { object: FakePaymentIntent | FakeCharge | FakeRefund };
 }
 
 export interface Delivery {
@@ -98,11 +107,23 @@ export interface FakeStripe {
   idle(): Promise<void>;
   /** Confirms an intent as Stripe.js would (for tests that drive the server without a browser). */
   confirm(intentId: string, card: { number: string }): { status: number; body: Json };
+  /** The test switch for refunds of cards that are not Stripe's refund test cards. */
+  refundBehaviour: RefundBehaviour;
+  /** A refund that changes later does so after this long; null: only when settleRefunds() is called. */
+  refundSettleMs: number | null;
+  /** Moves every refund waiting for its later status on now (refund.updated / refund.failed). */
+  settleRefunds(): void;
   close(): Promise<void>;
 }
 
 const API_VERSION = "2026-10-28.endive";
 const RETRY_DELAYS_MS = [250, 1000, 4000, 10_000];
+
+/** Stripe's test cards whose refunds change after they are made (https://docs.stripe.com/testing#refunds). */
+const REFUND_TEST_CARDS: Record<string, RefundBehaviour> = {
+  "4000000000007726": "pending_then_succeeded",
+  "4000000000005126": "succeeded_then_failed",
+};
 
 const randomId = (prefix: string, n = 24) => `${prefix}_${randomBytes(n).toString("base64url").replace(/[-_]/g, "").slice(0, n)}`;
 
@@ -161,6 +182,10 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
   const idempotency = new Map<string, { hash: string; status: number; body: Json }>();
   const events: FakeEvent[] = [];
   const deliveries: Delivery[] = [];
+  /** The card each intent was paid with (digits), for the refund test cards. */
+  const cardOf = new Map<string, string>();
+  /** Refunds whose status changes later, with where they go. */
+  const laterRefunds = new Map<string, { to: "succeeded" | "failed"; timer?: NodeJS.Timeout }>();
   const inFlight = new Set<Promise<unknown>>();
   let webhookUrl: string | undefined;
   let closed = false;
@@ -219,6 +244,11 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
+    refundBehaviour: "immediate",
+    refundSettleMs: 2_000,
+    settleRefunds() {
+      for (const id of [...laterRefunds.keys()]) settleRefund(id);
+    },
     confirm: (intentId, card) => {
       try {
         return { status: 200, body: confirmIntent(intentId, { payment_method_data: { type: "card", card: { number: card.number, exp_month: "12", exp_year: "2034", cvc: "123" } } }) as unknown as Json };
@@ -229,6 +259,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     },
     close: async () => {
       closed = true;
+      for (const later of laterRefunds.values()) clearTimeout(later.timer);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -236,7 +267,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     },
   };
 
-  function emit(type: string, object: FakePaymentIntent | FakeCharge): void {
+  function emit(type: string, object: FakePaymentIntent | FakeCharge | FakeRefund): void {
     const event: FakeEvent = {
       id: randomId("evt"),
       object: "event",
@@ -333,6 +364,7 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
       emit("payment_intent.payment_failed", pi);
       throw new ApiFailure(402, { ...pi.last_payment_error, payment_intent: structuredClone(pi) });
     }
+    cardOf.set(pi.id, digitsOnly(number));
     pi.status = "succeeded";
     pi.amount_received = pi.amount;
     pi.payment_method = pm;
@@ -342,37 +374,14 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     return pi;
   }
 
-  /** Like Stripe: the whole remaining amount of a succeeded PaymentIntent's charge, then charge.refunded. */
-  function createRefund(p: Json): FakeRefund {
-    if (typeof p.payment_intent !== "string") throw invalid("Missing required param: payment_intent.", { param: "payment_intent" });
-    const pi = findIntent(p.payment_intent);
-    if (pi.status !== "succeeded" || !pi.latest_charge) {
-      throw invalid(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, { code: "charge_not_refundable" });
-    }
-    const refunded = [...refunds.values()].filter((r) => r.payment_intent === pi.id).reduce((sum, r) => sum + r.amount, 0);
-    const amount = p.amount === undefined ? pi.amount_received - refunded : Number(p.amount);
-    if (refunded >= pi.amount_received) throw invalid(`Charge ${pi.latest_charge} has already been refunded.`, { code: "charge_already_refunded" });
-    if (!Number.isInteger(amount) || amount < 1 || amount > pi.amount_received - refunded) {
-      throw invalid(`Refund amount ($${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge.`, { param: "amount" });
-    }
-    const reason = typeof p.reason === "string" ? p.reason : null;
-    if (reason !== null && !["duplicate", "fraudulent", "requested_by_customer"].includes(reason)) throw invalid("Invalid reason.", { param: "reason" });
-    const refund: FakeRefund = {
-      id: randomId("re"),
-      object: "refund",
-      amount,
-      charge: pi.latest_charge,
-      payment_intent: pi.id,
-      currency: pi.currency,
-      status: "succeeded",
-      reason,
-      metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
-      created: Math.floor(Date.now() / 1000),
-    };
-    refunds.set(refund.id, refund);
-    const amountRefunded = refunded + amount;
-    emit("charge.refunded", {
-      id: pi.latest_charge,
+  /** What has been refunded of an intent, or is being: failed and canceled refunds gave their money back. */
+  const refundedOf = (intentId: string) =>
+    [...refunds.values()].filter((r) => r.payment_intent === intentId && (r.status === "pending" || r.status === "succeeded")).reduce((sum, r) => sum + r.amount, 0);
+
+  function chargeOf(pi: FakePaymentIntent): FakeCharge {
+    const amountRefunded = refundedOf(pi.id);
+    return {
+      id: pi.latest_charge!,
       object: "charge",
       amount: pi.amount_received,
       amount_refunded: amountRefunded,
@@ -381,8 +390,71 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
       refunded: amountRefunded >= pi.amount_received,
       status: "succeeded",
       metadata: { ...pi.metadata },
-    });
+    };
+  }
+
+  /**
+   * Like Stripe (https://docs.stripe.com/api/refunds/create): part or the whole remaining amount of a succeeded
+   * PaymentIntent's charge; refund.created and charge.refunded follow. Stripe's refund test cards (and the
+   * `refundBehaviour` switch) make it pending or failing later (https://docs.stripe.com/testing#refunds).
+   */
+  function createRefund(p: Json): FakeRefund {
+    if (typeof p.payment_intent !== "string") throw invalid("Missing required param: payment_intent.", { param: "payment_intent" });
+    const pi = findIntent(p.payment_intent);
+    if (pi.status !== "succeeded" || !pi.latest_charge) {
+      throw invalid(`This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, { code: "charge_not_refundable" });
+    }
+    const refunded = refundedOf(pi.id);
+    const amount = p.amount === undefined ? pi.amount_received - refunded : Number(p.amount);
+    if (refunded >= pi.amount_received) throw invalid(`Charge ${pi.latest_charge} has already been refunded.`, { code: "charge_already_refunded" });
+    if (!Number.isInteger(amount) || amount < 1 || amount > pi.amount_received - refunded) {
+      throw invalid(`Refund amount ($${(amount / 100).toFixed(2)}) is greater than unrefunded amount on charge.`, { param: "amount" });
+    }
+    const reason = typeof p.reason === "string" ? p.reason : null;
+    if (reason !== null && !["duplicate", "fraudulent", "requested_by_customer"].includes(reason)) throw invalid("Invalid reason.", { param: "reason" });
+    const behaviour = REFUND_TEST_CARDS[cardOf.get(pi.id) ?? ""] ?? fake.refundBehaviour;
+    const refund: FakeRefund = {
+      id: randomId("re"),
+      object: "refund",
+      amount,
+      charge: pi.latest_charge,
+      payment_intent: pi.id,
+      currency: pi.currency,
+      status: behaviour === "pending_then_succeeded" || behaviour === "pending_then_failed" ? "pending" : "succeeded",
+      failure_reason: null,
+      reason,
+      metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
+      created: Math.floor(Date.now() / 1000),
+    };
+    refunds.set(refund.id, refund);
+    emit("refund.created", refund);
+    emit("charge.refunded", chargeOf(pi));
+    if (behaviour !== "immediate") {
+      const later: { to: "succeeded" | "failed"; timer?: NodeJS.Timeout } = { to: behaviour === "pending_then_succeeded" ? "succeeded" : "failed" };
+      if (fake.refundSettleMs !== null) later.timer = setTimeout(() => settleRefund(refund.id), fake.refundSettleMs).unref();
+      laterRefunds.set(refund.id, later);
+    }
     return refund;
+  }
+
+  /** A refund's later status: refund.updated, and refund.failed when it failed (its money is back with the merchant). */
+  function settleRefund(id: string): void {
+    const later = laterRefunds.get(id);
+    const refund = refunds.get(id);
+    laterRefunds.delete(id);
+    if (!later || !refund || closed) return;
+    clearTimeout(later.timer);
+    refund.status = later.to;
+    if (later.to === "failed") refund.failure_reason = "expired_or_canceled_card";
+    emit("refund.updated", refund);
+    if (later.to === "failed") emit("refund.failed", refund);
+  }
+
+  /** GET /v1/refunds?payment_intent=...: newest first, like Stripe's lists. */
+  function listRefunds(params: Json): Json {
+    const intentId = typeof params.payment_intent === "string" ? params.payment_intent : undefined;
+    const data = [...refunds.values()].filter((r) => intentId === undefined || r.payment_intent === intentId).reverse();
+    return { object: "list", url: "/v1/refunds", has_more: false, data: structuredClone(data) };
   }
 
   /** Publishable-key calls (Stripe.js) must carry the intent's client secret; secret-key calls carry the key. */
@@ -420,6 +492,10 @@ export async function startFakeStripe(opts: { logger?: Logger; webhookSecret?: s
     if (url.pathname === "/v1/balance" && req.method === "GET") {
       authorize(req, params);
       return { status: 200, body: { object: "balance", available: [{ amount: 0, currency: "usd" }], pending: [], livemode: false } };
+    }
+    if (url.pathname === "/v1/refunds" && req.method === "GET") {
+      authorize(req, params);
+      return { status: 200, body: listRefunds(params) };
     }
     if (url.pathname === "/v1/refunds" && req.method === "POST") {
       authorize(req, params);

@@ -17,7 +17,7 @@ const DECLINES: Record<string, CardDecline> = {
   "4000000000000119": { code: "processing_error", message: "An error occurred while processing your card. Try again in a little bit." },
 };
 
-const SUCCEEDS = new Set(["4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222", "5200828282828210", "378282246310005", "6011111111111117"]);
+const SUCCEEDS = new Set(["4242424242424242", "4000000000007726", "4000000000005126", "4000056655665556", "5555555555554444", "2223003122003222", "5200828282828210", "378282246310005", "6011111111111117"]);
 
 export function digitsOnly(value: string): string {
   return value.replace(/\D/g, "");
