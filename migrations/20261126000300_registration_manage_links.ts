@@ -6,7 +6,8 @@ import type { Knex } from "knex";
  *   confirmation page, each "Lost your confirmation?" e-mail); only the SHA-256 of the token is stored;
  * - `events.changes_freeze_at`: until when a paid registration's details and days can change (null: 7 days
  *   before the event's start);
- * - a registration canceled by its registrant (`withdrawn`) keeps when, and the refund the policy gave.
+ * - a registration canceled by its registrant (`withdrawn`), or one athlete withdrawn from a team, keeps when and the
+ *   refund the policy gave; the roster view shows such an athlete as `withdrawn`.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("registration_manage_links", (t) => {
@@ -25,10 +26,67 @@ export async function up(knex: Knex): Promise<void> {
     t.dateTime("withdrawn_at").nullable().comment("canceled by the registrant through the manage link");
     t.integer("withdrawal_refund_cents").nullable().comment("what the cancellation policy gave back when it was canceled");
   });
+  await knex.schema.alterTable("registration_athletes", (t) => {
+    t.dateTime("withdrawn_at").nullable().comment("withdrawn from its team by the coach: the place is free, the rest of the team stays");
+    t.integer("withdrawal_refund_cents").nullable();
+  });
+  await replaceRoster(knex, true);
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await replaceRoster(knex, false);
+  await knex.schema.alterTable("registration_athletes", (t) => t.dropColumns("withdrawn_at", "withdrawal_refund_cents"));
   await knex.schema.alterTable("registrations", (t) => t.dropColumns("withdrawn_at", "withdrawal_refund_cents"));
   await knex.schema.alterTable("events", (t) => t.dropColumn("changes_freeze_at"));
   await knex.schema.dropTable("registration_manage_links");
+}
+
+/**
+ * The admins' one-row-per-athlete view, copied from 20261124000300 (amount refunded and when included); with
+ * `athleteStatus` an athlete withdrawn from a team reads `withdrawn` while the rest of the team stays `paid`.
+ */
+async function replaceRoster(knex: Knex, athleteStatus: boolean): Promise<void> {
+  const mysql = knex.client.config.client === "mysql2";
+  // SQLite before 3.44 has no ORDER BY inside group_concat: the days are ordered in a subquery instead.
+  const days = mysql
+    ? "(select group_concat(d.label order by d.sort_order separator ', ') from registration_days rd join event_days d on d.id = rd.event_day_id where rd.registration_id = r.id)"
+    : "(select group_concat(label, ', ') from (select d.label as label from registration_days rd join event_days d on d.id = rd.event_day_id where rd.registration_id = r.id order by d.sort_order))";
+  const dollars = (col: string) => (mysql ? `cast(${col} / 100 as decimal(10, 2))` : `printf('%.2f', ${col} / 100.0)`);
+  const fullName = (a: string, b: string) => (mysql ? `concat(${a}, ' ', ${b})` : `${a} || ' ' || ${b}`);
+  const time = (col: string) => (mysql ? col : `datetime(${col} / 1000, 'unixepoch')`);
+  const gradeOrAge = mysql ? "coalesce(a.grade, cast(a.age as char))" : "coalesce(a.grade, cast(a.age as text))";
+  await knex.raw("drop view if exists registration_roster");
+  await knex.raw(`
+    create view registration_roster as
+    select
+      r.reference as reference,
+      e.title as event_title,
+      r.kind as kind,
+      r.team_name as team_name,
+      ${fullName("a.first_name", "a.last_name")} as athlete_name,
+      ${gradeOrAge} as grade_or_age,
+      a.gender as gender,
+      a.school_name as school,
+      a.club_name as club,
+      a.shirt_size as shirt_size,
+      r.package_label as package,
+      ${days} as days,
+      ${dollars("r.amount_paid_cents")} as amount_paid,
+      dc.code as discount_code,
+      ${dollars("dr.amount_off_cents")} as discount_amount,
+      ${dollars("r.amount_refunded_cents")} as amount_refunded,
+      ${athleteStatus ? "case when a.withdrawn_at is not null then 'withdrawn' else r.status end" : "r.status"} as status,
+      r.contact_email as contact_email,
+      r.contact_phone as contact_phone,
+      ${mysql ? "concat(a.emergency_contact_name, ', ', a.emergency_contact_phone)" : "a.emergency_contact_name || ', ' || a.emergency_contact_phone"} as emergency_contact,
+      a.special_requirements as special_requirements,
+      ${time("r.created_at")} as created_at,
+      ${time("r.paid_at")} as paid_at,
+      ${time("r.refunded_at")} as refunded_at
+    from registrations r
+    join events e on e.id = r.event_id
+    join registration_athletes a on a.registration_id = r.id
+    left join discount_redemptions dr on dr.registration_id = r.id and dr.status <> 'released'
+    left join discount_codes dc on dc.id = dr.discount_code_id
+  `);
 }

@@ -1,3 +1,4 @@
+import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
 import type { Site } from "../site.ts";
@@ -29,6 +30,11 @@ export interface RegistrationDeps {
   site: Site;
   limits: RegistrationLimits;
   clock: () => Date;
+  /**
+   * Places became free in this transaction (a registrant canceled): the waiting list's hook. Optional until the
+   * waiting list is merged; then app.ts passes its `placesFreed`.
+   */
+  placesFreed?: (trx: Knex.Transaction, eventId: number) => Promise<void>;
   /** The site's public origin, for the manage links in e-mails (written without a request at hand). */
   publicUrl: string;
 }

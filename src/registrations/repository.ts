@@ -29,6 +29,8 @@ export interface RegistrationAthlete {
   emergencyContactName: string;
   emergencyContactPhone: string;
   specialRequirements: string | null;
+  /** Withdrawn from its team by the coach (the place is free; the row stays for the record). */
+  withdrawnAt: Date | null;
 }
 
 export interface Registration {
@@ -80,6 +82,7 @@ function mapAthlete(r: Row): RegistrationAthlete {
     emergencyContactName: String(r.emergency_contact_name),
     emergencyContactPhone: String(r.emergency_contact_phone),
     specialRequirements: str(r.special_requirements),
+    withdrawnAt: toDate(r.withdrawn_at),
   };
 }
 
@@ -567,4 +570,10 @@ export async function setVersion(trx: Knex.Transaction, id: number, version: num
 /** The event's own deadline for changes (`events.changes_freeze_at`), null when it keeps the default. */
 export async function eventChangesFreezeAt(conn: Conn, eventId: number): Promise<Date | null> {
   return toDate((await conn("events").where({ id: eventId }).first("changes_freeze_at"))?.changes_freeze_at);
+}
+
+/** One athlete leaves a team: marked withdrawn with the refund it gave, the team holds one place fewer, a new version. */
+export async function withdrawAthlete(trx: Knex.Transaction, registrationId: number, position: number, refundCents: number, places: number, version: number, now: Date): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ withdrawn_at: now, withdrawal_refund_cents: refundCents });
+  await trx("registrations").where({ id: registrationId }).update({ places, version, updated_at: now });
 }

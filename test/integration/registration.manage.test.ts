@@ -56,6 +56,40 @@ async function paidRegistration(extra: Record<string, unknown> = {}) {
   return { v, reference, intentId, email, path: `/my-registration/${link![1]}`, token: link![1]! };
 }
 
+const SIZES = ["Small", "Medium", "Large", "XL", "XXL", "3XL", "4XL"];
+const teamAthlete = (i: number) => ({ firstName: `Kid${i}`, lastName: "Brooks", age: 12, email: `kid${i}@example.com`, shirtSize: SIZES[i % 7], parentName: `Parent ${i}`, parentPhoneNumber: "205-555-0100" });
+
+/** A paid team of `n` athletes for event 2 ($199 each); the coach's manage link from the roster e-mail. */
+async function paidTeam(n: number) {
+  const v = await visitor(t.app);
+  const res = await v
+    .post("/api/team-registration")
+    .set("x-forwarded-for", `203.0.113.${address++}`)
+    .send({ eventId: 2, coachInfo: { firstName: "Dana", lastName: "Brooks", email: "coach.brooks@example.com", phone: "(205) 555-0142", teamName: "Steel City WC" }, athletes: Array.from({ length: n }, (_, i) => teamAthlete(i + 1)), formSessionId: `manage-team-form-${++seq}-${Date.now()}` });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const reference = res.body.registrationId as string;
+  const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+  expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+  expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
+  const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "team_registration_confirmation" }).first();
+  const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(email.text_body)![1]!;
+  return { reference, path: `/my-registration/${token}` };
+}
+
+const refundsOf = async (reference: string) => {
+  const payment = await t.db("payments").where({ kind: "registration", reference }).first();
+  return t.db("payment_refunds").where({ payment_id: payment.id }).orderBy("id");
+};
+
+async function until(check: () => Promise<boolean>, ms = 8000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("condition not met in time");
+}
+
 const row = (reference: string) => t.db("registrations").where({ reference }).first();
 const athlete = async (reference: string) => t.db("registration_athletes").where({ registration_id: (await row(reference)).id }).first();
 const days = async (reference: string) =>
@@ -67,10 +101,13 @@ const emailsOf = (reference: string, kind: string) => t.db("email_outbox").where
 /** The manage page's form values as a browser without JavaScript posts them back (a fresh browser: its own CSRF token). */
 async function freshBrowser(path: string) {
   const agent = request.agent(t.app);
-  const page = await agent.get(path);
+  // Each browser has its own address, so the manage routes' limit per address counts each apart.
+  const ip = `198.18.${Math.floor(address / 250)}.${address++ % 250}`;
+  const get = (url: string) => agent.get(url).set("x-forwarded-for", ip);
+  const page = await get(path);
   const token = csrfFrom(page.text);
   const version = /name="version" value="(\d+)"/.exec(page.text)?.[1];
-  return { agent, page, token, version: version ?? "", post: (url: string, fields: Record<string, string>) => agent.post(url).type("form").send({ ...fields, _csrf: token }) };
+  return { get, page, token, version: version ?? "", post: (url: string, fields: Record<string, string>) => agent.post(url).set("x-forwarded-for", ip).type("form").send({ ...fields, _csrf: token }) };
 }
 
 const formOf = (overrides: Record<string, string> = {}) => {
@@ -148,7 +185,7 @@ describe("changes until the freeze date", () => {
     const [mail] = await emailsOf(reference, "registration_changed");
     expect(mail.to_address).toBe("maya.parent@example.com");
     for (const part of ["Hi Maya,", "shirt size, emergency contact, days", "- Sunday, June 6: 9:00 AM - 4:00 PM PDT", "Luis Ortiz"]) expect(mail.text_body, part).toContain(part);
-    expect(textOf((await b.agent.get(path)).text)).toContain("Your changes are saved.");
+    expect(textOf((await b.get(path)).text)).toContain("Your changes are saved.");
 
     // The tab still showing the older version is refused and shown the registration as it stands.
     const stale = await b.post(`${path}/details`, { ...formOf({ tShirtSize: "XL" }), version: b.version });
@@ -180,6 +217,112 @@ describe("changes until the freeze date", () => {
     const winner = results[0]!.status === 303 ? "Medium" : "XL";
     expect((await athlete(reference)).shirt_size).toBe(winner);
     expect(await emailsOf(reference, "registration_changed")).toHaveLength(1);
+  });
+});
+
+describe("cancellation under the policy", () => {
+  it("shows the refund first, frees the place at once, refunds in full 30+ days before, records it and e-mails a receipt", async () => {
+    const { reference, path } = await paidRegistration();
+    const left = await placesLeft(t.db, 2, new Date());
+    const b = await freshBrowser(path);
+    const confirm = await b.get(`${path}/cancel`).expect(200);
+    expect(textOf(confirm.text)).toContain("You get back $238.00 (100% of $238.00).");
+    expect(textOf(confirm.text)).toContain("Cancelled 30 days or more before the camp's first day: a full refund.");
+    expect(executableScripts(confirm.text)).toEqual([]);
+    const version = /name="version" value="(\d+)"/.exec(confirm.text)![1]!;
+
+    const res = await b.post(`${path}/cancel`, { version, scope: "all" });
+    expect(res.status).toBe(303);
+    expect(await placesLeft(t.db, 2, new Date())).toBe(left + 1);
+    expect(await row(reference)).toMatchObject({ withdrawal_refund_cents: 23800 });
+    const [receipt] = await emailsOf(reference, "registration_canceled");
+    for (const part of ["Hi Maya,", "Maya Ortiz's registration for National Champ Camp", "Amount paid: $238.00", "a refund of $238.00 (100% of $238.00)"]) expect(receipt.text_body, part).toContain(part);
+    const [refund] = await refundsOf(reference);
+    expect(refund).toMatchObject({ amount_cents: 23800, request_key: `cancel:registration:${(await row(reference)).id}:all:v1` });
+
+    // Stripe confirms it: the refund is recorded, the registration ends refunded, the payer hears of it.
+    await until(async () => (await row(reference)).status === "refunded");
+    expect((await refundsOf(reference))[0].status).toBe("succeeded");
+    expect((await row(reference)).amount_refunded_cents).toBe(23800);
+    expect(await emailsOf(reference, "registration_refunded")).toHaveLength(1);
+    const roster = await t.db("registration_roster").where({ reference });
+    expect(roster[0]).toMatchObject({ status: "refunded" });
+    expect(Number(roster[0].amount_refunded)).toBe(238);
+    const page = textOf((await b.get(path)).text);
+    expect(page).toContain("Refunded $238.00");
+    expect(page).toContain("Nothing can change any more");
+
+    // Once more (a re-post): nothing more happens.
+    expect((await b.post(`${path}/cancel`, { version, scope: "all" })).status).toBe(409);
+    expect(await refundsOf(reference)).toHaveLength(1);
+  });
+
+  it("gives back half 7 to 29 days before the first day", async () => {
+    const soon = new Date(Date.now() + 20 * 86_400_000);
+    const original = await t.db("events").where({ id: 4 }).first("start_date", "end_date");
+    const v = await visitor(t.app);
+    const res = await v.post("/api/events/4/create-payment-intent").set("x-forwarded-for", `203.0.113.${address++}`).send({ option: "full", formSessionId: `manage-half-${Date.now()}`, registrationData: { ...ATHLETE, registrationType: "full" } });
+    const reference = res.body.registrationId as string;
+    const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+    t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+    expect((await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
+    const mail = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" }).first();
+    const path = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(mail.text_body)![1]}`;
+    await t.db("events").where({ id: 4 }).update({ start_date: soon.toISOString().slice(0, 10), end_date: soon.toISOString().slice(0, 10) });
+    try {
+      const b = await freshBrowser(path);
+      const confirm = await b.get(`${path}/cancel`);
+      expect(textOf(confirm.text)).toContain("You get back $100.00 (50% of $200.00).");
+      const version = /name="version" value="(\d+)"/.exec(confirm.text)![1]!;
+      expect((await b.post(`${path}/cancel`, { version, scope: "all" })).status).toBe(303);
+      expect(await row(reference)).toMatchObject({ status: "withdrawn", withdrawal_refund_cents: 10000 });
+      await until(async () => (await refundsOf(reference))[0]?.status === "succeeded");
+      await until(async () => (await row(reference)).amount_refunded_cents === 10000);
+      expect((await row(reference)).status).toBe("withdrawn");
+      expect((await emailsOf(reference, "registration_canceled"))[0].text_body).toContain("a refund of $100.00 (50% of $200.00)");
+    } finally {
+      await t.db("events").where({ id: 4 }).update(original);
+    }
+  });
+
+  it("lets a coach cancel one athlete (one place, one share) while the team keeps its minimum, or the whole team", async () => {
+    const { reference, path } = await paidTeam(6);
+    const left = await placesLeft(t.db, 2, new Date());
+    const b = await freshBrowser(path);
+    const confirm = await b.get(`${path}/cancel`);
+    const text = textOf(confirm.text);
+    expect(text).toContain("Cancel the whole team");
+    expect(text).toContain("You get back $1,194.00 (100% of $1,194.00).");
+    expect(text).toContain("You get back $199.00 (100% of $199.00).");
+    const version = /name="version" value="(\d+)"/.exec(confirm.text)![1]!;
+    expect((await b.post(`${path}/cancel`, { version, scope: "athlete", athlete: "6" })).status).toBe(303);
+    expect(await placesLeft(t.db, 2, new Date())).toBe(left + 1);
+    expect(await row(reference)).toMatchObject({ status: "paid", places: 5 });
+    const roster = await t.db("registration_roster").where({ reference }).orderBy("athlete_name");
+    expect(roster.map((r: { status: string }) => r.status)).toEqual(["paid", "paid", "paid", "paid", "paid", "withdrawn"]);
+    expect((await emailsOf(reference, "registration_canceled"))[0].text_body).toContain("Kid6 Brooks's registration");
+    await until(async () => (await row(reference)).amount_refunded_cents === 19900);
+
+    // At 5 athletes no single one can go; the whole team can.
+    const again = await b.get(`${path}/cancel`);
+    expect(textOf(again.text)).toContain("so no single athlete can be cancelled");
+    const v2 = /name="version" value="(\d+)"/.exec(again.text)![1]!;
+    expect((await b.post(`${path}/cancel`, { version: v2, scope: "athlete", athlete: "1" })).status).toBe(409);
+    expect((await b.post(`${path}/cancel`, { version: v2, scope: "all" })).status).toBe(303);
+    expect(await placesLeft(t.db, 2, new Date())).toBe(left + 6);
+    expect((await refundsOf(reference)).map((r: { amount_cents: number }) => r.amount_cents)).toEqual([19900, 99500]);
+    await until(async () => (await row(reference)).status === "refunded");
+  });
+
+  it.runIf(backend === "mysql")("two tabs cancelling at once on MySQL: one cancellation, one refund, the place freed once", async () => {
+    const { reference, path } = await paidRegistration();
+    const left = await placesLeft(t.db, 2, new Date());
+    const [a, b] = [await freshBrowser(path), await freshBrowser(path)];
+    const results = await Promise.all([a.post(`${path}/cancel`, { version: a.version, scope: "all" }), b.post(`${path}/cancel`, { version: b.version, scope: "all" })]);
+    expect(results.map((r) => r.status).sort()).toEqual([303, 409]);
+    expect(await refundsOf(reference)).toHaveLength(1);
+    expect(await emailsOf(reference, "registration_canceled")).toHaveLength(1);
+    expect(await placesLeft(t.db, 2, new Date())).toBe(left + 1);
   });
 });
 

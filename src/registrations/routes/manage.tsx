@@ -8,7 +8,7 @@ import { domainErrorStatus } from "../../http/errors.ts";
 import { findEvent } from "../../events/repository.ts";
 import { eventHoursText, formatEventDateTime } from "../../events/rules.ts";
 import type { EventDetail } from "../../events/types.ts";
-import { ManageLinkNotFound, ManagePage, type ManageView } from "../../../views/pages/registration/ManagePage.tsx";
+import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView, type ManageView } from "../../../views/pages/registration/ManagePage.tsx";
 import { coversEveryDay, findPackage, formValuesOf, registrationSchema, REGISTRATION_MESSAGES } from "../rules.ts";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
@@ -17,7 +17,10 @@ import { issueManageLink, MANAGE_PATH, registrationByToken, resendManageLinks } 
 import type { RegistrationDeps } from "../deps.ts";
 import { changeIndividual, individualOf, MANAGE_TEXT } from "../manage/change.ts";
 import { permissions, type Permissions } from "../manage/rules.ts";
-import { cancellationRefundCents, tierDeadlines } from "../manage/policy.ts";
+import { tierDeadlines } from "../manage/policy.ts";
+import { activeAthletes, cancellationQuote, cancelRegistration, type CancelScope } from "../manage/cancel.ts";
+import { TEAM_MINIMUM } from "../teamRules.ts";
+import { formatPrice } from "../../money.ts";
 import { loadEvent, type RegistrationRouteDeps } from "./shared.tsx";
 
 /**
@@ -43,6 +46,10 @@ export const RESEND_TEXT = {
   sent: "If that address registered for this event, we've e-mailed it a new link to the registration. It can take a few minutes to arrive.",
   rateLimited: "Too many requests for a registration link from your connection. Please wait an hour and try again, or contact us.",
 } as const;
+
+const CANCEL_CLOSED = "This registration can no longer be canceled.";
+const CANCELED_TEXT = (refundCents: number) =>
+  refundCents > 0 ? `A refund of ${formatPrice(refundCents)} is on its way to your card; we've e-mailed you a receipt.` : "We've e-mailed you a receipt.";
 
 const STATUS_LABEL: Record<string, string> = {
   paid: "Paid",
@@ -128,6 +135,50 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
     }
   });
 
+  async function showCancel(req: Request, res: Response, o: Opened, extra: { message?: string; status?: number } = {}) {
+    const p = await allowed(o);
+    if (!p.canCancel) return show(req, res, o, { status: extra.status ?? 409, message: extra.message ?? (p.reason || CANCEL_CLOSED) });
+    const now = deps.clock();
+    const whole = cancellationQuote(o.r, { whole: true }, p.startsAt, now);
+    const active = activeAthletes(o.r);
+    const one = cancellationQuote(o.r, { whole: false, athletePosition: 0 }, p.startsAt, now);
+    const view: CancelView = {
+      base: o.base,
+      title: viewOf(o, p).title,
+      eventTitle: o.event.title,
+      kind: o.r.kind,
+      version: o.r.version,
+      whole: { refundCents: whole.cents, percent: whole.percent, partCents: whole.partCents },
+      athletes: active.length > TEAM_MINIMUM ? active.map((a) => ({ position: a.position, name: `${a.firstName} ${a.lastName}` })) : [],
+      athlete: { refundCents: one.cents, partCents: one.partCents },
+      teamMinimum: TEAM_MINIMUM,
+    };
+    renderPage(req, res, <CancelPage view={view} message={extra.message} />, { title: "Cancel Registration", description: "Cancel your camp registration.", status: extra.status, noindex: true });
+  }
+
+  router.get(`${MANAGE_PATH}/:token/cancel`, limit, async (req, res) => {
+    const o = await open(req, res);
+    if (o) await showCancel(req, res, o);
+  });
+
+  router.post(`${MANAGE_PATH}/:token/cancel`, limit, async (req, res) => {
+    const o = await open(req, res);
+    if (!o) return;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const position = typeof body.athlete === "string" && /^\d{1,3}$/.test(body.athlete) ? Number(body.athlete) : -1;
+    if (body.scope === "athlete" && position < 1) return showCancel(req, res, o, { status: 400, message: "Please choose the athlete to cancel." });
+    const scope: CancelScope = body.scope === "athlete" ? { whole: false, athletePosition: position } : { whole: true };
+    try {
+      const done = await cancelRegistration(deps, o.event, { reference: o.r.reference, shownVersion: versionOf(body), scope });
+      flashToast(req, { title: scope.whole ? "Registration canceled" : "Athlete canceled", description: CANCELED_TEXT(done.refundCents) });
+      res.redirect(303, o.base);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.kind === "unavailable") throw err;
+      const fresh = (await open(req, res))!;
+      await show(req, res, fresh, { status: domainErrorStatus(err), message: err.message });
+    }
+  });
+
   router.post("/events/:id/lost-confirmation", resendLimit, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return void res.status(404).send();
@@ -164,7 +215,7 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
       everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
       dayCount: pkg?.dayCount ?? event.days.length,
       athletes: r.athletes.map((a) => ({
-        name: `${a.firstName} ${a.lastName}`,
+        name: `${a.firstName} ${a.lastName}${a.withdrawnAt ? " (canceled)" : ""}`,
         detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ?? ""].filter(Boolean).join(", "),
         shirtSize: a.shirtSize ?? "",
         emergency: `${a.emergencyContactName}, ${a.emergencyContactPhone}`,
@@ -172,12 +223,14 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
       })),
       amountPaidCents: paid,
       amountRefundedCents: r.amountRefundedCents,
-      canceledText: r.withdrawnAt ? `Canceled on ${formatEventDateTime(r.withdrawnAt, zone)}.` : null,
+      canceledText: r.withdrawnAt
+        ? `Canceled on ${formatEventDateTime(r.withdrawnAt, zone)}. ${r.withdrawalRefundCents ? `The policy gave back ${formatPrice(r.withdrawalRefundCents)}; it shows under Refunded once Stripe confirms it.` : "The policy gave no refund."}`
+        : null,
       phase: p.phase,
       changesUntil: formatEventDateTime(p.freezeAt, zone),
       reason: p.reason,
       canCancel: p.canCancel,
-      refundNowCents: cancellationRefundCents(paid, r.amountRefundedCents, p.startsAt, deps.clock()),
+      refundNowCents: cancellationQuote(r, { whole: true }, p.startsAt, deps.clock()).cents,
       refundNowPercent: p.refundPercent,
       tierDeadlines: tierDeadlines(p.startsAt).map((t) => ({ percent: t.percent, until: formatEventDateTime(t.until, zone) })),
       version: r.version,

@@ -204,3 +204,71 @@ export function ManageLinkNotFound() {
     </section>
   );
 }
+
+/** What the cancel page shows: the refund first, then the confirm buttons (a coach: the team, or one athlete). */
+export interface CancelView {
+  base: string;
+  title: string;
+  eventTitle: string;
+  kind: "individual" | "team";
+  version: number;
+  whole: { refundCents: number; percent: number; partCents: number };
+  /** A team's athletes that can be withdrawn one by one (empty: the team is at its minimum). */
+  athletes: { position: number; name: string }[];
+  athlete: { refundCents: number; partCents: number };
+  teamMinimum: number;
+}
+
+const refundWords = (cents: number, percent: number, partCents: number) =>
+  cents > 0 ? `You get back ${formatPrice(cents)} (${percent}% of ${formatPrice(partCents)}).` : `You get no refund (cancelled this close to the camp), but the place is freed for someone else.`;
+
+/** /my-registration/{token}/cancel: the refund the policy gives now, before anything is canceled. */
+export function CancelPage({ view, message }: { view: CancelView; message?: string }) {
+  return (
+    <section className="section registration-page">
+      <div className="container registration-container">
+        <p className="back-link">
+          <a href={view.base}><span aria-hidden="true">←&nbsp;</span>Back to the registration</a>
+        </p>
+        <header className="registration-header">
+          <p className="eyebrow">Cancel</p>
+          <h1>{`Cancel ${view.title}'s registration?`}</h1>
+          <p className="lead">{view.eventTitle}</p>
+        </header>
+        {message ? <p className="card registration-section manage-message" role="alert">{message}</p> : null}
+        <section className="card registration-section" aria-labelledby="cancel-all">
+          <h2 id="cancel-all">{view.kind === "team" ? "Cancel the whole team" : "Cancel the registration"}</h2>
+          <p className="cancel-refund">{refundWords(view.whole.refundCents, view.whole.percent, view.whole.partCents)}</p>
+          <p>Cancelling cannot be undone: the {view.kind === "team" ? "places go" : "place goes"} to someone else at once. We e-mail you a receipt.</p>
+          <Form action={`${view.base}/cancel`} label="Confirm the cancellation">
+            <input type="hidden" name="version" value={String(view.version)} />
+            <input type="hidden" name="scope" value="all" />
+            <SubmitButton className="btn btn-primary">{view.kind === "team" ? "Cancel the Whole Team" : "Cancel Registration"}</SubmitButton>
+          </Form>
+        </section>
+        {view.kind === "team" ? (
+          <section className="card registration-section" aria-labelledby="cancel-one">
+            <h2 id="cancel-one">Cancel one athlete</h2>
+            {view.athletes.length > 0 ? (
+              <>
+                <p className="cancel-refund">{refundWords(view.athlete.refundCents, view.whole.percent, view.athlete.partCents)}</p>
+                <Form action={`${view.base}/cancel`} label="Cancel one athlete">
+                  <input type="hidden" name="version" value={String(view.version)} />
+                  <input type="hidden" name="scope" value="athlete" />
+                  <Field name="athlete" label="Athlete" required options={view.athletes.map((a) => ({ value: String(a.position), label: a.name }))} placeholder="Choose an athlete" />
+                  <SubmitButton className="btn btn-secondary">Cancel This Athlete</SubmitButton>
+                </Form>
+              </>
+            ) : (
+              <p>{`A team needs at least ${view.teamMinimum} athletes, so no single athlete can be cancelled; cancel the whole team instead.`}</p>
+            )}
+          </section>
+        ) : null}
+        <section className="card registration-section" aria-labelledby="cancel-policy">
+          <h2 id="cancel-policy">Camp refund and cancellation policy</h2>
+          <CancellationPolicyList />
+        </section>
+      </div>
+    </section>
+  );
+}
