@@ -140,7 +140,7 @@ describe("the private manage link", () => {
         expect(text, part).toContain(part);
       }
       expect(page.headers["cache-control"]).toContain("no-store");
-      expect(page.headers["referrer-policy"]).toBe("no-referrer");
+      expect(page.headers["referrer-policy"]).toBe("same-origin");
       expect(executableScripts(page.text), "works without JavaScript").toEqual([]);
     }
     const ics = await request(t.app).get(`${path}/calendar.ics`).expect(200);

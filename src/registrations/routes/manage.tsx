@@ -64,7 +64,7 @@ const versionOf = (body: Record<string, unknown>) => (typeof body.version === "s
 /**
  * The private manage link (`/my-registration/{token}`): the registration as it stands, the registrant's changes
  * until the freeze date, and "Lost your confirmation?" (`POST /events/{id}/lost-confirmation`). Every page answers
- * `no-store` and sends no referrer, so the token stays out of caches and other sites' logs.
+ * `no-store` and sends its address (the token) as referrer only to this site, so the token stays out of caches and other sites' logs.
  */
 export function manageRoutes(deps: RegistrationRouteDeps): Router {
   const router = Router();
@@ -74,7 +74,7 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
   type Opened = { r: Registration; event: EventDetail; base: string };
   /** The registration the link opens, or the one 404 page. */
   async function open(req: Request, res: Response): Promise<Opened | undefined> {
-    res.set({ "cache-control": "private, no-store", "referrer-policy": "no-referrer" });
+    res.set({ "cache-control": "private, no-store", "referrer-policy": "same-origin" });
     const token = String(req.params.token ?? "");
     const r = await registrationByToken(deps.db, token);
     const event = r ? await findEvent(deps.db, r.eventId) : undefined;
