@@ -7,14 +7,17 @@ import type { Knex } from "knex";
  * - `events.changes_freeze_at`: until when a paid registration's details and days can change (null: 7 days
  *   before the event's start);
  * - a registration canceled by its registrant (`withdrawn`), or one athlete withdrawn from a team, keeps when and the
- *   refund the policy gave; the roster view shows such an athlete as `withdrawn`.
+ *   refund the policy gave; the roster view shows such an athlete as `withdrawn`;
+ * - a team athlete's family signs the liability waiver and medical release through its own link: the version, the
+ *   typed name, the relationship and when are kept on the athlete, and the roster view shows them.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("registration_manage_links", (t) => {
     t.increments("id");
     t.integer("registration_id").unsigned().notNullable().references("id").inTable("registrations").onDelete("CASCADE");
     t.string("token_hash", 64).notNullable().unique().comment("SHA-256 (hex) of the link's token; the token itself is never stored");
-    t.string("sent_by", 20).notNullable().comment("confirmation (e-mail), page (confirmation page) or resend (Lost your confirmation?)");
+    t.string("sent_by", 20).notNullable().comment("confirmation (e-mail), page (confirmation page), resend (Lost your confirmation?) or family (sent by the coach)");
+    t.integer("athlete_position").nullable().comment("a family's link: opens only this athlete of a team (registration_athletes.position)");
     t.dateTime("created_at").notNullable();
     t.dateTime("revoked_at").nullable().comment("set: the link answers 404");
     t.index(["registration_id"], "registration_manage_links_registration");
@@ -29,13 +32,19 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable("registration_athletes", (t) => {
     t.dateTime("withdrawn_at").nullable().comment("withdrawn from its team by the coach: the place is free, the rest of the team stays");
     t.integer("withdrawal_refund_cents").nullable();
+    t.string("waiver_version", 20).nullable().comment("the liability waiver and medical release version signed (src/registrations/manage/agreements.ts)");
+    t.string("waiver_signed_name", 160).nullable().comment("the signer's typed full name");
+    t.string("waiver_signer_relationship", 40).nullable().comment("Parent, Legal guardian, or the athlete (18 or older)");
+    t.dateTime("waiver_signed_at").nullable();
   });
   await replaceRoster(knex, true);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await replaceRoster(knex, false);
-  await knex.schema.alterTable("registration_athletes", (t) => t.dropColumns("withdrawn_at", "withdrawal_refund_cents"));
+  await knex.schema.alterTable("registration_athletes", (t) =>
+    t.dropColumns("withdrawn_at", "withdrawal_refund_cents", "waiver_version", "waiver_signed_name", "waiver_signer_relationship", "waiver_signed_at"),
+  );
   await knex.schema.alterTable("registrations", (t) => t.dropColumns("withdrawn_at", "withdrawal_refund_cents"));
   await knex.schema.alterTable("events", (t) => t.dropColumn("changes_freeze_at"));
   await knex.schema.dropTable("registration_manage_links");
@@ -82,7 +91,14 @@ async function replaceRoster(knex: Knex, athleteStatus: boolean): Promise<void> 
       a.special_requirements as special_requirements,
       ${time("r.created_at")} as created_at,
       ${time("r.paid_at")} as paid_at,
-      ${time("r.refunded_at")} as refunded_at
+      ${time("r.refunded_at")} as refunded_at${
+        athleteStatus
+          ? `,
+      a.waiver_version as waiver_version,
+      ${mysql ? "concat(a.waiver_signed_name, ', ', a.waiver_signer_relationship)" : "a.waiver_signed_name || ', ' || a.waiver_signer_relationship"} as waiver_signed_by,
+      ${time("a.waiver_signed_at")} as waiver_signed_at`
+          : ""
+      }
     from registrations r
     join events e on e.id = r.event_id
     join registration_athletes a on a.registration_id = r.id

@@ -31,6 +31,8 @@ export interface RegistrationAthlete {
   specialRequirements: string | null;
   /** Withdrawn from its team by the coach (the place is free; the row stays for the record). */
   withdrawnAt: Date | null;
+  /** The liability waiver and medical release as signed through the family's link; null until signed. */
+  waiver: { version: string; signedName: string; relationship: string; signedAt: Date } | null;
 }
 
 export interface Registration {
@@ -83,6 +85,9 @@ function mapAthlete(r: Row): RegistrationAthlete {
     emergencyContactPhone: String(r.emergency_contact_phone),
     specialRequirements: str(r.special_requirements),
     withdrawnAt: toDate(r.withdrawn_at),
+    waiver: r.waiver_version
+      ? { version: String(r.waiver_version), signedName: String(r.waiver_signed_name), relationship: String(r.waiver_signer_relationship), signedAt: toDate(r.waiver_signed_at)! }
+      : null,
   };
 }
 
@@ -489,21 +494,32 @@ export async function deleteRedemption(conn: Conn, registrationId: number): Prom
 
 // ---- after payment: manage links and the registrant's own changes (src/registrations/manage/) ----
 
-export type ManageLinkSource = "confirmation" | "page" | "resend";
+export type ManageLinkSource = "confirmation" | "page" | "resend" | "family";
 
-/** A private manage link: only the token's hash is stored. */
-export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date): Promise<void> {
-  await conn("registration_manage_links").insert({ registration_id: registrationId, token_hash: tokenHash, sent_by: sentBy, created_at: now });
+/** A private manage link: only the token's hash is stored. A family's link names its athlete (`athletePosition`). */
+export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<void> {
+  await conn("registration_manage_links").insert({ registration_id: registrationId, token_hash: tokenHash, sent_by: sentBy, created_at: now, athlete_position: athletePosition });
 }
 
-/** The reference a live (not revoked) link opens: one lookup by the hash's unique index. */
-export async function referenceByManageTokenHash(conn: Conn, tokenHash: string): Promise<string | undefined> {
+/** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */
+export async function linkByManageTokenHash(conn: Conn, tokenHash: string): Promise<{ reference: string; athletePosition: number | null } | undefined> {
   const row = await conn("registration_manage_links as l")
     .join("registrations as r", "r.id", "l.registration_id")
     .where("l.token_hash", tokenHash)
     .whereNull("l.revoked_at")
-    .first("r.reference");
-  return row ? String(row.reference) : undefined;
+    .first("r.reference", "l.athlete_position");
+  if (!row) return undefined;
+  return { reference: String(row.reference), athletePosition: row.athlete_position === null || row.athlete_position === undefined ? null : Number(row.athlete_position) };
+}
+
+/** A family signs the waiver and medical release for its athlete. */
+export async function signWaiver(trx: Knex.Transaction, registrationId: number, position: number, w: { version: string; signedName: string; relationship: string }, now: Date): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({
+    waiver_version: w.version,
+    waiver_signed_name: w.signedName,
+    waiver_signer_relationship: w.relationship,
+    waiver_signed_at: now,
+  });
 }
 
 /** Registrations of an event made with this contact address (any case) that a registrant can still open. */

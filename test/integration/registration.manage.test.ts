@@ -326,6 +326,69 @@ describe("cancellation under the policy", () => {
   });
 });
 
+describe("the coach's roster and the families' own links", () => {
+  it("sends a family its link; the family corrects its athlete, signs the waiver; the roster shows who signed and who is missing", async () => {
+    const { reference, path } = await paidTeam(6);
+    const coach = await freshBrowser(path);
+    const roster = textOf(coach.page.text);
+    expect(roster).toContain("Roster");
+    expect(roster.match(/Missing: waiver and medical release/g)).toHaveLength(6);
+    expect(coach.page.text.match(/Send family link/g)).toHaveLength(6);
+
+    expect((await coach.post(`${path}/family`, { athlete: "2" })).status).toBe(303);
+    const [mail] = await emailsOf(reference, "registration_family_link");
+    expect(mail.to_address).toBe("kid2@example.com");
+    for (const part of ["Hi Parent 2,", "Dana Brooks has registered Kid2 Brooks for National Champ Camp with Steel City WC", "- Saturday, June 5: 9:00 AM - 4:00 PM PDT"]) expect(mail.text_body, part).toContain(part);
+    const familyPath = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(mail.text_body)![1]}`;
+
+    const family = await freshBrowser(familyPath);
+    const page = textOf(family.page.text);
+    expect(page).toContain("Kid2 Brooks");
+    expect(page).toContain("Registered and paid for by Dana Brooks.");
+    expect(page).not.toContain("Kid3 Brooks");
+    // A family's link does not cancel or send links.
+    expect((await family.get(`${familyPath}/cancel`)).status).toBe(403);
+    expect((await family.post(`${familyPath}/cancel`, { version: family.version, scope: "all" })).status).toBe(403);
+    expect((await row(reference)).status).toBe("paid");
+
+    const athleteFields = (over: Record<string, string> = {}) => ({
+      "athlete[firstName]": "Kid2", "athlete[lastName]": "Brooks", "athlete[age]": "12", "athlete[email]": "kid2@example.com", "athlete[shirtSize]": "XL",
+      "athlete[parentName]": "Parent 2", "athlete[parentPhoneNumber]": "205-555-0100", ...over,
+    });
+    const bad = await family.post(`${familyPath}/details`, { ...athleteFields({ "athlete[email]": "nope", "athlete[lastName]": "" }), version: family.version });
+    expect(bad.status).toBe(400);
+    expect(textOf(bad.text)).toContain("This field is required");
+    const ok = await family.post(`${familyPath}/details`, { ...athleteFields({ "athlete[parentPhoneNumber]": "205-555-0177" }), specialRequirements: "Asthma", version: family.version });
+    expect(ok.status).toBe(303);
+    const kid2 = await t.db("registration_athletes").where({ registration_id: (await row(reference)).id, position: 2 }).first();
+    expect(kid2).toMatchObject({ shirt_size: "XL", emergency_contact_phone: "205-555-0177", special_requirements: "Asthma" });
+    const [changed] = await emailsOf(reference, "registration_changed");
+    expect(changed.to_address).toBe("coach.brooks@example.com");
+    expect(changed.text_body).toContain("Kid2 Brooks: shirt size, parent's contact, medical notes and special requirements");
+
+    const minor = await family.post(`${familyPath}/waiver`, { signedName: "Kid Two", relationship: "Athlete (18 or older)", agrees: "on" });
+    expect(minor.status).toBe(400);
+    expect(textOf(minor.text)).toContain("An athlete under 18 needs a parent or legal guardian to sign.");
+    expect(textOf((await family.post(`${familyPath}/waiver`, { signedName: "Parent Two", relationship: "Parent" })).text)).toContain("Please tick the box to agree");
+    expect((await family.post(`${familyPath}/waiver`, { signedName: "Parent Two", relationship: "Parent", agrees: "on" })).status).toBe(303);
+    expect(textOf((await family.get(familyPath)).text)).toMatch(/Signed by Parent Two \(Parent\) on .* version 2026-11-26\./);
+
+    const view = await t.db("registration_roster").where({ reference }).orderBy("athlete_name");
+    expect(view.filter((r: { waiver_version: string | null }) => r.waiver_version === "2026-11-26")).toHaveLength(1);
+    expect(view.find((r: { athlete_name: string }) => r.athlete_name === "Kid2 Brooks")).toMatchObject({ waiver_signed_by: "Parent Two, Parent" });
+    expect(view.filter((r: { waiver_version: string | null }) => r.waiver_version === null)).toHaveLength(5);
+    const after = textOf((await coach.get(path)).text);
+    expect(after.match(/Missing: waiver and medical release/g)).toHaveLength(5);
+    expect(after).toContain("Waiver signed (version 2026-11-26) by Parent Two, Parent");
+
+    // Once the coach cancels that athlete, the family's link stops working.
+    const cancel = await coach.get(`${path}/cancel`);
+    const version = /name="version" value="(\d+)"/.exec(cancel.text)![1]!;
+    expect((await coach.post(`${path}/cancel`, { version, scope: "athlete", athlete: "2" })).status).toBe(303);
+    expect((await family.get(familyPath)).status).toBe(404);
+  });
+});
+
 describe("Lost your confirmation?", () => {
   it("answers the same for a registered and an unknown address, and e-mails a new link only to the registered one", async () => {
     const { reference } = await paidRegistration();

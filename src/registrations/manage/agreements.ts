@@ -10,8 +10,11 @@ export interface AgreementText {
   paragraphs: string[];
 }
 
+/** The waiver and the medical release are signed together, so they share one version. */
+export const AGREEMENTS_VERSION = "2026-11-26";
+
 export const LIABILITY_WAIVER: AgreementText = {
-  version: "2026-11-26",
+  version: AGREEMENTS_VERSION,
   title: "Liability Waiver",
   path: "/camp-waiver",
   paragraphs: [
@@ -24,7 +27,7 @@ export const LIABILITY_WAIVER: AgreementText = {
 };
 
 export const MEDICAL_RELEASE: AgreementText = {
-  version: "2026-11-26",
+  version: AGREEMENTS_VERSION,
   title: "Medical Release",
   path: "/camp-medical-release",
   paragraphs: [

@@ -3,7 +3,7 @@ import type { OutgoingEmail } from "../../email/outbox.ts";
 import type { EventDetail } from "../../events/types.ts";
 import { formatEventDateTime } from "../../events/rules.ts";
 import { formatPrice } from "../../money.ts";
-import type { Registration } from "../repository.ts";
+import type { Registration, RegistrationAthlete } from "../repository.ts";
 import { attendanceLines } from "../email.ts";
 import { cancellationPolicyLines, refundText } from "./policy.ts";
 
@@ -32,6 +32,29 @@ export function manageLinkEmail(site: Site, event: EventDetail, r: Registration,
     "",
     "If you did not ask for this e-mail, you can ignore it.",
   ]);
+}
+
+/** The coach sends a team athlete's family its own link: greets the parent, names the athlete and the team. */
+export function familyLinkEmail(site: Site, event: EventDetail, r: Registration, athlete: RegistrationAthlete, url: string): OutgoingEmail {
+  const name = `${athlete.firstName} ${athlete.lastName}`;
+  const team = subjectOf(r);
+  const text = [
+    `Hi ${athlete.emergencyContactName},`,
+    "",
+    `${r.contact.firstName} ${r.contact.lastName} has registered ${name} for ${event.title} with ${team} (reference ${r.reference}), and asks you to check ${athlete.firstName}'s details.`,
+    "",
+    `Your own private link, for ${athlete.firstName} only:`,
+    url,
+    "",
+    `There you can correct ${athlete.firstName}'s details, your contact and the medical notes our staff should know, and sign the camp's liability waiver and medical release (required for an athlete under 18).`,
+    "",
+    ...attendanceLines(event, r),
+    "",
+    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  return { kind: "registration_family_link", reference: `registration:${r.reference}`, to: athlete.email, replyTo: site.email, subject: `${name}: ${event.title} with ${team}`, text };
 }
 
 /** A change made through the manage link, confirmed to the contact with the registration as it now stands. */

@@ -16,9 +16,9 @@ export const manageUrl = (publicUrl: string, token: string) => `${publicUrl}${MA
 export const MANAGEABLE_STATUSES = ["paid", "needs_review", "withdrawn", "refunded"] as const;
 
 /** A new private link for a registration: the token goes to the registrant, its hash into the database. */
-export async function issueManageLink(conn: Db | Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, now: Date): Promise<string> {
+export async function issueManageLink(conn: Db | Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<string> {
   const token = newSecretToken();
-  await repo.insertManageLink(conn, registrationId, secretTokenHash(token), sentBy, now);
+  await repo.insertManageLink(conn, registrationId, secretTokenHash(token), sentBy, now, athletePosition);
   return token;
 }
 
@@ -26,11 +26,14 @@ export async function issueManageLink(conn: Db | Knex.Transaction, registrationI
  * The registration a token opens, or undefined. Any string is hashed and looked up the same way, so a malformed
  * token, an unknown one and a revoked one take the same path and the same time, and answer the same 404.
  */
-export async function registrationByToken(db: Db, token: string): Promise<Registration | undefined> {
-  const reference = await repo.referenceByManageTokenHash(db, secretTokenHash(token.slice(0, 100)));
-  if (!reference || !SECRET_TOKEN_PATTERN.test(token)) return undefined;
-  const r = await repo.findByReference(db, reference);
-  return r && (MANAGEABLE_STATUSES as readonly string[]).includes(r.status) ? r : undefined;
+export async function registrationByToken(db: Db, token: string): Promise<{ registration: Registration; athletePosition: number | null } | undefined> {
+  const link = await repo.linkByManageTokenHash(db, secretTokenHash(token.slice(0, 100)));
+  if (!link || !SECRET_TOKEN_PATTERN.test(token)) return undefined;
+  const r = await repo.findByReference(db, link.reference);
+  if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return undefined;
+  // A family's link opens only while its athlete is still on the team.
+  if (link.athletePosition !== null && !r.athletes.some((a) => a.position === link.athletePosition && a.withdrawnAt === null)) return undefined;
+  return { registration: r, athletePosition: link.athletePosition };
 }
 
 /**

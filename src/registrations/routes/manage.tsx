@@ -18,7 +18,10 @@ import type { RegistrationDeps } from "../deps.ts";
 import { changeIndividual, individualOf, MANAGE_TEXT } from "../manage/change.ts";
 import { permissions, type Permissions } from "../manage/rules.ts";
 import { tierDeadlines } from "../manage/policy.ts";
-import { activeAthletes, cancellationQuote, cancelRegistration, type CancelScope } from "../manage/cancel.ts";
+import { activeAthletes, CANCEL_TEXT, cancellationQuote, cancelRegistration, type CancelScope } from "../manage/cancel.ts";
+import { ADULT_AGE, athleteRowOf, changeTeamAthlete, FAMILY_TEXT, missingFor, sendFamilyLink, signFamilyWaiver, SIGNER_RELATIONSHIPS, validateFamilyForm, waiverSchema } from "../manage/family.ts";
+import { AGREEMENTS_VERSION } from "../manage/agreements.ts";
+import { FamilyPage, type FamilyView } from "../../../views/pages/registration/FamilyPage.tsx";
 import { TEAM_MINIMUM } from "../teamRules.ts";
 import { formatPrice } from "../../money.ts";
 import { loadEvent, type RegistrationRouteDeps } from "./shared.tsx";
@@ -71,18 +74,29 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
   const limit = deps.rateLimiter({ name: "registration-manage", ...MANAGE_RATE_LIMIT });
   const resendLimit = deps.rateLimiter({ name: "registration-link-resend", ...RESEND_RATE_LIMIT, message: RESEND_TEXT.rateLimited });
 
-  type Opened = { r: Registration; event: EventDetail; base: string };
+  /** What a link opens: the registration, its event, the page's address and, for a family's link, the one athlete. */
+  type Opened = { r: Registration; event: EventDetail; base: string; athletePosition: number | null };
   /** The registration the link opens, or the one 404 page. */
   async function open(req: Request, res: Response): Promise<Opened | undefined> {
     res.set({ "cache-control": "private, no-store", "referrer-policy": "same-origin" });
     const token = String(req.params.token ?? "");
-    const r = await registrationByToken(deps.db, token);
-    const event = r ? await findEvent(deps.db, r.eventId) : undefined;
-    if (!r || !event) {
+    const found = await registrationByToken(deps.db, token);
+    const event = found ? await findEvent(deps.db, found.registration.eventId) : undefined;
+    if (!found || !event) {
       renderPage(req, res, <ManageLinkNotFound />, { title: "Link Not Found", description: "This registration link does not work.", status: 404, noindex: true });
       return undefined;
     }
-    return { r, event, base: `${MANAGE_PATH}/${token}` };
+    return { r: found.registration, event, base: `${MANAGE_PATH}/${token}`, athletePosition: found.athletePosition };
+  }
+
+  /** The registrant's or coach's own link (not a family's); a family's link gets its page with the reason. */
+  async function openWhole(req: Request, res: Response): Promise<Opened | undefined> {
+    const o = await open(req, res);
+    if (o && o.athletePosition !== null) {
+      await showFamily(req, res, o, { status: 403, message: "This link is for one athlete; only the coach's link can do that." });
+      return undefined;
+    }
+    return o;
   }
 
   async function allowed(o: Opened): Promise<Permissions> {
@@ -102,7 +116,95 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
 
   router.get(`${MANAGE_PATH}/:token`, limit, async (req, res) => {
     const o = await open(req, res);
+    if (o && o.athletePosition !== null) return showFamily(req, res, o);
     if (o) await show(req, res, o);
+  });
+
+  async function showFamily(req: Request, res: Response, o: Opened, extra: { details?: FormState; waiver?: FormState; message?: string; status?: number } = {}) {
+    const p = await allowed(o);
+    const index = o.r.athletes.findIndex((a) => a.position === o.athletePosition);
+    const a = o.r.athletes[index]!;
+    const zone = o.event.timeZone;
+    const view: FamilyView = {
+      base: o.base,
+      athleteName: `${a.firstName} ${a.lastName}`,
+      teamName: o.r.teamName ?? `${o.r.contact.firstName} ${o.r.contact.lastName}'s team`,
+      coachName: `${o.r.contact.firstName} ${o.r.contact.lastName}`,
+      eventTitle: o.event.title,
+      dateText: o.event.dateText,
+      hours: eventHoursText(o.event),
+      location: o.event.location,
+      version: o.r.version,
+      phase: p.phase,
+      changesUntil: formatEventDateTime(p.freezeAt, zone),
+      reason: p.reason,
+      waiver: a.waiver && { ...a.waiver, signedAt: formatEventDateTime(a.waiver.signedAt, zone) },
+      waiverVersion: AGREEMENTS_VERSION,
+      minor: a.age === null || a.age < ADULT_AGE,
+      relationships: SIGNER_RELATIONSHIPS,
+    };
+    const details = extra.details ?? { values: { athlete: athleteRowOf(a), specialRequirements: a.specialRequirements ?? "" }, errors: {} };
+    renderPage(req, res, <FamilyPage view={view} details={details} waiver={extra.waiver ?? { values: {}, errors: {} }} message={extra.message} />, {
+      title: `${view.athleteName}: ${o.event.title}`,
+      description: "Your athlete's camp registration: details, medical notes and the waiver.",
+      status: extra.status,
+      noindex: true,
+    });
+  }
+
+  /** A family's details post: the team form's schema for the row, the medical notes, in the aggregate's transaction. */
+  async function familyDetails(req: Request, res: Response, o: Opened) {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const p = await allowed(o);
+    if (p.phase === "closed") return showFamily(req, res, o, { status: 409, message: p.reason });
+    const current = athleteRowOf(o.r.athletes.find((a) => a.position === o.athletePosition)!);
+    // After the freeze date the row is the stored one, whatever was posted: only the medical notes are read.
+    const posted = p.phase === "open" ? body : { ...body, athlete: current };
+    const result = validateFamilyForm(o.event, o.r, o.athletePosition!, posted);
+    if (!result.ok) return showFamily(req, res, o, { status: 400, details: { values: posted, errors: result.errors } });
+    try {
+      const outcome = await changeTeamAthlete(deps, o.event, { reference: o.r.reference, position: o.athletePosition!, shownVersion: versionOf(body), phase: p.phase, athlete: result.athlete, specialRequirements: result.specialRequirements });
+      flashToast(req, { title: outcome === "changed" ? MANAGE_TEXT.changed : MANAGE_TEXT.nothingChanged });
+      res.redirect(303, o.base);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.kind === "unavailable") throw err;
+      const fresh = (await open(req, res))!;
+      await showFamily(req, res, fresh, { status: domainErrorStatus(err), message: err.message });
+    }
+  }
+
+  router.post(`${MANAGE_PATH}/:token/waiver`, limit, async (req, res) => {
+    const o = await open(req, res);
+    if (!o) return;
+    if (o.athletePosition === null) return show(req, res, o, { status: 403, message: "The waiver is signed through each family's own link." });
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const result = validate(waiverSchema, body);
+    if (!result.ok) return showFamily(req, res, o, { status: 400, waiver: { values: body, errors: result.errors } });
+    try {
+      await signFamilyWaiver(deps, o.event, { reference: o.r.reference, position: o.athletePosition, signedName: result.data.signedName.trim(), relationship: result.data.relationship });
+      req.log.info({ reference: o.r.reference, position: o.athletePosition }, "waiver signed through a family link");
+      flashToast(req, { title: FAMILY_TEXT.signed });
+      res.redirect(303, o.base);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.kind === "unavailable") throw err;
+      await showFamily(req, res, o, { status: domainErrorStatus(err), waiver: { values: body, errors: { relationship: err.message } } });
+    }
+  });
+
+  router.post(`${MANAGE_PATH}/:token/family`, limit, async (req, res) => {
+    const o = await openWhole(req, res);
+    if (!o) return;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const position = typeof body.athlete === "string" && /^\d{1,3}$/.test(body.athlete) ? Number(body.athlete) : -1;
+    try {
+      const athlete = await sendFamilyLink(deps, o.event, o.r.reference, position);
+      req.log.info({ reference: o.r.reference, position }, "family link sent");
+      flashToast(req, { title: FAMILY_TEXT.linkSent(`${athlete.firstName} ${athlete.lastName}`) });
+      res.redirect(303, o.base);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.kind === "unavailable") throw err;
+      await show(req, res, o, { status: domainErrorStatus(err), message: err.kind === "not_found" ? CANCEL_TEXT.athleteGone : err.message });
+    }
   });
 
   router.get(`${MANAGE_PATH}/:token/calendar.ics`, limit, async (req, res) => {
@@ -114,7 +216,8 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
   router.post(`${MANAGE_PATH}/:token/details`, limit, async (req, res) => {
     const o = await open(req, res);
     if (!o) return;
-    if (o.r.kind !== "individual") return show(req, res, o, { status: 409, message: MANAGE_TEXT.stale });
+    if (o.athletePosition !== null) return familyDetails(req, res, o);
+    if (o.r.kind !== "individual") return show(req, res, o, { status: 409, message: "Each athlete's details change through the link their family gets." });
     const body = (req.body ?? {}) as Record<string, unknown>;
     const p = await allowed(o);
     if (p.phase === "closed") return show(req, res, o, { status: 409, message: p.reason });
@@ -157,12 +260,12 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
   }
 
   router.get(`${MANAGE_PATH}/:token/cancel`, limit, async (req, res) => {
-    const o = await open(req, res);
+    const o = await openWhole(req, res);
     if (o) await showCancel(req, res, o);
   });
 
   router.post(`${MANAGE_PATH}/:token/cancel`, limit, async (req, res) => {
-    const o = await open(req, res);
+    const o = await openWhole(req, res);
     if (!o) return;
     const body = (req.body ?? {}) as Record<string, unknown>;
     const position = typeof body.athlete === "string" && /^\d{1,3}$/.test(body.athlete) ? Number(body.athlete) : -1;
@@ -214,7 +317,12 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
       days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
       everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
       dayCount: pkg?.dayCount ?? event.days.length,
+      familyLinks: r.kind === "team" && r.status === "paid" && p.phase !== "closed",
       athletes: r.athletes.map((a) => ({
+        position: a.position,
+        active: a.withdrawnAt === null,
+        waiverText: a.waiver ? `Waiver signed (version ${a.waiver.version}) by ${a.waiver.signedName}, ${a.waiver.relationship}` : "Waiver not signed yet",
+        missing: missingFor(a),
         name: `${a.firstName} ${a.lastName}${a.withdrawnAt ? " (canceled)" : ""}`,
         detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ?? ""].filter(Boolean).join(", "),
         shirtSize: a.shirtSize ?? "",

@@ -24,7 +24,9 @@ export interface ManageView {
   /** The package covers every day: there is no day to move. */
   everyDay: boolean;
   dayCount: number;
-  athletes: { name: string; detail: string; shirtSize: string; emergency: string; medical: string }[];
+  athletes: { position: number; name: string; detail: string; shirtSize: string; emergency: string; medical: string; active: boolean; waiverText: string; missing: string[] }[];
+  /** A team's coach can send each family its own link. */
+  familyLinks: boolean;
   amountPaidCents: number;
   amountRefundedCents: number;
   /** 'Canceled on ...; refund of $x requested' for a canceled one. */
@@ -67,7 +69,8 @@ function Facts({ view }: { view: ManageView }) {
 function Athletes({ view }: { view: ManageView }) {
   return (
     <section className="card registration-section" aria-labelledby="manage-athletes">
-      <h2 id="manage-athletes">{view.kind === "team" ? "Athletes" : "Athlete"}</h2>
+      <h2 id="manage-athletes">{view.kind === "team" ? "Roster" : "Athlete"}</h2>
+      {view.familyLinks ? <p className="muted">Send each family its own link: they can correct their athlete's details, add medical notes and sign the waiver.</p> : null}
       <ul className="manage-athletes">
         {view.athletes.map((a, i) => (
           <li key={i}>
@@ -76,6 +79,16 @@ function Athletes({ view }: { view: ManageView }) {
             {a.shirtSize ? <span>Shirt: {a.shirtSize}</span> : null}
             <span>Emergency contact: {a.emergency}</span>
             {a.medical ? <span>Medical notes: {a.medical}</span> : null}
+            {view.kind === "team" && a.active ? <span>{a.waiverText}</span> : null}
+            {view.kind === "team" && a.active ? <span className={a.missing.length > 0 ? "manage-missing" : "manage-complete"}>{a.missing.length > 0 ? `Missing: ${a.missing.join(", ")}` : "Complete"}</span> : null}
+            {view.familyLinks && a.active ? (
+              <Form action={`${view.base}/family`} label={`Send ${a.name}'s family their link`}>
+                <input type="hidden" name="athlete" value={String(a.position)} />
+                <button type="submit" className="btn btn-secondary">
+                  Send family link<span className="visually-hidden">{` for ${a.name}`}</span>
+                </button>
+              </Form>
+            ) : null}
           </li>
         ))}
       </ul>
@@ -177,7 +190,7 @@ export function ManagePage({ view, form, message }: { view: ManageView; form?: F
         {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}
         {view.phase === "closed" ? <p className="card registration-section">{`Nothing can change any more: ${view.reason}`}</p> : null}
         {view.kind === "team" && view.phase !== "closed" ? (
-          <p className="card registration-section">{`To change an athlete's details, write to us before ${view.changesUntil} with the reference ${view.reference}.`}</p>
+          <p className="card registration-section">{`Each athlete's family can change their athlete's details until ${view.changesUntil} through the link you send them; after that only the medical notes.`}</p>
         ) : null}
         {view.canCancel ? <CancelSection view={view} /> : null}
         <section className="card registration-section" aria-labelledby="manage-policy">
