@@ -41,7 +41,7 @@ export async function confirmationPageManageHref(req: Request, deps: Registratio
 }
 
 /** Manage actions and link look-ups per address per minute; "Lost your confirmation?" per address per hour. */
-export const MANAGE_RATE_LIMIT = { windowMs: 60_000, limit: 30 } as const;
+export const MANAGE_RATE_LIMIT = { windowMs: 60_000, limit: 60 } as const;
 export const RESEND_RATE_LIMIT = { windowMs: 60 * 60_000, limit: 5 } as const;
 
 export const RESEND_TEXT = {
