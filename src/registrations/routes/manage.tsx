@@ -290,11 +290,15 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
       flashToast(req, { title: REGISTRATION_MESSAGES.email, variant: "destructive" });
       return res.redirect(303, `/events/${event.id}#lost-confirmation`);
     }
-    const sent = await resendManageLinks(deps, event.id, result.data.email);
-    // The log line says how many, never the address; the answer is the same either way.
-    req.log.info({ eventId: event.id, sent }, "manage links re-sent");
     flashToast(req, { title: RESEND_TEXT.title, description: RESEND_TEXT.sent });
     res.redirect(303, `/events/${event.id}#lost-confirmation`);
+    // After the answer, so that neither its words nor its time say whether the address registered. The log line
+    // says how many links went out, never the address.
+    const log = req.log;
+    resendManageLinks(deps, event.id, result.data.email).then(
+      (sent) => log.info({ eventId: event.id, sent }, "manage links re-sent"),
+      (err: Error) => log.error({ err: err.message, eventId: event.id }, "could not re-send manage links"),
+    );
   });
 
   function viewOf(o: Opened, p: Permissions): ManageView {
