@@ -9,7 +9,9 @@ import type { Knex } from "knex";
  * - a registration canceled by its registrant (`withdrawn`), or one athlete withdrawn from a team, keeps when and the
  *   refund the policy gave; the roster view shows such an athlete as `withdrawn`;
  * - a team athlete's family signs the liability waiver and medical release through its own link: the version, the
- *   typed name, the relationship and when are kept on the athlete, and the roster view shows them.
+ *   typed name, the relationship and when are kept on the athlete, and the roster view shows them;
+ * - `registration_reminders`: one row per reminder sent to a family before the freeze date (unique, so several
+ *   instances sending at once send it once).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("registration_manage_links", (t) => {
@@ -37,11 +39,20 @@ export async function up(knex: Knex): Promise<void> {
     t.string("waiver_signer_relationship", 40).nullable().comment("Parent, Legal guardian, or the athlete (18 or older)");
     t.dateTime("waiver_signed_at").nullable();
   });
+  await knex.schema.createTable("registration_reminders", (t) => {
+    t.increments("id");
+    t.integer("registration_id").unsigned().notNullable().references("id").inTable("registrations").onDelete("CASCADE");
+    t.integer("athlete_position").notNullable();
+    t.string("kind", 40).notNullable().comment("what it reminded of, e.g. waiver_before_freeze");
+    t.dateTime("sent_at").notNullable();
+    t.unique(["registration_id", "athlete_position", "kind"], { indexName: "registration_reminders_once" });
+  });
   await replaceRoster(knex, true);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await replaceRoster(knex, false);
+  await knex.schema.dropTable("registration_reminders");
   await knex.schema.alterTable("registration_athletes", (t) =>
     t.dropColumns("withdrawn_at", "withdrawal_refund_cents", "waiver_version", "waiver_signed_name", "waiver_signer_relationship", "waiver_signed_at"),
   );

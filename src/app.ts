@@ -38,6 +38,7 @@ import { offlineStripeRoutes } from "./payments/offline/routes.ts";
 import type { RegistrationDeps } from "./registrations/deps.ts";
 import { registerRegistrationPayments } from "./registrations/paymentHandler.ts";
 import { sweepLapsedHolds } from "./registrations/sweep.ts";
+import { sendFreezeReminders } from "./registrations/manage/reminders.ts";
 import { registrationRoutes } from "./registrations/routes/index.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
 import { cartRoutes, paidCheckoutClearsCart } from "./cart/routes.tsx";
@@ -94,6 +95,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
   app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
+  // The families' reminders before each event's freeze date (src/registrations/manage/reminders.ts); server.ts runs it with the sweep.
+  app.locals.sendFreezeReminders = () => sendFreezeReminders(registrations);
   // Payments of every kind still open minutes after their card form: Stripe is asked, as the webhook would tell.
   app.locals.reconcilePayments = () => reconcileOpenPayments({ db, paymentCore, logger });
   // Requested refunds are sent to Stripe by this queue; server.ts starts it, tests drain it.

@@ -593,3 +593,13 @@ export async function withdrawAthlete(trx: Knex.Transaction, registrationId: num
   await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ withdrawn_at: now, withdrawal_refund_cents: refundCents });
   await trx("registrations").where({ id: registrationId }).update({ places, version, updated_at: now });
 }
+
+/** Paid team registrations of an event (the reminders read their athletes). */
+export async function paidTeamReferences(conn: Conn, eventId: number): Promise<string[]> {
+  return (await conn("registrations").where({ event_id: eventId, kind: "team", status: "paid" }).orderBy("id").pluck("reference")).map(String);
+}
+
+/** Claims one reminder for one athlete: throws a unique violation when it was sent already (by this or another instance). */
+export async function claimReminder(trx: Knex.Transaction, registrationId: number, athletePosition: number, kind: string, now: Date): Promise<void> {
+  await trx("registration_reminders").insert({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now });
+}

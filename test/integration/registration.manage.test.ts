@@ -389,6 +389,28 @@ describe("the coach's roster and the families' own links", () => {
   });
 });
 
+describe("reminders before the freeze date", () => {
+  it("e-mails each family still missing the waiver once, whoever runs the job and however often", async () => {
+    const { reference } = await paidTeam(6);
+    const id = (await row(reference)).id;
+    await t.db("registration_athletes").where({ registration_id: id, position: 1 }).update({ waiver_version: "2026-11-26", waiver_signed_name: "Parent One", waiver_signer_relationship: "Parent", waiver_signed_at: new Date() });
+    const reminders = () => emailsOf(reference, "registration_family_reminder");
+    const send = t.app.locals.sendFreezeReminders as () => Promise<number>;
+    // Weeks before the freeze date: nothing yet.
+    await send();
+    expect(await reminders()).toHaveLength(0);
+    await t.db("events").where({ id: 2 }).update({ changes_freeze_at: new Date(Date.now() + 3 * 86_400_000) });
+    await Promise.all([send(), send(), send()]);
+    await send();
+    const sent = await reminders();
+    expect(sent.map((m: { to_address: string }) => m.to_address).sort()).toEqual(["kid2@example.com", "kid3@example.com", "kid4@example.com", "kid5@example.com", "kid6@example.com"]);
+    expect(sent[0].subject).toMatch(/^Reminder: Kid\d Brooks: National Champ Camp with Steel City WC/);
+    expect(sent[0].text_body).toContain("still needs the waiver and medical release, and details can change only until");
+    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sent[0].text_body)![1]!;
+    expect((await request(t.app).get(`/my-registration/${token}`)).status).toBe(200);
+  });
+});
+
 describe("Lost your confirmation?", () => {
   it("answers the same for a registered and an unknown address, and e-mails a new link only to the registered one", async () => {
     const { reference } = await paidRegistration();

@@ -35,12 +35,13 @@ export function manageLinkEmail(site: Site, event: EventDetail, r: Registration,
 }
 
 /** The coach sends a team athlete's family its own link: greets the parent, names the athlete and the team. */
-export function familyLinkEmail(site: Site, event: EventDetail, r: Registration, athlete: RegistrationAthlete, url: string): OutgoingEmail {
+export function familyLinkEmail(site: Site, event: EventDetail, r: Registration, athlete: RegistrationAthlete, url: string, reminder?: { until: string; missing: string[] }): OutgoingEmail {
   const name = `${athlete.firstName} ${athlete.lastName}`;
   const team = subjectOf(r);
   const text = [
     `Hi ${athlete.emergencyContactName},`,
     "",
+    ...(reminder ? [`A reminder: ${athlete.firstName}'s registration still needs the ${reminder.missing.join(" and the ")}, and details can change only until ${reminder.until}.`, ""] : []),
     `${r.contact.firstName} ${r.contact.lastName} has registered ${name} for ${event.title} with ${team} (reference ${r.reference}), and asks you to check ${athlete.firstName}'s details.`,
     "",
     `Your own private link, for ${athlete.firstName} only:`,
@@ -54,7 +55,8 @@ export function familyLinkEmail(site: Site, event: EventDetail, r: Registration,
     "",
     site.displayName,
   ].join("\n");
-  return { kind: "registration_family_link", reference: `registration:${r.reference}`, to: athlete.email, replyTo: site.email, subject: `${name}: ${event.title} with ${team}`, text };
+  const subject = `${reminder ? "Reminder: " : ""}${name}: ${event.title} with ${team}`;
+  return { kind: reminder ? "registration_family_reminder" : "registration_family_link", reference: `registration:${r.reference}`, to: athlete.email, replyTo: site.email, subject, text };
 }
 
 /** A change made through the manage link, confirmed to the contact with the registration as it now stands. */
