@@ -60,3 +60,15 @@ describe("what a registrant may still change", () => {
     for (const status of ["withdrawn", "refunded", "needs_review"] as const) expect(permissions(status, event, null, at(-40))).toMatchObject({ phase: "closed", canCancel: false });
   });
 });
+
+describe("request logs", () => {
+  it("never hold a manage or order-status link's token", async () => {
+    const { urlForLog } = await import("../../src/logger.ts");
+    const token = "A".repeat(20) + "_-" + "b9".repeat(10) + "z";
+    expect(token).toHaveLength(43);
+    expect(urlForLog(`/my-registration/${token}`)).toBe("/my-registration/[redacted]");
+    expect(urlForLog(`/my-registration/${token}/cancel?x=1`)).toBe("/my-registration/[redacted]/cancel?x=1");
+    expect(urlForLog(`/orders/${token}`)).toBe("/orders/[redacted]");
+    expect(urlForLog("/events/2")).toBe("/events/2");
+  });
+});
