@@ -603,3 +603,8 @@ export async function paidTeamReferences(conn: Conn, eventId: number): Promise<s
 export async function claimReminder(trx: Knex.Transaction, registrationId: number, athletePosition: number, kind: string, now: Date): Promise<void> {
   await trx("registration_reminders").insert({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now });
 }
+
+/** A paid individual registration moves to a cheaper package: its package, price and amount, at a new version. */
+export async function setPackage(trx: Knex.Transaction, id: number, p: { code: string; label: string; priceCents: number }, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ package_code: p.code, package_label: p.label, list_price_cents: p.priceCents, amount_cents: p.priceCents, version, updated_at: now });
+}

@@ -220,6 +220,38 @@ describe("changes until the freeze date", () => {
   });
 });
 
+describe("a cheaper package", () => {
+  it("moves a full-camp registration to 2 days and refunds the $61 difference; never to a dearer package, never with the wrong days", async () => {
+    const { reference, path } = await paidRegistration({ registrationType: "full", day1: undefined, day3: undefined });
+    expect((await row(reference)).amount_paid_cents).toBe(29900);
+    const b = await freshBrowser(path);
+    expect(textOf(b.page.text)).toContain("2 Days ($238.00): you get back $61.00");
+    expect(textOf(b.page.text)).toContain("1 Day ($119.00): you get back $180.00");
+
+    const wrongDays = await b.post(`${path}/package`, { registrationType: "2day", day1: "on", version: b.version });
+    expect(wrongDays.status).toBe(400);
+    expect(textOf(wrongDays.text)).toContain("You must select exactly 2 days to match your chosen package");
+    expect((await b.post(`${path}/package`, { registrationType: "full", day1: "on", day2: "on", day3: "on", version: b.version })).status).toBe(400);
+    expect((await row(reference)).package_code).toBe("full");
+
+    const ok = await b.post(`${path}/package`, { registrationType: "2day", day1: "on", day3: "on", version: b.version });
+    expect(ok.status).toBe(303);
+    expect(await row(reference)).toMatchObject({ package_code: "2day", package_label: "2 Days", list_price_cents: 23800, amount_cents: 23800, amount_paid_cents: 29900, status: "paid", version: 2 });
+    expect(await days(reference)).toEqual(["Saturday, June 5", "Monday, June 7"]);
+    const [refund] = await refundsOf(reference);
+    expect(refund).toMatchObject({ amount_cents: 6100, request_key: `downgrade:registration:${(await row(reference)).id}:v1` });
+    await until(async () => (await row(reference)).amount_refunded_cents === 6100);
+    expect((await row(reference)).status).toBe("paid");
+    expect((await emailsOf(reference, "registration_changed"))[0].text_body).toContain("package from Full Camp (3 Days) to 2 Days, $61.00 refunded to your card");
+    // The same form again (a second tab, a re-post): refused, nothing refunded twice.
+    expect((await b.post(`${path}/package`, { registrationType: "1day", day1: "on", version: b.version })).status).toBe(409);
+    expect(await refundsOf(reference)).toHaveLength(1);
+    // Cancelling later refunds the policy's share of what is still paid for.
+    const page = textOf((await b.get(`${path}/cancel`)).text);
+    expect(page).toContain("You get back $238.00 (100% of $238.00).");
+  });
+});
+
 describe("cancellation under the policy", () => {
   it("shows the refund first, frees the place at once, refunds in full 30+ days before, records it and e-mails a receipt", async () => {
     const { reference, path } = await paidRegistration();

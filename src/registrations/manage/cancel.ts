@@ -32,7 +32,8 @@ export const activeAthletes = (r: Registration) => r.athletes.filter((a) => a.wi
  * athlete's share of a team (the amount paid split evenly over the athletes it paid for).
  */
 export function canceledPartCents(r: Registration, scope: CancelScope): number {
-  const paid = r.amountPaidCents ?? 0;
+  // What it is still paid for: the amount paid, or less once a cheaper package gave the difference back.
+  const paid = Math.min(r.amountPaidCents ?? 0, r.amountCents);
   const all = Math.max(1, r.athletes.length);
   return scope.whole ? Math.round((paid * activeAthletes(r).length) / all) : Math.round(paid / all);
 }

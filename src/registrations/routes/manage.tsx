@@ -21,6 +21,7 @@ import { tierDeadlines } from "../manage/policy.ts";
 import { activeAthletes, CANCEL_TEXT, cancellationQuote, cancelRegistration, type CancelScope } from "../manage/cancel.ts";
 import { ADULT_AGE, athleteRowOf, changeTeamAthlete, FAMILY_TEXT, missingFor, sendFamilyLink, signFamilyWaiver, SIGNER_RELATIONSHIPS, validateFamilyForm, waiverSchema } from "../manage/family.ts";
 import { AGREEMENTS_VERSION } from "../manage/agreements.ts";
+import { DOWNGRADE_TEXT, downgradeIndividual, downgradeOptions } from "../manage/downgrade.ts";
 import { FamilyPage, type FamilyView } from "../../../views/pages/registration/FamilyPage.tsx";
 import { TEAM_MINIMUM } from "../teamRules.ts";
 import { formatPrice } from "../../money.ts";
@@ -103,10 +104,13 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
     return permissions(o.r.status, o.event, await repo.eventChangesFreezeAt(deps.db, o.event.id), deps.clock());
   }
 
-  async function show(req: Request, res: Response, o: Opened, extra: { form?: FormState; message?: string; status?: number } = {}) {
+  async function show(req: Request, res: Response, o: Opened, extra: { form?: FormState; packageForm?: FormState; message?: string; status?: number } = {}) {
     const p = await allowed(o);
     const form = extra.form ?? (o.r.kind === "individual" ? { values: formValuesOf(individualOf(o.r), o.event), errors: {} } : undefined);
-    renderPage(req, res, <ManagePage view={viewOf(o, p)} form={form} message={extra.message} />, {
+    const view = viewOf(o, p);
+    // A registration paid with a code is not offered the change (an operator decides its share of the code).
+    if (await repo.redemptionOf(deps.db, o.r.id)) view.downgrades = [];
+    renderPage(req, res, <ManagePage view={view} form={form} packageForm={extra.packageForm} message={extra.message} />, {
       title: `Registration ${o.r.reference}`,
       description: "Your camp registration: see it, change it or cancel it.",
       status: extra.status,
@@ -282,6 +286,33 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
     }
   });
 
+  router.post(`${MANAGE_PATH}/:token/package`, limit, async (req, res) => {
+    const o = await openWhole(req, res);
+    if (!o) return;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const p = await allowed(o);
+    if (p.phase !== "open" || o.r.kind !== "individual") return show(req, res, o, { status: 409, message: p.reason || DOWNGRADE_TEXT.notCheaper });
+    // The new package and its days, checked by registration's own schema against the stored details.
+    const current = formValuesOf(individualOf(o.r), o.event);
+    const days = Object.fromEntries(o.event.days.map((_, i) => [`day${i + 1}`, body[`day${i + 1}`]]));
+    const posted = { ...current, ...days, registrationType: typeof body.registrationType === "string" ? body.registrationType : "", agrees: "on" };
+    const offered = downgradeOptions(o.event, o.r).some((d) => d.code === posted.registrationType);
+    const result = validate(registrationSchema(o.event), posted);
+    if (!offered || !result.ok) {
+      const errors = { ...(result.ok ? {} : result.errors), ...(offered ? {} : { registrationType: DOWNGRADE_TEXT.notCheaper }) };
+      return show(req, res, o, { status: 400, packageForm: { values: { ...days, registrationType: posted.registrationType }, errors } });
+    }
+    try {
+      const done = await downgradeIndividual(deps, o.event, { reference: o.r.reference, shownVersion: versionOf(body), data: result.data });
+      flashToast(req, { title: DOWNGRADE_TEXT.done(done.refundCents) });
+      res.redirect(303, o.base);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.kind === "unavailable") throw err;
+      const fresh = (await open(req, res))!;
+      await show(req, res, fresh, { status: domainErrorStatus(err), message: err.message });
+    }
+  });
+
   router.post("/events/:id/lost-confirmation", resendLimit, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return void res.status(404).send();
@@ -346,6 +377,12 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
       refundNowPercent: p.refundPercent,
       tierDeadlines: tierDeadlines(p.startsAt).map((t) => ({ percent: t.percent, until: formatEventDateTime(t.until, zone) })),
       version: r.version,
+      downgrades: p.phase === "open"
+        ? downgradeOptions(event, r).map((d) => {
+            const option = findPackage(event, d.code)!;
+            return { ...d, dayCount: option.dayCount, everyDay: coversEveryDay(option, event) };
+          })
+        : [],
     };
   }
 

@@ -39,6 +39,50 @@ export interface ManageView {
   refundNowPercent: number;
   tierDeadlines: { percent: number; until: string }[];
   version: number;
+  /** Cheaper packages this registration can move to, and what each gives back. */
+  downgrades: { code: string; label: string; priceCents: number; refundCents: number; dayCount: number; everyDay: boolean }[];
+}
+
+/** Moving to a cheaper package: the refund is named on each choice, before anything changes. */
+function DowngradeForm({ view, form }: { view: ManageView; form: FormState }) {
+  const chosen = typeof form.values.registrationType === "string" ? form.values.registrationType : "";
+  const errors = form.errors;
+  return (
+    <section className="card registration-section" aria-labelledby="manage-package">
+      <h2 id="manage-package">Change to a smaller package</h2>
+      <p className="muted">{`Until ${view.changesUntil}. The difference goes back to your card. To add days, write to us.`}</p>
+      <Form action={`${view.base}/package`} label="Change to a smaller package">
+        <FormErrors errors={errors} />
+        <input type="hidden" name="version" value={String(view.version)} />
+        <fieldset className="fieldset" aria-describedby={errors.registrationType ? "manage-package-error" : undefined}>
+          <legend>New package</legend>
+          <div className="check-grid">
+            {view.downgrades.map((d) => (
+              <label className="check" key={d.code}>
+                <input type="radio" name="registrationType" value={d.code} defaultChecked={chosen === d.code} />
+                <span>{`${d.label} (${formatPrice(d.priceCents)}): you get back ${formatPrice(d.refundCents)}`}</span>
+              </label>
+            ))}
+          </div>
+          {errors.registrationType ? <p className="field-error" id="manage-package-error">{errors.registrationType}</p> : null}
+        </fieldset>
+        <fieldset className="fieldset" aria-describedby={errors.days ? "manage-package-days-error" : undefined}>
+          <legend>Days</legend>
+          <p className="field-hint">{view.downgrades.map((d) => (d.everyDay ? `${d.label}: every day` : `${d.label}: tick ${d.dayCount === 1 ? "1 day" : `${d.dayCount} days`}`)).join("; ")}</p>
+          <div className="check-grid">
+            {view.days.map((d, i) => (
+              <label className="check" key={d.id}>
+                <input type="checkbox" name={`day${i + 1}`} defaultChecked={form.values[`day${i + 1}`] === "on"} />
+                <span>{d.label}</span>
+              </label>
+            ))}
+          </div>
+          {errors.days ? <p className="field-error" id="manage-package-days-error">{errors.days}</p> : null}
+        </fieldset>
+        <SubmitButton className="btn btn-secondary">Change Package</SubmitButton>
+      </Form>
+    </section>
+  );
 }
 
 function Facts({ view }: { view: ManageView }) {
@@ -167,7 +211,7 @@ function CancelSection({ view }: { view: ManageView }) {
 }
 
 /** /my-registration/{token}: the registration as it stands, what can change and until when. */
-export function ManagePage({ view, form, message }: { view: ManageView; form?: FormState; message?: string }) {
+export function ManagePage({ view, form, packageForm, message }: { view: ManageView; form?: FormState; packageForm?: FormState; message?: string }) {
   return (
     <section className="section registration-page">
       <div className="container registration-container">
@@ -188,6 +232,7 @@ export function ManagePage({ view, form, message }: { view: ManageView; form?: F
         </section>
         <Athletes view={view} />
         {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}
+        {view.phase === "open" && view.downgrades.length > 0 ? <DowngradeForm view={view} form={packageForm ?? { values: {}, errors: {} }} /> : null}
         {view.phase === "closed" ? <p className="card registration-section">{`Nothing can change any more: ${view.reason}`}</p> : null}
         {view.kind === "team" && view.phase !== "closed" ? (
           <p className="card registration-section">{`Each athlete's family can change their athlete's details until ${view.changesUntil} through the link you send them; after that only the medical notes.`}</p>
