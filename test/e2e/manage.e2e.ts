@@ -54,18 +54,19 @@ for (const javaScript of [true, false]) {
       for (const part of ["Paid", "National Champ Camp", "9:00 AM - 4:00 PM PDT", "2 Days", "Saturday, June 5; Monday, June 7", "$238.00"]) expect(summary, part).toContain(part);
       await checked(page, javaScript);
 
-      await page.getByLabel("T-Shirt Size").selectOption("Large");
-      await page.getByLabel("Emergency Contact Name").fill("Luis Ortiz");
-      await page.getByLabel("Monday, June 7").uncheck();
-      await page.getByLabel("Sunday, June 6").check();
-      await page.getByRole("button", { name: "Save Changes" }).click();
+      const details = page.getByRole("form", { name: "Change the registration's details" });
+      await details.getByLabel("T-Shirt Size").selectOption("Large");
+      await details.getByLabel("Emergency Contact Name").fill("Luis Ortiz");
+      await details.getByLabel("Monday, June 7").uncheck();
+      await details.getByLabel("Sunday, June 6").check();
+      await details.getByRole("button", { name: "Save Changes" }).click();
       await page.getByText("Your changes are saved.").waitFor();
       expect(await page.locator(".manage-facts").innerText()).toContain("Saturday, June 5; Sunday, June 6");
       expect(await page.locator(".manage-athletes").innerText()).toContain("Shirt: Large");
 
       // A wrong phone: registration's own message, nothing changed.
-      await page.getByLabel("Emergency Contact Phone").fill("555");
-      await page.getByRole("button", { name: "Save Changes" }).click();
+      await details.getByLabel("Emergency Contact Phone").fill("555");
+      await details.getByRole("button", { name: "Save Changes" }).click();
       await page.getByText("Please enter a valid 10-digit phone number").first().waitFor();
       await checked(page, javaScript);
 
