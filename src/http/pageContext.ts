@@ -58,7 +58,11 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
     csrfToken: "",
     visitorCsrfToken: () => "",
     newFormId: () => "",
-    keepPage: (html) => opts.pageCache.keep(req, res, html),
+    // Only a page rendered with the placeholder: one rendered while the session held a toast carries the visitor's own
+    // token (and the toast), even though taking the toast left the session stateless again.
+    keepPage: (html) => {
+      if (placeholder) opts.pageCache.keep(req, res, html);
+    },
     assets: opts.assets,
     publicUrl: opts.publicUrl,
     takeToast: () => {
