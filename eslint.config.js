@@ -16,6 +16,8 @@ const BROWSER_SAFE = [
   "src/*/rules.ts",
   "src/registrations/teamRules.ts", // the team form's schema and texts, beside the individual rules
   "src/registrations/waitlist/rules.ts", // the waiting list's join schema, texts and line rule
+  "src/registrations/manage/policy.ts", // the camp cancellation policy: data and pure rules
+  "src/registrations/manage/agreements.ts", // the waiver and medical release texts
   "src/*/types.ts",
   "src/*/texts.ts",
   "src/http/forms.ts", // validate() and the form state; express only as types

@@ -39,6 +39,7 @@ import { offlineStripeRoutes } from "./payments/offline/routes.ts";
 import type { RegistrationDeps } from "./registrations/deps.ts";
 import { registerRegistrationPayments } from "./registrations/paymentHandler.ts";
 import { sweepLapsedHolds } from "./registrations/sweep.ts";
+import { sendFreezeReminders } from "./registrations/manage/reminders.ts";
 import { registrationRoutes } from "./registrations/routes/index.ts";
 import { askForDueRounds, createOfferQueue, type WaitingListDeps } from "./registrations/waitlist/offers.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
@@ -86,7 +87,9 @@ export function createApp(deps: AppDeps): Express {
   registerOrderPayments(orders);
   const settleCart = settlePaidCheckout(orders);
   const pages: PageContextOptions = { site, assets, publicUrl: config.publicUrl, testMode: !config.stripe, csrf, pageCache, settleCart };
-  const registrations: RegistrationDeps = { db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: () => new Date() };
+  const registrations: RegistrationDeps = {
+    db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: () => new Date(), publicUrl: orders.publicUrl,
+  };
   registerRegistrationPayments(registrations);
   const waitingList: WaitingListDeps = { ...registrations, offerHours: config.waitingListOfferHours, publicUrl: orders.publicUrl };
   const offerQueue = createOfferQueue(waitingList);
@@ -101,6 +104,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
   app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
+  // The families' reminders before each event's freeze date (src/registrations/manage/reminders.ts); server.ts runs it with the sweep.
+  app.locals.sendFreezeReminders = () => sendFreezeReminders(registrations);
   // Payments of every kind still open minutes after their card form: Stripe is asked, as the webhook would tell.
   app.locals.reconcilePayments = () => reconcileOpenPayments({ db, paymentCore, logger });
   // Waiting-list offer rounds: server.ts starts the queue and asks each minute for rounds due; tests drain it.

@@ -60,11 +60,15 @@ export function maskEmail(email: string): string {
 /** Query parameters whose values are secrets (the offline Stripe.js sends a client secret, forms a CSRF token). */
 const SECRET_PARAM = /secret|token|csrf|key|password|signature|card|cvc|email/i;
 
-/** A request URL for the log, with secret-looking query values replaced. */
+/** A path segment that is a link's secret (src/http/secretLinks.ts: an order's status link, a registration's manage link). */
+const SECRET_SEGMENT = /(?<=\/)[A-Za-z0-9_-]{43}(?=\/|$)/g;
+
+/** A request URL for the log, with secret-looking query values and link tokens in the path replaced. */
 export function urlForLog(url: string): string {
   const q = url.indexOf("?");
-  if (q < 0) return url;
+  const path = (q < 0 ? url : url.slice(0, q)).replace(SECRET_SEGMENT, "[redacted]");
+  if (q < 0) return path;
   const params = new URLSearchParams(url.slice(q + 1));
   const kept = [...params].map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_PARAM.test(k) ? "[redacted]" : encodeURIComponent(v)}`);
-  return `${url.slice(0, q)}?${kept.join("&")}`;
+  return `${path}?${kept.join("&")}`;
 }

@@ -51,7 +51,7 @@ export function createOperatorContext(config: Config, db: Db, logger: Logger): O
   const paymentCore = createPaymentCore({ db, gateway: noStripe, logger });
   const shopifyWriteBacks = createShopifyWriteBacks({ db, shopify: config.shopify, logger }) ? sentByTheApp : undefined;
   registerOrderPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, shopifyWriteBacks, shippingFlatRateCents: config.shippingFlatRateCents, publicUrl });
-  registerRegistrationPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, limits: config.registrationLimits, clock: () => new Date() });
+  registerRegistrationPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, limits: config.registrationLimits, clock: () => new Date(), publicUrl });
   return { db, paymentCore, site, publicUrl, logger };
 }
 

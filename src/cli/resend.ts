@@ -8,6 +8,7 @@ import { orderConfirmationEmail } from "../orders/email.ts";
 import * as orders from "../orders/repository.ts";
 import { isErasedAddress } from "../privacy/erase.ts";
 import { registrationConfirmationEmail } from "../registrations/email.ts";
+import { confirmationManageUrl } from "../registrations/manage/links.ts";
 import * as registrations from "../registrations/repository.ts";
 import { lockingTransaction } from "../db/transaction.ts";
 import { parseResendArgs, RESEND_USAGE, type ResendCommand } from "./operatorArgs.ts";
@@ -25,7 +26,8 @@ export async function resendConfirmation(ctx: OperatorContext, cmd: ResendComman
       const event = await findEvent(trx, r.eventId);
       if (!event) throw new OperatorError(`The event of registration ${r.reference} is gone.`);
       const redemption = await registrations.redemptionOf(trx, r.id);
-      const email = registrationConfirmationEmail(ctx.site, event, r, redemption?.status === "redeemed" ? redemption : undefined);
+      const manageUrl = await confirmationManageUrl(trx, ctx, r.id, new Date());
+      const email = registrationConfirmationEmail(ctx.site, event, r, redemption?.status === "redeemed" ? redemption : undefined, manageUrl);
       if (isErasedAddress(email.to)) throw erased(cmd);
       return { emailId: await enqueueEmail(trx, email), to: maskEmail(email.to) };
     }

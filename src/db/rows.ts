@@ -24,3 +24,9 @@ export function toJson<T>(value: unknown, fallback: T): T {
 export function toBool(value: unknown): boolean {
   return value === true || value === 1 || value === "1";
 }
+
+/** A unique index refused the row (MySQL and SQLite alike). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string })?.code ?? "";
+  return code === "ER_DUP_ENTRY" || code.startsWith("SQLITE_CONSTRAINT");
+}

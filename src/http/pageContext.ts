@@ -62,7 +62,13 @@ export function buildPageContext(req: Request, res: Response, opts: PageContextO
     csrfToken: "",
     visitorCsrfToken: () => "",
     newFormId: () => "",
-    keepPage: (html) => (ctx.pageKey === undefined ? opts.pageCache.keep(req, res, html) : opts.pageCache.keepAs(req, res, ctx.pageKey, html)),
+    // Only a page rendered with the placeholder: one rendered while the session held a toast carries the visitor's own
+    // token (and the toast), even though taking the toast left the session stateless again.
+    keepPage: (html) => {
+      if (!placeholder) return;
+      if (ctx.pageKey === undefined) opts.pageCache.keep(req, res, html);
+      else opts.pageCache.keepAs(req, res, ctx.pageKey, html);
+    },
     fromKeptPage: (key) => {
       if (req.session?.toast) return false;
       const fullKey = JSON.stringify([ctx.shell.cartCount, ctx.shell.notices, ctx.shell.testModeBanner, key]);

@@ -24,6 +24,8 @@ declare module "express-session" {
     registrationRefs?: string[];
     /** Team registrations this coach started: event id -> the latest team registration's reference. */
     teamRegistrations?: Record<string, string>;
+    /** The manage link this visitor's confirmation page shows, per paid registration reference (at most 10): one link, however often it is reloaded. */
+    manageLinks?: Record<string, string>;
   }
 }
 

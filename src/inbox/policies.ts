@@ -101,7 +101,7 @@ export function storedData(): StoredData[] {
     },
     {
       what: "Camp registrations: the athlete's name, grade or age, gender, school, club and shirt size, the contact's e-mail address and phone, the emergency contact, special requirements you tell us, the days, the package, any discount code and the payment's status; for a team, the coach and each athlete with a parent's name and phone",
-      where: "registrations, registration_athletes, registration_days, discount_redemptions and payments",
+      where: "registrations, registration_athletes, registration_days, registration_manage_links (only a hash of each private link), discount_redemptions and payments",
       why: "to run the camp safely, reach a parent or emergency contact, answer your questions and keep the records tax law asks for",
       kept: `${ORDER_RECORD_YEARS} years after the camp, then deleted`,
     },

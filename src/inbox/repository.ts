@@ -1,4 +1,5 @@
 /** The messages feature's queries: each message is stored and its e-mail to the brand queued in one transaction. */
+import { isUniqueViolation } from "../db/rows.ts";
 import type { Db } from "../db/knex.ts";
 import { enqueueEmail } from "../email/outbox.ts";
 import { contactEmail, newsletterEmail, quoteEmail } from "./emails.ts";
@@ -35,11 +36,6 @@ export async function saveQuoteRequest(db: Db, q: QuoteRequest, brandInbox: stri
     await enqueueEmail(trx, quoteEmail(Number(id), q, brandInbox));
     return Number(id);
   });
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: string })?.code ?? "";
-  return code === "ER_DUP_ENTRY" || code.startsWith("SQLITE_CONSTRAINT");
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
@@ -13,6 +13,7 @@ import { orderConfirmationEmail, orderRefundedEmail } from "./email.ts";
 import { enqueueShopifyWriteBack } from "./shopifyWriteBack.ts";
 import { shippingCents, type ShippingAddress } from "./rules.ts";
 import type { JobQueue } from "../db/jobQueue.ts";
+import { newSecretToken, secretTokenHash, SECRET_TOKEN_PATTERN } from "../http/secretLinks.ts";
 
 export const ORDER_KIND = "order";
 
@@ -30,16 +31,8 @@ export interface OrdersDeps {
   publicUrl: string;
 }
 
-/** The order-status link's secret: 256 random bits, URL-safe. Only its hash is stored. */
-export function newStatusToken(): string {
-  return randomBytes(32).toString("base64url");
-}
-
-export function statusTokenHash(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
-
-export const STATUS_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** The order-status link's secret (src/http/secretLinks.ts): only its hash is stored. */
+export { newSecretToken as newStatusToken, secretTokenHash as statusTokenHash, SECRET_TOKEN_PATTERN as STATUS_TOKEN_PATTERN };
 
 export function orderStatusUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/orders/${token}`;
@@ -103,8 +96,8 @@ export function registerOrderPayments(deps: OrdersDeps): void {
       const won = await repo.markOrderPaid(trx, payment.reference, Boolean(deps.shopifyWriteBacks));
       if (!won) return "duplicate";
       const order = (await repo.findOrder(trx, payment.reference))!;
-      const token = newStatusToken();
-      await repo.setStatusTokenHash(trx, order.id, statusTokenHash(token));
+      const token = newSecretToken();
+      await repo.setStatusTokenHash(trx, order.id, secretTokenHash(token));
       await enqueueEmail(trx, orderConfirmationEmail(deps.site, order, orderStatusUrl(deps.publicUrl, token)));
       if (deps.shopifyWriteBacks) await enqueueShopifyWriteBack(trx, order.id);
       return "accepted";

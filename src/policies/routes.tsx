@@ -2,6 +2,8 @@ import { Router } from "express";
 import type { Site } from "../site.ts";
 import { shipsStartingNote } from "../catalogue/rules.ts";
 import { renderPage } from "../http/render.tsx";
+import { AgreementPage, CancellationPolicyPage } from "../../views/pages/policies/CampPolicyPages.tsx";
+import { CAMP_POLICY_PATHS, LIABILITY_WAIVER, MEDICAL_RELEASE } from "../registrations/manage/agreements.ts";
 import { PrivacyPolicyPage, ReturnsPolicyPage, ShippingPolicyPage, TermsPage } from "../../views/pages/policies/PolicyPages.tsx";
 
 /** /shipping, /returns, /privacy, /terms: written from the business constants and what the site stores. */
@@ -35,5 +37,17 @@ export function policyRoutes({ site, flatRateCents, brandInbox }: { site: Site; 
       sameForStatelessVisitors: true,
     }),
   );
+  router.get(CAMP_POLICY_PATHS.cancellation, (req, res) =>
+    renderPage(req, res, <CancellationPolicyPage site={site} />, {
+      title: "Camp Refund and Cancellation Policy",
+      description: "What a camp cancellation refunds, by how long before the first day, and until when a registration can change.",
+      sameForStatelessVisitors: true,
+    }),
+  );
+  for (const text of [LIABILITY_WAIVER, MEDICAL_RELEASE]) {
+    router.get(text.path, (req, res) =>
+      renderPage(req, res, <AgreementPage text={text} />, { title: text.title, description: `The camp's ${text.title.toLowerCase()}, version ${text.version}.`, sameForStatelessVisitors: true }),
+    );
+  }
   return router;
 }

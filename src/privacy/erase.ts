@@ -54,6 +54,8 @@ export async function erasePerson(db: Db, rawEmail: string, opts: { dryRun?: boo
       ship_name: null, ship_line1: null, ship_line2: null, shopify_error: null,
     });
     await trx("registrations").whereIn("id", registrations).update({ contact_first_name: ERASED, contact_last_name: "", contact_email: address, contact_phone: "" });
+    // Their manage links stop working: what is left of the registration is the money record.
+    await trx("registration_manage_links").whereIn("registration_id", registrations).update({ revoked_at: new Date() });
     await trx("registration_athletes").whereIn("id", athletes).update({
       first_name: ERASED, last_name: "", email: address, phone: null, grade: null, age: null, gender: null, school_name: null, club_name: null,
       shirt_size: null, emergency_contact_name: ERASED, emergency_contact_phone: "", special_requirements: null,

@@ -7,6 +7,7 @@ import { DISCOUNT_REASONS, DISCOUNT_TEXT, discountAmount, refusal } from "../dis
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
 import { registrationConfirmationEmail } from "./email.ts";
+import { confirmationManageUrl } from "./manage/links.ts";
 import { DiscountRefused, codeText, lockCodeNamed, refuseUse } from "./codes.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
 
@@ -60,7 +61,7 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
     }
     const paid = (await repo.findByReference(trx, r.reference))!;
     const event = await findEvent(trx, paid.eventId);
-    if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, { code: code.code, amountOffCents: amount.offCents }));
+    if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, { code: code.code, amountOffCents: amount.offCents }, await confirmationManageUrl(trx, deps, paid.id, now)));
     return { status: "free" };
   });
   if (outcome.status === "free") {

@@ -29,6 +29,8 @@ export interface RegistrationDeps {
   site: Site;
   limits: RegistrationLimits;
   clock: () => Date;
+  /** The site's public origin, for the manage links in e-mails (written without a request at hand). */
+  publicUrl: string;
 }
 
 /** A pending registration whose hold has not lapsed: it keeps its places and may still change. */

@@ -3,6 +3,7 @@ import type { Site } from "../site.ts";
 import type { OutgoingEmail } from "../email/outbox.ts";
 import type { EventDetail } from "../events/types.ts";
 import { formatPrice } from "../money.ts";
+import { eventHoursText } from "../events/rules.ts";
 import type { Registration } from "./repository.ts";
 
 /** The discount code a registration used, as the e-mail shows it. */
@@ -23,6 +24,12 @@ const WHAT_TO_BRING = [
 
 function attendedDays(event: EventDetail, registration: Registration) {
   return event.days.filter((d) => registration.dayIds.includes(d.id));
+}
+
+/** Each attended day with the daily hours, in the event's own time zone: 'Saturday, June 5: 9:00 AM - 4:00 PM PDT'. */
+export function attendanceLines(event: EventDetail, registration: Registration): string[] {
+  const hours = eventHoursText(event);
+  return ["Days:", ...attendedDays(event, registration).map((d) => `- ${d.label}${hours ? `: ${hours}` : ""}`), `Location: ${event.location}`];
 }
 
 const dateArray = (iso: string, plusDays = 0): DateArray => {
@@ -52,15 +59,15 @@ export function registrationCalendar(site: Site, event: EventDetail, registratio
 }
 
 /** The registration confirmation, queued in the transaction that marks the registration paid. */
-export function registrationConfirmationEmail(site: Site, event: EventDetail, registration: Registration, discount?: EmailDiscount): OutgoingEmail {
-  if (registration.kind === "team") return teamRosterEmail(site, event, registration, discount);
+export function registrationConfirmationEmail(site: Site, event: EventDetail, registration: Registration, discount?: EmailDiscount, manageUrl?: string): OutgoingEmail {
+  if (registration.kind === "team") return teamRosterEmail(site, event, registration, discount, manageUrl);
   const athlete = registration.athletes[0]!;
   const days = attendedDays(event, registration).map((d) => d.label);
   const facts: Fact[] = [
     ["Registration reference", registration.reference],
     ["Event", event.title],
     ["Dates", event.dateText],
-    ["Time", event.time],
+    ["Time", eventHoursText(event)],
     ["Location", event.location],
     ["Package", registration.packageLabel],
     ["Days", days.join(", ")],
@@ -74,6 +81,7 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
     intro: `${athlete.firstName} ${athlete.lastName} is registered for ${event.title}.`,
     headingHtml: `You're registered for ${escapeHtml(event.title)}`,
     facts,
+    manageUrl,
   });
 }
 
@@ -123,7 +131,7 @@ export function registrationRefundedEmail(site: Site, event: EventDetail, regist
 }
 
 /** The coach's confirmation of a paid team: the team, the event, each athlete with their shirt size, the amount and the reference. */
-export function teamRosterEmail(site: Site, event: EventDetail, registration: Registration, discount?: EmailDiscount): OutgoingEmail {
+export function teamRosterEmail(site: Site, event: EventDetail, registration: Registration, discount?: EmailDiscount, manageUrl?: string): OutgoingEmail {
   const team = registration.teamName ?? `${registration.contact.firstName} ${registration.contact.lastName}'s team`;
   const facts: Fact[] = [
     ["Registration reference", registration.reference],
@@ -131,7 +139,7 @@ export function teamRosterEmail(site: Site, event: EventDetail, registration: Re
     ["Coach", `${registration.contact.firstName} ${registration.contact.lastName}, ${registration.contact.phone}`],
     ["Event", event.title],
     ["Dates", event.dateText],
-    ["Time", event.time],
+    ["Time", eventHoursText(event)],
     ["Location", event.location],
     ["Athletes", String(registration.places)],
     ...discountFact(discount),
@@ -150,6 +158,7 @@ export function teamRosterEmail(site: Site, event: EventDetail, registration: Re
     intro: `${team} is registered for ${event.title}: ${registration.places} athletes.`,
     headingHtml: `${escapeHtml(team)} is registered for ${escapeHtml(event.title)}`,
     facts,
+    manageUrl,
     rosterText: ["Roster:", ...roster.map((a) => `${a.n}. ${a.name}, age ${a.age}, shirt ${a.shirt}, parent ${a.parent}`), ""],
     rosterHtml: `<h2 style="font-size:16px">Roster</h2>
 <table cellpadding="6" style="border-collapse:collapse"><tr><th align="left">#</th><th align="left">Athlete</th><th align="left">Age</th><th align="left">Shirt size</th><th align="left">Parent</th></tr>
@@ -159,6 +168,10 @@ ${roster.map((a) => `<tr><td>${a.n}</td><td>${escapeHtml(a.name)}</td><td>${esca
 }
 
 type Fact = [string, string];
+
+/** Above the private manage link in every confirmation. */
+const MANAGE_TEXT =
+  "Your private link to see this registration, change the details or cancel (under our camp refund and cancellation policy) until the event's deadline; keep it to yourself:";
 
 const discountFact = (discount: EmailDiscount | undefined): Fact[] =>
   discount ? [["Discount code", `${discount.code} (${formatPrice(discount.amountOffCents)} off)`]] : [];
@@ -170,7 +183,7 @@ function confirmation(
   site: Site,
   event: EventDetail,
   registration: Registration,
-  parts: { kind: OutgoingEmail["kind"]; subject: string; intro: string; headingHtml: string; facts: Fact[]; rosterText?: string[]; rosterHtml?: string },
+  parts: { kind: OutgoingEmail["kind"]; subject: string; intro: string; headingHtml: string; facts: Fact[]; rosterText?: string[]; rosterHtml?: string; manageUrl?: string },
 ): OutgoingEmail {
   const text = [
     `Hi ${registration.contact.firstName},`,
@@ -179,7 +192,10 @@ function confirmation(
     "",
     ...parts.facts.map(([k, v]) => `${k}: ${v}`),
     "",
+    ...attendanceLines(event, registration),
+    "",
     ...(parts.rosterText ?? []),
+    ...(parts.manageUrl ? [MANAGE_TEXT, parts.manageUrl, ""] : []),
     "What to bring:",
     ...WHAT_TO_BRING.map((w) => `- ${w}`),
     "",
@@ -192,7 +208,8 @@ function confirmation(
   const html = `<!doctype html><html><body style="font-family:Arial,sans-serif;color:#111">
 <h1 style="font-size:20px">${parts.headingHtml}</h1>
 <table cellpadding="6" style="border-collapse:collapse">${parts.facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>
-${parts.rosterHtml ?? ""}<h2 style="font-size:16px">What to bring</h2><ul>${WHAT_TO_BRING.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>
+${parts.rosterHtml ?? ""}${parts.manageUrl ? `<p>${escapeHtml(MANAGE_TEXT)}<br><a href="${escapeHtml(parts.manageUrl)}">Manage your registration</a></p>` : ""}
+<h2 style="font-size:16px">What to bring</h2><ul>${WHAT_TO_BRING.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>
 <p>Questions? Write to ${escapeHtml(site.email)} or call ${escapeHtml(site.phone)}.</p></body></html>`;
   return {
     kind: parts.kind,

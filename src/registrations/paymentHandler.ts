@@ -8,6 +8,7 @@ import type { Registration } from "./repository.ts";
 import { canTransition } from "./states.ts";
 import { codeIdOf, redeemUse, releaseUse } from "./codes.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail, registrationRefundedEmail } from "./email.ts";
+import { confirmationManageUrl } from "./manage/links.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
 import { placesFreed } from "./waitlist/offers.ts";
 
@@ -105,7 +106,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
     await repo.transition(trx, r.id, step, now, { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null });
     const paid = (await repo.findByReference(trx, r.reference))!;
     const event = await findEvent(trx, paid.eventId);
-    if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption));
+    if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
     return "accepted";
   }
 }

@@ -14,6 +14,8 @@ export type { RegistrationStatus };
 export type RegistrationKind = "individual" | "team";
 
 export interface RegistrationAthlete {
+  /** 1, 2, ... in the order the registrant gave them. */
+  position: number;
   firstName: string;
   lastName: string;
   email: string;
@@ -27,6 +29,10 @@ export interface RegistrationAthlete {
   emergencyContactName: string;
   emergencyContactPhone: string;
   specialRequirements: string | null;
+  /** Withdrawn from its team by the coach (the place is free; the row stays for the record). */
+  withdrawnAt: Date | null;
+  /** The liability waiver and medical release as signed through the family's link; null until signed. */
+  waiver: { version: string; signedName: string; relationship: string; signedAt: Date } | null;
 }
 
 export interface Registration {
@@ -55,12 +61,16 @@ export interface Registration {
   /** Hashes of the visitor who holds it unpaid (session key, address). */
   holderSession: string | null;
   amountRefundedCents: number;
+  /** Canceled by its registrant through the manage link (status `withdrawn`): when, and the refund the policy gave. */
+  withdrawnAt: Date | null;
+  withdrawalRefundCents: number | null;
 }
 
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 function mapAthlete(r: Row): RegistrationAthlete {
   return {
+    position: Number(r.position),
     firstName: String(r.first_name),
     lastName: String(r.last_name),
     email: String(r.email),
@@ -74,6 +84,10 @@ function mapAthlete(r: Row): RegistrationAthlete {
     emergencyContactName: String(r.emergency_contact_name),
     emergencyContactPhone: String(r.emergency_contact_phone),
     specialRequirements: str(r.special_requirements),
+    withdrawnAt: toDate(r.withdrawn_at),
+    waiver: r.waiver_version
+      ? { version: String(r.waiver_version), signedName: String(r.waiver_signed_name), relationship: String(r.waiver_signer_relationship), signedAt: toDate(r.waiver_signed_at)! }
+      : null,
   };
 }
 
@@ -112,6 +126,8 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
     version: Number(row.version ?? 1),
     holderSession: str(row.holder_session),
     amountRefundedCents: Number(row.amount_refunded_cents ?? 0),
+    withdrawnAt: toDate(row.withdrawn_at),
+    withdrawalRefundCents: row.withdrawal_refund_cents === null || row.withdrawal_refund_cents === undefined ? null : Number(row.withdrawal_refund_cents),
   };
 }
 
@@ -480,4 +496,121 @@ export async function setAmountOff(trx: Knex.Transaction, registrationId: number
 /** The code is removed from the registration before paying. */
 export async function deleteRedemption(conn: Conn, registrationId: number): Promise<void> {
   await conn("discount_redemptions").where({ registration_id: registrationId }).whereNot({ status: "redeemed" }).delete();
+}
+
+// ---- after payment: manage links and the registrant's own changes (src/registrations/manage/) ----
+
+export type ManageLinkSource = "confirmation" | "page" | "resend" | "family";
+
+/** A private manage link: only the token's hash is stored. A family's link names its athlete (`athletePosition`). */
+export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<void> {
+  await conn("registration_manage_links").insert({ registration_id: registrationId, token_hash: tokenHash, sent_by: sentBy, created_at: now, athlete_position: athletePosition });
+}
+
+/** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */
+export async function linkByManageTokenHash(conn: Conn, tokenHash: string): Promise<{ reference: string; athletePosition: number | null } | undefined> {
+  const row = await conn("registration_manage_links as l")
+    .join("registrations as r", "r.id", "l.registration_id")
+    .where("l.token_hash", tokenHash)
+    .whereNull("l.revoked_at")
+    .first("r.reference", "l.athlete_position");
+  if (!row) return undefined;
+  return { reference: String(row.reference), athletePosition: row.athlete_position === null || row.athlete_position === undefined ? null : Number(row.athlete_position) };
+}
+
+/** A family signs the waiver and medical release for its athlete. */
+export async function signWaiver(trx: Knex.Transaction, registrationId: number, position: number, w: { version: string; signedName: string; relationship: string }, now: Date): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({
+    waiver_version: w.version,
+    waiver_signed_name: w.signedName,
+    waiver_signer_relationship: w.relationship,
+    waiver_signed_at: now,
+  });
+}
+
+/** Registrations of an event made with this contact address (any case) that a registrant can still open. */
+export async function manageableReferences(conn: Conn, eventId: number, email: string, statuses: readonly RegistrationStatus[]): Promise<string[]> {
+  const rows: Row[] = await conn("registrations")
+    .where({ event_id: eventId })
+    .whereRaw("lower(contact_email) = ?", [email.toLowerCase()])
+    .whereIn("status", [...statuses])
+    .orderBy("id")
+    .limit(20)
+    .select("reference");
+  return rows.map((r) => String(r.reference));
+}
+
+/** The details a registrant may correct on one athlete (never the package, places or amount). */
+export interface AthleteDetails {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string | null;
+  grade: string | null;
+  age: number | null;
+  gender: string | null;
+  schoolName: string | null;
+  clubName: string | null;
+  shirtSize: string | null;
+  emergencyContactName: string;
+  emergencyContactPhone: string;
+  specialRequirements: string | null;
+}
+
+export async function updateAthlete(trx: Knex.Transaction, registrationId: number, position: number, d: AthleteDetails): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({
+    first_name: d.firstName,
+    last_name: d.lastName,
+    email: d.email,
+    phone: d.phone,
+    grade: d.grade,
+    age: d.age,
+    gender: d.gender,
+    school_name: d.schoolName,
+    club_name: d.clubName,
+    shirt_size: d.shirtSize,
+    emergency_contact_name: d.emergencyContactName,
+    emergency_contact_phone: d.emergencyContactPhone,
+    special_requirements: d.specialRequirements,
+  });
+}
+
+/** An individual's contact is the athlete who registered: it follows the corrected details. */
+export async function updateContact(trx: Knex.Transaction, id: number, c: Registration["contact"], now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ contact_first_name: c.firstName, contact_last_name: c.lastName, contact_email: c.email, contact_phone: c.phone, updated_at: now });
+}
+
+export async function replaceDays(trx: Knex.Transaction, registrationId: number, dayIds: number[]): Promise<void> {
+  await trx("registration_days").where({ registration_id: registrationId }).delete();
+  if (dayIds.length > 0) await trx("registration_days").insert(dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
+}
+
+export async function setVersion(trx: Knex.Transaction, id: number, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ version, updated_at: now });
+}
+
+/** The event's own deadline for changes (`events.changes_freeze_at`), null when it keeps the default. */
+export async function eventChangesFreezeAt(conn: Conn, eventId: number): Promise<Date | null> {
+  return toDate((await conn("events").where({ id: eventId }).first("changes_freeze_at"))?.changes_freeze_at);
+}
+
+/** One athlete leaves a team: marked withdrawn with the refund it gave, the team holds one place fewer, a new version. */
+export async function withdrawAthlete(trx: Knex.Transaction, registrationId: number, position: number, refundCents: number, places: number, version: number, now: Date): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ withdrawn_at: now, withdrawal_refund_cents: refundCents });
+  await trx("registrations").where({ id: registrationId }).update({ places, version, updated_at: now });
+}
+
+/** Paid team registrations of an event (the reminders read their athletes). */
+export async function paidTeamReferences(conn: Conn, eventId: number): Promise<string[]> {
+  return (await conn("registrations").where({ event_id: eventId, kind: "team", status: "paid" }).orderBy("id").pluck("reference")).map(String);
+}
+
+/** Claims one reminder for one athlete: throws a unique violation when it was sent already (by this or another instance). */
+export async function claimReminder(trx: Knex.Transaction, registrationId: number, athletePosition: number, kind: string, now: Date): Promise<void> {
+  await trx("registration_reminders").insert({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now });
+}
+
+/** A paid individual registration moves to a cheaper package: its package, price and amount, at a new version. */
+export async function setPackage(trx: Knex.Transaction, id: number, p: { code: string; label: string; priceCents: number }, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ package_code: p.code, package_label: p.label, list_price_cents: p.priceCents, amount_cents: p.priceCents, version, updated_at: now });
 }

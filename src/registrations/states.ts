@@ -10,11 +10,14 @@
  *   paid            -> refunded (refunded in full, through the site or Stripe's dashboard)
  *   needs_review    -> paid (an operator accepted its payment: `npm run payments -- review accept`), refunded (refunded
  *                      in full by an operator)
+ *   paid            -> withdrawn (canceled by its registrant through the manage link: its places are free at once and
+ *                      the cancellation policy's refund is requested in the same transaction)
+ *   withdrawn       -> refunded (that refund was the whole amount paid, and Stripe says it succeeded)
  *
  * Places: `paid` and `needs_review` registrations keep theirs (money was taken: the place stays until an operator
  * decides); a `pending_payment` one keeps them while its hold lasts; the others hold none.
  */
-export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded"] as const;
+export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded", "withdrawn"] as const;
 export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
 
 export const REGISTRATION_TRANSITIONS = {
@@ -24,7 +27,8 @@ export const REGISTRATION_TRANSITIONS = {
   cancelHold: { from: ["pending_payment"], to: "canceled" },
   flagForReview: { from: ["pending_payment", "expired", "canceled"], to: "needs_review" },
   acceptReview: { from: ["needs_review"], to: "paid" },
-  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled"], to: "refunded" },
+  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled", "withdrawn"], to: "refunded" },
+  withdraw: { from: ["paid"], to: "withdrawn" },
 } as const satisfies Record<string, { from: readonly RegistrationStatus[]; to: RegistrationStatus }>;
 
 export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
@@ -35,7 +39,7 @@ export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
  * (see `isFrozenPayment`).
  */
 export function isSettled(status: RegistrationStatus): boolean {
-  return status === "paid" || status === "needs_review" || status === "refunded";
+  return status === "paid" || status === "needs_review" || status === "refunded" || status === "withdrawn";
 }
 
 /** Stripe statuses of a PaymentIntent whose confirmation has begun: the registration it pays for is frozen. */

@@ -27,6 +27,21 @@ const get = async (agent: request.Agent | ReturnType<typeof request>, url: strin
 const kept = (res: request.Response) => res.headers.age !== undefined;
 
 describe("pages kept for visitors without state", () => {
+  it("never keeps the page that showed a visitor's toast (it carries their own CSRF token) for the next visitor", async () => {
+    await t.db("events").where({ id: 2 }).update({ listed: true });
+    const a = request.agent(t.app);
+    const first = await get(a, "/events/2");
+    const posted = await a.post("/events/2/lost-confirmation").set("host", HOST).type("form").send({ email: "a@example.com", _csrf: csrfFrom(first.text) });
+    expect(posted.status).toBe(303);
+    // Rendered with the toast (the session had state), which leaves the session without state once taken.
+    expect(textOf((await get(a, "/events/2")).text)).toContain("Check your inbox");
+    const b = request.agent(t.app);
+    const page = await get(b, "/events/2");
+    expect(textOf(page.text)).not.toContain("Check your inbox");
+    const res = await b.post("/events/2/lost-confirmation").set("host", HOST).type("form").send({ email: "b@example.com", _csrf: csrfFrom(page.text) });
+    expect(res.status).toBe(303);
+  });
+
   it("gives every visitor of a kept registration page a form id of their own, so two families never share one registration", async () => {
     const formIdOf = (html: string) => /&quot;formSessionId&quot;:&quot;([A-Za-z0-9_-]+)&quot;|"formSessionId":"([A-Za-z0-9_-]+)"/.exec(html)?.slice(1).find(Boolean);
     const pages = [];

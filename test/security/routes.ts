@@ -141,6 +141,10 @@ export const UNSAFE_ROUTES: UnsafeRoute[] = [
   { method: "POST", path: "/register/1", body: "form", fields: athlete("") },
   { method: "POST", path: "/api/events/1/create-payment-intent", body: "json", fields: athlete("registrationData.") },
   { method: "POST", path: "/api/events/1/stripe-payment-success", body: "json", fields: { paymentIntentId: { type: { kind: "paymentIntent" }, valid: "pi_unknown123" } } },
+  // after payment: the manage link (an unknown token answers 404 after the CSRF check) and "Lost your confirmation?"
+  { method: "POST", path: "/events/1/lost-confirmation", body: "form", fields: { email: email() } },
+  { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/details", body: "form", fields: { version: line("1"), tShirtSize: choice("Large") } },
+  { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/cancel", body: "form", fields: { version: line("1"), scope: choice("all") } },
   // discount codes and free registrations
   { method: "POST", path: "/api/validate-discount", body: "json", fields: { discountCode: line("CAMP10"), eventId: id("1") } },
   { method: "POST", path: "/register/1/discount", body: "form", fields: { discountCode: line("CAMP10") } },

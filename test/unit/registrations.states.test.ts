@@ -10,7 +10,7 @@ describe("the registration state table", () => {
   });
 
   it("never rewrites a settled registration: a paid, reviewed or refunded one cannot be held again or paid twice", () => {
-    for (const status of ["paid", "needs_review", "refunded"] as const) {
+    for (const status of ["paid", "needs_review", "refunded", "withdrawn"] as const) {
       expect(isSettled(status)).toBe(true);
       expect(canTransition(status, "hold"), status).toBe(false);
       expect(canTransition(status, "pay"), status).toBe(false);

@@ -13,6 +13,7 @@ import type { EventDay, EventPackage } from "../../src/events/types.ts";
 import { formatPrice } from "../../src/money.ts";
 import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../../src/registrations/rules.ts";
 import { Field, FormErrors } from "../../views/components/Form.tsx";
+import { AgreementWords, CancellationPolicyNote } from "../../views/components/CampAgreements.tsx";
 import type { DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/discounts/rules.ts";
 import PaymentPanel, { REGISTRATION_TEXT, type PaymentStep } from "./PaymentPanel.tsx";
@@ -267,11 +268,11 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         <label className="check">
           <input type="checkbox" name="agrees" checked={values.agrees === "on"} onChange={(e) => set("agrees", e.target.checked ? "on" : undefined)} {...invalid("agrees")} />
           <span>
-            I agree to the terms and conditions, the camp's liability waiver and medical release, and confirm the
-            information above is correct.<span aria-hidden="true"> *</span>
+            <AgreementWords />, and confirm the information above is correct.<span aria-hidden="true"> *</span>
           </span>
         </label>
         {error("agrees")}
+        <CancellationPolicyNote />
       </div>
 
       <div className="registration-actions">

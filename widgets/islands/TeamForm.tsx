@@ -4,6 +4,7 @@
  * with the same form, one row more or less); hydrated, it adds and removes rows in place, checks every rule with
  * the server's own schema, holds the team through POST /api/team-registration and goes on to the checkout.
  */
+import { TeamAgreementNote } from "../../views/components/CampAgreements.tsx";
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
@@ -217,6 +218,7 @@ export default function TeamForm(props: TeamFormProps) {
           <div className="summary-total"><dt>Total</dt><dd data-testid="team-total">{formatPrice(totalCents)}</dd></div>
         </dl>
         <p className="muted">{TEAM_TEXT.minimumNote}. Every athlete takes a place; your places are held for 30 minutes while you pay.</p>
+        <TeamAgreementNote />
         <div className="registration-actions">
           <a className="btn btn-secondary" href={`/events/${props.eventId}`}>Back to Event</a>
           <button type="submit" name="intent" value="register" className="btn btn-primary" disabled={busy || (enhanced && complete === 0)}>

@@ -18,6 +18,7 @@ import { confirmReturn } from "../confirmReturn.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../deps.ts";
 import { teamCheckoutPath } from "./team.tsx";
+import { confirmationPageManageHref } from "./manage.tsx";
 import { checkoutPage, holdEndsText, loadEvent, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
 
 const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
@@ -52,7 +53,10 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     }
     const reference = ownReference(req, event.id, team ? "team" : undefined);
     const registration = reference ? await repo.findByReference(db, reference) : undefined;
-    if (registration?.status === "paid") return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} />, { team });
+    if (registration?.status === "paid") {
+      const manageHref = await confirmationPageManageHref(req, deps, registration);
+      return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} manageHref={manageHref} />, { team });
+    }
     if (q.success === "true" || registration?.status === "needs_review") {
       return shell(req, res, <CheckoutNotConfirmed><RegistrationNotConfirmed email={site.email} phone={site.phone} /></CheckoutNotConfirmed>, { team });
     }

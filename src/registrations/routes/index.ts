@@ -2,6 +2,7 @@ import { Router } from "express";
 import { checkoutRoutes } from "./checkout.tsx";
 import { codeRoutes } from "./codes.tsx";
 import { individualRoutes } from "./individual.tsx";
+import { manageRoutes } from "./manage.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./shared.tsx";
 import { teamRoutes } from "./team.tsx";
 import { waitingListRoutes } from "./waitlist.tsx";
@@ -11,6 +12,6 @@ import type { WaitingListDeps } from "../waitlist/offers.ts";
 export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesses"> & WaitingListDeps): Router {
   const all: RegistrationRouteDeps = { ...deps, codeGuesses: codeGuessBudget(deps.rateLimiter) };
   const router = Router();
-  router.use(individualRoutes(all), teamRoutes(all), checkoutRoutes(all), codeRoutes(all), waitingListRoutes({ ...deps, ...all }));
+  router.use(individualRoutes(all), teamRoutes(all), checkoutRoutes(all), codeRoutes(all), manageRoutes(all), waitingListRoutes({ ...deps, ...all }));
   return router;
 }

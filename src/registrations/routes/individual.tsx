@@ -12,6 +12,7 @@ import { DISCOUNT_TEXT } from "../../discounts/rules.ts";
 import { coachRegistrationState } from "../../collegeCoachRequests/rules.ts";
 import { Widget } from "../../../views/components/Widget.tsx";
 import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
+import { confirmationPageManageHref } from "./manage.tsx";
 import { RegisterPage, RegistrationConfirmed, RegistrationNotConfirmed, RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
 import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, registrationSchema } from "../rules.ts";
 import * as repo from "../repository.ts";
@@ -139,7 +140,8 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     }
     const shell = (content: React.ReactNode) => page(req, res, event, content);
     if (matches && registration!.status === "paid") {
-      return shell(<RegistrationConfirmed email={registration!.contact.email} reference={registration!.reference} eventTitle={event.title} free={registration!.amountPaidCents === 0} />);
+      const manageHref = await confirmationPageManageHref(req, deps, registration!);
+      return shell(<RegistrationConfirmed email={registration!.contact.email} reference={registration!.reference} eventTitle={event.title} free={registration!.amountPaidCents === 0} manageHref={manageHref} />);
     }
     if (matches && (payment?.status === "needs_review" || registration!.status === "needs_review")) {
       return shell(

@@ -7,6 +7,7 @@ import { coachEvent, type CoachRegistrationState } from "../../../src/collegeCoa
 import { COACH_MESSAGES } from "../../../src/collegeCoachRequests/schemas.ts";
 import { Widget } from "../../components/Widget.tsx";
 import { WaitingListBlock } from "../../components/events/WaitingListBlock.tsx";
+import { LostConfirmation } from "../../components/LostConfirmation.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 
 export interface EventDetailPageProps {
@@ -212,6 +213,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
               </div>
             </dl>
           </section>
+          <LostConfirmation eventId={event.id} />
         </div>
       </div>
     </article>

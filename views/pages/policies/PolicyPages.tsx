@@ -1,12 +1,14 @@
 import type { ReactNode } from "react";
 import type { Site } from "../../../src/site.ts";
 import { formatDollars, formatPrice } from "../../../src/money.ts";
+import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
+import { CAMP_POLICY_PATHS, LIABILITY_WAIVER, MEDICAL_RELEASE } from "../../../src/registrations/manage/agreements.ts";
 import { CUSTOM_ORDERS, RETURNS, SESSION_DAYS, SHIPPING, storedData, supportHoursText } from "../../../src/inbox/policies.ts";
 
 /** Date the policies were last changed; shown on each page. */
 export const POLICIES_UPDATED = "November 22, 2026";
 
-function PolicyPage({ eyebrow, title, lead, children }: { eyebrow: string; title: string; lead: string; children: ReactNode }) {
+export function PolicyPage({ eyebrow, title, lead, children }: { eyebrow: string; title: string; lead: string; children: ReactNode }) {
   return (
     <>
       <section className="page-hero">
@@ -137,6 +139,12 @@ export function TermsPage({ site }: { site: Site }) {
       <p>Our <a href="/shipping">shipping policy</a> and <a href="/returns">returns policy</a> are part of these terms.</p>
       <h2>Camps and clinics</h2>
       <p>Registration holds a place once it is paid. The event page shows the dates, the place, what is included and the price per athlete.</p>
+      <p>
+        Registering means agreeing to the camp's <a href={LIABILITY_WAIVER.path}>liability waiver</a> and{" "}
+        <a href={MEDICAL_RELEASE.path}>medical release</a>. The link in your confirmation e-mail lets you change the details until
+        the event's change deadline, and cancel under the <a href={CAMP_POLICY_PATHS.cancellation}>camp refund and cancellation policy</a>:
+      </p>
+      <CancellationPolicyList />
       <h2>Custom team apparel</h2>
       <p>Custom orders are made to your approved design and are final sale unless defective.</p>
       <h2>Privacy</h2>

@@ -52,13 +52,14 @@ export function CheckoutNotConfirmed({ children }: { children: ReactNode }) {
   return <CheckoutShell step={3}>{children}</CheckoutShell>;
 }
 
-export function CheckoutComplete({ eventTitle, email }: { eventTitle: string; email: string }) {
+export function CheckoutComplete({ eventTitle, email, manageHref }: { eventTitle: string; email: string; manageHref: string }) {
   return (
     <CheckoutShell step={4}>
       <div className="card registration-section registration-confirmed" role="status">
         <h1>Registration Complete!</h1>
         <p>{`Thank you for registering for ${eventTitle}.`}</p>
         <p>A confirmation e-mail is on its way to <strong>{email}</strong>.</p>
+        <ManageLinkNote href={manageHref} />
         <a className="btn btn-primary" href="/events">Return to Events</a>
       </div>
     </CheckoutShell>
@@ -148,5 +149,14 @@ export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetai
       </section>
       <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
     </CheckoutShell>
+  );
+}
+
+/** The private manage link on a confirmation: the same registration from any browser, later. */
+export function ManageLinkNote({ href }: { href: string }) {
+  return (
+    <p className="manage-link-note">
+      <a href={href}>See, change or cancel this registration</a>: a private link (also in your e-mail). Bookmark it and keep it to yourself.
+    </p>
   );
 }

@@ -4,6 +4,7 @@ import { coachEvent, type CoachRegistrationState } from "../../../src/collegeCoa
 import type { EventDetail } from "../../../src/events/types.ts";
 import { StepsBar } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { Widget } from "../../components/Widget.tsx";
+import { ManageLinkNote } from "./CheckoutPage.tsx";
 
 /**
  * /register/{id}: the header with the event's date and place, then the step content. An event that takes college
@@ -44,7 +45,7 @@ export function RegistrationUnavailable({ title, message, eventId }: { title: st
 }
 
 /** Step 3 as a page: shown only for a payment the server has confirmed for this visitor's registration. */
-export function RegistrationConfirmed({ email, reference, eventTitle, free = false }: { email: string; reference: string; eventTitle: string; free?: boolean }) {
+export function RegistrationConfirmed({ email, reference, eventTitle, free = false, manageHref }: { email: string; reference: string; eventTitle: string; free?: boolean; manageHref: string }) {
   return (
     <>
       <StepsBar step={3} />
@@ -52,6 +53,7 @@ export function RegistrationConfirmed({ email, reference, eventTitle, free = fal
         <h2>{free ? "Registration Complete!" : REGISTRATION_MESSAGES.confirmedTitle}</h2>
         <p>{`You are registered for ${eventTitle}.`} Registration reference <strong>{reference}</strong>.</p>
         <p>A confirmation e-mail with your registration details and a calendar file is on its way to <strong>{email}</strong>.</p>
+        <ManageLinkNote href={manageHref} />
         <a className="btn btn-primary" href="/">Return to Home</a>
       </div>
     </>

@@ -1,0 +1,89 @@
+import type { Site } from "../../site.ts";
+import type { OutgoingEmail } from "../../email/outbox.ts";
+import type { EventDetail } from "../../events/types.ts";
+import { formatEventDateTime } from "../../events/rules.ts";
+import { formatPrice } from "../../money.ts";
+import type { Registration, RegistrationAthlete } from "../repository.ts";
+import { attendanceLines } from "../email.ts";
+import { cancellationPolicyLines, refundText } from "./policy.ts";
+
+/** Who a registration's e-mails are about: the athlete, or the team. */
+function subjectOf(r: Registration): string {
+  if (r.kind === "team") return r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`;
+  const a = r.athletes[0]!;
+  return `${a.firstName} ${a.lastName}`;
+}
+
+function plain(site: Site, r: Registration, kind: OutgoingEmail["kind"], subject: string, body: string[]): OutgoingEmail {
+  const text = [`Hi ${r.contact.firstName},`, "", ...body, "", `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`, "", site.displayName].join("\n");
+  return { kind, reference: `registration:${r.reference}`, to: r.contact.email, replyTo: site.email, subject, text };
+}
+
+/** "Lost your confirmation?": a new private link to the registration. */
+export function manageLinkEmail(site: Site, event: EventDetail, r: Registration, url: string): OutgoingEmail {
+  return plain(site, r, "registration_manage_link", `Your registration link: ${event.title} (${r.reference})`, [
+    `Here is the private link to ${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}), as you asked:`,
+    "",
+    url,
+    "",
+    "It shows the registration as it stands and lets you change the details or cancel until the event's deadline. Anyone with the link can open it, so keep it to yourself.",
+    "",
+    ...attendanceLines(event, r),
+    "",
+    "If you did not ask for this e-mail, you can ignore it.",
+  ]);
+}
+
+/** The coach sends a team athlete's family its own link: greets the parent, names the athlete and the team. */
+export function familyLinkEmail(site: Site, event: EventDetail, r: Registration, athlete: RegistrationAthlete, url: string, reminder?: { until: string; missing: string[] }): OutgoingEmail {
+  const name = `${athlete.firstName} ${athlete.lastName}`;
+  const team = subjectOf(r);
+  const text = [
+    `Hi ${athlete.emergencyContactName},`,
+    "",
+    ...(reminder ? [`A reminder: ${athlete.firstName}'s registration still needs the ${reminder.missing.join(" and the ")}, and details can change only until ${reminder.until}.`, ""] : []),
+    `${r.contact.firstName} ${r.contact.lastName} has registered ${name} for ${event.title} with ${team} (reference ${r.reference}), and asks you to check ${athlete.firstName}'s details.`,
+    "",
+    `Your own private link, for ${athlete.firstName} only:`,
+    url,
+    "",
+    `There you can correct ${athlete.firstName}'s details, your contact and the medical notes our staff should know, and sign the camp's liability waiver and medical release (required for an athlete under 18).`,
+    "",
+    ...attendanceLines(event, r),
+    "",
+    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  const subject = `${reminder ? "Reminder: " : ""}${name}: ${event.title} with ${team}`;
+  return { kind: reminder ? "registration_family_reminder" : "registration_family_link", reference: `registration:${r.reference}`, to: athlete.email, replyTo: site.email, subject, text };
+}
+
+/** A change made through the manage link, confirmed to the contact with the registration as it now stands. */
+export function registrationChangedEmail(site: Site, event: EventDetail, r: Registration, what: string[]): OutgoingEmail {
+  const athletes = r.athletes.map((a) => `- ${a.firstName} ${a.lastName}${a.shirtSize ? `, shirt ${a.shirtSize}` : ""}, emergency contact ${a.emergencyContactName} ${a.emergencyContactPhone}`);
+  return plain(site, r, "registration_changed", `Registration changed: ${event.title} (${r.reference})`, [
+    `${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) was changed through its manage link: ${what.join(", ")}.`,
+    "",
+    ...attendanceLines(event, r),
+    "",
+    r.kind === "team" ? "Athletes:" : "Athlete:",
+    ...athletes,
+    "",
+    `If you did not make this change, write to ${site.email} at once.`,
+  ]);
+}
+
+/** The receipt of a cancellation: what was canceled, when, and what the policy refunds. */
+export function registrationCanceledEmail(site: Site, event: EventDetail, r: Registration, refund: { cents: number; percent: number; paidCents: number }, at: Date): OutgoingEmail {
+  return plain(site, r, "registration_canceled", `Canceled: ${event.title} (${r.reference})`, [
+    `${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) was canceled on ${formatEventDateTime(at, event.timeZone)}. ${r.kind === "team" ? "The team's places are" : "The place is"} free for someone else.`,
+    "",
+    `Amount paid: ${formatPrice(refund.paidCents)}`,
+    `Under our cancellation policy you get ${refundText(refund.cents, refund.percent, refund.paidCents)}.`,
+    ...(refund.cents > 0 ? ["The refund goes back to the card that paid; we e-mail you again when Stripe confirms it. Depending on your bank it shows within 5 to 10 business days."] : []),
+    "",
+    "Our camp refund and cancellation policy:",
+    ...cancellationPolicyLines().map((l) => `- ${l}`),
+  ]);
+}

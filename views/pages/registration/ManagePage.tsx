@@ -1,0 +1,332 @@
+import type { FormState } from "../../../src/http/forms.ts";
+import { formatPrice } from "../../../src/money.ts";
+import { GENDERS, SHIRT_SIZES } from "../../../src/registrations/rules.ts";
+import { CAMP_POLICY_PATHS } from "../../../src/registrations/manage/agreements.ts";
+import type { ChangePhase } from "../../../src/registrations/manage/rules.ts";
+import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
+
+/** Everything the manage page shows, prepared by the route (dates already in the event's own time zone). */
+export interface ManageView {
+  /** The page's own address (`/my-registration/{token}`): its forms post below it. */
+  base: string;
+  reference: string;
+  kind: "individual" | "team";
+  title: string;
+  statusLabel: string;
+  eventTitle: string;
+  eventId: number;
+  dateText: string;
+  hours: string;
+  location: string;
+  packageLabel: string;
+  days: { id: number; label: string; attended: boolean }[];
+  /** The package covers every day: there is no day to move. */
+  everyDay: boolean;
+  dayCount: number;
+  athletes: { position: number; name: string; detail: string; shirtSize: string; emergency: string; medical: string; active: boolean; waiverText: string; missing: string[] }[];
+  /** A team's coach can send each family its own link. */
+  familyLinks: boolean;
+  amountPaidCents: number;
+  amountRefundedCents: number;
+  /** 'Canceled on ...; refund of $x requested' for a canceled one. */
+  canceledText: string | null;
+  phase: ChangePhase;
+  changesUntil: string;
+  reason: string;
+  canCancel: boolean;
+  refundNowCents: number;
+  refundNowPercent: number;
+  tierDeadlines: { percent: number; until: string }[];
+  version: number;
+  /** Cheaper packages this registration can move to, and what each gives back. */
+  downgrades: { code: string; label: string; priceCents: number; refundCents: number; dayCount: number; everyDay: boolean }[];
+}
+
+/** Moving to a cheaper package: the refund is named on each choice, before anything changes. */
+function DowngradeForm({ view, form }: { view: ManageView; form: FormState }) {
+  const chosen = typeof form.values.registrationType === "string" ? form.values.registrationType : "";
+  const errors = form.errors;
+  return (
+    <section className="card registration-section" aria-labelledby="manage-package">
+      <h2 id="manage-package">Change to a smaller package</h2>
+      <p className="muted">{`Until ${view.changesUntil}. The difference goes back to your card. To add days, write to us.`}</p>
+      <Form action={`${view.base}/package`} label="Change to a smaller package">
+        <FormErrors errors={errors} />
+        <input type="hidden" name="version" value={String(view.version)} />
+        <fieldset className="fieldset" aria-describedby={errors.registrationType ? "manage-package-error" : undefined}>
+          <legend>New package</legend>
+          <div className="check-grid">
+            {view.downgrades.map((d) => (
+              <label className="check" key={d.code}>
+                <input type="radio" name="registrationType" value={d.code} defaultChecked={chosen === d.code} />
+                <span>{`${d.label} (${formatPrice(d.priceCents)}): you get back ${formatPrice(d.refundCents)}`}</span>
+              </label>
+            ))}
+          </div>
+          {errors.registrationType ? <p className="field-error" id="manage-package-error">{errors.registrationType}</p> : null}
+        </fieldset>
+        <fieldset className="fieldset" aria-describedby={errors.days ? "manage-package-days-error" : undefined}>
+          <legend>Days</legend>
+          <p className="field-hint">{view.downgrades.map((d) => (d.everyDay ? `${d.label}: every day` : `${d.label}: tick ${d.dayCount === 1 ? "1 day" : `${d.dayCount} days`}`)).join("; ")}</p>
+          <div className="check-grid">
+            {view.days.map((d, i) => (
+              <label className="check" key={d.id}>
+                <input type="checkbox" name={`day${i + 1}`} defaultChecked={form.values[`day${i + 1}`] === "on"} />
+                <span>{d.label}</span>
+              </label>
+            ))}
+          </div>
+          {errors.days ? <p className="field-error" id="manage-package-days-error">{errors.days}</p> : null}
+        </fieldset>
+        <SubmitButton className="btn btn-secondary">Change Package</SubmitButton>
+      </Form>
+    </section>
+  );
+}
+
+function Facts({ view }: { view: ManageView }) {
+  const rows: [string, string][] = [
+    ["Reference", view.reference],
+    ["Status", view.statusLabel],
+    ["Event", view.eventTitle],
+    ["Dates", view.dateText],
+    ["Daily hours", view.hours],
+    ["Location", view.location],
+    ["Package", view.packageLabel],
+    ["Days", view.days.filter((d) => d.attended).map((d) => d.label).join("; ")],
+    ["Amount paid", formatPrice(view.amountPaidCents)],
+  ];
+  if (view.amountRefundedCents > 0) rows.push(["Refunded", formatPrice(view.amountRefundedCents)]);
+  return (
+    <dl className="summary-rows manage-facts">
+      {rows.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Athletes({ view }: { view: ManageView }) {
+  return (
+    <section className="card registration-section" aria-labelledby="manage-athletes">
+      <h2 id="manage-athletes">{view.kind === "team" ? "Roster" : "Athlete"}</h2>
+      {view.familyLinks ? <p className="muted">Send each family its own link: they can correct their athlete's details, add medical notes and sign the waiver.</p> : null}
+      <ul className="manage-athletes">
+        {view.athletes.map((a, i) => (
+          <li key={i}>
+            <strong>{a.name}</strong>
+            <span>{a.detail}</span>
+            {a.shirtSize ? <span>Shirt: {a.shirtSize}</span> : null}
+            <span>Emergency contact: {a.emergency}</span>
+            {a.medical ? <span>Medical notes: {a.medical}</span> : null}
+            {view.kind === "team" && a.active ? <span>{a.waiverText}</span> : null}
+            {view.kind === "team" && a.active ? <span className={a.missing.length > 0 ? "manage-missing" : "manage-complete"}>{a.missing.length > 0 ? `Missing: ${a.missing.join(", ")}` : "Complete"}</span> : null}
+            {view.familyLinks && a.active ? (
+              <Form action={`${view.base}/family`} label={`Send ${a.name}'s family their link`}>
+                <input type="hidden" name="athlete" value={String(a.position)} />
+                <button type="submit" className="btn btn-secondary">
+                  Send family link<span className="visually-hidden">{` for ${a.name}`}</span>
+                </button>
+              </Form>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** The individual's change form: every detail of registration's step 1 (not the package), or only the medical notes after the freeze. */
+function ChangeForm({ view, form }: { view: ManageView; form: FormState }) {
+  const f = (name: string) => stateField(form, name);
+  const dayError = form.errors.days;
+  return (
+    <section className="card registration-section" aria-labelledby="manage-change">
+      <h2 id="manage-change">Change the details</h2>
+      <p className="muted">
+        {view.phase === "open" ? `You can change these until ${view.changesUntil}.` : view.reason}
+      </p>
+      <Form action={`${view.base}/details`} label="Change the registration's details">
+        <FormErrors errors={form.errors} />
+        <input type="hidden" name="version" value={String(view.version)} />
+        {view.phase === "open" ? (
+          <>
+            <div className="form-grid">
+              <Field {...f("firstName")} label="First Name" required autoComplete="given-name" />
+              <Field {...f("lastName")} label="Last Name" required autoComplete="family-name" />
+              <Field {...f("email")} label="Email" type="email" required autoComplete="email" />
+              <Field {...f("phone")} label="Phone Number" type="tel" required autoComplete="tel" />
+              <Field {...f("grade")} label="Grade" required />
+              <Field {...f("gender")} label="Gender" required options={GENDERS} placeholder="Select gender" />
+              <Field {...f("schoolName")} label="School Name" required />
+              <Field {...f("clubName")} label="Club Name" />
+              <Field {...f("tShirtSize")} label="T-Shirt Size" options={SHIRT_SIZES} placeholder="Select size" />
+              <Field {...f("emergencyContactName")} label="Emergency Contact Name" required />
+              <Field {...f("emergencyContactPhone")} label="Emergency Contact Phone" type="tel" required />
+            </div>
+            {view.everyDay ? null : (
+              <fieldset className="fieldset" aria-describedby={dayError ? "manage-days-error" : undefined}>
+                <legend>Days (tick {view.dayCount === 1 ? "1 day" : `${view.dayCount} days`} for your package)</legend>
+                <div className="check-grid">
+                  {view.days.map((d, i) => (
+                    <label className="check" key={d.id}>
+                      <input type="checkbox" name={`day${i + 1}`} defaultChecked={form.values[`day${i + 1}`] === "on"} />
+                      <span>{d.label}</span>
+                    </label>
+                  ))}
+                </div>
+                {dayError ? <p className="field-error" id="manage-days-error">{dayError}</p> : null}
+              </fieldset>
+            )}
+          </>
+        ) : null}
+        <Field {...f("specialRequirements")} label="Medical conditions, allergies or other needs (optional)" multiline={4} />
+        <SubmitButton>Save Changes</SubmitButton>
+      </Form>
+    </section>
+  );
+}
+
+function CancelSection({ view }: { view: ManageView }) {
+  return (
+    <section className="card registration-section" aria-labelledby="manage-cancel">
+      <h2 id="manage-cancel">Cancel</h2>
+      {view.refundNowPercent > 0 ? (
+        <p>Cancelling now gives back {formatPrice(view.refundNowCents)} ({view.refundNowPercent}% of what you paid).</p>
+      ) : (
+        <p>Cancelling now gives no refund, but frees the place for someone else.</p>
+      )}
+      <ul className="cancellation-deadlines">
+        {view.tierDeadlines.map((t) => (
+          <li key={t.percent}>{t.percent === 100 ? "Full refund" : `${t.percent}% refund`} if you cancel before {t.until}</li>
+        ))}
+      </ul>
+      <a className="btn btn-secondary" href={`${view.base}/cancel`}>Cancel this registration…</a>
+    </section>
+  );
+}
+
+/** /my-registration/{token}: the registration as it stands, what can change and until when. */
+export function ManagePage({ view, form, packageForm, message }: { view: ManageView; form?: FormState; packageForm?: FormState; message?: string }) {
+  return (
+    <section className="section registration-page">
+      <div className="container registration-container">
+        <header className="registration-header">
+          <p className="eyebrow">Your registration</p>
+          <h1>{view.title}</h1>
+          <p className="lead">{view.eventTitle} · {view.dateText} · {view.location}</p>
+        </header>
+        {message ? <p className="card registration-section manage-message" role="alert">{message}</p> : null}
+        <section className="card registration-section" aria-labelledby="manage-summary">
+          <h2 id="manage-summary">Registration</h2>
+          <Facts view={view} />
+          {view.canceledText ? <p>{view.canceledText}</p> : null}
+          <p>
+            <a href={`${view.base}/calendar.ics`} download={`${view.reference}.ics`}>Add the camp days to your calendar (.ics)</a>
+          </p>
+          <p className="muted">Your receipt is the confirmation e-mail; Stripe also e-mails a card receipt when your bank asks for one.</p>
+        </section>
+        <Athletes view={view} />
+        {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}
+        {view.phase === "open" && view.downgrades.length > 0 ? <DowngradeForm view={view} form={packageForm ?? { values: {}, errors: {} }} /> : null}
+        {view.phase === "closed" ? <p className="card registration-section">{`Nothing can change any more: ${view.reason}`}</p> : null}
+        {view.kind === "team" && view.phase !== "closed" ? (
+          <p className="card registration-section">{`Each athlete's family can change their athlete's details until ${view.changesUntil} through the link you send them; after that only the medical notes.`}</p>
+        ) : null}
+        {view.canCancel ? <CancelSection view={view} /> : null}
+        <section className="card registration-section" aria-labelledby="manage-policy">
+          <h2 id="manage-policy">Camp refund and cancellation policy</h2>
+          <CancellationPolicyList />
+          <p>
+            <a href={CAMP_POLICY_PATHS.cancellation}>The full policy</a> · <a href={CAMP_POLICY_PATHS.waiver}>Liability waiver</a> ·{" "}
+            <a href={CAMP_POLICY_PATHS.medicalRelease}>Medical release</a>
+          </p>
+        </section>
+      </div>
+    </section>
+  );
+}
+
+/** An unknown, malformed or revoked link: one page, whatever the reason. */
+export function ManageLinkNotFound() {
+  return (
+    <section className="page-center">
+      <p className="eyebrow">Registration</p>
+      <h1 className="display">Link Not Found</h1>
+      <p className="lead">This registration link does not work. Ask for a new one with "Lost your confirmation?" on the event's page.</p>
+      <a className="btn btn-primary" href="/events">See the Events</a>
+    </section>
+  );
+}
+
+/** What the cancel page shows: the refund first, then the confirm buttons (a coach: the team, or one athlete). */
+export interface CancelView {
+  base: string;
+  title: string;
+  eventTitle: string;
+  kind: "individual" | "team";
+  version: number;
+  whole: { refundCents: number; percent: number; partCents: number };
+  /** A team's athletes that can be withdrawn one by one (empty: the team is at its minimum). */
+  athletes: { position: number; name: string }[];
+  athlete: { refundCents: number; partCents: number };
+  teamMinimum: number;
+}
+
+const refundWords = (cents: number, percent: number, partCents: number) =>
+  cents > 0 ? `You get back ${formatPrice(cents)} (${percent}% of ${formatPrice(partCents)}).` : `You get no refund (cancelled this close to the camp), but the place is freed for someone else.`;
+
+/** /my-registration/{token}/cancel: the refund the policy gives now, before anything is canceled. */
+export function CancelPage({ view, message }: { view: CancelView; message?: string }) {
+  return (
+    <section className="section registration-page">
+      <div className="container registration-container">
+        <p className="back-link">
+          <a href={view.base}><span aria-hidden="true">←&nbsp;</span>Back to the registration</a>
+        </p>
+        <header className="registration-header">
+          <p className="eyebrow">Cancel</p>
+          <h1>{`Cancel ${view.title}'s registration?`}</h1>
+          <p className="lead">{view.eventTitle}</p>
+        </header>
+        {message ? <p className="card registration-section manage-message" role="alert">{message}</p> : null}
+        <section className="card registration-section" aria-labelledby="cancel-all">
+          <h2 id="cancel-all">{view.kind === "team" ? "Cancel the whole team" : "Cancel the registration"}</h2>
+          <p className="cancel-refund">{refundWords(view.whole.refundCents, view.whole.percent, view.whole.partCents)}</p>
+          <p>Cancelling cannot be undone: the {view.kind === "team" ? "places go" : "place goes"} to someone else at once. We e-mail you a receipt.</p>
+          <Form action={`${view.base}/cancel`} label="Confirm the cancellation">
+            <input type="hidden" name="version" value={String(view.version)} />
+            <input type="hidden" name="scope" value="all" />
+            <SubmitButton className="btn btn-primary">{view.kind === "team" ? "Cancel the Whole Team" : "Cancel Registration"}</SubmitButton>
+          </Form>
+        </section>
+        {view.kind === "team" ? (
+          <section className="card registration-section" aria-labelledby="cancel-one">
+            <h2 id="cancel-one">Cancel one athlete</h2>
+            {view.athletes.length > 0 ? (
+              <>
+                <p className="cancel-refund">{refundWords(view.athlete.refundCents, view.whole.percent, view.athlete.partCents)}</p>
+                <Form action={`${view.base}/cancel`} label="Cancel one athlete">
+                  <input type="hidden" name="version" value={String(view.version)} />
+                  <input type="hidden" name="scope" value="athlete" />
+                  <Field name="athlete" label="Athlete" required options={view.athletes.map((a) => ({ value: String(a.position), label: a.name }))} placeholder="Choose an athlete" />
+                  <SubmitButton className="btn btn-secondary">Cancel This Athlete</SubmitButton>
+                </Form>
+              </>
+            ) : (
+              <p>{`A team needs at least ${view.teamMinimum} athletes, so no single athlete can be cancelled; cancel the whole team instead.`}</p>
+            )}
+          </section>
+        ) : null}
+        <section className="card registration-section" aria-labelledby="cancel-policy">
+          <h2 id="cancel-policy">Camp refund and cancellation policy</h2>
+          <CancellationPolicyList />
+        </section>
+      </div>
+    </section>
+  );
+}
