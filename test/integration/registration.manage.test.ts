@@ -3,7 +3,9 @@ import request from "supertest";
 import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { csrfFrom, executableScripts, textOf, visitor } from "../support/http.ts";
 import { secretTokenHash } from "../../src/http/secretLinks.ts";
-import { placesLeft } from "../../src/events/repository.ts";
+import { placesLeft, placesTaken } from "../../src/events/repository.ts";
+import { insertEntry } from "../../src/registrations/waitlist/repository.ts";
+import type { JobQueue } from "../../src/db/jobQueue.ts";
 
 let t: PayingTestApp;
 
@@ -314,6 +316,31 @@ describe("cancellation under the policy", () => {
       expect((await emailsOf(reference, "registration_canceled"))[0].text_body).toContain("a refund of $100.00 (50% of $200.00)");
     } finally {
       await t.db("events").where({ id: 4 }).update(original);
+    }
+  });
+
+  it("offers the place a cancellation frees to the waiting list at once", async () => {
+    const { reference, path } = await paidRegistration();
+    const capacity = (await t.db("events").where({ id: 2 }).first("capacity")).capacity as number;
+    await t.db("events").where({ id: 2 }).update({ capacity: await placesTaken(t.db, 2, new Date()) });
+    try {
+      const now = new Date();
+      const entry = await t.db.transaction((trx) =>
+        insertEntry(trx, 2, { kind: "individual", places: 1, packageCode: "full", firstName: "Lina", lastName: "Park", email: "lina.park@example.com", phone: "(702) 555-0111", teamName: undefined }, "leave-hash-manage-test", now),
+      );
+      const b = await freshBrowser(path);
+      const version = /name="version" value="(\d+)"/.exec((await b.get(`${path}/cancel`)).text)![1]!;
+      expect((await b.post(`${path}/cancel`, { version, scope: "all" })).status).toBe(303);
+      expect((await row(reference)).status).toBe("withdrawn");
+      await (t.app.locals.offerQueue as JobQueue).drain();
+      expect((await t.db("waiting_list_entries").where({ id: entry.id }).first()).status).toBe("offered");
+      expect(await t.db("email_outbox").where({ to_address: "lina.park@example.com", kind: "waiting_list_offer" })).toHaveLength(1);
+    } finally {
+      const held = await t.db("waiting_list_holds").pluck("registration_id");
+      await t.db("waiting_list_holds").delete();
+      await t.db("registrations").whereIn("id", held).delete();
+      await t.db("waiting_list_entries").delete();
+      await t.db("events").where({ id: 2 }).update({ capacity });
     }
   });
 
