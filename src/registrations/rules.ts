@@ -56,11 +56,6 @@ export function coversEveryDay(pkg: EventPackage, event: RegistrationEventFacts)
   return pkg.dayCount >= event.days.length;
 }
 
-/** The price in cents of one place in a package: always the event's own package price. */
-export function packagePriceCents(event: RegistrationEventFacts, code: string): number | undefined {
-  return findPackage(event, code)?.priceCents;
-}
-
 /** The day ids a registration attends: every day for a full package, else the chosen ones in the event's order. */
 export function attendedDayIds(event: RegistrationEventFacts, pkg: EventPackage, chosen: number[]): number[] {
   if (coversEveryDay(pkg, event)) return event.days.map((d) => d.id);

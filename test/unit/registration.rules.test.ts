@@ -4,9 +4,9 @@ import {
   attendedDayLabels,
   dayChoiceHint,
   dayChoiceMessage,
+  findPackage,
   formValuesOf,
   packageOptions,
-  packagePriceCents,
   registrationSchema,
   type RegistrationEventFacts,
 } from "../../src/registrations/rules.ts";
@@ -49,11 +49,11 @@ const valid = {
 
 describe("package pricing", () => {
   it("prices a place from the event's package, in cents", () => {
-    expect(packagePriceCents(champCamp, "full")).toBe(29900);
-    expect(packagePriceCents(champCamp, "2day")).toBe(23800);
-    expect(packagePriceCents(champCamp, "1day")).toBe(11900);
-    expect(packagePriceCents(champCamp, "singleDay")).toBeUndefined();
-    expect(packagePriceCents(trainTour, "singleDay")).toBe(9900);
+    expect(findPackage(champCamp, "full")?.priceCents).toBe(29900);
+    expect(findPackage(champCamp, "2day")?.priceCents).toBe(23800);
+    expect(findPackage(champCamp, "1day")?.priceCents).toBe(11900);
+    expect(findPackage(champCamp, "singleDay")?.priceCents).toBeUndefined();
+    expect(findPackage(trainTour, "singleDay")?.priceCents).toBe(9900);
   });
   it("labels the single-day option 'Single Day'", () => {
     expect(packageOptions(trainTour).map((p) => p.label)).toEqual(["Full Tour (3 Days)", "Single Day"]);
