@@ -184,7 +184,7 @@ describe("payments review", () => {
 });
 
 describe("resend", () => {
-  it("queues the registration's confirmation again: one new e-mail, the same as the first", async () => {
+  it("queues the registration's confirmation again: one new e-mail, the same as the first but for a new manage link that works", async () => {
     fake.autoDeliver = true;
     const { reference } = await paidRegistration();
     await until(async () => (await t.outbox.drain(), (await registration(reference)).emails[0]?.status === "sent"));
@@ -195,7 +195,13 @@ describe("resend", () => {
     expect(await runResendCommand(ctx, { kind: "registration", reference }, out)).toBe(0);
     const emails = (await registration(reference)).emails;
     expect(emails).toHaveLength(2);
-    expect(emails[1]).toMatchObject({ kind: first.kind, to_address: first.to_address, subject: first.subject, text_body: first.text_body, html_body: first.html_body, status: "pending" });
+    // Only a hash of the first manage link is kept, so the new e-mail carries a new one; everything else is the same.
+    const linkOf = (text: string) => /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
+    const unlinked = (text: string) => text.replace(/\/my-registration\/[A-Za-z0-9_-]{43}/g, "/my-registration/-");
+    expect(emails[1]).toMatchObject({ kind: first.kind, to_address: first.to_address, subject: first.subject, status: "pending" });
+    expect([unlinked(emails[1].text_body), unlinked(emails[1].html_body)]).toEqual([unlinked(first.text_body), unlinked(first.html_body)]);
+    expect(linkOf(emails[1].text_body)).not.toBe(linkOf(first.text_body));
+    expect((await (await visitor(t.app)).get(`/my-registration/${linkOf(emails[1].text_body)}`)).status).toBe(200);
     // The calendar file is the same but for its DTSTAMP (when it was made).
     const stamped = (json: string) => json.replace(/DTSTAMP:\d{8}T\d{6}Z/g, "DTSTAMP:-");
     expect(stamped(emails[1].attachments_json)).toBe(stamped(first.attachments_json));
