@@ -1,7 +1,8 @@
-// The house rules that a type check cannot see. Each rule's reason is in the README ("Lint rules").
+// The house rules that a type check cannot see, then typescript-eslint and react-hooks. Reasons: README ("Lint rules").
 import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 import { createNodeResolver, importX } from "eslint-plugin-import-x";
+import reactHooks from "eslint-plugin-react-hooks";
 import browserSafeImports from "./lint/browserSafeImports.js";
 
 const root = import.meta.dirname;
@@ -12,6 +13,7 @@ const root = import.meta.dirname;
  */
 const BROWSER_SAFE = [
   "src/money.ts",
+  "src/toText.ts", // a value as text, for rows and form posts alike
   "src/*/schemas.ts",
   "src/*/rules.ts",
   "src/registrations/teamRules.ts", // the team form's schema and texts, beside the individual rules
@@ -27,6 +29,12 @@ const BROWSER_SAFE = [
   "src/home/eventOffers.ts",
   "src/customApparel/content.ts",
 ];
+
+/** Types for the type-aware rules, from tsconfig.json through the TypeScript project service. */
+const TYPE_INFORMATION = { parserOptions: { projectService: true, tsconfigRootDir: root } };
+
+/** Where typescript-eslint's recommended type-checked rules run (with type information from tsconfig.json). */
+const TYPE_CHECKED = ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}", "test/**/*.{ts,tsx}"];
 
 /** Packages that only make sense on the server; the browser bundle must never pull them in. */
 const SERVER_PACKAGES = [
@@ -120,8 +128,42 @@ export default defineConfig(
     name: "house/no-floating-promises",
     files: ["src/**/*.{ts,tsx}"],
     plugins: { "@typescript-eslint": tseslint.plugin },
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: root } },
+    languageOptions: TYPE_INFORMATION,
     // A promise nobody awaits or catches loses its error (an unhandled rejection stops the process) and its ordering.
     rules: { "@typescript-eslint/no-floating-promises": "error" },
+  },
+  {
+    name: "type-information",
+    files: TYPE_CHECKED,
+    languageOptions: TYPE_INFORMATION,
+  },
+  ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: TYPE_CHECKED })),
+  {
+    name: "type-checked/house-choices",
+    files: TYPE_CHECKED,
+    rules: {
+      // An async function that implements a Promise-returning interface need not await: its throws still become rejections.
+      "@typescript-eslint/require-await": "off",
+      // A rest sibling drops a key on purpose (`{ _csrf: _token, ...values }`); `_next` is the error handler's fourth argument.
+      "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true, argsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    name: "type-checked/tests",
+    files: ["test/**/*.{ts,tsx}"],
+    // supertest's res.body and JSON read back in tests are `any`: tests check those values with expect() instead.
+    rules: {
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+    },
+  },
+  {
+    ...reactHooks.configs.flat["recommended-latest"],
+    name: "react-hooks/recommended",
+    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
   },
 );

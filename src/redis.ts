@@ -72,7 +72,7 @@ function guardCommands(client: Redis, logger: Logger): void {
           clearTimeout(timer);
           if (settled) return;
           settled = true;
-          reject(err);
+          reject(err instanceof Error ? err : new Error(String(err)));
         },
       );
     });
@@ -114,7 +114,7 @@ function guardCommands(client: Redis, logger: Logger): void {
   base.sendCommand = ((args: Parameters<Redis["sendCommand"]>[0], options?: Parameters<Redis["sendCommand"]>[1]) => {
     if (stalled.has(client)) return Promise.reject(new RedisUnavailableError("Redis is not answering"));
     return withDeadline(send(args, options));
-  }) as Redis["sendCommand"];
+  });
   client.on("end", () => {
     clearInterval(probe);
     stalled.delete(client);
@@ -127,7 +127,7 @@ function guardCommands(client: Redis, logger: Logger): void {
  * Redis is picked up without a restart.
  */
 export async function connectRedis(url: string, logger: Logger): Promise<Redis> {
-  const client = createClient({
+  const client: Redis = createClient({
     url,
     disableOfflineQueue: true,
     commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
@@ -135,7 +135,7 @@ export async function connectRedis(url: string, logger: Logger): Promise<Redis> 
       connectTimeout: 2000,
       reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000),
     },
-  }) as Redis;
+  });
   guardCommands(client, logger);
   let lastError = "";
   client.on("error", (err: Error) => {

@@ -97,7 +97,7 @@ export function DiscountBox({ eventId, csrfToken, from, option, discount, listCe
 
   return (
     <CsrfContext value={csrfToken}>
-    <Form action={`/register/${eventId}/discount`} className="card registration-section discount-box" label="Discount code" onSubmit={submit}>
+    <Form action={`/register/${eventId}/discount`} className="card registration-section discount-box" label="Discount code" onSubmit={(e) => void submit(e)}>
       <input type="hidden" name="from" value={from} />
       {option ? <input type="hidden" name="option" value={option} /> : null}
       <label htmlFor={`${uid}-code`} className="discount-box-title">{DISCOUNT_TEXT.boxTitle}</label>

@@ -140,13 +140,13 @@ export interface CoachRequestFormProps {
 }
 
 /** The form itself: a real multipart post to /coach-registration that the dialog takes over. */
-export function CoachRequestForm(p: CoachRequestFormProps) {
+export function CoachRequestForm({ formRef, ...p }: CoachRequestFormProps) {
   const id = useId();
   const f = p.field;
   const logoDescribedBy = [`${id}-logo-hint`, p.logoNote ? `${id}-logo-note` : "", p.logoError ? `${id}-logo-error` : ""].filter(Boolean).join(" ");
   return (
     <Form action={COACH_PAGE_PATH} encType="multipart/form-data" className="message-form coach-form" label="College Coach Registration"
-      ref={p.formRef} onSubmit={p.onSubmit}>
+      ref={formRef} onSubmit={p.onSubmit}>
       <input type="hidden" name="eventId" value={p.event.id} />
       {p.children}
       <div className="form-grid">

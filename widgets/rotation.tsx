@@ -5,17 +5,18 @@
  * pause/play button (WCAG 2.2.2).
  */
 import { useEffect, useState, type FocusEvent } from "react";
+import { useHydrated } from "./useHydrated.ts";
 
 export function useRotation(opts: { count: number; intervalMs: number; onAdvance?: () => void }) {
   const [index, setIndex] = useState(0);
-  const [enhanced, setEnhanced] = useState(false);
+  const enhanced = useHydrated();
   const [playing, setPlaying] = useState(true);
   const [hovered, setHovered] = useState(false);
   const [focused, setFocused] = useState(false);
 
   useEffect(() => {
-    setEnhanced(true);
     const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- reads the browser (window) after hydration: the server render cannot know it
     if (reduced.matches) setPlaying(false);
     const onChange = () => {
       if (reduced.matches) setPlaying(false);
@@ -34,6 +35,8 @@ export function useRotation(opts: { count: number; intervalMs: number; onAdvance
       opts.onAdvance?.();
     }, opts.intervalMs);
     return () => clearTimeout(timer);
+    // Deliberate: opts is a new object (and onAdvance a new function) each render; depending on them would restart the timer.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [rotating, index, opts.count, opts.intervalMs]);
 
   return {
@@ -49,7 +52,7 @@ export function useRotation(opts: { count: number; intervalMs: number; onAdvance
       onMouseLeave: () => setHovered(false),
       onFocus: () => setFocused(true),
       onBlur: (e: FocusEvent<HTMLElement>) => {
-        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocused(false);
+        if (!e.currentTarget.contains(e.relatedTarget)) setFocused(false);
       },
       "data-enhanced": enhanced ? "true" : "false",
       "data-rotating": rotating ? "true" : "false",

@@ -22,6 +22,7 @@ export function WithStripe({ publishableKey, children }: { publishableKey: strin
   useEffect(() => {
     const factory = (window as unknown as { Stripe?: (key: string) => Stripe }).Stripe;
     try {
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- reads the browser (window) after hydration: the server render cannot know it
       setStripe(factory ? { status: "ready", stripe: factory(publishableKey) } : { status: "unavailable" });
     } catch {
       setStripe({ status: "unavailable" });

@@ -54,7 +54,7 @@ async function findProduct(catalogue: CatalogueSource, key: string): Promise<Pro
 }
 
 function first(value: unknown): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
+  const v: unknown = Array.isArray(value) ? value[0] : value;
   return typeof v === "string" ? v : undefined;
 }
 
@@ -134,7 +134,7 @@ export function shopRoutes({ catalogue, site, logger, paymentConfirmation }: Dep
       return;
     }
     const ctx = res.locals.page as PageContext;
-    const picker = pickerState(product, req.query as Record<string, unknown>, ctx.csrfToken, shipsStartingNote(site.shipsStarting, new Date()));
+    const picker = pickerState(product, req.query, ctx.csrfToken, shipsStartingNote(site.shipsStarting, new Date()));
     const origin = siteOrigin(req, ctx.publicUrl);
     const variant = resolveVariant(product, picker.selection);
     renderPage(req, res, <ProductPage picker={picker} />, {

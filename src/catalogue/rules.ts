@@ -101,7 +101,7 @@ export function selectionFromQuery(product: Product, query: Record<string, unkno
   const selected = initialSelection(product);
   for (const option of product.options) {
     const raw = query[option.name];
-    const value = Array.isArray(raw) ? raw[0] : raw;
+    const value: unknown = Array.isArray(raw) ? raw[0] : raw;
     if (typeof value === "string" && option.values.includes(value)) selected[option.name] = value;
   }
   return selected;

@@ -4,6 +4,7 @@
  * (starting with = + - @, a tab or a carriage return) prefixed with an apostrophe, which spreadsheets show as text.
  */
 import { Transform } from "node:stream";
+import { toText } from "../toText.ts";
 
 export const BOM = "\uFEFF";
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -11,7 +12,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "number" || typeof value === "bigint") return String(value);
-  let text = value instanceof Date ? value.toISOString() : Buffer.isBuffer(value) ? "" : String(value);
+  let text = value instanceof Date ? value.toISOString() : Buffer.isBuffer(value) ? "" : toText(value);
   if (FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -64,7 +64,7 @@ export function parseDiscountArgs(argv: string[], now: Date): DiscountCommand {
     value = Number(percent);
   } else {
     if (!/^\d{1,6}(\.\d{1,2})?$/.test(fixed!) || Number(fixed) <= 0) return { error: "--fixed must be a dollar amount above 0, like 25 or 12.50." };
-    value = parsePriceCents(fixed!);
+    value = parsePriceCents(fixed);
   }
 
   let maxRedemptions: number | null = null;

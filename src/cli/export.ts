@@ -12,6 +12,7 @@ import { createDb, type Db } from "../db/knex.ts";
 import { findEvent } from "../events/repository.ts";
 import { csvRows } from "./csv.ts";
 import { defaultFileName, parseExportArgs, USAGE, type ExportCommand } from "./exportArgs.ts";
+import { toText } from "../toText.ts";
 
 export class ExportError extends Error {}
 
@@ -39,8 +40,8 @@ export const WAITING_LIST_COLUMNS = [
 /** A stored time as spreadsheets read it: `YYYY-MM-DD HH:MM:SS`, UTC (SQLite keeps epoch milliseconds). */
 function utcTime(value: unknown): string | null {
   if (value === null || value === undefined || value === "") return null;
-  const d = value instanceof Date ? value : typeof value === "number" ? new Date(value) : new Date(`${String(value).replace(" ", "T")}${/Z|[+-]\d\d:\d\d$/.test(String(value)) ? "" : "Z"}`);
-  return Number.isNaN(d.getTime()) ? String(value) : d.toISOString().slice(0, 19).replace("T", " ");
+  const d = value instanceof Date ? value : typeof value === "number" ? new Date(value) : new Date(`${toText(value).replace(" ", "T")}${/Z|[+-]\d\d:\d\d$/.test(toText(value)) ? "" : "Z"}`);
+  return Number.isNaN(d.getTime()) ? toText(value) : d.toISOString().slice(0, 19).replace("T", " ");
 }
 const dollars = (cents: unknown) => (cents === null || cents === undefined ? null : (Number(cents) / 100).toFixed(2));
 
@@ -64,7 +65,7 @@ async function plan(db: Db, cmd: ExportCommand): Promise<Plan> {
       if (cmd.day) {
         const day = event.days.find((d) => d.date === cmd.day);
         if (!day) throw new ExportError(`Event ${event.id} has no day ${cmd.day}: its days are ${event.days.map((d) => d.date).join(", ")}.`);
-        query.whereExists((q) => q.select(db.raw("1")).from("registration_days as rd").whereRaw("rd.registration_id = r.id").where("rd.event_day_id", day.id));
+        query.whereExists((q) => { q.select(db.raw("1")).from("registration_days as rd").whereRaw("rd.registration_id = r.id").where("rd.event_day_id", day.id); });
       }
       query.orderBy("r.id").orderBy("v.athlete_name");
       return { query, columns: ROSTER_COLUMNS, row: (r) => ({ ...r, created_at: utcTime(r.created_at), paid_at: utcTime(r.paid_at), refunded_at: utcTime(r.refunded_at), waiver_signed_at: utcTime(r.waiver_signed_at) }) };

@@ -74,7 +74,7 @@ export async function runOperatorCommand<T extends object>(
   const logger = createLogger("error", pino.destination(2));
   const db = createDb(config.database, logger);
   try {
-    return await run(createOperatorContext(config, db, logger), cmd as T);
+    return await run(createOperatorContext(config, db, logger), cmd);
   } catch (err) {
     console.error(err instanceof OperatorError ? err.message : `Nothing was changed: ${(err as Error).message.split("\n")[0]}`);
     return 1;

@@ -8,15 +8,16 @@ import type { PaymentRow } from "../payments/repository.ts";
 import { parsePaymentsArgs, PAYMENTS_USAGE, type PaymentsCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
 import { refundPayment } from "./refund.ts";
+import type { Row } from "../db/rows.ts";
 
 /** What the paid-for row says now: the amount it asks for and who pays (null when the row is gone). */
 async function paidFor(db: Db, payment: PaymentRow): Promise<{ dueCents: number; email: string; status: string } | null> {
   if (payment.kind === "registration") {
-    const r = await db("registrations").where({ reference: payment.reference }).first("amount_cents", "contact_email", "status");
+    const r = await db<Row>("registrations").where({ reference: payment.reference }).first("amount_cents", "contact_email", "status");
     return r ? { dueCents: Number(r.amount_cents), email: String(r.contact_email), status: String(r.status) } : null;
   }
   if (payment.kind === "order") {
-    const o = await db("orders").where({ reference: payment.reference }).first("total_cents", "customer_email", "status");
+    const o = await db<Row>("orders").where({ reference: payment.reference }).first("total_cents", "customer_email", "status");
     return o ? { dueCents: Number(o.total_cents), email: String(o.customer_email), status: String(o.status) } : null;
   }
   return null;

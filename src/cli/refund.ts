@@ -12,6 +12,7 @@ import { RefundExceedsBalanceError, RefundNotAllowedError } from "../payments/re
 import type { PaymentStatus } from "../payments/transitions.ts";
 import { parseRefundArgs, REFUND_USAGE, type RefundCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
+import type { Row } from "../db/rows.ts";
 
 /** The exit codes of a refund command, by the refund's outcome (1 is a refusal: nothing was written). */
 export const REFUND_EXIT = { succeeded: 0, pending: 3, failed: 4, queued: 5 } as const;
@@ -31,9 +32,9 @@ export function operatorRefundKey(paymentId: number, amountCents: number | undef
 /** The payment of a registration or an order that took money (its newest). */
 async function paymentOf(ctx: OperatorContext, cmd: Pick<RefundCommand, "kind" | "reference">): Promise<PaymentRow> {
   const table = cmd.kind === "registration" ? "registrations" : "orders";
-  const row = await ctx.db(table).where({ reference: cmd.reference }).first("status");
+  const row = await ctx.db<Row>(table).where({ reference: cmd.reference }).first("status");
   if (!row) throw new OperatorError(`There is no ${cmd.kind} ${cmd.reference}.`);
-  const paid = await ctx.db("payments").where({ kind: cmd.kind, reference: cmd.reference }).whereIn("status", MONEY_TAKEN).whereNot({ provider: "none" }).orderBy("id", "desc").first("id");
+  const paid = await ctx.db<Row>("payments").where({ kind: cmd.kind, reference: cmd.reference }).whereIn("status", MONEY_TAKEN).whereNot({ provider: "none" }).orderBy("id", "desc").first("id");
   if (!paid) throw new OperatorError(`${cmd.kind === "order" ? "Order" : "Registration"} ${cmd.reference} is ${String(row.status)} and has no payment with money to refund.`);
   return (await findById(ctx.db, Number(paid.id)))!;
 }

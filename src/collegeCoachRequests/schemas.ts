@@ -55,7 +55,7 @@ const optional = (label: string, max: number, lines: "single" | "multi" = "singl
 const tenDigits = (v: string) => v.replace(/\D/g, "").length === 10;
 
 /** A form post sends one checkbox as a string, several as an array, none as nothing. */
-const asList = (v: unknown) => (v === undefined || v === null || v === "" ? [] : Array.isArray(v) ? v : [v]);
+const asList = (v: unknown): unknown[] => (v === undefined || v === null || v === "" ? [] : Array.isArray(v) ? (v as unknown[]) : [v]);
 
 /** 'athletics.example.edu' is taken as https://athletics.example.edu; only http(s) addresses with a dotted host pass. */
 export function normaliseWebsite(raw: string): string | null {

@@ -35,7 +35,7 @@ export interface JobQueueOptions {
   /** After a failed attempt, with `final` true when the job gives up (e.g. to mark what it was about). */
   onFailure?(row: JobRow, error: string, final: boolean): Promise<void>;
   /** Context for log lines about a job (never a full e-mail address or a token). */
-  describe?(row: JobRow): Record<string, unknown>;
+  describe?: (row: JobRow) => Record<string, unknown>;
   /** The column holding the job's state (pending, sending, sent, failed); `status` unless the table uses that for its own. */
   statusColumn?: string;
   maxAttempts?: number;
@@ -66,11 +66,11 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   /** Due now: pending and past its backoff, or claimed by a worker that went silent. */
   function due(now: Date) {
     const staleBefore = new Date(now.getTime() - STALE_CLAIM_MS);
-    return db(table).where((w) =>
+    return db(table).where((w) => {
       w
-        .where((q) => q.where(status, "pending").andWhere("next_attempt_at", "<=", now))
-        .orWhere((q) => q.where(status, "sending").andWhere("claimed_at", "<", staleBefore)),
-    );
+        .where((q) => { q.where(status, "pending").andWhere("next_attempt_at", "<=", now); })
+        .orWhere((q) => { q.where(status, "sending").andWhere("claimed_at", "<", staleBefore); });
+    });
   }
 
   /** One atomic UPDATE: the job is ours only if it was still due and nobody counted an attempt since we read it. */

@@ -22,7 +22,7 @@ export function knexOptions(database: Config["database"]): Knex.Config {
       client: "mysql2",
       // knex would otherwise copy the bound values (e-mail addresses, names) into error messages, and so into logs.
       compileSqlOnError: false,
-      connection: { uri: database.url, connectTimeout: 2000, dateStrings: false, timezone: "Z", charset: "utf8mb4" } as Knex.MySql2ConnectionConfig,
+      connection: { uri: database.url, connectTimeout: 2000, dateStrings: false, timezone: "Z", charset: "utf8mb4" },
       pool: { min: 0, max: 10 },
       // A stopped MySQL must answer within 2 s instead of holding requests.
       acquireConnectionTimeout: 2000,
@@ -110,7 +110,7 @@ export async function migrateLatest(db: Db, options: MigrateOptions = {}): Promi
       }
     }
   };
-  if (db.client.config.client !== "mysql2") return latest();
+  if ((db.client as Knex.Client).config.client !== "mysql2") return latest();
   // GET_LOCK belongs to a connection: the transaction keeps one for the lock while the migrations use others.
   return db.transaction(async (holder) => {
     const tryLock = async (seconds: number) => {

@@ -20,7 +20,7 @@ export async function lockForUpdate(trx: Knex.Transaction, table: string, id: nu
   if (txid && statementsRun.has(txid)) {
     throw new Error(`lockForUpdate(${table}) must be the first statement of its transaction`);
   }
-  return trx(table).where({ id }).forUpdate().first();
+  return trx<Record<string, unknown>>(table).where({ id }).forUpdate().first();
 }
 
 /** Transactions (by knex's txid) that have run a statement other than BEGIN; forgotten at COMMIT/ROLLBACK. */
@@ -28,7 +28,7 @@ const statementsRun = new Set<string>();
 
 /** knex marks a transaction's connection with the id that its query events carry. */
 async function transactionId(trx: Knex.Transaction): Promise<string | undefined> {
-  const connection = (await trx.client.acquireConnection()) as { __knexTxId?: string };
+  const connection = (await (trx.client as Knex.Client).acquireConnection()) as { __knexTxId?: string };
   return connection.__knexTxId;
 }
 

@@ -15,7 +15,7 @@ export function queuedLockingTransaction<T>(db: Db, key: string, work: (trx: Kne
 const queuesByDb = new WeakMap<Db, Map<string, Promise<void>>>();
 function oneAtATime<T>(db: Db, key: string, work: () => Promise<T>): Promise<T> {
   let queues = queuesByDb.get(db);
-  if (!queues) queuesByDb.set(db, (queues = new Map()));
+  if (!queues) queuesByDb.set(db, (queues = new Map<string, Promise<void>>()));
   const previous = queues.get(key) ?? Promise.resolve();
   const run = previous.then(work);
   const tail = run.then(

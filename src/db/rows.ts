@@ -1,9 +1,14 @@
+import { toText } from "../toText.ts";
+
+/** A row as knex returns it: repositories read each column through the functions below. */
+export type Row = Record<string, unknown>;
+
 /** MySQL returns JSON and timestamps parsed, SQLite returns strings: repositories normalise through these. */
 export function toDate(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value;
   if (typeof value === "number") return new Date(value);
-  const s = String(value);
+  const s = toText(value);
   // SQLite stores knex Date bindings as epoch milliseconds, and CURRENT_TIMESTAMP as 'YYYY-MM-DD HH:MM:SS' (UTC).
   if (/^\d+$/.test(s)) return new Date(Number(s));
   return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(" ", "T")}Z`);

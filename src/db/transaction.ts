@@ -17,7 +17,7 @@ export function isContention(err: unknown): boolean {
  * timed out. `work` must therefore do nothing outside the database that a second run would repeat.
  */
 export async function lockingTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const mysql = db.client.config.client === "mysql2";
+  const mysql = (db.client as Knex.Client).config.client === "mysql2";
   for (let attempt = 1; ; attempt++) {
     try {
       return await (mysql ? db.transaction(work, { isolationLevel: "read committed" }) : db.transaction(work));

@@ -26,12 +26,12 @@ function mapCode(r: Row): DiscountCode {
 }
 
 export async function findCode(conn: Conn, raw: string): Promise<DiscountCode | undefined> {
-  const row = await conn("discount_codes").where({ code: normalizeCode(raw) }).first();
+  const row = await conn<Row>("discount_codes").where({ code: normalizeCode(raw) }).first();
   return row ? mapCode(row) : undefined;
 }
 
 export async function findCodeById(conn: Conn, id: number): Promise<DiscountCode | undefined> {
-  const row = await conn("discount_codes").where({ id }).first();
+  const row = await conn<Row>("discount_codes").where({ id }).first();
   return row ? mapCode(row) : undefined;
 }
 
@@ -49,7 +49,7 @@ export interface NewCode {
 }
 
 export async function insertCode(conn: Conn, c: NewCode, now: Date): Promise<number> {
-  const [id] = await conn("discount_codes").insert({
+  const [id] = await conn<Row>("discount_codes").insert({
     code: normalizeCode(c.code),
     discount_type: c.type,
     value: c.value,
@@ -70,11 +70,11 @@ export interface CodeUsage extends DiscountCode {
 }
 
 export async function listCodes(conn: Conn, now: Date): Promise<CodeUsage[]> {
-  const rows: Row[] = await conn("discount_codes").orderBy("code");
-  const counts: Row[] = await conn("discount_redemptions as dr")
+  const rows: Row[] = await conn<Row>("discount_codes").orderBy("code");
+  const counts: Row[] = await conn<Row>("discount_redemptions as dr")
     .join("registrations as r", "r.id", "dr.registration_id")
     .where("dr.status", "redeemed")
-    .orWhere((h) => h.where("dr.status", "held").andWhere("r.status", "pending_payment").andWhere("r.reserved_until", ">", now))
+    .orWhere((h) => { h.where("dr.status", "held").andWhere("r.status", "pending_payment").andWhere("r.reserved_until", ">", now); })
     .groupBy("dr.discount_code_id", "dr.status")
     .select("dr.discount_code_id", "dr.status")
     .count({ n: "*" });
@@ -86,5 +86,5 @@ export async function listCodes(conn: Conn, now: Date): Promise<CodeUsage[]> {
 }
 
 export async function deactivateCode(conn: Conn, raw: string): Promise<boolean> {
-  return (await conn("discount_codes").where({ code: normalizeCode(raw) }).update({ active: false })) === 1;
+  return (await conn<Row>("discount_codes").where({ code: normalizeCode(raw) }).update({ active: false })) === 1;
 }

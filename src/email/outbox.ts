@@ -5,6 +5,7 @@ import { maskEmail } from "../logger.ts";
 import { createJobQueue, type JobQueue } from "../db/jobQueue.ts";
 import { readStoredFile } from "../db/storedFiles.ts";
 import type { MailAttachment, MailMessage, MailTransport, SendableAttachment } from "./transport.ts";
+import { toText } from "../toText.ts";
 
 /** What a feature queues: the message without its sender, plus what it is about. */
 export interface OutgoingEmail extends Omit<MailMessage, "from" | "attachments"> {
@@ -17,7 +18,7 @@ export interface OutgoingEmail extends Omit<MailMessage, "from" | "attachments">
 async function sendable(db: Db, attachments: MailAttachment[]): Promise<SendableAttachment[]> {
   return Promise.all(
     attachments.map(async (a): Promise<SendableAttachment> => {
-      if (a.storedFile === undefined) return a.path !== undefined ? { filename: a.filename, contentType: a.contentType, path: a.path } : { filename: a.filename, contentType: a.contentType, content: a.content! };
+      if (a.storedFile === undefined) return a.path !== undefined ? { filename: a.filename, contentType: a.contentType, path: a.path } : { filename: a.filename, contentType: a.contentType, content: a.content };
       const file = await readStoredFile(db, a.storedFile);
       if (!file) throw new Error(`stored file ${a.storedFile} is gone`);
       return { filename: a.filename, contentType: a.contentType, content: file.content };
@@ -68,7 +69,7 @@ export function createOutbox(opts: { db: Db; transport: MailTransport; from: str
         subject: String(row.subject),
         text: String(row.text_body),
         html: (row.html_body as string | null) ?? undefined,
-        attachments: row.attachments_json ? await sendable(opts.db, JSON.parse(String(row.attachments_json)) as MailAttachment[]) : undefined,
+        attachments: row.attachments_json ? await sendable(opts.db, JSON.parse(toText(row.attachments_json)) as MailAttachment[]) : undefined,
       });
       opts.logger.info({ emailId: row.id, kind: row.kind, to: maskEmail(String(row.to_address)) }, "email sent");
     },

@@ -13,6 +13,7 @@ import {
 } from "./types.ts";
 import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOfDayIn } from "./rules.ts";
 import { eventCaches } from "./cache.ts";
+import { toText } from "../toText.ts";
 
 /**
  * The one module that queries the events tables. Event data read through the Db (pages, forms, e-mails' texts)
@@ -25,7 +26,7 @@ type Row = Record<string, unknown>;
 type Conn = Db | Knex.Transaction;
 
 const num = (v: unknown) => Number(v);
-const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+const str = (v: unknown) => (v === null || v === undefined ? "" : toText(v));
 const isPackageCode = (v: string): v is PackageCode => (PACKAGE_CODES as readonly string[]).includes(v);
 
 /** DATE columns come back as Date (MySQL), epoch milliseconds or 'YYYY-MM-DD' (SQLite). */
@@ -113,7 +114,7 @@ const inTransaction = (conn: Conn): conn is Knex.Transaction => (conn as Knex.Tr
 /** Listed events in id order, with their packages, days and college logos; four queries however many events. */
 export async function listEvents(db: Db): Promise<EventSummary[]> {
   return eventCaches(db).events.get("listed", async () => {
-    const rows: Row[] = await db("events").where("listed", true).orderBy("id");
+    const rows: Row[] = await db<Row>("events").where("listed", true).orderBy("id");
     return summaries(db, rows);
   });
 }
@@ -132,7 +133,7 @@ export async function findEvent(conn: Conn, id: number): Promise<EventDetail | n
 }
 
 async function readEvent(db: Conn, id: number): Promise<EventDetail | null> {
-  const row: Row | undefined = await db("events").where("id", id).first();
+  const row: Row | undefined = await db<Row>("events").where("id", id).first();
   if (!row) return null;
   const [[summary], coachRows] = await Promise.all([summaries(db, [row]), childRows(db, "event_coaches", [id])]);
   return {
@@ -148,9 +149,9 @@ async function readEvent(db: Conn, id: number): Promise<EventDetail | null> {
  * and pending ones whose hold has not expired (src/registrations/states.ts).
  */
 function takingPlaces(conn: Conn, now: Date) {
-  return conn("registrations").where((q) =>
-    q.whereIn("status", ["paid", "needs_review"]).orWhere((held) => held.where("status", "pending_payment").andWhere("reserved_until", ">", now)),
-  );
+  return conn("registrations").where((q) => {
+    q.whereIn("status", ["paid", "needs_review"]).orWhere((held) => { held.where("status", "pending_payment").andWhere("reserved_until", ">", now); });
+  });
 }
 
 /**

@@ -24,7 +24,7 @@ export interface Assets {
    * The URL a picture under public/images is served at in pages: its content-hashed copy (cached for a year), or
    * the path itself when there is no copy (no build, an outside address, a file added since the build).
    */
-  image(path: string): string;
+  image: (path: string) => string;
 }
 
 /** Reads the manifest esbuild wrote; without a build (unit and integration tests) it names unhashed files. */

@@ -7,6 +7,7 @@ import type { Logger } from "../logger.ts";
 import { DomainError, type DomainErrorKind } from "../errors.ts";
 import { ForbiddenOriginError } from "./security.ts";
 import { buildPageContext, type PageContextOptions } from "./pageContext.ts";
+import { toText } from "../toText.ts";
 
 /** The one table from a use case's refusal to an HTTP status (and the error page's title). */
 const DOMAIN_ERROR_STATUS: Record<DomainErrorKind, { status: number; title: string }> = {
@@ -104,9 +105,9 @@ function classify(err: unknown): { status: number; title: string; message: strin
 export function errorForLog(err: unknown): Record<string, unknown> {
   const e = (err ?? {}) as { name?: unknown; message?: unknown; stack?: unknown; code?: unknown; type?: unknown };
   const redact = (text: string) => text.replace(/"[^"\n]*"?/g, '"[redacted]"');
-  if (typeof e.type === "string") return { name: String(e.name ?? "Error"), type: e.type };
+  if (typeof e.type === "string") return { name: toText(e.name ?? "Error"), type: e.type };
   return {
-    name: String(e.name ?? "Error"),
+    name: toText(e.name ?? "Error"),
     message: redact(String(e.message ?? err)),
     ...(typeof e.code === "string" ? { code: e.code } : {}),
     ...(typeof e.stack === "string" ? { stack: redact(e.stack) } : {}),
@@ -117,7 +118,7 @@ export function errorForLog(err: unknown): Record<string, unknown> {
 function refusalReason(err: unknown): string {
   if (err instanceof HttpError) return err.message;
   const e = err as { type?: unknown; code?: unknown; name?: unknown };
-  return String(e?.type ?? e?.code ?? e?.name ?? "refused");
+  return toText(e?.type ?? e?.code ?? e?.name ?? "refused");
 }
 
 export function notFound(): RequestHandler {

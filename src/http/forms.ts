@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from "express";
 import * as z from "zod/mini";
+import { toText } from "../toText.ts";
 
 /** Field path ("athletes.0.firstName") -> first message for that field. */
 export type FieldErrors = Record<string, string>;
@@ -27,7 +28,7 @@ export function formWidgetProps(csrfToken: string, form: FormState, sent = false
   const values: FormValues = {};
   for (const [key, value] of Object.entries(form.values)) {
     if (Array.isArray(value)) values[key] = value.map(String);
-    else if (value !== undefined && value !== null && typeof value !== "object") values[key] = String(value);
+    else if (value !== undefined && value !== null && typeof value !== "object") values[key] = toText(value);
   }
   return { csrfToken, values, errors: form.errors, sent };
 }
@@ -54,6 +55,11 @@ export function sendInvalid(res: Response, result: { errors: FieldErrors; messag
   res.status(400).json({ success: false, error: result.message, fieldErrors: result.errors });
 }
 
+/** The posted form or JSON body, each field still unchecked (Express types it as any). */
+export function formBody(req: Request): Record<string, unknown> {
+  return (req.body ?? {}) as Record<string, unknown>;
+}
+
 /**
  * A form post that works without JavaScript: valid data goes to `valid` (which redirects with 303),
  * invalid data re-renders the page through `invalid` with the field errors and the values kept.
@@ -67,8 +73,7 @@ export function formRoute<S extends z.core.$ZodType>(
 ): RequestHandler {
   // Express 5 passes a rejected promise to the error handler: no catch here.
   return async (req: Request, res: Response) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const { _csrf: _ignored, ...values } = body;
+    const { _csrf: _ignored, ...values } = formBody(req);
     const result = validate(schema, values);
     if (!result.ok) {
       res.status(400);

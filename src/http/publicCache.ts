@@ -6,6 +6,7 @@ import type { RequestHandler } from "express";
  * set its cookie (each later writeHead wrapper runs first) and takes the cookie off again.
  */
 export const noCookieOnPublicResponses: RequestHandler = (_req, res, next) => {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with apply(this, ...)
   const writeHead = res.writeHead;
   res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
     if (/\bpublic\b/i.test(String(this.getHeader("cache-control") ?? ""))) this.removeHeader("set-cookie");

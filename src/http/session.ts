@@ -6,6 +6,7 @@ import { redisAvailable, type Redis } from "../redis.ts";
 import { isUnavailable } from "./errors.ts";
 import { randomId } from "./randomIds.ts";
 import type { Logger } from "../logger.ts";
+import { toText } from "../toText.ts";
 
 /** Sessions and CSRF tokens on a development machine (production requires SESSION_SECRET). */
 export const DEVELOPMENT_SECRET = "embedded-default-development-secret";
@@ -58,6 +59,6 @@ export function sessionMiddleware(config: Config, store: Store): RequestHandler 
  */
 export async function renewSessionId(req: Request): Promise<void> {
   const kept = Object.entries(req.session).filter(([key]) => key !== "cookie");
-  await new Promise<void>((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) => req.session.regenerate((err: unknown) => (err ? reject(err instanceof Error ? err : new Error(toText(err))) : resolve())));
   Object.assign(req.session, Object.fromEntries(kept));
 }

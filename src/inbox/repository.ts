@@ -50,7 +50,7 @@ export async function subscribeToNewsletter(
 ): Promise<{ id: number; created: boolean }> {
   const email = signup.email.toLowerCase();
   const existing = async () => {
-    const row = (await db("newsletter_subscribers").where({ email }).first("id")) as { id: number } | undefined;
+    const row = await db<{ id: number; email: string }>("newsletter_subscribers").where({ email }).first("id");
     return row ? { id: Number(row.id), created: false } : undefined;
   };
   const found = await existing();

@@ -56,7 +56,7 @@ export const QUOTE_MESSAGES = {
 } as const;
 
 /** A form post sends one checkbox as a string, several as an array, none as nothing. */
-const asList = (v: unknown) => (v === undefined || v === null || v === "" ? [] : Array.isArray(v) ? v : [v]);
+const asList = (v: unknown): unknown[] => (v === undefined || v === null || v === "" ? [] : Array.isArray(v) ? (v as unknown[]) : [v]);
 
 export const quoteSchema = z.object({
   organization: text(QUOTE_MESSAGES.organization).check(z.minLength(2, QUOTE_MESSAGES.organization), z.maxLength(150, "Organization name must be at most 150 characters")),

@@ -1,8 +1,9 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
-import { toDate } from "../db/rows.ts";
+import { type Row, toDate } from "../db/rows.ts";
 import { lockForUpdate } from "../db/locks.ts";
 import type { ShippingAddress } from "./rules.ts";
+import { toText } from "../toText.ts";
 
 type Conn = Db | Knex.Transaction;
 
@@ -108,31 +109,31 @@ export async function insertOrder(
 }
 
 export async function findOrder(conn: Conn, reference: string): Promise<Order | undefined> {
-  return mapOrder(conn, await conn("orders").where({ reference }).first());
+  return mapOrder(conn, await conn<Row>("orders").where({ reference }).first());
 }
 
 export async function findOrderById(conn: Conn, id: number): Promise<Order | undefined> {
-  return mapOrder(conn, await conn("orders").where({ id }).first());
+  return mapOrder(conn, await conn<Row>("orders").where({ id }).first());
 }
 
-async function mapOrder(conn: Conn, r: Record<string, any> | undefined): Promise<Order | undefined> {
+async function mapOrder(conn: Conn, r: Row | undefined): Promise<Order | undefined> {
   if (!r) return undefined;
-  const items = await conn("order_items").where({ order_id: r.id }).orderBy("id");
+  const items = await conn<Row>("order_items").where({ order_id: r.id }).orderBy("id");
   return {
     id: Number(r.id),
     reference: String(r.reference),
     status: r.status as OrderStatus,
-    customer: { firstName: r.customer_first_name, lastName: r.customer_last_name, email: r.customer_email, phone: r.customer_phone ?? "" },
+    customer: { firstName: String(r.customer_first_name), lastName: String(r.customer_last_name), email: String(r.customer_email), phone: (r.customer_phone as string | null) ?? "" },
     subtotalCents: Number(r.subtotal_cents),
     shippingCents: Number(r.shipping_cents ?? 0),
     totalCents: Number(r.total_cents),
     shippingAddress: r.ship_line1
-      ? { name: r.ship_name, line1: r.ship_line1, line2: r.ship_line2 ?? "", city: r.ship_city, state: r.ship_state, zip: r.ship_zip }
+      ? { name: String(r.ship_name), line1: toText(r.ship_line1), line2: (r.ship_line2 as string | null) ?? "", city: String(r.ship_city), state: String(r.ship_state), zip: String(r.ship_zip) }
       : null,
     currency: String(r.currency),
     cartFingerprint: String(r.cart_fingerprint),
-    checkoutKey: r.checkout_key ?? null,
-    shopifyOrderId: r.shopify_order_id ?? null,
+    checkoutKey: (r.checkout_key as string | null) ?? null,
+    shopifyOrderId: (r.shopify_order_id as string | null) ?? null,
     shopifySyncStatus: String(r.shopify_sync_status),
     createdAt: toDate(r.created_at)!,
     paidAt: toDate(r.paid_at),
@@ -155,15 +156,15 @@ async function mapOrder(conn: Conn, r: Record<string, any> | undefined): Promise
 
 /** The order a PaymentIntent pays for (through its payment row). */
 export async function findOrderByPaymentIntent(conn: Conn, intentId: string): Promise<Order | undefined> {
-  const row = await conn("payments").where({ provider_payment_id: intentId, kind: "order" }).first("reference");
+  const row = await conn<Row>("payments").where({ provider_payment_id: intentId, kind: "order" }).first("reference");
   return row ? findOrder(conn, String(row.reference)) : undefined;
 }
 
 /** The session's lock row, created if it is not there yet (outside the transaction that locks it). Answers its id. */
 export async function ensureCheckoutLock(conn: Conn, checkoutKey: string): Promise<number> {
-  await conn("checkout_locks").insert({ checkout_key: checkoutKey, order_reference: null, updated_at: new Date() }).onConflict("checkout_key").ignore();
-  const row = await conn("checkout_locks").where({ checkout_key: checkoutKey }).first("id");
-  return Number(row.id);
+  await conn<Row>("checkout_locks").insert({ checkout_key: checkoutKey, order_reference: null, updated_at: new Date() }).onConflict("checkout_key").ignore();
+  const row = await conn<Row>("checkout_locks").where({ checkout_key: checkoutKey }).first("id");
+  return Number(row!.id); // inserted just above if it was not there
 }
 
 /** The first statement of a checkout's transaction: one session's checkouts run one after the other. Answers its pending order. */
@@ -199,7 +200,7 @@ export async function setStatusTokenHash(trx: Knex.Transaction, orderId: number,
 }
 
 export async function findOrderByStatusTokenHash(conn: Conn, hash: string): Promise<Order | undefined> {
-  return mapOrder(conn, await conn("orders").where({ status_token_hash: hash }).first());
+  return mapOrder(conn, await conn<Row>("orders").where({ status_token_hash: hash }).first());
 }
 
 /** Paid exactly once: only an unpaid order changes. */

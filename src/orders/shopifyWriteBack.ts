@@ -79,9 +79,9 @@ export function createShopifyOrderWriter(shopify: Config["shopify"]): ShopifyOrd
     customFetchApi: shopifyFetch(5000),
   });
   return async (order) => {
-    const { data, errors } = await client.request(ORDER_CREATE_MUTATION, { variables: orderCreateVariables(order) });
+    const { data, errors } = await client.request<{ orderCreate?: { order?: { id: string } | null; userErrors?: { message: string }[] } }>(ORDER_CREATE_MUTATION, { variables: orderCreateVariables(order) });
     if (errors) throw new Error(`Shopify orderCreate failed: ${errors.message ?? JSON.stringify(errors.graphQLErrors ?? errors)}`);
-    const result = (data as { orderCreate?: { order?: { id: string } | null; userErrors?: { message: string }[] } } | undefined)?.orderCreate;
+    const result = data?.orderCreate;
     if (result?.userErrors?.length) throw new Error(`Shopify orderCreate refused: ${result.userErrors.map((e) => e.message).join("; ")}`);
     if (!result?.order?.id) throw new Error("Shopify orderCreate returned no order");
     return { orderId: result.order.id };

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
-import { toDate } from "../db/rows.ts";
+import { type Row, toDate } from "../db/rows.ts";
 
 /**
  * The rows of `payment_refunds`: one per refund asked for (by the site) or found (made in Stripe's dashboard).
@@ -67,17 +67,17 @@ export async function insertRefund(
 }
 
 export async function findRefund(conn: Conn, id: number): Promise<RefundRow | undefined> {
-  const row = await conn("payment_refunds").where({ id }).first();
+  const row = await conn<Row>("payment_refunds").where({ id }).first();
   return row ? mapRefund(row) : undefined;
 }
 
 export async function findRefundByKey(conn: Conn, requestKey: string): Promise<RefundRow | undefined> {
-  const row = await conn("payment_refunds").where({ request_key: requestKey }).first();
+  const row = await conn<Row>("payment_refunds").where({ request_key: requestKey }).first();
   return row ? mapRefund(row) : undefined;
 }
 
 export async function findRefundByProviderId(conn: Conn, providerRefundId: string): Promise<RefundRow | undefined> {
-  const row = await conn("payment_refunds").where({ provider_refund_id: providerRefundId }).first();
+  const row = await conn<Row>("payment_refunds").where({ provider_refund_id: providerRefundId }).first();
   return row ? mapRefund(row) : undefined;
 }
 

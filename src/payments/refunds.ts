@@ -128,7 +128,7 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
     const fields = { kind: found.kind, reference: found.reference, refundId, amountCents: step.refund.amountCents, providerRefundId: step.refund.providerRefundId };
     if (step.effect === "succeeded") logger.warn(fields, "refund succeeded");
     else logger.error({ ...fields, failureReason: step.refund.failureReason, afterSuccess: step.wasSucceeded }, "refund failed: the money is still with the merchant; an operator must act");
-    await hooks.afterChange(step.payment!);
+    await hooks.afterChange(step.payment);
   }
 
   /** A refund Stripe reports that no row knows yet (made in Stripe's dashboard) gets its row; one row per Stripe refund. */

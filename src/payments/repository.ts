@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
-import { toDate } from "../db/rows.ts";
+import { type Row, toDate } from "../db/rows.ts";
 import { isLive, TRANSITIONS, type PaymentStatus, type Transition } from "./transitions.ts";
 
 export interface PaymentRow {
@@ -119,24 +119,24 @@ export async function insertFree(trx: Knex.Transaction, p: { kind: string; refer
 }
 
 export async function findById(conn: Conn, id: number): Promise<PaymentRow | undefined> {
-  const row = await conn("payments").where({ id }).first();
+  const row = await conn<Row>("payments").where({ id }).first();
   return row ? mapPayment(row) : undefined;
 }
 
 export async function findByIntentId(conn: Conn, intentId: string): Promise<PaymentRow | undefined> {
-  const row = await conn("payments").where({ provider_payment_id: intentId }).first();
+  const row = await conn<Row>("payments").where({ provider_payment_id: intentId }).first();
   return row ? mapPayment(row) : undefined;
 }
 
 /** The one live payment of a paid-for row (an order or a registration), if any. */
 export async function findLive(conn: Conn, kind: string, reference: string): Promise<PaymentRow | undefined> {
-  const row = await conn("payments").where({ live_key: liveKey(kind, reference) }).first();
+  const row = await conn<Row>("payments").where({ live_key: liveKey(kind, reference) }).first();
   return row ? mapPayment(row) : undefined;
 }
 
 /** The newest payment of a paid-for row, live or not. */
 export async function findLatestFor(conn: Conn, kind: string, reference: string): Promise<PaymentRow | undefined> {
-  const row = await conn("payments").where({ kind, reference }).orderBy("id", "desc").first();
+  const row = await conn<Row>("payments").where({ kind, reference }).orderBy("id", "desc").first();
   return row ? mapPayment(row) : undefined;
 }
 
@@ -182,7 +182,7 @@ export async function dueForReconciliation(conn: Conn, now: Date, minAgeMs: numb
     .whereIn("status", ["pending", "failed"])
     .whereNotNull("provider_payment_id")
     .andWhere("created_at", "<=", new Date(now.getTime() - minAgeMs))
-    .andWhere((q) => q.whereNull("reconcile_after").orWhere("reconcile_after", "<=", now))
+    .andWhere((q) => { q.whereNull("reconcile_after").orWhere("reconcile_after", "<=", now); })
     .orderBy("id")
     .limit(limit)
     .select("id", "kind", "reference", "provider_payment_id", "reconcile_checks");
@@ -193,21 +193,21 @@ export async function dueForReconciliation(conn: Conn, now: Date, minAgeMs: numb
 export async function claimReconciliation(conn: Conn, id: number, now: Date, next: Date, last: boolean): Promise<boolean> {
   const changed = await conn("payments")
     .where({ id })
-    .andWhere((q) => q.whereNull("reconcile_after").orWhere("reconcile_after", "<=", now))
+    .andWhere((q) => { q.whereNull("reconcile_after").orWhere("reconcile_after", "<=", now); })
     .update({ reconcile_after: last ? new Date("9999-12-31T00:00:00Z") : next, reconcile_checks: conn.raw("reconcile_checks + 1") });
   return changed === 1;
 }
 
 /** Records a webhook event; `processed` is true when an earlier delivery of the same event id was processed. */
 export async function recordEvent(conn: Conn, e: { eventId: string; type: string; intentId: string | null }): Promise<{ isNew: boolean; processed: boolean }> {
-  const existing = await conn("stripe_events").where({ event_id: e.eventId }).first();
+  const existing = await conn<Row>("stripe_events").where({ event_id: e.eventId }).first();
   if (existing) return { isNew: false, processed: existing.processed_at !== null && existing.processed_at !== undefined };
   try {
     await conn("stripe_events").insert({ event_id: e.eventId, type: e.type, provider_payment_id: e.intentId, received_at: new Date() });
     return { isNew: true, processed: false };
   } catch (err) {
     // Two deliveries of one event at the same moment: the unique index lets one insert win.
-    const again = await conn("stripe_events").where({ event_id: e.eventId }).first();
+    const again = await conn<Row>("stripe_events").where({ event_id: e.eventId }).first();
     if (again) return { isNew: false, processed: again.processed_at !== null && again.processed_at !== undefined };
     throw err;
   }

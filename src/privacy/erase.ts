@@ -28,7 +28,7 @@ export async function erasePerson(db: Db, rawEmail: string, opts: { dryRun?: boo
   const is = (column: string) => [`lower(${column}) = ?`, [email]] as const;
   const counts: ErasureCounts = {};
   const work = async (trx: Knex.Transaction) => {
-    const coachRequests = (await trx("coach_requests").whereRaw(...is("email")).select("id", "logo_file")) as { id: number; logo_file: string | null }[];
+    const coachRequests = await trx<{ id: number; logo_file: string | null }>("coach_requests").whereRaw(...is("email")).select("id", "logo_file");
     const registrations = (await trx("registrations").whereRaw(...is("contact_email")).pluck("id")) as number[];
     const athletes = (await trx("registration_athletes").whereRaw(...is("email")).orWhereIn("registration_id", registrations).pluck("id")) as number[];
     counts.contact_messages = await trx("contact_messages").whereRaw(...is("email")).count({ n: "*" }).first().then((r) => Number(r?.n ?? 0));

@@ -24,13 +24,13 @@ export async function applyRetention(db: Db, now: Date): Promise<RetentionCounts
   const recordCutoff = yearsBefore(now, ORDER_RECORD_YEARS);
   const counts: RetentionCounts = {};
   counts.email_outbox = await db("email_outbox")
-    .where((q) => q.where("status", "sent").where("sent_at", "<", outboxCutoff))
-    .orWhere((q) => q.where("status", "failed").where("created_at", "<", outboxCutoff))
+    .where((q) => { q.where("status", "sent").where("sent_at", "<", outboxCutoff); })
+    .orWhere((q) => { q.where("status", "failed").where("created_at", "<", outboxCutoff); })
     .delete();
   counts.contact_messages = await db("contact_messages").where("created_at", "<", messageCutoff).delete();
   counts.quote_requests = await db("quote_requests").where("created_at", "<", messageCutoff).delete();
   counts.coach_requests = await db.transaction(async (trx): Promise<number> => {
-    const old = (await trx("coach_requests").where("created_at", "<", messageCutoff).select("id", "logo_file")) as { id: number; logo_file: string | null }[];
+    const old = await trx<{ id: number; logo_file: string | null }>("coach_requests").where("created_at", "<", messageCutoff).select("id", "logo_file");
     await deleteStoredFiles(trx, old.flatMap((r) => (r.logo_file ? [r.logo_file] : [])));
     return Number(await trx("coach_requests").whereIn("id", old.map((r) => r.id)).delete());
   });

@@ -24,9 +24,9 @@ export class DiscountRefused extends DomainError {
   }
 }
 
-/** The code as typed, upper-cased and trimmed; refused when empty or too long. */
-export function codeText(raw: string): string {
-  const code = normalizeCode(raw);
+/** The code as typed, upper-cased and trimmed; refused when empty (or not sent) or too long. */
+export function codeText(raw: unknown): string {
+  const code = normalizeCode(typeof raw === "string" ? raw : "");
   if (!code) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
   if (code.length > MAX_CODE_LENGTH) throw new DiscountRefused(DISCOUNT_REASONS.tooLong, 422);
   return code;

@@ -4,6 +4,7 @@ import { toDate } from "../db/rows.ts";
 import type { IndividualRegistration } from "./rules.ts";
 import { TEAM_PACKAGE, type TeamRegistration } from "./teamRules.ts";
 import { REGISTRATION_TRANSITIONS, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
+import { toText } from "../toText.ts";
 
 /** The one module that queries the registration aggregate's tables: registrations, their athletes, days and code. */
 
@@ -66,7 +67,7 @@ export interface Registration {
   withdrawalRefundCents: number | null;
 }
 
-const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
+const str = (v: unknown) => (v === null || v === undefined ? null : toText(v));
 
 function mapAthlete(r: Row): RegistrationAthlete {
   return {
@@ -86,7 +87,7 @@ function mapAthlete(r: Row): RegistrationAthlete {
     specialRequirements: str(r.special_requirements),
     withdrawnAt: toDate(r.withdrawn_at),
     waiver: r.waiver_version
-      ? { version: String(r.waiver_version), signedName: String(r.waiver_signed_name), relationship: String(r.waiver_signer_relationship), signedAt: toDate(r.waiver_signed_at)! }
+      ? { version: toText(r.waiver_version), signedName: String(r.waiver_signed_name), relationship: String(r.waiver_signer_relationship), signedAt: toDate(r.waiver_signed_at)! }
       : null,
   };
 }
@@ -132,11 +133,11 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
 }
 
 export async function findByReference(conn: Conn, reference: string): Promise<Registration | undefined> {
-  return load(conn, await conn("registrations").where({ reference }).first());
+  return load(conn, await conn<Row>("registrations").where({ reference }).first());
 }
 
 export async function findByFormSession(conn: Conn, formSessionId: string): Promise<Registration | undefined> {
-  return load(conn, await conn("registrations").where({ form_session_id: formSessionId }).first());
+  return load(conn, await conn<Row>("registrations").where({ form_session_id: formSessionId }).first());
 }
 
 /**
@@ -157,7 +158,7 @@ export const eventKey = (eventId: number) => `event:${eventId}`;
 
 /** 1. The event row; undefined when there is no such event. */
 export async function lockEvent(trx: Knex.Transaction, eventId: number): Promise<Record<string, unknown> | undefined> {
-  return trx("events").where({ id: eventId }).forUpdate().first();
+  return trx<Row>("events").where({ id: eventId }).forUpdate().first();
 }
 
 /** 2. A discount code's row. */
@@ -167,33 +168,33 @@ export async function lockCode(trx: Knex.Transaction, codeId: number): Promise<v
 
 /** 3. The registration's row locked for this transaction (third in the lock order: src/registrations/repository.ts), then read whole. */
 export async function lockByFormSession(trx: Knex.Transaction, formSessionId: string): Promise<Registration | undefined> {
-  return load(trx, await trx("registrations").where({ form_session_id: formSessionId }).forUpdate().first());
+  return load(trx, await trx<Row>("registrations").where({ form_session_id: formSessionId }).forUpdate().first());
 }
 
 export async function lockByReference(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
-  return load(trx, await trx("registrations").where({ reference }).forUpdate().first());
+  return load(trx, await trx<Row>("registrations").where({ reference }).forUpdate().first());
 }
 
 /** The price of an event's package as stored now (cents); undefined when the event has no such package. */
 export async function packagePriceCents(conn: Conn, eventId: number, code: string): Promise<number | undefined> {
-  const row = await conn("event_packages").where({ event_id: eventId, code }).first("price_cents");
+  const row = await conn<Row>("event_packages").where({ event_id: eventId, code }).first("price_cents");
   return row ? Number(row.price_cents) : undefined;
 }
 
 /** The event's team price per athlete as stored now (cents). */
 export async function teamPriceCents(conn: Conn, eventId: number): Promise<number> {
-  return Number((await conn("events").where({ id: eventId }).first("team_price_cents"))?.team_price_cents);
+  return Number((await conn<Row>("events").where({ id: eventId }).first("team_price_cents"))?.team_price_cents);
 }
 
 /** A registration's id, read without a lock (it never changes). */
 export async function idOf(conn: Conn, reference: string): Promise<number | undefined> {
-  const row = await conn("registrations").where({ reference }).first("id");
+  const row = await conn<Row>("registrations").where({ reference }).first("id");
   return row ? Number(row.id) : undefined;
 }
 
 /** The event a registration belongs to, read without a lock (it never changes): the first lock of its transactions. */
 export async function eventIdOf(conn: Conn, reference: string): Promise<number | undefined> {
-  const row = await conn("registrations").where({ reference }).first("event_id");
+  const row = await conn<Row>("registrations").where({ reference }).first("event_id");
   return row ? Number(row.event_id) : undefined;
 }
 
@@ -221,10 +222,10 @@ export interface Holder {
 
 /** Places this visitor (by session key, or by address) holds unpaid right now, other than in `exceptId`. */
 export async function placesHeldBy(trx: Knex.Transaction, holder: Holder, now: Date, exceptId?: number): Promise<{ session: number; address: number }> {
-  const q = trx("registrations")
+  const q = trx<Row>("registrations")
     .where("status", "pending_payment")
     .andWhere("reserved_until", ">", now)
-    .andWhere((w) => w.where("holder_session", holder.session).orWhere("holder_address", holder.address));
+    .andWhere((w) => { w.where("holder_session", holder.session).orWhere("holder_address", holder.address); });
   if (exceptId !== undefined) q.andWhereNot("id", exceptId);
   const row: Row | undefined = await q
     .select(
@@ -450,16 +451,16 @@ export async function usesTaken(conn: Conn, codeId: number, now: Date, exceptReg
   const q = conn("discount_redemptions as dr")
     .join("registrations as r", "r.id", "dr.registration_id")
     .where("dr.discount_code_id", codeId)
-    .andWhere((w) =>
-      w.where("dr.status", "redeemed").orWhere((h) => h.where("dr.status", "held").andWhere("r.status", "pending_payment").andWhere("r.reserved_until", ">", now)),
-    );
+    .andWhere((w) => {
+      w.where("dr.status", "redeemed").orWhere((h) => { h.where("dr.status", "held").andWhere("r.status", "pending_payment").andWhere("r.reserved_until", ">", now); });
+    });
   if (exceptRegistrationId !== undefined) q.andWhereNot("dr.registration_id", exceptRegistrationId);
   const row = await q.count({ n: "*" }).first();
   return Number(row?.n ?? 0);
 }
 
 export async function redemptionOf(conn: Conn, registrationId: number): Promise<Redemption | undefined> {
-  const row = await conn("discount_redemptions as dr")
+  const row: Row | undefined = await conn<Row>("discount_redemptions as dr")
     .join("discount_codes as c", "c.id", "dr.discount_code_id")
     .where("dr.registration_id", registrationId)
     .first("dr.id", "dr.discount_code_id", "c.code", "dr.registration_id", "dr.amount_off_cents", "dr.status");
@@ -509,7 +510,7 @@ export async function insertManageLink(conn: Conn, registrationId: number, token
 
 /** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */
 export async function linkByManageTokenHash(conn: Conn, tokenHash: string): Promise<{ reference: string; athletePosition: number | null } | undefined> {
-  const row = await conn("registration_manage_links as l")
+  const row: Row | undefined = await conn<Row>("registration_manage_links as l")
     .join("registrations as r", "r.id", "l.registration_id")
     .where("l.token_hash", tokenHash)
     .whereNull("l.revoked_at")
@@ -591,7 +592,7 @@ export async function setVersion(trx: Knex.Transaction, id: number, version: num
 
 /** The event's own deadline for changes (`events.changes_freeze_at`), null when it keeps the default. */
 export async function eventChangesFreezeAt(conn: Conn, eventId: number): Promise<Date | null> {
-  return toDate((await conn("events").where({ id: eventId }).first("changes_freeze_at"))?.changes_freeze_at);
+  return toDate((await conn<Row>("events").where({ id: eventId }).first("changes_freeze_at"))?.changes_freeze_at);
 }
 
 /** One athlete leaves a team: marked withdrawn with the refund it gave, the team holds one place fewer, a new version. */

@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Request } from "playwright-core";
 import { BENCH_PAGES, PUBLIC_URL, proxyHeaders as remoteProxyHeaders, startBenchSite, writeResults } from "./site.ts";
+import { toText } from "../../src/toText.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
@@ -174,7 +175,7 @@ function namedItems(details: unknown): string[] {
   return items
     .slice(0, 3)
     .map((item) => item.description ?? item.url ?? (item.node as { snippet?: unknown } | undefined)?.snippet ?? "")
-    .map((text) => String(text).slice(0, 200))
+    .map((text) => toText(text).slice(0, 200))
     .filter(Boolean);
 }
 

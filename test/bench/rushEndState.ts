@@ -4,6 +4,7 @@
  */
 import type mysql from "mysql2/promise";
 import { discountAmount } from "../../src/discounts/rules.ts";
+import { toText } from "../../src/toText.ts";
 
 export interface Charge {
   reference: string;
@@ -126,7 +127,7 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
     let listCents: number;
     if (r.kind === "team") {
       listCents = num(event.team_price_cents) * num(r.athletes);
-      if (num(r.places) !== num(r.athletes)) problem("teamPlaces", `${ref}: team paid for ${r.places} places with ${r.athletes} athletes`);
+      if (num(r.places) !== num(r.athletes)) problem("teamPlaces", `${ref}: team paid for ${String(r.places)} places with ${String(r.athletes)} athletes`);
     } else {
       const pkg = packages.find((p) => num(p.event_id) === num(r.event_id) && p.code === r.package_code);
       if (!pkg) {
@@ -134,8 +135,8 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
         continue;
       }
       listCents = num(pkg.price_cents);
-      if (num(r.days) !== num(pkg.day_count)) problem("package", `${ref}: package ${String(r.package_code)} (${pkg.day_count} days) paid with ${r.days} days`);
-      if (num(r.places) !== 1 || num(r.athletes) !== 1) problem("package", `${ref}: individual registration with ${r.places} places and ${r.athletes} athletes`);
+      if (num(r.days) !== num(pkg.day_count)) problem("package", `${ref}: package ${String(r.package_code)} (${String(pkg.day_count)} days) paid with ${String(r.days)} days`);
+      if (num(r.places) !== 1 || num(r.athletes) !== 1) problem("package", `${ref}: individual registration with ${String(r.places)} places and ${String(r.athletes)} athletes`);
     }
     const redemption = redemptionOf.get(num(r.id));
     const code = redemption && redemption.status === "redeemed" ? redemption : undefined;
@@ -158,7 +159,7 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
   for (const c of charges) {
     if (!paidRefs.has(c.reference) && !refunded.has(c.intentId)) {
       const status = payments.find((p) => p.provider_payment_id === c.intentId)?.status;
-      problem("lost", `${c.reference}: charged ${c.amountCents} (${c.intentId}), not registered nor refunded (payment ${String(status ?? "missing")})`);
+      problem("lost", `${c.reference}: charged ${c.amountCents} (${c.intentId}), not registered nor refunded (payment ${toText(status ?? "missing")})`);
     }
   }
   return {

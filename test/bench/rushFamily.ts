@@ -4,6 +4,7 @@
  * PaymentIntent the way the offline Stripe.js does, reports the payment back, and opens the page it lands on.
  */
 import { csrfFrom } from "../support/http.ts";
+import { toText } from "../../src/toText.ts";
 
 export const PUBLIC_URL = "https://rush.example";
 export const PAYING_CARD = "4242424242424242";
@@ -143,7 +144,7 @@ function parseJson(text: string): Json {
 /** A short message for the report: the JSON answer's error, or the HTML page's title. */
 function messageOf(text: string): string {
   const json = parseJson(text);
-  const error = json.error as unknown;
+  const error = json.error;
   const m = typeof json.userFriendlyMessage === "string" ? json.userFriendlyMessage : typeof error === "string" ? error : (error as Json | undefined)?.message;
   if (typeof m === "string") return m.slice(0, 160);
   return (/<title>([^<]*)<\/title>/.exec(text)?.[1] ?? text.slice(0, 80)).trim();
@@ -210,7 +211,7 @@ function teamData(plan: FamilyPlan, props: Json) {
 /** One family's visit, start to end; never throws (a failed call is recorded with its status, 0 for no answer). */
 export async function runFamily(base: string, plan: FamilyPlan): Promise<FamilyResult> {
   const client = new Client(base, plan.address);
-  let formSessionId: string | undefined;
+  let formSessionId: string | undefined = undefined; // set once the form is read; done() reports it
   const done = (outcome: FamilyResult["outcome"], extra: Partial<FamilyResult> = {}): FamilyResult => ({ plan, calls: client.calls, outcome, formSessionId, ...extra });
   const team = plan.kind === "team";
 
@@ -218,7 +219,7 @@ export async function runFamily(base: string, plan: FamilyPlan): Promise<FamilyR
   if (form.status !== 200) return done("failed");
   const props = widgetProps(form.text, team ? "TeamForm" : "RegistrationSteps");
   if (!props) return done("sold out");
-  formSessionId = String((props.values as Json | undefined)?.formSessionId ?? "");
+  formSessionId = toText((props.values as Json | undefined)?.formSessionId ?? "");
 
   const holdPath = team ? "/api/team-registration" : `/api/events/${plan.eventId}/create-payment-intent`;
   const body = team ? teamData(plan, props) : individualData(plan, props);
@@ -226,14 +227,14 @@ export async function runFamily(base: string, plan: FamilyPlan): Promise<FamilyR
   const holds = await Promise.all(Array.from({ length: plan.doubleSubmit ? 2 : 1 }, () => client.postJson("hold", holdPath, body)));
   const held = holds.find((h) => h.status === 200 && h.json.success === true);
   if (!held) return done(holds.some((h) => h.status >= 500 || h.status === 0) ? "failed" : holds.some((h) => h.status === 409 && /sold out|left at this event/i.test(String(h.json.error))) ? "sold out" : "refused");
-  const reference = String(held.json.registrationId ?? "");
+  const reference = toText(held.json.registrationId ?? "");
   if (plan.ending === "abandon") return done("abandoned", { reference });
 
   // The coach's browser goes to the checkout page, which carries the card form's key and client secret.
-  let publishableKey = String(props.publishableKey ?? "");
+  let publishableKey = toText(props.publishableKey ?? "");
   let clientSecret = typeof held.json.clientSecret === "string" ? held.json.clientSecret : "";
   if (team) {
-    const checkout = await client.page("checkout", String(held.json.checkoutUrl ?? `/stripe-checkout?eventId=${plan.eventId}&option=team`));
+    const checkout = await client.page("checkout", toText(held.json.checkoutUrl ?? `/stripe-checkout?eventId=${plan.eventId}&option=team`));
     if (checkout.status !== 200) return done("failed", { reference });
     publishableKey = /"publishableKey":"(pk_[^"]+)"/.exec(checkout.text)?.[1] ?? "";
     clientSecret = /"clientSecret":"([^"]+)"/.exec(checkout.text)?.[1] ?? "";

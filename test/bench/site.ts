@@ -97,7 +97,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
       await admin.end();
     }
     if (redis) {
-      await scan(async (keys) => void (keys.length && (await redis!.del(keys))));
+      await scan(async (keys) => void (keys.length && (await redis.del(keys))));
       await redis.close();
     }
     await stripe?.close();

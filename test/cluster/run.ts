@@ -30,6 +30,7 @@ import { closeRedis, connectRedis } from "../../src/redis.ts";
 import { createLogger } from "../../src/logger.ts";
 import { freePort, startNginx, type RunningNginx } from "./nginx.ts";
 import { Visitor } from "./visitor.ts";
+import { toText } from "../../src/toText.ts";
 
 process.env.TEST_DATABASE_URL ||= "mysql://root@127.0.0.1:3306/test";
 const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
@@ -300,7 +301,7 @@ try {
   const getAll = Array.from({ length: 150 }, (_, i) =>
     fetch(`${proxy}${pages[i % pages.length]}?n=${i}`)
       .then(async (r) => ({ status: r.status, complete: (await r.text()).trimEnd().endsWith("</html>") }))
-      .catch((err: Error) => ({ status: 0, complete: false, error: String(err.cause ?? err.message) }))
+      .catch((err: Error) => ({ status: 0, complete: false, error: toText(err.cause ?? err.message) }))
       .finally(onAnswer),
   );
   const messages = Array.from({ length: 10 }, (_, i) => ({ name: "Pat Cluster", email: "pat@example.com", subject: `Cluster kill ${i}`, message: `Sent while an instance dies (${i}).` }));
@@ -340,7 +341,7 @@ try {
 } finally {
   const cleanup = performance.now();
   await Promise.all(
-    starting.map((s) => (s.child.exitCode === null && s.child.signalCode === null ? new Promise((r) => (s.child.once("exit", r), s.child.kill("SIGTERM"))) : undefined)),
+    starting.map((s) => (s.child.exitCode === null && s.child.signalCode === null ? new Promise((r) => (s.child.once("exit", r), s.child.kill("SIGTERM"))) : Promise.resolve())),
   );
   await nginx?.stop();
   await db.destroy();

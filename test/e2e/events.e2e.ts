@@ -14,7 +14,7 @@ afterAll(async () => {
 async function brokenImages(page: Page): Promise<string[]> {
   await page.evaluate(async () => {
     for (const img of document.querySelectorAll("img")) img.loading = "eager";
-    await Promise.all([...document.images].map((img) => (img.complete ? null : new Promise((r) => { img.onload = img.onerror = r; }))));
+    await Promise.all([...document.images].map((img) => (img.complete ? Promise.resolve() : new Promise((r) => { img.onload = img.onerror = r; }))));
   });
   return page.evaluate(() => [...document.images].filter((img) => img.naturalWidth === 0).map((img) => img.src));
 }

@@ -38,7 +38,7 @@ describe("sitemap.xml", () => {
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^application\/xml/);
     expect(res.text).toContain('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
-    const listed = (await t.db("events").where("listed", true).orderBy("id").select("id", "updated_at")) as { id: number; updated_at: Date | string }[];
+    const listed = await t.db<{ id: number; updated_at: Date | string; listed: boolean }>("events").where("listed", true).orderBy("id").select("id", "updated_at");
     const products = await t.catalogue.listProducts();
     expect(listed.length).toBeGreaterThan(0);
     expect(products.length).toBeGreaterThan(0);

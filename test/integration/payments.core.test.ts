@@ -228,7 +228,7 @@ describe("needs_review", () => {
     const reference = newReference();
     const { intentId, event } = await paid(reference);
     fake.intents.get(intentId)!.amount = 100; // changed behind our back
-    event.data.object = { ...event.data.object, amount: 100 } as typeof event.data.object;
+    event.data.object = { ...event.data.object, amount: 100 };
     expect(await fake.deliver(event)).toBe(200);
     const [row] = await paymentRows(reference);
     expect(row).toMatchObject({ status: "needs_review", review_reason: "amount 100 is not the payment's 5000", live_key: `${KIND}:${reference}` });

@@ -294,9 +294,9 @@ describe("POST /api/stripe/webhook", () => {
   it("ignores events it does not handle and PaymentIntents it did not create", async () => {
     const { event, reference } = await paidEvent();
     const other = { ...event, id: "evt_other_type", type: "customer.created" };
-    expect(await fake.deliver(other as FakeEvent)).toBe(200);
+    expect(await fake.deliver(other)).toBe(200);
     const foreign = { ...event, id: "evt_foreign", data: { object: { ...event.data.object, id: "pi_someone_else" } } };
-    expect(await fake.deliver(foreign as FakeEvent)).toBe(200);
+    expect(await fake.deliver(foreign)).toBe(200);
     expect((await orderFor(reference)).order.status).toBe("pending_payment");
   });
 

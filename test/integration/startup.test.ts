@@ -118,7 +118,7 @@ describe.runIf(backend === "mysql")("several instances starting on one MySQL dat
       expect(s.output()).not.toContain("start failed");
     }
     const db = knexFactory({ client: "mysql2", connection: { uri: url } as never, pool: { min: 0, max: 1 } });
-    const rows = (await db("knex_migrations").select("name")) as { name: string }[];
+    const rows = await db<{ name: string }>("knex_migrations").select("name");
     await db.destroy();
     expect(rows.map((r) => r.name).sort()).toEqual([...migrationFiles].sort());
   });

@@ -291,6 +291,7 @@ describe("holding and paying a team", () => {
   });
 
   it("answers 'Payment Setup Error' when Stripe fails and gives the places back", async () => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept only to be put back on t.gateway, never called apart
     const original = t.gateway.createIntent;
     t.gateway.createIntent = async () => {
       throw new Error("Stripe is down");

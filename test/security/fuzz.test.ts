@@ -4,6 +4,7 @@ import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { routePath, UNSAFE_ROUTES, validBody, type Field, type Slots, type UnsafeRoute } from "./routes.ts";
 import { cartState, LEAK, prototypeSnapshot, randomIp, rowCounts, shopperWithOneLine, type Visitor } from "./support.ts";
+import { toText } from "../../src/toText.ts";
 
 /**
  * The probe's malformed requests, kept: every case sends a valid session and CSRF token to an unsafe route of
@@ -138,7 +139,7 @@ function formEncode(value: unknown, prefix = "", out: string[] = []): string[] {
   if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) formEncode(v, prefix ? `${prefix}[${k}]` : k, out);
   } else if (value !== undefined) {
-    out.push(`${encodeURIComponent(prefix)}=${encodeURIComponent(value === null ? "" : String(value))}`);
+    out.push(`${encodeURIComponent(prefix)}=${encodeURIComponent(value === null ? "" : toText(value))}`);
   }
   return out;
 }

@@ -55,8 +55,8 @@ export function spawnServer(env: Record<string, string>, options: { logFile?: st
         resolve(m[1].replace("localhost", "127.0.0.1"));
       }
     };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
     void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log}`)));
   });
   const listening = url.then((u) => running(u));

@@ -22,7 +22,7 @@ import type { FieldErrors, FormState } from "../../src/http/forms.ts";
 /** The CSRF token of the page being rendered: renderPage provides it; a widget provides its csrfToken prop. */
 export const CsrfContext = createContext("");
 
-export function Form(props: {
+export function Form({ ref, ...props }: {
   action: string;
   children: ReactNode;
   className?: string;
@@ -37,7 +37,7 @@ export function Form(props: {
   const token = useContext(CsrfContext);
   return (
     <form method="post" action={props.action} encType={props.encType} className={props.className} id={props.id} aria-label={props.label} noValidate
-      onSubmit={props.onSubmit} ref={props.ref}>
+      onSubmit={props.onSubmit} ref={ref}>
       <input type="hidden" name="_csrf" value={token} />
       {props.children}
     </form>
@@ -59,7 +59,7 @@ export function errorFor(errors: FieldErrors, name: string): string | undefined 
 export function stateField(state: FormState, name: string): { name: string; value: string; error: string | undefined } {
   let v: unknown = state.values;
   for (const part of name.split(".")) v = v && typeof v === "object" ? (v as Record<string, unknown>)[part] : undefined;
-  return { name, value: v === undefined || v === null ? "" : String(v), error: errorFor(state.errors, name) };
+  return { name, value: typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? String(v) : "", error: errorFor(state.errors, name) };
 }
 
 /** A server form's checkbox group: the values kept from the post and its error. */

@@ -70,6 +70,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   useEffect(() => {
     // The cart may have changed on this page before this form started (it loads at the first touch).
     const latest = latestAnnouncedCart<CartState>();
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- reads the browser (window) after hydration: the server render cannot know it
     if (latest) setCart(latest);
     const onCart = (e: Event) => setCart((e as CustomEvent<CartState>).detail);
     window.addEventListener(CART_UPDATED_EVENT, onCart);
@@ -158,7 +159,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
       const answer = await reportReturn(
         () =>
           apiFetch<{ status?: string }>(completeUrl, { method: "POST", json: { paymentIntentId: confirmed.intentId } }).catch((err: unknown) => {
-            if (err instanceof ApiError && err.status < 500) return { status: String(err.body?.status ?? "failed") };
+            if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed" };
             throw err;
           }),
         () => setCharged((now) => now ?? "received"),
@@ -199,7 +200,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
       </dl>
       <CsrfContext value={csrfToken}>
         <div className="checkout-form-wrap" onInput={addressChanged} onChange={addressChanged}>
-        <Form action={action} className="checkout-form" label="Checkout" onSubmit={submit}>
+        <Form action={action} className="checkout-form" label="Checkout" onSubmit={(e) => void submit(e)}>
           <FormErrors errors={state.errors} />
           <fieldset disabled={busy}>
             <legend>Customer Information</legend>

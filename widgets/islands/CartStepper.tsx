@@ -32,7 +32,7 @@ function CartImage({ item }: { item: CartLineView }) {
 export default function CartStepper({ cart: initial, csrfToken }: CartStepperProps) {
   const [cart, setCart] = useState(initial);
   const [busy, setBusy] = useState<string | null>(null);
-  const fetchedAt = useRef(Date.now());
+  const fetchedAt = useRef(0);
 
   function apply(next: CartState) {
     fetchedAt.current = Date.now();
@@ -42,6 +42,7 @@ export default function CartStepper({ cart: initial, csrfToken }: CartStepperPro
 
   // The cart is refetched on window focus once it is older than 5 minutes.
   useEffect(() => {
+    fetchedAt.current = Date.now();
     const onFocus = () => {
       if (Date.now() - fetchedAt.current < CART_STALE_MS) return;
       apiFetch<CartState>("/api/cart").then(apply, () => undefined);
@@ -119,7 +120,7 @@ export default function CartStepper({ cart: initial, csrfToken }: CartStepperPro
                     <p>{item.problemMessage}</p>
                     {item.problem?.kind === "price_changed" ? (
                       <Form action={`/cart/items/${encodeURIComponent(item.id)}/accept-price`}>
-                        <button type="submit" className="btn btn-ghost" disabled={lineBusy} onClick={(e) => acceptPrice(e, item)}>
+                        <button type="submit" className="btn btn-ghost" disabled={lineBusy} onClick={(e) => void acceptPrice(e, item)}>
                           Accept new price
                         </button>
                       </Form>
@@ -131,7 +132,7 @@ export default function CartStepper({ cart: initial, csrfToken }: CartStepperPro
                 <Form action={`/cart/items/${encodeURIComponent(item.id)}/update`} className="cart-stepper" label={`Quantity of ${title}`}>
                   <button type="submit" name="quantity" value={String(item.quantity - 1)} className="btn btn-ghost btn-icon"
                     aria-label={item.quantity <= 1 ? `Remove ${title}` : `Decrease quantity of ${title}`} disabled={lineBusy}
-                    onClick={(e) => change(e, item, item.quantity - 1)}>
+                    onClick={(e) => void change(e, item, item.quantity - 1)}>
                     −
                   </button>
                   <span className="cart-qty" aria-live="polite">
@@ -140,13 +141,13 @@ export default function CartStepper({ cart: initial, csrfToken }: CartStepperPro
                   </span>
                   <button type="submit" name="quantity" value={String(item.quantity + 1)} className="btn btn-ghost btn-icon"
                     aria-label={`Increase quantity of ${title}`} disabled={lineBusy || item.quantity >= item.maxQuantity || item.problem !== null}
-                    onClick={(e) => change(e, item, item.quantity + 1)}>
+                    onClick={(e) => void change(e, item, item.quantity + 1)}>
                     +
                   </button>
                 </Form>
                 <Form action={`/cart/items/${encodeURIComponent(item.id)}/remove`} className="cart-remove">
                   <button type="submit" className="btn btn-ghost cart-remove-btn" aria-label={`Remove ${title} from cart`} disabled={lineBusy}
-                    onClick={(e) => change(e, item, 0)}>
+                    onClick={(e) => void change(e, item, 0)}>
                     Remove
                   </button>
                 </Form>

@@ -19,7 +19,7 @@ export default function CoachRequestDialog({ event, buttonClassName = "btn btn-s
   const opener = useRef<HTMLAnchorElement>(null);
   const titleId = useId();
   const close = () => dialog.current?.close();
-  const f = useCoachRequestForm(event, close);
+  const { formRef, ...f } = useCoachRequestForm(event, close);
 
   const open = (e: MouseEvent<HTMLAnchorElement>) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || !dialog.current) return;
@@ -46,7 +46,7 @@ export default function CoachRequestDialog({ event, buttonClassName = "btn btn-s
           </button>
         </div>
         <CoachRequestForm event={event} field={f.field} choices={f.choices} logoError={f.errors.schoolLogo} submitting={f.submitting}
-          onLogo={(file) => void f.chooseLogo(file)} logoInputKey={f.logoInputKey} formRef={f.formRef} onSubmit={f.onSubmit} />
+          onLogo={(file) => void f.chooseLogo(file)} logoInputKey={f.logoInputKey} formRef={formRef} onSubmit={(e) => void f.onSubmit(e)} />
         {/* Last in the tab order; shown top right like the page's own region. */}
         <div className="toast-region coach-dialog-toasts" data-toast-region aria-live="polite" />
       </dialog>

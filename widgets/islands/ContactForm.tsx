@@ -5,7 +5,7 @@ import { useJsonForm } from "../useJsonForm.ts";
 
 /** The contact page's message form: a real post to /contact, sent as JSON to /api/contact when JavaScript runs. */
 export default function ContactForm(props: FormWidgetProps & { supportHours: string }) {
-  const f = useJsonForm({ schema: contactSchema, endpoint: "/api/contact", initial: props, failure: CONTACT_MESSAGES.sendFailed });
+  const { formRef, ...f } = useJsonForm({ schema: contactSchema, endpoint: "/api/contact", initial: props, failure: CONTACT_MESSAGES.sendFailed });
 
   if (f.status === "sent") {
     return (
@@ -22,7 +22,7 @@ export default function ContactForm(props: FormWidgetProps & { supportHours: str
 
   return (
     <CsrfContext value={props.csrfToken}>
-      <Form action="/contact" className="message-form" label="Send us a message" ref={f.formRef} onSubmit={f.onSubmit}>
+      <Form action="/contact" className="message-form" label="Send us a message" ref={formRef} onSubmit={(e) => void f.onSubmit(e)}>
         <FormErrors errors={f.errors} />
         <div className="form-grid">
           <Field {...f.field("name")} label="Name" required autoComplete="name" />

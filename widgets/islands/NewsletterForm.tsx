@@ -5,7 +5,7 @@ import { useJsonForm } from "../useJsonForm.ts";
 
 /** The home page's newsletter sign-up: a real post to /newsletter, sent as JSON when JavaScript runs. */
 export default function NewsletterForm(props: FormWidgetProps) {
-  const f = useJsonForm({ schema: newsletterSchema, endpoint: "/api/newsletter", initial: props, failure: NEWSLETTER_MESSAGES.failed });
+  const { formRef, ...f } = useJsonForm({ schema: newsletterSchema, endpoint: "/api/newsletter", initial: props, failure: NEWSLETTER_MESSAGES.failed });
   if (f.status === "sent") {
     return (
       <div className="sent-panel sent-panel-compact" role="status" data-testid="newsletter-sent">
@@ -16,7 +16,7 @@ export default function NewsletterForm(props: FormWidgetProps) {
   }
   return (
     <CsrfContext value={props.csrfToken}>
-      <Form action="/newsletter" className="newsletter-form" label="Newsletter sign-up" ref={f.formRef} onSubmit={f.onSubmit}>
+      <Form action="/newsletter" className="newsletter-form" label="Newsletter sign-up" ref={formRef} onSubmit={(e) => void f.onSubmit(e)}>
         <Field {...f.field("email")} label="Email address" type="email" required autoComplete="email" placeholder="you@example.com" />
         <SubmitButton busy={f.busy} busyLabel="Subscribing...">Subscribe</SubmitButton>
       </Form>

@@ -116,7 +116,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
       const answer = await reportReturn(
         () =>
           apiFetch<{ status?: string }>(`/api/events/${eventId}/stripe-payment-success`, { method: "POST", json: { paymentIntentId: intentId, option } }).catch((err: unknown) => {
-            if (err instanceof ApiError && err.status < 500) return { status: String(err.body?.status ?? "failed"), error: err.serverMessage };
+            if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed", error: err.serverMessage };
             throw err;
           }),
         () => setCharged((now) => now ?? "received"),
@@ -188,7 +188,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
       {free ? (
         <FreeRegistration eventId={eventId} csrfToken={csrfToken} from={from} option={option} code={payment.discount?.code ?? ""} back={back} />
       ) : (
-        <form className="card registration-section" onSubmit={pay} aria-label="Card payment" noValidate>
+        <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
           <fieldset disabled={busy}>
             <legend>Card Details</legend>
             {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
@@ -246,7 +246,7 @@ function FreeRegistration({ eventId, csrfToken, from, option, code, back }: { ev
 
   return (
     <CsrfContext value={csrfToken}>
-    <Form action={`/register/${eventId}/free`} className="card registration-section free-registration" label="Free registration" onSubmit={submit}>
+    <Form action={`/register/${eventId}/free`} className="card registration-section free-registration" label="Free registration" onSubmit={(e) => void submit(e)}>
       <input type="hidden" name="from" value={from} />
       {option ? <input type="hidden" name="option" value={option} /> : null}
       <input type="hidden" name="discountCode" value={code} />

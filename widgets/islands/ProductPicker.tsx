@@ -1,4 +1,5 @@
-import { useEffect, useId, useState, type FormEvent, type MouseEvent } from "react";
+import { useId, useState, type FormEvent, type MouseEvent } from "react";
+import { useHydrated } from "../useHydrated.ts";
 import { CsrfContext, Form } from "../../views/components/Form.tsx";
 import type { OptionSelection, Product, Variant } from "../../src/catalogue/types.ts";
 import {
@@ -77,8 +78,7 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
   const [quantity, setQuantity] = useState(1);
   const [busy, setBusy] = useState(false);
   // Steppers only work with JavaScript: rendered hidden on the server, shown once hydrated.
-  const [enhanced, setEnhanced] = useState(false);
-  useEffect(() => setEnhanced(true), []);
+  const enhanced = useHydrated();
   const uid = useId();
 
   const selection = variant ? variantSelection(product, variant) : initial;
@@ -253,7 +253,7 @@ export default function ProductPicker({ product, selection: initial, imageIndex,
               </p>
             ) : (
               // The form posts without JavaScript; with it, the submit is taken over here (React's submit event bubbles).
-              <div className="add-form-wrap" onSubmit={addToCart}>
+              <div className="add-form-wrap" onSubmit={(e) => void addToCart(e)}>
               <CsrfContext value={csrfToken}>
                 <Form action="/cart/add" className="add-form" label="Add to cart">
                   <input type="hidden" name="productId" value={product.id} />

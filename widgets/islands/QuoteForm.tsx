@@ -5,7 +5,7 @@ import { text, useJsonForm } from "../useJsonForm.ts";
 
 /** The custom apparel quote form: a real post to /custom-apparel/quote, sent as JSON when JavaScript runs. */
 export default function QuoteForm(props: FormWidgetProps) {
-  const f = useJsonForm({ schema: quoteSchema, endpoint: "/api/quote-requests", initial: props, failure: QUOTE_MESSAGES.sendFailed });
+  const { formRef, ...f } = useJsonForm({ schema: quoteSchema, endpoint: "/api/quote-requests", initial: props, failure: QUOTE_MESSAGES.sendFailed });
 
   if (f.status === "sent") {
     return (
@@ -20,7 +20,7 @@ export default function QuoteForm(props: FormWidgetProps) {
   const reference = text(f.values.referenceDesign);
   return (
     <CsrfContext value={props.csrfToken}>
-      <Form action="/custom-apparel/quote" className="message-form" label="Request a custom quote" ref={f.formRef} onSubmit={f.onSubmit}>
+      <Form action="/custom-apparel/quote" className="message-form" label="Request a custom quote" ref={formRef} onSubmit={(e) => void f.onSubmit(e)}>
         <FormErrors errors={f.errors} />
         {reference ? (
           <p className="reference-design">

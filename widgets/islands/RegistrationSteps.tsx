@@ -5,6 +5,7 @@
  * card, and a confirmed payment moves on to the confirmation page.
  */
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
+import { useHydrated } from "../useHydrated.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { withScreenValues } from "../formDom.ts";
@@ -95,12 +96,13 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
   const uid = useId();
   // Until the widget runs (and always without JavaScript) every day box stays enabled: the package is only known
   // to the server at submit, which checks the day count. Once running, a full package ticks and locks them all.
-  const [running, setRunning] = useState(false);
+  const running = useHydrated();
   useEffect(() => {
-    setRunning(true);
     // Text typed or autofilled before the widget started is kept, not wiped by the first render.
     const screen = withScreenValues(props.values, formRef.current);
     if (screen !== props.values) setValues(screen);
+    // Deliberate: once at start, from the first props; later props.values are this widget's own edits.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const check = (next: Record<string, string>) => {
@@ -171,7 +173,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
   const error = (name: string) => (errors[name] ? <p className="field-error" id={`${uid}-${name}-error`}>{errors[name]}</p> : null);
 
   return (
-    <form method="post" action={props.action} className="registration-form" aria-label="Registration" noValidate ref={formRef} onSubmit={onSubmit}>
+    <form method="post" action={props.action} className="registration-form" aria-label="Registration" noValidate ref={formRef} onSubmit={(e) => void onSubmit(e)}>
       <input type="hidden" name="_csrf" value={props.csrfToken} />
       <input type="hidden" name="formSessionId" value={values.formSessionId ?? ""} />
       <FormErrors errors={errors} />

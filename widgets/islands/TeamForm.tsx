@@ -5,7 +5,8 @@
  * the server's own schema, holds the team through POST /api/team-registration and goes on to the checkout.
  */
 import { TeamAgreementNote } from "../../views/components/CampAgreements.tsx";
-import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
+import { useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
+import { useHydrated } from "../useHydrated.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { validate, type FieldErrors } from "../../src/http/forms.ts";
@@ -72,13 +73,12 @@ export default function TeamForm(props: TeamFormProps) {
   const [errors, setErrors] = useState<FieldErrors>(props.errors);
   const [live, setLive] = useState(Object.keys(props.errors).length > 0);
   const [busy, setBusy] = useState(false);
-  const [enhanced, setEnhanced] = useState(false);
+  const enhanced = useHydrated();
   const sending = useRef(false);
   const formRef = useRef<HTMLFormElement>(null);
   const uid = useId();
-  useEffect(() => setEnhanced(true), []);
   const ages = props.ageLimits ?? TEAM_AGE;
-  const schema = useMemo(() => teamSchemaFor(ages), [ages.min, ages.max]);
+  const schema = useMemo(() => teamSchemaFor(ages), [ages]);
 
   const { complete } = countAthletes(values.athletes);
   const listCents = teamTotalCents(complete, props.teamPriceCents);
@@ -173,7 +173,7 @@ export default function TeamForm(props: TeamFormProps) {
 
   return (
     <CsrfContext value={props.csrfToken}>
-    <Form action={props.action} className="registration-form team-form" label="Team registration" ref={formRef} onSubmit={onSubmit}>
+    <Form action={props.action} className="registration-form team-form" label="Team registration" ref={formRef} onSubmit={(e) => void onSubmit(e)}>
       {/* Enter in a field registers the team (the first submit button of a form is its default). */}
       <button type="submit" name="intent" value="register" className="visually-hidden" tabIndex={-1} aria-hidden="true" disabled={busy}>Register Team</button>
       <input type="hidden" name="formSessionId" value={values.formSessionId} />

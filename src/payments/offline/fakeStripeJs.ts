@@ -5,6 +5,7 @@
  * Its API calls go to the app's /__offline-stripe pass-through, which forwards them to the in-process fake.
  */
 import { cardBrand, digitsOnly, expectedLength, luhnValid } from "./testCards.ts";
+import { toText } from "../../toText.ts";
 
 type Handler = (event: unknown) => void;
 interface FieldError {
@@ -200,7 +201,7 @@ function form(data: Record<string, unknown>, prefix = "", out = new URLSearchPar
     if (v === undefined || v === null || v === "") continue;
     const key = prefix ? `${prefix}[${k}]` : k;
     if (typeof v === "object") form(v as Record<string, unknown>, key, out);
-    else out.append(key, String(v));
+    else out.append(key, toText(v));
   }
   return out;
 }

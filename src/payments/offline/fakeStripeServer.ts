@@ -4,6 +4,7 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Logger } from "../../logger.ts";
 import { digitsOnly, requiresAuthentication, testCardOutcome } from "./testCards.ts";
 import { readState, writeState, type SavedState } from "./fakeState.ts";
+import { toText } from "../../toText.ts";
 
 /**
  * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,
@@ -479,7 +480,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       throw invalid(`You cannot confirm this PaymentIntent because it has a status of ${pi.status}.`, { code: "payment_intent_unexpected_state", payment_intent: pi });
     }
     const card = ((p.payment_method_data as Json | undefined)?.card ?? {}) as Json;
-    const number = String(card.number ?? "");
+    const number = toText(card.number ?? "");
     if (!number) throw invalid("You must provide a card or payment method to confirm this PaymentIntent.", { param: "payment_method_data" });
     const decline = testCardOutcome(number);
     const pm = randomId("pm");

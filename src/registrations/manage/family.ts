@@ -59,7 +59,7 @@ export function validateFamilyForm(event: EventDetail, r: Registration, position
   const index = r.athletes.findIndex((a) => a.position === position);
   const values = teamValuesOf(repo.teamOf(r));
   const posted = (body.athlete && typeof body.athlete === "object" ? body.athlete : {}) as Record<string, unknown>;
-  const row = Object.fromEntries(ATHLETE_FIELDS.map((f) => [f, typeof posted[f] === "string" ? (posted[f] as string).trim() : ""])) as (typeof values.athletes)[number];
+  const row = Object.fromEntries(ATHLETE_FIELDS.map((f) => [f, typeof posted[f] === "string" ? (posted[f]).trim() : ""])) as (typeof values.athletes)[number];
   values.athletes[index] = row;
   const errors: FieldErrors = {};
   // A blank field would make the team form leave the row out; here every field stays required.

@@ -20,6 +20,7 @@ import { holdIsLive } from "../deps.ts";
 import { teamCheckoutPath } from "./team.tsx";
 import { confirmationPageManageHref } from "./manage.tsx";
 import { checkoutPage, holdEndsText, loadEvent, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
+import { formBody } from "../../http/forms.ts";
 
 const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
 
@@ -93,16 +94,18 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
   router.post("/api/events/:id/stripe-payment-success", limit, deps.codeGuesses, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return void res.status(404).json({ success: false, error: EVENT_NOT_FOUND });
-    const free = req.body?.freeRegistration === true || req.body?.freeRegistration === "true";
+    const body = formBody(req);
+    const free = body.freeRegistration === true || body.freeRegistration === "true";
     return free ? completeFreeJson(req, res, event) : confirmReturnJson(req, res, event);
   });
 
   async function completeFreeJson(req: Request, res: Response, event: EventDetail) {
     try {
-      const reference = ownReference(req, event.id, req.body?.option);
+      const body = formBody(req);
+      const reference = ownReference(req, event.id, body.option);
       const registration = reference ? await repo.findByReference(db, reference) : undefined;
       if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
-      const outcome = await completeFree(deps, registration, codeText(req.body.discountCode));
+      const outcome = await completeFree(deps, registration, codeText(body.discountCode));
       res.json({ success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference });
     } catch (err) {
       if (err instanceof DiscountRefused) {
@@ -114,9 +117,10 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
   }
 
   async function confirmReturnJson(req: Request, res: Response, event: EventDetail) {
-    const intentId = typeof req.body?.paymentIntentId === "string" ? req.body.paymentIntentId.slice(0, 200) : "";
+    const body = formBody(req);
+    const intentId = typeof body.paymentIntentId === "string" ? body.paymentIntentId.slice(0, 200) : "";
     try {
-      const result = await confirmReturn(deps, ownReference(req, event.id, req.body?.option), intentId);
+      const result = await confirmReturn(deps, ownReference(req, event.id, body.option), intentId);
       switch (result.status) {
         case "paid":
           return void res.json({ success: true, status: "paid", registrationId: result.payment.reference });

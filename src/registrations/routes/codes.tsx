@@ -9,6 +9,7 @@ import type { Registration } from "../repository.ts";
 import { DiscountRefused, applyCode, removeCode } from "../codes.ts";
 import { completeFree } from "../completeFree.ts";
 import { RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
+import { formBody } from "../../http/forms.ts";
 
 const body = z.object({
   discountCode: z.unknown().optional(),
@@ -83,20 +84,20 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
   });
 
   // ---- without JavaScript: form posts that redirect back with a toast ----
-  const team = (req: Request) => (req.body?.option === "team" ? "&option=team" : "");
-  const backTo = (req: Request, eventId: string) => (req.body?.from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}` : `/register/${eventId}?step=payment`);
+  const team = (req: Request) => (formBody(req).option === "team" ? "&option=team" : "");
+  const backTo = (req: Request, eventId: string) => (formBody(req).from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}` : `/register/${eventId}?step=payment`);
 
   router.post("/register/:id/discount", deps.codeGuesses, async (req, res) => {
     const eventId = String(parseEventId(req.params.id) ?? "");
     if (!eventId) return void res.redirect(303, "/events");
     try {
-      const registration = await ownRegistration(req, req.params.id, req.body?.option);
+      const registration = await ownRegistration(req, req.params.id, formBody(req).option);
       if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
-      if (req.body?.remove) {
+      if (formBody(req).remove) {
         await removeCode(deps, registration);
         flashToast(req, { title: "Discount Removed", description: "The discount code was removed.", variant: "default" });
       } else {
-        const code = codeText(req.body?.discountCode);
+        const code = codeText(formBody(req).discountCode);
         if (!code.trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
         const applied = await applyCode(deps, registration, code);
         const { title, message } = applied.paymentUpdated ? appliedMessage(applied.amount) : { title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh };
@@ -109,7 +110,7 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
       } else {
         const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
         flashToast(req, { title, description: err.message, variant: "destructive" });
-        if (err.status === 409) return void res.redirect(303, req.body?.option === "team" ? `/team-register/${eventId}` : `/register/${eventId}`);
+        if (err.status === 409) return void res.redirect(303, formBody(req).option === "team" ? `/team-register/${eventId}` : `/register/${eventId}`);
       }
     }
     res.redirect(303, backTo(req, eventId));
@@ -119,10 +120,10 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
     const eventId = String(parseEventId(req.params.id) ?? "");
     if (!eventId) return void res.redirect(303, "/events");
     try {
-      const registration = await ownRegistration(req, req.params.id, req.body?.option);
+      const registration = await ownRegistration(req, req.params.id, formBody(req).option);
       if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
-      await completeFree(deps, registration, codeText(req.body?.discountCode));
-      return void res.redirect(303, req.body?.from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}&success=true` : `/register/${eventId}?paymentSuccess=true`);
+      await completeFree(deps, registration, codeText(formBody(req).discountCode));
+      return void res.redirect(303, formBody(req).from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}&success=true` : `/register/${eventId}?paymentSuccess=true`);
     } catch (err) {
       const description = err instanceof DiscountRefused ? err.message : DISCOUNT_TEXT.freeFailedUnexpected;
       if (!(err instanceof DiscountRefused)) req.log.error({ err: (err as Error).message }, "free registration failed");

@@ -3,7 +3,7 @@ import { renderPage, type PageContext } from "../../http/render.tsx";
 import { flashToast } from "../../http/pageContext.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
 import { DomainError } from "../../errors.ts";
-import { validate, type FieldErrors } from "../../http/forms.ts";
+import { formBody, validate, type FieldErrors } from "../../http/forms.ts";
 import { placesOpen } from "../waitlist/offers.ts";
 import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../events/rules.ts";
 import type { EventDetail } from "../../events/types.ts";
@@ -145,29 +145,30 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
   }
 
   /** Only the register button counts against the rate limit; adding and removing rows without JavaScript does not. */
-  const registering = (req: Request) => req.body?.intent !== "add" && req.body?.remove === undefined;
+  const registering = (req: Request) => formBody(req).intent !== "add" && formBody(req).remove === undefined;
   const limitRegistering: RequestHandler = (req, res, next) =>
     registering(req) ? limit(req, res, (err?: unknown) => (err ? next(err) : deps.paymentLimit(req, res, next))) : next();
 
   router.post("/team-register/:id", limitRegistering, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return notFound(req, res);
+    const body = formBody(req);
     const values = teamFormValues(req.body);
     if (values.athletes.length === 0) values.athletes.push(blankAthlete());
     if (!values.formSessionId) values.formSessionId = newFormSessionId();
-    if (req.body?.intent === "add") {
+    if (body.intent === "add") {
       if (values.athletes.length < TEAM_MAXIMUM) values.athletes.push(blankAthlete());
       return showForm(req, res, event, values, {});
     }
-    if (req.body?.remove !== undefined) {
-      const index = Number(req.body.remove);
+    if (body.remove !== undefined) {
+      const index = Number(body.remove);
       if (Number.isInteger(index) && index >= 0 && index < values.athletes.length && values.athletes.length > 1) values.athletes.splice(index, 1);
       return showForm(req, res, event, values, {});
     }
     // Without JavaScript the button shows the total of the last page rendered: a coach who completed more rows since
     // sees the new total before anything is charged.
     const complete = countAthletes(values.athletes).complete;
-    if (!shownTotalMatches(req.body?.shownTotalCents, complete * event.teamPriceCents)) {
+    if (!shownTotalMatches(body.shownTotalCents, complete * event.teamPriceCents)) {
       return showForm(req, res, event, values, { _form: TEAM_TEXT.totalChanged(complete, complete * event.teamPriceCents) }, 409);
     }
     try {

@@ -13,6 +13,7 @@ import { joinLine } from "../waitlist/join.ts";
 import { findOffer, leaveLine } from "../waitlist/accept.ts";
 import type { WaitingListDeps } from "../waitlist/offers.ts";
 import { loadEvent, notFound, remember, type RegistrationRouteDeps } from "./shared.tsx";
+import { toText } from "../../toText.ts";
 
 /** Joins per address per minute. */
 export const JOIN_RATE_LIMIT = { windowMs: 60_000, limit: 10 } as const;
@@ -119,7 +120,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     const found = await byOfferToken(req, res);
     if (!found) return;
     const { offer, event, token } = found;
-    const place = offer.places.find((p) => String(p.placeNumber) === String((req.body as Record<string, unknown>)?.place ?? ""));
+    const place = offer.places.find((p) => String(p.placeNumber) === toText((req.body as Record<string, unknown>)?.place ?? ""));
     if (!offer.open || !place || place.state !== "held") return res.redirect(303, `/waiting-list/offer/${token}`);
     const team = offer.entry.kind === "team";
     remember(req, team ? "team" : "individual", event.id, place.reference);

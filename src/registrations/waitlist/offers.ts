@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
-import { toDate } from "../../db/rows.ts";
+import { type Row, toDate } from "../../db/rows.ts";
 import { createJobQueue, type JobQueue } from "../../db/jobQueue.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
@@ -49,7 +49,7 @@ export async function placesFreed(conn: Db | Knex.Transaction, eventId: number):
 export async function placesOpen(db: Db, eventId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
   const left = await placesLeft(db, eventId, now, exceptRegistrationId);
   if (!(await repo.lineComesFirst(db, eventId, exceptRegistrationId))) return left;
-  const own = exceptRegistrationId === undefined ? undefined : await db("registrations").where({ id: exceptRegistrationId }).first("places");
+  const own = exceptRegistrationId === undefined ? undefined : await db<Row>("registrations").where({ id: exceptRegistrationId }).first("places");
   return Math.min(left, Number(own?.places ?? 0));
 }
 
@@ -177,7 +177,7 @@ export async function askForDueRounds(deps: Pick<WaitingListDeps, "db" | "clock"
   await db("waiting_list_jobs").where("status", "sent").andWhere("sent_at", "<", new Date(deps.clock().getTime() - 86_400_000)).delete();
   const rows: { event_id: unknown }[] = await db("waiting_list_entries as w")
     .whereIn("w.status", ["waiting", "offered"])
-    .whereNotExists((q) => q.select(db.raw("1")).from("waiting_list_jobs as j").whereRaw("j.event_id = w.event_id").whereIn("j.status", ["pending", "sending"]))
+    .whereNotExists((q) => { q.select(db.raw("1")).from("waiting_list_jobs as j").whereRaw("j.event_id = w.event_id").whereIn("j.status", ["pending", "sending"]); })
     .distinct("w.event_id");
   for (const r of rows) await repo.insertJob(db, Number(r.event_id), deps.clock());
   if (rows.length > 0) queues.forEach((q) => q.wake());

@@ -3,6 +3,7 @@ import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
 import type { EntryKind, EntryStatus, JoinRequest } from "./rules.ts";
+import { toText } from "../../toText.ts";
 
 /** The one module that queries the waiting list's tables (waiting_list_entries, waiting_list_holds, waiting_list_jobs). */
 
@@ -39,7 +40,7 @@ function mapEntry(r: Row): Entry {
     places: Number(r.places),
     packageCode: String(r.package_code),
     contact: { firstName: String(r.contact_first_name), lastName: String(r.contact_last_name), email: String(r.contact_email), phone: String(r.contact_phone) },
-    teamName: r.team_name === null || r.team_name === undefined ? null : String(r.team_name),
+    teamName: r.team_name === null || r.team_name === undefined ? null : toText(r.team_name),
     status: String(r.status) as EntryStatus,
     passedOver: Number(r.passed_over ?? 0),
     offeredUntil: toDate(r.offered_until),
@@ -50,7 +51,7 @@ function mapEntry(r: Row): Entry {
 const ACTIVE: EntryStatus[] = ["waiting", "offered"];
 
 export async function activeEntryFor(conn: Conn, eventId: number, email: string): Promise<Entry | undefined> {
-  const row = await conn("waiting_list_entries").where({ event_id: eventId, contact_email: email }).whereIn("status", ACTIVE).first();
+  const row = await conn<Row>("waiting_list_entries").where({ event_id: eventId, contact_email: email }).whereIn("status", ACTIVE).first();
   return row ? mapEntry(row) : undefined;
 }
 
@@ -75,28 +76,28 @@ export async function insertEntry(trx: Knex.Transaction, eventId: number, req: J
     created_at: now,
     updated_at: now,
   });
-  return mapEntry((await trx("waiting_list_entries").where({ id: Number(id) }).first())!);
+  return mapEntry((await trx<Row>("waiting_list_entries").where({ id: Number(id) }).first())!);
 }
 
 export async function entryByLeaveToken(conn: Conn, token: string): Promise<Entry | undefined> {
-  const row = await conn("waiting_list_entries").where({ leave_token_hash: hashToken(token) }).first();
+  const row = await conn<Row>("waiting_list_entries").where({ leave_token_hash: hashToken(token) }).first();
   return row ? mapEntry(row) : undefined;
 }
 
 export async function entryByOfferToken(conn: Conn, token: string): Promise<Entry | undefined> {
-  const row = await conn("waiting_list_entries").where({ offer_token_hash: hashToken(token) }).first();
+  const row = await conn<Row>("waiting_list_entries").where({ offer_token_hash: hashToken(token) }).first();
   return row ? mapEntry(row) : undefined;
 }
 
 /** The entry's row locked (after the event row: the aggregate's lock order, src/registrations/repository.ts). */
 export async function lockEntry(trx: Knex.Transaction, id: number): Promise<Entry | undefined> {
-  const row = await trx("waiting_list_entries").where({ id }).forUpdate().first();
+  const row = await trx<Row>("waiting_list_entries").where({ id }).forUpdate().first();
   return row ? mapEntry(row) : undefined;
 }
 
 /** The event's entries in one of `statuses`, in line order. */
 export async function entriesOf(conn: Conn, eventId: number, statuses: EntryStatus[]): Promise<Entry[]> {
-  const rows: Row[] = await conn("waiting_list_entries").where({ event_id: eventId }).whereIn("status", statuses).orderBy("position");
+  const rows: Row[] = await conn<Row>("waiting_list_entries").where({ event_id: eventId }).whereIn("status", statuses).orderBy("position");
   return rows.map(mapEntry);
 }
 

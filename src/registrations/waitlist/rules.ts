@@ -6,6 +6,7 @@ import * as z from "zod/mini";
 import type { RegistrationEventFacts } from "../rules.ts";
 import { contactRules, packageOptions, REGISTRATION_ERRORS } from "../rules.ts";
 import { TEAM_MINIMUM, TEAM_PACKAGE } from "../teamRules.ts";
+import { toText } from "../../toText.ts";
 
 export type EntryKind = "individual" | "team";
 export type EntryStatus = "waiting" | "offered" | "registered" | "expired" | "declined" | "left";
@@ -67,7 +68,7 @@ export function joinSchema(event: RegistrationEventFacts, maxTeam: number) {
         const team = v.kind === "team";
         const ok = Number.isInteger(n) && (team ? n >= TEAM_MINIMUM && n <= maxTeam : n >= 1 && n <= MAX_SIBLINGS);
         if (!ok) ctx.addIssue({ code: "custom", path: ["places"], message: WAITLIST_TEXT.places(maxTeam) });
-        if (!team && !codes.includes(String(v.registrationType ?? ""))) ctx.addIssue({ code: "custom", path: ["registrationType"], message: REGISTRATION_ERRORS.packageUnknown });
+        if (!team && !codes.includes(toText(v.registrationType ?? ""))) ctx.addIssue({ code: "custom", path: ["registrationType"], message: REGISTRATION_ERRORS.packageUnknown });
       }, { when: () => true }),
     ),
     z.transform((v): JoinRequest => {
