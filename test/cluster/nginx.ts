@@ -25,13 +25,23 @@ export interface RunningNginx {
   stop(): Promise<void>;
 }
 
-/** A port nobody listens on now (the kernel's pick; nginx takes it a moment later). */
+const handedOut = new Set<number>();
+
+/**
+ * A port nobody listens on now (the kernel's pick; nginx or an instance takes it a moment later), never one handed
+ * out before in this run: the kernel may pick a port it just gave again while nobody listens on it yet.
+ */
 export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (;;) {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /** Replaces `from` in `text`, which must occur exactly once: the deployment file and this test stay in step. */
