@@ -14,7 +14,8 @@ export const DEFAULT_WAIT_SECONDS = 60;
 export type PaymentsCommand =
   | { command: "list" }
   | { command: "accept"; paymentId: number }
-  | { command: "refund"; paymentId: number; reason: string; waitSeconds: number };
+  | { command: "refund"; paymentId: number; reason: string; waitSeconds: number }
+  | { command: "failedRefunds" };
 
 export interface RefundCommand {
   kind: PaidKind;
@@ -37,6 +38,7 @@ export const PAYMENTS_USAGE = [
   "  npm run payments -- review list",
   "  npm run payments -- review accept PAYMENT_ID",
   '  npm run payments -- review refund PAYMENT_ID --reason "..." [--wait SECONDS]',
+  "  npm run payments -- refunds failed",
   "",
   "list: the payments in needs_review (money taken that does not match what it pays for): id, kind, reference,",
   "the payment's amount, what the registration or order asks now and its status, age, the payer (masked), the reason.",
@@ -44,6 +46,8 @@ export const PAYMENTS_USAGE = [
   "payment (the confirmation e-mail goes out). Refused, changing nothing, when it cannot take the money.",
   "refund: refund the whole payment (see npm run refund -- --help for --wait and the exit codes); a registration's",
   "places are released when the refund succeeds.",
+  "refunds failed: the refunds Stripe refused or reversed (the money is still with the shop): refund id, payment,",
+  "kind, reference, amount, when, the payer (masked), Stripe's reason. Refund again with npm run refund and another reason.",
 ].join("\n");
 
 export const REFUND_USAGE = [
@@ -124,7 +128,11 @@ export function parseDollars(value: string): number | null {
 export function parsePaymentsArgs(argv: string[]): Parsed<PaymentsCommand> {
   if (wantsHelp(argv)) return { help: true };
   const [group, command, id, ...rest] = argv;
-  if (group !== "review") return { error: group ? `Unknown command ${group}: payments review list|accept|refund (see --help).` : "Name a command: payments review list|accept|refund (see --help)." };
+  if (group === "refunds") {
+    if (command !== "failed") return { error: command ? `Unknown refunds command ${command}: refunds failed (see --help).` : "Name a refunds command: refunds failed (see --help)." };
+    return id === undefined ? { command: "failedRefunds" } : { error: `refunds failed takes no argument ${id}.` };
+  }
+  if (group !== "review") return { error: group ? `Unknown command ${group}: payments review list|accept|refund or refunds failed (see --help).` : "Name a command: payments review list|accept|refund or refunds failed (see --help)." };
   switch (command) {
     case "list":
       return id === undefined ? { command: "list" } : { error: `review list takes no argument ${id}.` };

@@ -1,10 +1,11 @@
 // `npm run payments -- review list|accept|refund ...`: the payments that wait for an operator (needs_review), and
-// the operator's decision on one (src/cli/operatorArgs.ts says what each takes).
+// the operator's decision on one; `refunds failed`: the refunds Stripe refused or reversed (src/cli/operatorArgs.ts
+// says what each takes).
 import type { Db } from "../db/knex.ts";
 import { maskEmail } from "../logger.ts";
 import { formatPrice } from "../money.ts";
 import { ReviewNotAcceptedError, UnknownPaymentError } from "../payments/core.ts";
-import type { PaymentRow } from "../payments/repository.ts";
+import { findById, type PaymentRow } from "../payments/repository.ts";
 import { parsePaymentsArgs, PAYMENTS_USAGE, type PaymentsCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
 import { refundPayment } from "./refund.ts";
@@ -59,10 +60,27 @@ export async function listReview(ctx: OperatorContext, now: Date): Promise<strin
   return `${table(head, rows)}\n${payments.length} payment(s) in review. Settle one: review accept ID, or review refund ID --reason "..."`;
 }
 
+export async function listFailedRefunds(ctx: OperatorContext, now: Date): Promise<string> {
+  const refunds = await ctx.paymentCore.failedRefunds();
+  if (refunds.length === 0) return "No refund has failed.";
+  const rows = await Promise.all(
+    refunds.map(async (r) => {
+      const payment = await findById(ctx.db, r.paymentId);
+      const row = payment ? await paidFor(ctx.db, payment) : null;
+      return [String(r.id), String(r.paymentId), payment?.kind ?? "-", payment?.reference ?? "-", formatPrice(r.amountCents), `${ageText(r.updatedAt, now)} ago`, row ? maskEmail(row.email) : "-", r.failureReason ?? ""];
+    }),
+  );
+  const head = ["refund", "payment", "kind", "reference", "amount", "failed", "payer", "reason"];
+  return `${table(head, rows)}\n${refunds.length} refund(s) failed: the money is still with the shop. Refund again with npm run refund and another --reason.`;
+}
+
 export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsCommand, out: (line: string) => void = console.log): Promise<number> {
   switch (cmd.command) {
     case "list":
       out(await listReview(ctx, new Date()));
+      return 0;
+    case "failedRefunds":
+      out(await listFailedRefunds(ctx, new Date()));
       return 0;
     case "accept":
       try {

@@ -326,6 +326,11 @@ describe("refund", () => {
       expect(await runRefundCommand(ctx, { kind: "registration", reference: failing.reference, reason: "Fails", waitSeconds: 20 }, failed.out)).toBe(REFUND_EXIT.failed);
       expect(failed.lines[1]).toMatch(/^Failed \(failed\): .+\. The money is still with the shop\.$/);
       expect(await rosterOf(failing.reference)).toMatchObject({ status: "paid" });
+      const listed = printed();
+      expect(await runPaymentsCommand(ctx, { command: "failedRefunds" }, listed.out)).toBe(0);
+      const [failedRefund] = (await refundsOf(failing.reference)).filter((r: { status: string }) => r.status === "failed");
+      expect(listed.lines[0]).toMatch(new RegExp(`\\n${failedRefund.id}\\s+\\d+\\s+registration\\s+${failing.reference}\\s+\\$\\d+\\.\\d{2}\\s+\\d+ min ago\\s+j\\*\\*\\*@example\\.com\\s+\\S`));
+      expect(listed.lines[0]).toContain("refund(s) failed: the money is still with the shop.");
     } finally {
       fake.refundBehaviour = "immediate";
       fake.refundSettleMs = 2_000;

@@ -8,6 +8,9 @@ const refused = (parsed: object) => ("error" in parsed ? (parsed as { error: str
 describe("npm run payments -- review ...", () => {
   it("reads list, accept ID and refund ID --reason [--wait]", () => {
     expect(parsePaymentsArgs(["review", "list"])).toEqual({ command: "list" });
+    expect(parsePaymentsArgs(["refunds", "failed"])).toEqual({ command: "failedRefunds" });
+    expect(parsePaymentsArgs(["refunds", "failed", "3"])).toEqual({ error: "refunds failed takes no argument 3." });
+    expect(parsePaymentsArgs(["refunds"])).toEqual({ error: "Name a refunds command: refunds failed (see --help)." });
     expect(parsePaymentsArgs(["review", "accept", "17"])).toEqual({ command: "accept", paymentId: 17 });
     expect(parsePaymentsArgs(["review", "refund", "17", "--reason", " wrong amount "])).toEqual({ command: "refund", paymentId: 17, reason: "wrong amount", waitSeconds: DEFAULT_WAIT_SECONDS });
     expect(parsePaymentsArgs(["review", "refund", "17", "--wait", "0", "--reason", "x"])).toMatchObject({ waitSeconds: 0 });
@@ -16,8 +19,8 @@ describe("npm run payments -- review ...", () => {
 
   it("refuses anything else with one line", () => {
     const cases: [string[], string][] = [
-      [[], "Name a command: payments review list|accept|refund (see --help)."],
-      [["list"], "Unknown command list: payments review list|accept|refund (see --help)."],
+      [[], "Name a command: payments review list|accept|refund or refunds failed (see --help)."],
+      [["list"], "Unknown command list: payments review list|accept|refund or refunds failed (see --help)."],
       [["review"], "Name a review command: list, accept or refund (see --help)."],
       [["review", "settle", "1"], "Unknown review command settle: list, accept or refund (see --help)."],
       [["review", "list", "extra"], "review list takes no argument extra."],
