@@ -6,7 +6,7 @@ import type { Db } from "./db/knex.ts";
 import type { Redis } from "./redis.ts";
 import { hashForLog, urlForLog, type Logger } from "./logger.ts";
 import { countRequestQueries, queryLog } from "./db/queryLog.ts";
-import { buildSite } from "./site.ts";
+import { buildSite } from "./shared/site.ts";
 import type { Outbox } from "./email/outbox.ts";
 import type { JobQueue } from "./db/jobQueue.ts";
 import type { CatalogueSource } from "./catalogue/source.ts";

@@ -6,8 +6,8 @@
 import { useId, useState, type FormEvent } from "react";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
-import { DISCOUNT_TEXT, MAX_CODE_LENGTH } from "../src/discounts/rules.ts";
-import { formatPrice } from "../src/money.ts";
+import { DISCOUNT_TEXT, MAX_CODE_LENGTH } from "../src/shared/discounts/rules.ts";
+import { formatPrice } from "../src/shared/money.ts";
 import { CsrfContext, Form } from "../views/components/Form.tsx";
 
 /** The code a registration holds, as the payment step shows it. */

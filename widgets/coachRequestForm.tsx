@@ -4,9 +4,9 @@
  * error clearing when its field is edited, the logo checked by its first bytes before anything is sent.
  */
 import { useId, useRef, useState, type FormEvent, type ReactNode, type RefObject } from "react";
-import { validate, type FieldErrors, type FormValues } from "../src/http/forms.ts";
-import { AREAS_OF_INTEREST, ATHLETES, COACH_MESSAGES, coachRequestSchema, DIVISIONS } from "../src/collegeCoachRequests/schemas.ts";
-import { checkLogo, LOGO_FIELD, LOGO_SNIFF_BYTES, LOGO_TYPES, type CoachEvent } from "../src/collegeCoachRequests/rules.ts";
+import { validate, type FieldErrors, type FormValues } from "../src/shared/forms.ts";
+import { AREAS_OF_INTEREST, ATHLETES, COACH_MESSAGES, coachRequestSchema, DIVISIONS } from "../src/shared/collegeCoachRequests/schemas.ts";
+import { checkLogo, LOGO_FIELD, LOGO_SNIFF_BYTES, LOGO_TYPES, type CoachEvent } from "../src/shared/collegeCoachRequests/rules.ts";
 import { Choices, errorFor, Field, Form, SubmitButton } from "../views/components/Form.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";

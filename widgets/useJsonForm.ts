@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import type * as z from "zod/mini";
-import { validate, type FieldErrors, type FormValues, type FormWidgetProps } from "../src/http/forms.ts";
+import { validate, type FieldErrors, type FormValues, type FormWidgetProps } from "../src/shared/forms.ts";
 import { errorFor } from "../views/components/Form.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast, type ToastMessage } from "./toast.ts";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Request } from "express";
 import type { CatalogueSource } from "../catalogue/source.ts";
 import { CatalogueUnavailableError } from "../catalogue/source.ts";
-import type { Product, Variant } from "../catalogue/types.ts";
+import type { Product, Variant } from "../shared/catalogue/types.ts";
 import {
   buildCartItem,
   compareAtPriceCents,
@@ -12,7 +12,7 @@ import {
   maxQuantity,
   productPath,
   variantPriceCents,
-} from "../catalogue/rules.ts";
+} from "../shared/catalogue/rules.ts";
 import { DomainError } from "../errors.ts";
 import {
   addItem,
@@ -23,30 +23,12 @@ import {
   sameLine,
   subtotalCents,
   type CartItem,
-  type LineProblem,
   type SessionCartItem,
-} from "./rules.ts";
-import { CART_ERRORS, CART_MESSAGES } from "./texts.ts";
-import { centsToDecimal, formatPrice } from "../money.ts";
-
-/** One line of the server cart (the page, the widgets, GET /api/cart): the spec's item with the catalogue's facts now. */
-export interface CartLineView extends CartItem<string> {
-  id: string;
-  priceCents: number;
-  updatedAt: string;
-  productUrl: string | null;
-  maxQuantity: number;
-  problem: LineProblem | null;
-  problemMessage: string | null;
-}
-
-export interface CartView {
-  items: CartLineView[];
-  subtotalCents: number;
-  itemCount: number;
-  /** Lines that block paying (gone, out of stock, price changed), as messages. */
-  problems: string[];
-}
+  type CartLineView,
+  type CartView,
+} from "../shared/cart/rules.ts";
+import { CART_ERRORS, CART_MESSAGES } from "../shared/cart/texts.ts";
+import { centsToDecimal, formatPrice } from "../shared/money.ts";
 
 /** The spec's server cart answer. */
 export function cartJson(view: CartView) {

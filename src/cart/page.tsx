@@ -4,9 +4,10 @@ import type { CatalogueSource } from "../catalogue/source.ts";
 import type { PaymentGateway } from "../payments/gateway.ts";
 import { stripeScripts } from "../payments/setup.ts";
 import { renderPage, type PageContext } from "../http/render.tsx";
-import { emptyForm, type FormState } from "../http/forms.ts";
+import { emptyForm, type FormState } from "../shared/forms.ts";
 import { CartPage } from "../../views/pages/cart/CartPage.tsx";
-import { cartJson, type CartView } from "./cart.ts";
+import { cartJson } from "./cart.ts";
+import type { CartView } from "../shared/cart/rules.ts";
 
 /** What the cart page needs besides the cart: the catalogue, and the card form's gateway and shipping rate. */
 export interface CartPageDeps {

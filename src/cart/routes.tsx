@@ -1,16 +1,18 @@
 import { Router, type Request, type RequestHandler, type Response } from "express";
-import { sendInvalid, validate } from "../http/forms.ts";
+import { sendInvalid } from "../http/forms.ts";
+import { validate } from "../shared/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
 import { domainErrorStatus } from "../http/errors.ts";
 import type { PageContext } from "../http/render.tsx";
 import { DomainError } from "../errors.ts";
 import { refererPath } from "../http/redirects.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
-import { acceptPrice, removeItem, updateQuantity, type SessionCartItem } from "./rules.ts";
-import { addToCart, cartJson, cartStateKey, checkQuantity, currentPriceCents, readCart, viewCart, writeCart, type CartView } from "./cart.ts";
+import { acceptPrice, removeItem, updateQuantity, type SessionCartItem } from "../shared/cart/rules.ts";
+import { addToCart, cartJson, cartStateKey, checkQuantity, currentPriceCents, readCart, viewCart, writeCart } from "./cart.ts";
+import type { CartView } from "../shared/cart/rules.ts";
 import { renderCartPage, type CartPageDeps } from "./page.tsx";
-import { AddItemForm, AddItemJson, QuantityForm, UpdateItemJson } from "./schemas.ts";
-import { CART_ERRORS, CART_MESSAGES, CART_TEXT } from "./texts.ts";
+import { AddItemForm, AddItemJson, QuantityForm, UpdateItemJson } from "../shared/cart/schemas.ts";
+import { CART_ERRORS, CART_MESSAGES, CART_TEXT } from "../shared/cart/texts.ts";
 
 
 /** Adds to the cart per address and minute (the JSON API and the plain form together). */

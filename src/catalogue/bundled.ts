@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { validate } from "../http/forms.ts";
+import { validate } from "../shared/forms.ts";
 import { CatalogueFileSchema } from "./schema.ts";
 import type { CatalogueSource } from "./source.ts";
-import type { Product } from "./types.ts";
+import type { Product } from "../shared/catalogue/types.ts";
 import { deepFreeze } from "../cache/ttl.ts";
 
 export const BUNDLED_CATALOGUE_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), "bundled-catalogue.json");

@@ -1,10 +1,10 @@
 import { Router, type Request } from "express";
 import type { Logger } from "../logger.ts";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import type { ReactNode } from "react";
 import { renderPage, type PageContext } from "../http/render.tsx";
 import { CatalogueUnavailableError, type CatalogueSource } from "./source.ts";
-import type { Product } from "./types.ts";
+import type { Product } from "../shared/catalogue/types.ts";
 import {
   fallbackSizes,
   filterRetail,
@@ -18,9 +18,9 @@ import {
   stripTags,
   variantImageIndex,
   variantImageSrc,
-} from "./rules.ts";
+} from "../shared/catalogue/rules.ts";
 import { sanitizeDescriptionHtml } from "./html.ts";
-import { centsToDecimal, parsePriceCents } from "../money.ts";
+import { centsToDecimal, parsePriceCents } from "../shared/money.ts";
 import { ShopPage } from "../../views/pages/shop/ShopPage.tsx";
 import { ProductNotFoundPage, ProductPage } from "../../views/pages/shop/ProductPage.tsx";
 import type { ProductPickerProps } from "../../widgets/islands/ProductPicker.tsx";

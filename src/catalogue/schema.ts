@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { isPrice } from "../money.ts";
-import type { Product } from "./types.ts";
+import { isPrice } from "../shared/money.ts";
+import type { Product } from "../shared/catalogue/types.ts";
 
 const price = z.string().refine((p) => isPrice(p), "must be a price such as 30.00");
 const image = z.object({ src: z.string().min(1) });

@@ -1,11 +1,11 @@
 import { createStorefrontApiClient, type StorefrontApiClient } from "@shopify/storefront-api-client";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import { CATALOGUE_CACHE_MS } from "./rules.ts";
-import { centsToDecimal, parsePriceCents } from "../money.ts";
+import { CATALOGUE_CACHE_MS } from "../shared/catalogue/rules.ts";
+import { centsToDecimal, parsePriceCents } from "../shared/money.ts";
 import { createTtlCache } from "../cache/ttl.ts";
 import { CatalogueUnavailableError, type CatalogueSource } from "./source.ts";
-import type { Product, ProductImage, Variant } from "./types.ts";
+import type { Product, ProductImage, Variant } from "../shared/catalogue/types.ts";
 
 // ---------- the Storefront API's shape (only the fields we ask for) ----------
 

@@ -1,4 +1,4 @@
-import type { Product } from "./types.ts";
+import type { Product } from "../shared/catalogue/types.ts";
 
 /** Where products come from: the bundled file or Shopify. Both answer with the same Product shape. */
 export interface CatalogueSource {

@@ -4,7 +4,7 @@
  * (starting with = + - @, a tab or a carriage return) prefixed with an apostrophe, which spreadsheets show as text.
  */
 import { Transform } from "node:stream";
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
 
 export const BOM = "\uFEFF";
 const FORMULA_START = /^[=+\-@\t\r]/;

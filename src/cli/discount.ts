@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url";
 import type { Db } from "../db/knex.ts";
 import { commandConfig } from "./commandConfig.ts";
 import { createDb, migrateLatest } from "../db/knex.ts";
-import { formatPrice } from "../money.ts";
-import { describeValue } from "../discounts/rules.ts";
+import { formatPrice } from "../shared/money.ts";
+import { describeValue } from "../shared/discounts/rules.ts";
 import * as repo from "../discounts/repository.ts";
 import { parseDiscountArgs, type DiscountCommand } from "./discountArgs.ts";
 

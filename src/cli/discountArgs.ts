@@ -1,6 +1,6 @@
-import { DISCOUNT_KINDS, normalizeCode, type DiscountKind } from "../discounts/rules.ts";
+import { DISCOUNT_KINDS, normalizeCode, type DiscountKind } from "../shared/discounts/rules.ts";
 import type { NewCode } from "../discounts/repository.ts";
-import { parsePriceCents } from "../money.ts";
+import { parsePriceCents } from "../shared/money.ts";
 
 /** `npm run discount -- ...`: the arguments, checked before anything is written. */
 export type DiscountCommand = { command: "create"; code: NewCode } | { command: "list" } | { command: "deactivate"; code: string } | { error: string };

@@ -12,7 +12,7 @@ import { createDb, type Db } from "../db/knex.ts";
 import { findEvent } from "../events/repository.ts";
 import { csvRows } from "./csv.ts";
 import { defaultFileName, parseExportArgs, USAGE, type ExportCommand } from "./exportArgs.ts";
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
 
 export class ExportError extends Error {}
 

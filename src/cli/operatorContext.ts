@@ -18,7 +18,7 @@ import type { PaymentGateway } from "../payments/gateway.ts";
 import { registerOrderPayments } from "../orders/checkout.ts";
 import { createShopifyWriteBacks } from "../orders/shopifyWriteBack.ts";
 import { registerRegistrationPayments } from "../registrations/paymentHandler.ts";
-import { buildSite, type Site } from "../site.ts";
+import { buildSite, type Site } from "../shared/site.ts";
 
 /** A refused operator command: its one line, and nothing was changed. */
 export class OperatorError extends Error {}

@@ -3,7 +3,7 @@
 // says what each takes).
 import type { Db } from "../db/knex.ts";
 import { maskEmail } from "../logger.ts";
-import { formatPrice } from "../money.ts";
+import { formatPrice } from "../shared/money.ts";
 import { ReviewNotAcceptedError, UnknownPaymentError } from "../payments/core.ts";
 import { findById, type PaymentRow } from "../payments/repository.ts";
 import { parsePaymentsArgs, PAYMENTS_USAGE, type PaymentsCommand } from "./operatorArgs.ts";

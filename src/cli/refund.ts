@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { lockForUpdate } from "../db/locks.ts";
 import { lockingTransaction } from "../db/transaction.ts";
-import { formatPrice } from "../money.ts";
+import { formatPrice } from "../shared/money.ts";
 import { findById, type PaymentRow } from "../payments/repository.ts";
 import { findRefund, findRefundByKey, type RefundRow } from "../payments/refundLedger.ts";
 import { RefundExceedsBalanceError, RefundNotAllowedError } from "../payments/refunds.ts";

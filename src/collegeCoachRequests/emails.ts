@@ -1,8 +1,8 @@
 /** The two e-mails a coach request sends: the details to the brand (logo attached), and an acknowledgement to the coach. */
 import type { OutgoingEmail } from "../email/outbox.ts";
 import type { MailAttachment } from "../email/transport.ts";
-import type { CoachEvent } from "./rules.ts";
-import type { CoachRequest } from "./schemas.ts";
+import type { CoachEvent } from "../shared/collegeCoachRequests/rules.ts";
+import type { CoachRequest } from "../shared/collegeCoachRequests/schemas.ts";
 import type { StoredLogo } from "./logoStore.ts";
 
 const line = (label: string, value: string | number | null | undefined) =>

@@ -1,7 +1,7 @@
 /** Accepted school logos: a row of `stored_files` (every app instance reads it), never served by the site. */
 import type { Knex } from "knex";
 import { storeFile } from "../db/storedFiles.ts";
-import { LOGO_TYPES, type LogoType } from "./rules.ts";
+import { LOGO_TYPES, type LogoType } from "../shared/collegeCoachRequests/rules.ts";
 
 export interface StoredLogo {
   /** The stored file's random name (what the coach_requests row keeps). */

@@ -2,9 +2,9 @@
 import type { Db } from "../db/knex.ts";
 import { enqueueEmail } from "../email/outbox.ts";
 import { coachRequestAcknowledgement, coachRequestBrandEmail } from "./emails.ts";
-import type { CoachEvent } from "./rules.ts";
-import type { CoachRequest } from "./schemas.ts";
-import type { LogoType } from "./rules.ts";
+import type { CoachEvent } from "../shared/collegeCoachRequests/rules.ts";
+import type { CoachRequest } from "../shared/collegeCoachRequests/schemas.ts";
+import type { LogoType } from "../shared/collegeCoachRequests/rules.ts";
 import { storeLogo } from "./logoStore.ts";
 
 export interface SaveCoachRequest {

@@ -1,17 +1,18 @@
 import { Router, type Request, type RequestHandler, type Response } from "express";
 import multer from "multer";
 import type { Db } from "../db/knex.ts";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import type { Outbox } from "../email/outbox.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
 import { renderPage } from "../http/render.tsx";
-import { emptyForm, sendInvalid, validate, type FieldErrors, type FormState } from "../http/forms.ts";
+import { sendInvalid } from "../http/forms.ts";
+import { emptyForm, validate, type FieldErrors, type FormState } from "../shared/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
 import { HttpError } from "../http/errors.ts";
 import { CsrfError, type Csrf } from "../http/csrf.ts";
 import { findEvent } from "../events/repository.ts";
-import { EVENT_LOAD_FAILED, EVENT_NOT_FOUND, EVENT_NOT_FOUND_TEXT, EVENT_NOT_FOUND_TITLE, parseEventId } from "../events/rules.ts";
-import type { EventDetail } from "../events/types.ts";
+import { EVENT_LOAD_FAILED, EVENT_NOT_FOUND, EVENT_NOT_FOUND_TEXT, EVENT_NOT_FOUND_TITLE, parseEventId } from "../shared/events/rules.ts";
+import type { EventDetail } from "../shared/events/types.ts";
 import {
   checkLogoContent,
   coachEvent,
@@ -22,8 +23,8 @@ import {
   LOGO_SNIFF_BYTES,
   type CoachEvent,
   type LogoType,
-} from "./rules.ts";
-import { COACH_MESSAGES, coachRequestSchema, type CoachRequest } from "./schemas.ts";
+} from "../shared/collegeCoachRequests/rules.ts";
+import { COACH_MESSAGES, coachRequestSchema, type CoachRequest } from "../shared/collegeCoachRequests/schemas.ts";
 import { saveCoachRequest } from "./repository.ts";
 import { CoachRegistrationPage } from "../../views/pages/collegeCoachRequests/CoachRegistrationPage.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";

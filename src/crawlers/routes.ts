@@ -2,7 +2,7 @@ import { Router } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
 import type { CatalogueSource } from "../catalogue/source.ts";
-import { productPath } from "../catalogue/rules.ts";
+import { productPath } from "../shared/catalogue/rules.ts";
 import { listedEventChanges } from "../events/repository.ts";
 import { siteOrigin } from "../http/origin.ts";
 

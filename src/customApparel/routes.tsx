@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from "express";
 import { renderPage } from "../http/render.tsx";
-import { emptyForm, type FormState } from "../http/forms.ts";
+import { emptyForm, type FormState } from "../shared/forms.ts";
 import type { MessageForms } from "../inbox/routes.tsx";
-import { findPortfolioItem } from "./content.ts";
+import { findPortfolioItem } from "../shared/customApparel/content.ts";
 import { CustomApparelPage } from "../../views/pages/apparel/CustomApparelPage.tsx";
 
 /** /custom-apparel with its quote form (the quote goes to the brand's inbox). */

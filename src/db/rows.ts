@@ -1,4 +1,4 @@
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
 
 /** A row as knex returns it: repositories read each column through the functions below. */
 export type Row = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toBool, toDate } from "../db/rows.ts";
-import { normalizeCode, type DiscountCode, type DiscountKind, type DiscountType } from "./rules.ts";
+import { normalizeCode, type DiscountCode, type DiscountKind, type DiscountType } from "../shared/discounts/rules.ts";
 
 /** The one module that queries the discount codes (their use by registrations: src/registrations/repository.ts). */
 

@@ -5,7 +5,7 @@ import { maskEmail } from "../logger.ts";
 import { createJobQueue, type JobQueue } from "../db/jobQueue.ts";
 import { readStoredFile } from "../db/storedFiles.ts";
 import type { MailAttachment, MailMessage, MailTransport, SendableAttachment } from "./transport.ts";
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
 
 /** What a feature queues: the message without its sender, plus what it is about. */
 export interface OutgoingEmail extends Omit<MailMessage, "from" | "attachments"> {

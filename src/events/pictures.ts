@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { publicDirectory } from "../http/assets.ts";
-import type { EventSummary } from "./types.ts";
+import type { EventSummary } from "../shared/events/types.ts";
 
 export const EVENT_PLACEHOLDER = "/images/events/event-placeholder.svg";
 export const COACH_PLACEHOLDER = "/images/events/coaches/coach-placeholder.svg";

@@ -10,10 +10,10 @@ import {
   type EventPackage,
   type EventSummary,
   type PackageCode,
-} from "./types.ts";
-import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOfDayIn } from "./rules.ts";
+} from "../shared/events/types.ts";
+import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOfDayIn } from "../shared/events/rules.ts";
 import { eventCaches } from "./cache.ts";
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
 
 /**
  * The one module that queries the events tables. Event data read through the Db (pages, forms, e-mails' texts)

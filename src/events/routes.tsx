@@ -1,6 +1,6 @@
 import { Router, type NextFunction, type Request, type Response } from "express";
 import type { Db } from "../db/knex.ts";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import { renderPage, type PageContext } from "../http/render.tsx";
 import { findEvent, listEvents, shownPlacesLeft, shownWaiting } from "./repository.ts";
 import {
@@ -13,9 +13,9 @@ import {
   parseEventId,
   registrationStatus,
   seasonYear,
-} from "./rules.ts";
+} from "../shared/events/rules.ts";
 import { withPictures } from "./pictures.ts";
-import { coachRegistrationState } from "../collegeCoachRequests/rules.ts";
+import { coachRegistrationState } from "../shared/collegeCoachRequests/rules.ts";
 import { EventsPage, EVENTS_HERO_POSTER } from "../../views/pages/events/EventsPage.tsx";
 import { EventDetailPage } from "../../views/pages/events/EventDetailPage.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";

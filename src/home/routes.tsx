@@ -1,11 +1,11 @@
 import { Router, type Request, type Response } from "express";
 import type { Db } from "../db/knex.ts";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import { renderPage } from "../http/render.tsx";
-import { emptyForm, type FormState } from "../http/forms.ts";
+import { emptyForm, type FormState } from "../shared/forms.ts";
 import { listEvents } from "../events/repository.ts";
 import type { MessageForms } from "../inbox/routes.tsx";
-import { homeOffers } from "./eventOffers.ts";
+import { homeOffers } from "../shared/home/eventOffers.ts";
 import { AboutPage } from "../../views/pages/AboutPage.tsx";
 import { HomePage } from "../../views/pages/home/HomePage.tsx";
 import { TeamEventsPage } from "../../views/pages/home/TeamEventsPage.tsx";

@@ -7,7 +7,7 @@ import type { Logger } from "../logger.ts";
 import { DomainError, type DomainErrorKind } from "../errors.ts";
 import { ForbiddenOriginError } from "./security.ts";
 import { buildPageContext, type PageContextOptions } from "./pageContext.ts";
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
 
 /** The one table from a use case's refusal to an HTTP status (and the error page's title). */
 const DOMAIN_ERROR_STATUS: Record<DomainErrorKind, { status: number; title: string }> = {

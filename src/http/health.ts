@@ -1,7 +1,6 @@
 import { Router } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Redis } from "../redis.ts";
-import type { PaymentGateway } from "../payments/gateway.ts";
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error("timeout")), ms).unref())]);
@@ -11,7 +10,12 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  * /healthz: the process answers. /readyz: the database and Redis answer, and (production, `stripe` given) Stripe
  * accepts the keys (checked at most every 30 s); 503 names what does not, with Stripe's reason.
  */
-export function healthRoutes(db: Db, redis: Redis | undefined, stripe?: Pick<PaymentGateway, "checkKeys">): Router {
+/** What /readyz asks the payment gateway (src/payments/gateway.ts gives it): whether its keys work. */
+export interface PaymentKeysCheck {
+  checkKeys(): Promise<{ ok: true } | { ok: false; reason: string }>;
+}
+
+export function healthRoutes(db: Db, redis: Redis | undefined, stripe?: PaymentKeysCheck): Router {
   const router = Router();
   router.get("/healthz", (_req, res) => {
     res.set("cache-control", "no-store").json({ status: "ok" });

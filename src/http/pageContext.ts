@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from "express";
 import "./sessionData.ts";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import type { Assets } from "./assets.ts";
 import type { PageContext } from "./render.tsx";
 import type { ToastMessage } from "../../views/components/Toast.tsx";

@@ -6,7 +6,7 @@ import { redisAvailable, type Redis } from "../redis.ts";
 import { isUnavailable } from "./errors.ts";
 import { randomId } from "./randomIds.ts";
 import type { Logger } from "../logger.ts";
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
 
 /** Sessions and CSRF tokens on a development machine (production requires SESSION_SECRET). */
 export const DEVELOPMENT_SECRET = "embedded-default-development-secret";

@@ -1,5 +1,5 @@
 /** The e-mails the brand receives for each message: pure functions of the stored data. */
-import type { ContactMessage, NewsletterSignup, QuoteRequest } from "./schemas.ts";
+import type { ContactMessage, NewsletterSignup, QuoteRequest } from "../shared/inbox/schemas.ts";
 import type { OutgoingEmail } from "../email/outbox.ts";
 
 const line = (label: string, value: string | undefined) => `${label}: ${value ?? "(not given)"}`;

@@ -3,7 +3,7 @@ import { isUniqueViolation } from "../db/rows.ts";
 import type { Db } from "../db/knex.ts";
 import { enqueueEmail } from "../email/outbox.ts";
 import { contactEmail, newsletterEmail, quoteEmail } from "./emails.ts";
-import type { ContactMessage, NewsletterSignup, QuoteRequest } from "./schemas.ts";
+import type { ContactMessage, NewsletterSignup, QuoteRequest } from "../shared/inbox/schemas.ts";
 
 export async function saveContactMessage(db: Db, m: ContactMessage, brandInbox: string): Promise<number> {
   return db.transaction(async (trx) => {

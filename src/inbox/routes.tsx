@@ -1,14 +1,15 @@
 import { Router, type Request, type Response } from "express";
 import type * as z from "zod/mini";
 import type { Db } from "../db/knex.ts";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import type { Outbox } from "../email/outbox.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
 import { renderPage } from "../http/render.tsx";
-import { emptyForm, formRoute, sendInvalid, validate, type FormState } from "../http/forms.ts";
+import { formRoute, sendInvalid } from "../http/forms.ts";
+import { emptyForm, validate, type FormState } from "../shared/forms.ts";
 import { flashToast, markFormSent, takeFormSent } from "../http/pageContext.ts";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
-import { contactSchema, newsletterSchema, NEWSLETTER_MESSAGES, QUOTE_MESSAGES, quoteSchema } from "./schemas.ts";
+import { contactSchema, newsletterSchema, NEWSLETTER_MESSAGES, QUOTE_MESSAGES, quoteSchema } from "../shared/inbox/schemas.ts";
 import { saveContactMessage, saveQuoteRequest, subscribeToNewsletter } from "./repository.ts";
 import { ContactPage } from "../../views/pages/contact/ContactPage.tsx";
 

@@ -2,16 +2,16 @@ import { createHash, randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import { enqueueEmail, type Outbox } from "../email/outbox.ts";
 import { PaymentNotOpenError, type PaymentCore, type SettleResult } from "../payments/core.ts";
 import { DomainError } from "../errors.ts";
-import { CHECKOUT_ERRORS } from "./texts.ts";
+import { CHECKOUT_ERRORS } from "../shared/orders/texts.ts";
 import * as repo from "./repository.ts";
-import type { Customer, Order } from "./repository.ts";
+import type { Customer, Order } from "../shared/orders/types.ts";
 import { orderConfirmationEmail, orderRefundedEmail } from "./email.ts";
 import { enqueueShopifyWriteBack } from "./shopifyWriteBack.ts";
-import { shippingCents, type ShippingAddress } from "./rules.ts";
+import { shippingCents, type ShippingAddress } from "../shared/orders/rules.ts";
 import type { JobQueue } from "../db/jobQueue.ts";
 import { newSecretToken, secretTokenHash, SECRET_TOKEN_PATTERN } from "../http/secretLinks.ts";
 
@@ -38,7 +38,7 @@ export function orderStatusUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/orders/${token}`;
 }
 
-/** One line of what is being bought, as the session cart prices it now (cart/cart.ts CartLineView has this shape). */
+/** One line of what is being bought, as the session cart prices it now (shared/cart/rules.ts CartLineView has this shape). */
 export interface CheckoutLine {
   id: string;
   shopifyProductId: string;

@@ -1,18 +1,20 @@
 import { Router, type Request, type RequestHandler, type Response } from "express";
-import { sendInvalid, validate } from "../http/forms.ts";
+import { sendInvalid } from "../http/forms.ts";
+import { validate } from "../shared/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
 import { renewSessionId } from "../http/session.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
 import { DomainError } from "../errors.ts";
-import { centsToDecimal } from "../money.ts";
-import { readCart, viewCart, type CartView } from "../cart/cart.ts";
+import { centsToDecimal } from "../shared/money.ts";
+import { readCart, viewCart } from "../cart/cart.ts";
+import type { CartView } from "../shared/cart/rules.ts";
 import { renderCartPage, type CartPageDeps } from "../cart/page.tsx";
-import { itemCount } from "../cart/rules.ts";
-import { CheckoutForm, CheckoutJson, CompleteJson, validateCheckout } from "../cart/schemas.ts";
-import { CART_TEXT } from "../cart/texts.ts";
+import { itemCount } from "../shared/cart/rules.ts";
+import { CheckoutForm, CheckoutJson, CompleteJson, validateCheckout } from "../shared/cart/schemas.ts";
+import { CART_TEXT } from "../shared/cart/texts.ts";
 import { checkoutKeyFor, completeCheckout, startCheckout, type OrdersDeps } from "./checkout.ts";
 import { settlePaidCheckout, settlePaidOrder } from "./settlement.ts";
-import { CHECKOUT_ERRORS } from "./texts.ts";
+import { CHECKOUT_ERRORS } from "../shared/orders/texts.ts";
 
 /** This visitor session's checkout key (see checkoutKeyFor); set on first use. */
 function checkoutKey(req: Request): string {

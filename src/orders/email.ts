@@ -1,11 +1,11 @@
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import type { OutgoingEmail } from "../email/outbox.ts";
-import type { Order } from "./repository.ts";
-import { formatPrice } from "../money.ts";
-import { addressLines, shippingLabel } from "./rules.ts";
-import { variantText } from "../cart/rules.ts";
-import { shipsStartingNote } from "../catalogue/rules.ts";
-import { RETURNS, SHIPPING, supportHoursText } from "../inbox/policies.ts";
+import type { Order } from "../shared/orders/types.ts";
+import { formatPrice } from "../shared/money.ts";
+import { addressLines, shippingLabel } from "../shared/orders/rules.ts";
+import { variantText } from "../shared/cart/rules.ts";
+import { shipsStartingNote } from "../shared/catalogue/rules.ts";
+import { RETURNS, SHIPPING, supportHoursText } from "../shared/inbox/policies.ts";
 
 /** When the order leaves: caps and tees wait for the configured day while it is ahead (with its year). */
 function shippingTimes(shipsLater: string | null): string {

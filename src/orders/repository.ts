@@ -2,59 +2,11 @@ import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { type Row, toDate } from "../db/rows.ts";
 import { lockForUpdate } from "../db/locks.ts";
-import type { ShippingAddress } from "./rules.ts";
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
+import type { ShippingAddress } from "../shared/orders/rules.ts";
+import type { Customer, Order, OrderLineInput, OrderStatus } from "../shared/orders/types.ts";
 
 type Conn = Db | Knex.Transaction;
-
-export type OrderStatus = "pending_payment" | "paid" | "canceled";
-
-export interface OrderLineInput {
-  productId: string;
-  variantId: string;
-  productHandle: string | null;
-  productTitle: string;
-  variantTitle: string;
-  selectedSize: string | null;
-  selectedColor: string | null;
-  unitPriceCents: number;
-  quantity: number;
-  /** The cart line it was made from (null on orders made before lines were linked). */
-  cartLineId: string | null;
-}
-
-export interface OrderItem extends OrderLineInput {
-  id: number;
-  lineTotalCents: number;
-}
-
-export interface Customer {
-  firstName: string;
-  lastName: string;
-  email: string;
-  phone: string;
-}
-
-export interface Order {
-  id: number;
-  reference: string;
-  status: OrderStatus;
-  customer: Customer;
-  subtotalCents: number;
-  shippingCents: number;
-  totalCents: number;
-  /** Null only on orders placed before the checkout asked for an address. */
-  shippingAddress: ShippingAddress | null;
-  currency: string;
-  cartFingerprint: string;
-  /** The visitor session that started it (see checkout.ts). */
-  checkoutKey: string | null;
-  shopifyOrderId: string | null;
-  shopifySyncStatus: string;
-  createdAt: Date;
-  paidAt: Date | null;
-  items: OrderItem[];
-}
 
 export async function insertOrder(
   trx: Knex.Transaction,

@@ -2,7 +2,7 @@ import { Router, type Request } from "express";
 import type { ReactNode } from "react";
 import { renderPage } from "../http/render.tsx";
 import * as repo from "./repository.ts";
-import type { Order } from "./repository.ts";
+import type { Order } from "../shared/orders/types.ts";
 import { STATUS_TOKEN_PATTERN, statusTokenHash, type OrdersDeps } from "./checkout.ts";
 import { OrderStatusPage } from "../../views/pages/orders/OrderStatusPage.tsx";
 import { OrderConfirmation } from "../../views/pages/orders/OrderConfirmation.tsx";

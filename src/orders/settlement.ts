@@ -3,9 +3,9 @@ import type { PageContext } from "../http/render.tsx";
 import { renewSessionId } from "../http/session.ts";
 import type { Logger } from "../logger.ts";
 import { readCart } from "../cart/cart.ts";
-import { itemCount, removePaidLines } from "../cart/rules.ts";
+import { itemCount, removePaidLines } from "../shared/cart/rules.ts";
 import { paidCheckoutOrder, type OrdersDeps } from "./checkout.ts";
-import type { Order } from "./repository.ts";
+import type { Order } from "../shared/orders/types.ts";
 
 /** After a payment: only the paid order's lines leave this session's cart, and the session gets a new id. */
 export async function settlePaidOrder(req: Request, res: Response, order: Order, logger: Logger): Promise<void> {

@@ -5,9 +5,9 @@ import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
 import { createJobQueue, type JobQueue } from "../db/jobQueue.ts";
 import { shopifyFetch } from "../catalogue/shopify.ts";
-import { centsToDecimal } from "../money.ts";
+import { centsToDecimal } from "../shared/money.ts";
 import * as repo from "./repository.ts";
-import type { Order } from "./repository.ts";
+import type { Order } from "../shared/orders/types.ts";
 
 export const ORDER_CREATE_MUTATION = `#graphql
   mutation orderCreate($order: OrderCreateOrderInput!, $options: OrderCreateOptionsInput) {

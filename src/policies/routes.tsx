@@ -1,9 +1,9 @@
 import { Router } from "express";
-import type { Site } from "../site.ts";
-import { shipsStartingNote } from "../catalogue/rules.ts";
+import type { Site } from "../shared/site.ts";
+import { shipsStartingNote } from "../shared/catalogue/rules.ts";
 import { renderPage } from "../http/render.tsx";
 import { AgreementPage, CancellationPolicyPage } from "../../views/pages/policies/CampPolicyPages.tsx";
-import { CAMP_POLICY_PATHS, LIABILITY_WAIVER, MEDICAL_RELEASE } from "../registrations/manage/agreements.ts";
+import { CAMP_POLICY_PATHS, LIABILITY_WAIVER, MEDICAL_RELEASE } from "../shared/registrations/agreements.ts";
 import { PrivacyPolicyPage, ReturnsPolicyPage, ShippingPolicyPage, TermsPage } from "../../views/pages/policies/PolicyPages.tsx";
 
 /** /shipping, /returns, /privacy, /terms: written from the business constants and what the site stores. */

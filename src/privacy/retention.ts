@@ -1,5 +1,5 @@
 /**
- * Deletes what has been kept as long as the privacy page says (the periods of src/inbox/policies.ts, the one
+ * Deletes what has been kept as long as the privacy page says (the periods of src/shared/inbox/policies.ts, the one
  * list): sent e-mails after 90 days, messages, quote requests and coach requests (with their logos) after 2 years,
  * orders and their payments 7 years after the order, registrations and their payments 7 years after the camp.
  * Each statement deletes by age only, so several instances (or the command and an instance) running it at once
@@ -7,7 +7,7 @@
  */
 import type { Db } from "../db/knex.ts";
 import { deleteStoredFiles } from "../db/storedFiles.ts";
-import { MESSAGE_YEARS, ORDER_RECORD_YEARS, OUTBOX_DAYS } from "../inbox/policies.ts";
+import { MESSAGE_YEARS, ORDER_RECORD_YEARS, OUTBOX_DAYS } from "../shared/inbox/policies.ts";
 
 export type RetentionCounts = Record<string, number>;
 

@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import { DomainError } from "../errors.ts";
 import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import * as codes from "../discounts/repository.ts";
-import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../discounts/rules.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../shared/discounts/rules.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
 import { holdIsLive, type RegistrationDeps } from "./deps.ts";

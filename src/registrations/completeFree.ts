@@ -3,7 +3,7 @@ import { enqueueEmail } from "../email/outbox.ts";
 import { findEvent } from "../events/repository.ts";
 import { PaymentNotOpenError } from "../payments/core.ts";
 import * as codes from "../discounts/repository.ts";
-import { DISCOUNT_REASONS, DISCOUNT_TEXT, discountAmount, refusal } from "../discounts/rules.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, discountAmount, refusal } from "../shared/discounts/rules.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
 import { registrationConfirmationEmail } from "./email.ts";

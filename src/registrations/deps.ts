@@ -1,6 +1,6 @@
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import type { Outbox } from "../email/outbox.ts";
 import type { PaymentCore } from "../payments/core.ts";
 import type { Registration } from "./repository.ts";

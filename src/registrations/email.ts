@@ -1,9 +1,9 @@
 import { createEvents, type DateArray } from "ics";
-import type { Site } from "../site.ts";
+import type { Site } from "../shared/site.ts";
 import type { OutgoingEmail } from "../email/outbox.ts";
-import type { EventDetail } from "../events/types.ts";
-import { formatPrice } from "../money.ts";
-import { eventHoursText } from "../events/rules.ts";
+import type { EventDetail } from "../shared/events/types.ts";
+import { formatPrice } from "../shared/money.ts";
+import { eventHoursText } from "../shared/events/rules.ts";
 import type { Registration } from "./repository.ts";
 
 /** The discount code a registration used, as the e-mail shows it. */

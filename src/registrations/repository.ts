@@ -1,10 +1,10 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toDate } from "../db/rows.ts";
-import type { IndividualRegistration } from "./rules.ts";
-import { TEAM_PACKAGE, type TeamRegistration } from "./teamRules.ts";
+import type { IndividualRegistration } from "../shared/registrations/rules.ts";
+import { TEAM_PACKAGE, type TeamRegistration } from "../shared/registrations/teamRules.ts";
 import { REGISTRATION_TRANSITIONS, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
-import { toText } from "../toText.ts";
+import { toText } from "../shared/toText.ts";
 
 /** The one module that queries the registration aggregate's tables: registrations, their athletes, days and code. */
 

@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Request } from "playwright-core";
 import { BENCH_PAGES, PUBLIC_URL, proxyHeaders as remoteProxyHeaders, startBenchSite, writeResults } from "./site.ts";
-import { toText } from "../../src/toText.ts";
+import { toText } from "../../src/shared/toText.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);

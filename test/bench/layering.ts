@@ -1,11 +1,13 @@
 /**
- * Imports that run back up the folder graph of src/, views/ and widgets/. The layers, top to bottom: views/ and
- * widgets/ (pages and islands); the feature folders of src/ (src/<feature>/); the foundations (src/http, src/db,
- * src/email, src/cache and the top-level src/*.ts files but the composition roots app.ts and server.ts). An import
- * counts when it goes from a lower layer to a higher one: a feature file importing views/ or widgets/, a foundation
- * importing a feature folder, views/ or widgets/. Type-only imports count too (they still tie the folders together)
- * and are also shown apart. At f6a98be (before issue 25's moves) it finds 42, 31 of them values; the issue's review
- * counted 34 by a rule it did not write down. Run: `npm run bench:layering` (prints the count, then each import).
+ * Imports that run back up the folder graph of src/, views/ and widgets/. The layers, bottom to top: src/shared/ (the
+ * browser-safe folder: schemas, texts, rules, types, money, the form kit); views/ and widgets/ (pages and islands,
+ * which import only src/shared/ from src/); the foundations (src/http, src/db, src/email, src/cache and the top-level
+ * src/*.ts files but the composition roots app.ts and server.ts); the feature folders of src/ (routes, use cases,
+ * repositories). An import counts when it goes from a lower layer to a higher one: src/shared/ importing anything
+ * else, a view or widget importing a server module of src/, a foundation importing a feature. Type-only imports count
+ * too (they still tie the folders together) and are also shown apart. Before issue 25 there was no src/shared/: a
+ * feature's rules.ts sat in the feature folder, so each view or widget importing one counted (`-- <dir>` measures an
+ * older checkout by the same rule). Run: `npm run bench:layering` (prints the count, then each import).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -17,13 +19,14 @@ const FOUNDATIONS = new Set(["http", "db", "email", "cache"]);
 /** The composition roots: they wire every layer together, so their imports run nowhere "back". */
 const ROOTS = new Set(["src/app.ts", "src/server.ts"]);
 
-/** 2: views/ and widgets/; 1: a feature folder of src/; 0: a foundation. */
+/** 0: src/shared/; 1: views/ and widgets/; 2: a foundation; 3: a feature folder of src/. */
 function layerOf(file: string): number | undefined {
   const relative = path.relative(root, file);
   const parts = relative.split(path.sep);
-  if (parts[0] === "views" || parts[0] === "widgets") return 2;
+  if (parts[0] === "views" || parts[0] === "widgets") return 1;
   if (parts[0] !== "src" || ROOTS.has(parts.join("/"))) return undefined;
-  return parts.length === 2 || FOUNDATIONS.has(parts[1]!) ? 0 : 1;
+  if (parts[1] === "shared") return 0;
+  return parts.length === 2 || FOUNDATIONS.has(parts[1]!) ? 2 : 3;
 }
 
 function sourceFiles(dir: string): string[] {

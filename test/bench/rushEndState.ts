@@ -3,8 +3,8 @@
  * Stripe charged (the families kept its confirm answers). Every broken rule is one problem: none is exact.
  */
 import type mysql from "mysql2/promise";
-import { discountAmount } from "../../src/discounts/rules.ts";
-import { toText } from "../../src/toText.ts";
+import { discountAmount } from "../../src/shared/discounts/rules.ts";
+import { toText } from "../../src/shared/toText.ts";
 
 export interface Charge {
   reference: string;

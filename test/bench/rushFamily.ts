@@ -4,7 +4,7 @@
  * PaymentIntent the way the offline Stripe.js does, reports the payment back, and opens the page it lands on.
  */
 import { csrfFrom } from "../support/http.ts";
-import { toText } from "../../src/toText.ts";
+import { toText } from "../../src/shared/toText.ts";
 
 export const PUBLIC_URL = "https://rush.example";
 export const PAYING_CARD = "4242424242424242";

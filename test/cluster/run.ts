@@ -30,7 +30,7 @@ import { closeRedis, connectRedis } from "../../src/redis.ts";
 import { createLogger } from "../../src/logger.ts";
 import { freePort, startNginx, type RunningNginx } from "./nginx.ts";
 import { Visitor } from "./visitor.ts";
-import { toText } from "../../src/toText.ts";
+import { toText } from "../../src/shared/toText.ts";
 
 process.env.TEST_DATABASE_URL ||= "mysql://root@127.0.0.1:3306/test";
 const redisUrl = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";

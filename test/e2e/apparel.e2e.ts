@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, hydratedInView, launchBrowser, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
-import { APPAREL_SETS, PORTFOLIO_SETS, ROTATION_MS, SCHOOL_PACKAGES } from "../../src/customApparel/content.ts";
+import { APPAREL_SETS, PORTFOLIO_SETS, ROTATION_MS, SCHOOL_PACKAGES } from "../../src/shared/customApparel/content.ts";
 
 let browser: Browser;
 beforeAll(async () => {

@@ -7,9 +7,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { BUNDLED_CATALOGUE_FILE, loadCatalogueFile } from "../../src/catalogue/bundled.ts";
-import { parsePriceCents } from "../../src/money.ts";
+import { parsePriceCents } from "../../src/shared/money.ts";
 import type { StorefrontProduct } from "../../src/catalogue/shopify.ts";
-import type { Product } from "../../src/catalogue/types.ts";
+import type { Product } from "../../src/shared/catalogue/types.ts";
 
 export type FakeShopifyMode = "up" | "down" | "hang";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
-import { PORTFOLIO } from "../../src/customApparel/content.ts";
+import { PORTFOLIO } from "../../src/shared/customApparel/content.ts";
 import { loadAssets, publicDirectory } from "../../src/http/assets.ts";
 
 let t: TestApp;

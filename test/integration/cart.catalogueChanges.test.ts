@@ -6,7 +6,7 @@ import { textOf, visitor } from "../support/http.ts";
 import { createApp } from "../../src/app.ts";
 import { BUNDLED_CATALOGUE_FILE, loadCatalogueFile } from "../../src/catalogue/bundled.ts";
 import type { CatalogueSource } from "../../src/catalogue/source.ts";
-import type { Product } from "../../src/catalogue/types.ts";
+import type { Product } from "../../src/shared/catalogue/types.ts";
 
 // The app over a catalogue the test can change, as an operator editing Shopify would between add and checkout.
 let t: TestApp;

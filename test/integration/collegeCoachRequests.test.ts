@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { executableScripts, textOf, visitor as firstVisit } from "../support/http.ts";
-import { LOGO_MAX_BYTES } from "../../src/collegeCoachRequests/rules.ts";
+import { LOGO_MAX_BYTES } from "../../src/shared/collegeCoachRequests/rules.ts";
 import { readStoredFile } from "../../src/db/storedFiles.ts";
 import { coachRequestRoutes, UNREADABLE, UPLOADS_BUSY } from "../../src/collegeCoachRequests/routes.tsx";
 
@@ -502,7 +502,7 @@ describe("multipart bodies that cannot be read, forged or too many at once", () 
     const seen: { token: unknown; bytesKept: number }[] = [];
     const { Router } = await import("express");
     const routes = coachRequestRoutes({
-      db: t.db, site: (await import("../../src/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
+      db: t.db, site: (await import("../../src/shared/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
       rateLimiter: () => (_req, _res, next) => next(),
       csrf: { valid: (req) => (seen.push({ token: (req.body as Record<string, unknown>)._csrf, bytesKept: req.file?.size ?? 0 }), false) },
     });
@@ -523,7 +523,7 @@ describe("multipart bodies that cannot be read, forged or too many at once", () 
   it(`reads at most N bodies at once: the next one answers 503 '${UPLOADS_BUSY}' at once`, async () => {
     const http = await import("node:http");
     const routes = coachRequestRoutes({
-      db: t.db, site: (await import("../../src/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
+      db: t.db, site: (await import("../../src/shared/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
       rateLimiter: () => (_req, _res, next) => next(),
       csrf: { valid: () => true },
       maxConcurrentUploads: 2,

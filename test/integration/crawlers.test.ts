@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { createApp } from "../../src/app.ts";
 import { CatalogueUnavailableError } from "../../src/catalogue/source.ts";
-import { productPath } from "../../src/catalogue/rules.ts";
+import { productPath } from "../../src/shared/catalogue/rules.ts";
 import { ROBOTS_DISALLOW, SITEMAP_PAGES } from "../../src/crawlers/routes.ts";
 
 let t: TestApp;

@@ -3,7 +3,7 @@ import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import { findEvent } from "../../src/events/repository.ts";
-import { formatDollars, formatPrice } from "../../src/money.ts";
+import { formatDollars, formatPrice } from "../../src/shared/money.ts";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { csrfFrom, textOf } from "../support/http.ts";
 import { createApp } from "../../src/app.ts";
 import { BUNDLED_CATALOGUE_FILE, loadCatalogueFile } from "../../src/catalogue/bundled.ts";
 import type { CatalogueSource } from "../../src/catalogue/source.ts";
-import type { Product } from "../../src/catalogue/types.ts";
+import type { Product } from "../../src/shared/catalogue/types.ts";
 
 /**
  * The cart page kept per cart state (src/http/pageCache.ts `answerKept`, `fromKeptPage` in the page context): a

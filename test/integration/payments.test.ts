@@ -7,7 +7,7 @@ import type { PaymentCore, PaymentKindHandler } from "../../src/payments/core.ts
 import type { PaymentRow } from "../../src/payments/repository.ts";
 import { ORDER_KIND, registerOrderPayments } from "../../src/orders/checkout.ts";
 import { insertOrder } from "../../src/orders/repository.ts";
-import { buildSite } from "../../src/site.ts";
+import { buildSite } from "../../src/shared/site.ts";
 
 let t: PayingTestApp;
 let fake: FakeStripe;

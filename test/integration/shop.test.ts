@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { executableScripts, textOf } from "../support/http.ts";
 import { startFakeShopify, type FakeShopify } from "../fakes/shopify.ts";
-import type { Product } from "../../src/catalogue/types.ts";
+import type { Product } from "../../src/shared/catalogue/types.ts";
 import { loadAssets } from "../../src/http/assets.ts";
 
 /** Pages link a picture's content-hashed copy in the build when there is one (a pattern of its URL). */

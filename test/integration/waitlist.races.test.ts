@@ -4,7 +4,7 @@ import { createDb, type Db } from "../../src/db/knex.ts";
 import { createApp } from "../../src/app.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { placesTaken } from "../../src/events/repository.ts";
-import { chooseOffers, WAITLIST_TEXT } from "../../src/registrations/waitlist/rules.ts";
+import { chooseOffers, WAITLIST_TEXT } from "../../src/shared/registrations/waitingList.ts";
 import { visitor } from "../support/http.ts";
 
 /**

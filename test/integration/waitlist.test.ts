@@ -4,7 +4,7 @@ import { textOf, visitor } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { Writable } from "node:stream";
-import { WAITLIST_TEXT } from "../../src/registrations/waitlist/rules.ts";
+import { WAITLIST_TEXT } from "../../src/shared/registrations/waitingList.ts";
 import { runExport, WAITING_LIST_COLUMNS } from "../../src/cli/export.ts";
 import { setCapacity } from "../../src/registrations/waitlist/capacity.ts";
 import { parseCapacityArgs } from "../../src/cli/capacity.ts";

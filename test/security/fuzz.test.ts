@@ -4,7 +4,7 @@ import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { routePath, UNSAFE_ROUTES, validBody, type Field, type Slots, type UnsafeRoute } from "./routes.ts";
 import { cartState, LEAK, prototypeSnapshot, randomIp, rowCounts, shopperWithOneLine, type Visitor } from "./support.ts";
-import { toText } from "../../src/toText.ts";
+import { toText } from "../../src/shared/toText.ts";
 
 /**
  * The probe's malformed requests, kept: every case sends a valid session and CSRF token to an unsafe route of

@@ -10,7 +10,7 @@ import { textOf, visitor } from "../support/http.ts";
 import { createApp } from "../../src/app.ts";
 import { publicDirectory } from "../../src/http/assets.ts";
 import { noCookieOnPublicResponses } from "../../src/http/publicCache.ts";
-import { TEXT_MESSAGES } from "../../src/http/text.ts";
+import { TEXT_MESSAGES } from "../../src/shared/text.ts";
 import { shopperWithOneLine } from "./support.ts";
 
 /** The outside probe's reproducers, one by one: each now gets a 4xx or a safe answer and the site keeps serving. */

@@ -14,10 +14,10 @@ import {
   updateQuantity,
   variantText,
   type SessionCartItem,
-} from "../../src/cart/rules.ts";
-import { AddItemJson, CheckoutJson, CustomerInfo, validateCheckout } from "../../src/cart/schemas.ts";
-import { badgeText } from "../../src/cart/badge.ts";
-import { centsToDecimal, formatPrice } from "../../src/money.ts";
+} from "../../src/shared/cart/rules.ts";
+import { AddItemJson, CheckoutJson, CustomerInfo, validateCheckout } from "../../src/shared/cart/schemas.ts";
+import { badgeText } from "../../src/shared/cart/badge.ts";
+import { centsToDecimal, formatPrice } from "../../src/shared/money.ts";
 
 const line = (productId: string, variantId: string, quantity: number, priceCents = 3200, selectedSize: string | null = null) => ({ productId, variantId, quantity, priceCents, selectedSize });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { cartStateKey } from "../../src/cart/cart.ts";
-import type { SessionCartItem } from "../../src/cart/rules.ts";
+import type { SessionCartItem } from "../../src/shared/cart/rules.ts";
 import { deepFreeze } from "../../src/cache/ttl.ts";
 import { BUNDLED_CATALOGUE_FILE, loadCatalogueFile } from "../../src/catalogue/bundled.ts";
 import type { CatalogueSource } from "../../src/catalogue/source.ts";
-import type { Product } from "../../src/catalogue/types.ts";
+import type { Product } from "../../src/shared/catalogue/types.ts";
 
 /** The key a kept cart page is found by (src/cart/cart.ts): it changes whenever what the page shows may change. */
 const tee = () => loadCatalogueFile(BUNDLED_CATALOGUE_FILE, "Ironside").find((p) => p.id === "1001")!;

@@ -26,11 +26,11 @@ import {
   showsAirDryNote,
   stripTags,
   variantImageIndex,
-} from "../../src/catalogue/rules.ts";
-import { CART_MESSAGES } from "../../src/cart/texts.ts";
-import { parsePriceCents } from "../../src/money.ts";
-import type { Product, Variant } from "../../src/catalogue/types.ts";
-import { formatPrice } from "../../src/money.ts";
+} from "../../src/shared/catalogue/rules.ts";
+import { CART_MESSAGES } from "../../src/shared/cart/texts.ts";
+import { parsePriceCents } from "../../src/shared/money.ts";
+import type { Product, Variant } from "../../src/shared/catalogue/types.ts";
+import { formatPrice } from "../../src/shared/money.ts";
 
 function variant(over: Partial<Variant> = {}): Variant {
   return { id: "v1", title: "Default Title", price: "10.00", compare_at_price: null, option1: null, option2: null, option3: null, ...over };

@@ -13,8 +13,8 @@ import {
   isVariantAvailable,
   savingsCents,
   variantImageIndex,
-} from "../../src/catalogue/rules.ts";
-import { parsePriceCents } from "../../src/money.ts";
+} from "../../src/shared/catalogue/rules.ts";
+import { parsePriceCents } from "../../src/shared/money.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { toStorefrontProduct } from "../fakes/shopify.ts";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { validate } from "../../src/http/forms.ts";
-import { coachRequestSchema, COACH_MESSAGES, normaliseWebsite } from "../../src/collegeCoachRequests/schemas.ts";
-import { TEXT_MESSAGES } from "../../src/http/text.ts";
-import { checkLogo, coachRegistrationState, detectLogoType, LOGO_MAX_BYTES, LOGO_MESSAGES } from "../../src/collegeCoachRequests/rules.ts";
+import { validate } from "../../src/shared/forms.ts";
+import { coachRequestSchema, COACH_MESSAGES, normaliseWebsite } from "../../src/shared/collegeCoachRequests/schemas.ts";
+import { TEXT_MESSAGES } from "../../src/shared/text.ts";
+import { checkLogo, coachRegistrationState, detectLogoType, LOGO_MAX_BYTES, LOGO_MESSAGES } from "../../src/shared/collegeCoachRequests/rules.ts";
 
 const DAYS = ["2027-06-12", "2027-06-13"];
 const schema = coachRequestSchema(DAYS);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LOGO_MAX_BYTES } from "../../src/collegeCoachRequests/rules.ts";
+import { LOGO_MAX_BYTES } from "../../src/shared/collegeCoachRequests/rules.ts";
 import { COACH_API, COACH_PAGE } from "../../src/collegeCoachRequests/routes.tsx";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, discountAmount, normalizeCode, refusal, type DiscountCode } from "../../src/discounts/rules.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, discountAmount, normalizeCode, refusal, type DiscountCode } from "../../src/shared/discounts/rules.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
 
 const code = (over: Partial<DiscountCode> = {}): DiscountCode => ({

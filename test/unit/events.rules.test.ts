@@ -14,10 +14,10 @@ import {
   seasonYear,
   startOfDayIn,
   teamSavingsCents,
-} from "../../src/events/rules.ts";
+} from "../../src/shared/events/rules.ts";
 import { EVENT_PLACEHOLDER, pictureOr, withPictures } from "../../src/events/pictures.ts";
-import type { EventDetail } from "../../src/events/types.ts";
-import { formatDollars, formatPrice } from "../../src/money.ts";
+import type { EventDetail } from "../../src/shared/events/types.ts";
+import { formatDollars, formatPrice } from "../../src/shared/money.ts";
 
 const champCamp: EventDetail = {
   id: 2,

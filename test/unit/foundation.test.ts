@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { validate } from "../../src/http/forms.ts";
+import { validate } from "../../src/shared/forms.ts";
 import { serializeProps } from "../../views/components/Widget.tsx";
-import { badgeText, DESKTOP_BADGE_CAP, MOBILE_BADGE_CAP } from "../../src/cart/badge.ts";
+import { badgeText, DESKTOP_BADGE_CAP, MOBILE_BADGE_CAP } from "../../src/shared/cart/badge.ts";
 import { backoffMs } from "../../src/db/jobQueue.ts";
 import { errorFor, fieldName, stateChoices, stateField } from "../../views/components/Form.tsx";
 import { toDate, toJson } from "../../src/db/rows.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validate } from "../../src/http/forms.ts";
+import { validate } from "../../src/shared/forms.ts";
 import {
   APPAREL_NEEDS,
   CONTACT_MESSAGES,
@@ -8,9 +8,9 @@ import {
   QUANTITY_OPTIONS,
   QUOTE_MESSAGES,
   quoteSchema,
-} from "../../src/inbox/schemas.ts";
+} from "../../src/shared/inbox/schemas.ts";
 import { contactEmail, newsletterEmail, quoteEmail } from "../../src/inbox/emails.ts";
-import { contactFaq, SHIPPING, supportHoursText } from "../../src/inbox/policies.ts";
+import { contactFaq, SHIPPING, supportHoursText } from "../../src/shared/inbox/policies.ts";
 
 const contact = { name: "Jordan Burroughs", email: "jordan@example.com", phone: "", subject: "Camp question", message: "Is there a weigh-in at the camp?" };
 

@@ -38,21 +38,23 @@ function write(files: Record<string, string>): void {
 describe("house/browser-safe-imports", () => {
   const boundary = (file: string, code: string) => problems("house/browser-boundary", file, code);
 
-  it("refuses a widget's value import of a server-only module, naming the module", async () => {
+  it("refuses a widget's import of a module outside src/shared/, naming the module", async () => {
     const found = await boundary("widgets/Probe.tsx", `import { HttpError } from "../src/http/errors.ts";\nexport const x = HttpError;\n`);
     expect(found).toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
-    expect(found[0]!.message).toContain("src/http/errors.ts is server-only");
+    expect(found[0]!.message).toContain("src/http/errors.ts is outside src/shared/");
   });
 
-  it("refuses the same in views/ and in a browser-safe module, but allows types and browser-safe modules", async () => {
+  it("refuses the same in views/ and in src/shared/, types included, and allows src/shared/", async () => {
     expect(await boundary("views/pages/Probe.tsx", `import { listEvents } from "../../src/events/repository.ts";\nexport const x = listEvents;\n`))
       .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
-    expect(await boundary("src/cart/rules.ts", `import { enqueueEmail } from "../email/outbox.ts";\nexport const x = enqueueEmail;\n`))
+    expect(await boundary("src/shared/cart/rules.ts", `import { enqueueEmail } from "../../email/outbox.ts";\nexport const x = enqueueEmail;\n`))
+      .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
+    expect(await boundary("views/pages/Probe.tsx", `import type { Registration } from "../../src/registrations/repository.ts";\nexport type X = Registration;\n`))
       .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
     expect(await boundary("widgets/Probe.tsx", [
-      `import type { CartLineView } from "../src/cart/cart.ts";`,
-      `import { formatPrice } from "../src/money.ts";`,
-      `import { CART_TEXT } from "../src/cart/texts.ts";`,
+      `import type { CartLineView } from "../src/shared/cart/rules.ts";`,
+      `import { formatPrice } from "../src/shared/money.ts";`,
+      `import { CART_TEXT } from "../src/shared/cart/texts.ts";`,
       `export const x = (l: CartLineView) => formatPrice(l.priceCents) + CART_TEXT.emptyTitle;`,
     ].join("\n"))).toEqual([]);
   });

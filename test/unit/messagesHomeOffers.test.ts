@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { homeOffers } from "../../src/home/eventOffers.ts";
-import type { EventSummary } from "../../src/events/types.ts";
+import { homeOffers } from "../../src/shared/home/eventOffers.ts";
+import type { EventSummary } from "../../src/shared/events/types.ts";
 
 function event(id: number, over: Partial<EventSummary>): EventSummary {
   return {

@@ -9,8 +9,8 @@ import {
   packageOptions,
   registrationSchema,
   type RegistrationEventFacts,
-} from "../../src/registrations/rules.ts";
-import { validate } from "../../src/http/forms.ts";
+} from "../../src/shared/registrations/rules.ts";
+import { validate } from "../../src/shared/forms.ts";
 
 const champCamp: RegistrationEventFacts = {
   packages: [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cancellationPolicyLines, cancellationRefundCents, changesFreezeAt, refundPercent, refundText, tierDeadlines } from "../../src/registrations/manage/policy.ts";
+import { cancellationPolicyLines, cancellationRefundCents, changesFreezeAt, refundPercent, refundText, tierDeadlines } from "../../src/shared/registrations/changePolicy.ts";
 import { eventEndsAt, eventStartsAt, permissions } from "../../src/registrations/manage/rules.ts";
 
 const DAY = 86_400_000;

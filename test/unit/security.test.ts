@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Request } from "express";
 import * as z from "zod/mini";
-import { multiLine, singleLine, TEXT_MESSAGES, wholeNumber } from "../../src/http/text.ts";
+import { multiLine, singleLine, TEXT_MESSAGES, wholeNumber } from "../../src/shared/text.ts";
 import { isSameOriginPath } from "../../src/http/redirects.ts";
 import { siteOrigin } from "../../src/http/origin.ts";
 import { parseStripeForm } from "../../src/payments/offline/fakeStripeServer.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressLines, ShippingAddress, SHIPPING_TEXT, shippingCents } from "../../src/orders/rules.ts";
+import { addressLines, ShippingAddress, SHIPPING_TEXT, shippingCents } from "../../src/shared/orders/rules.ts";
 
 const address = { name: "Jordan Mat", line1: "2100 1st Avenue North", line2: "", city: "Birmingham", state: "AL", zip: "35203" };
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
-import { buildSite } from "../../src/site.ts";
+import { buildSite } from "../../src/shared/site.ts";
 import { loadConfig, ConfigError } from "../../src/config.ts";
 import { orderConfirmationEmail } from "../../src/orders/email.ts";
-import type { Order } from "../../src/orders/repository.ts";
+import type { Order } from "../../src/shared/orders/types.ts";
 import { ShippingPolicyPage } from "../../views/pages/policies/PolicyPages.tsx";
-import { shipsStartingNote } from "../../src/catalogue/rules.ts";
+import { shipsStartingNote } from "../../src/shared/catalogue/rules.ts";
 
 const order = (paidAt: Date): Order => ({
   id: 1,

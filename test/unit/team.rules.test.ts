@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validate } from "../../src/http/forms.ts";
-import { countAthletes, teamErrorTitle, teamFormValues, teamRegistrationSchema, shownTotalMatches, teamSchemaFor, teamTotalCents, TEAM_TEXT } from "../../src/registrations/teamRules.ts";
+import { validate } from "../../src/shared/forms.ts";
+import { countAthletes, teamErrorTitle, teamFormValues, teamRegistrationSchema, shownTotalMatches, teamSchemaFor, teamTotalCents, TEAM_TEXT } from "../../src/shared/registrations/teamRules.ts";
 
 const coach = { firstName: "Dana", lastName: "Brooks", email: "coach@example.com", phone: "2055550142", teamName: "" };
 const row = (i: number, over: Record<string, string> = {}) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toText } from "../../src/toText.ts";
+import { toText } from "../../src/shared/toText.ts";
 
 describe("toText", () => {
   it("gives what String() gives for text, numbers, booleans, dates, null and undefined", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { validate } from "../../src/http/forms.ts";
-import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES, type RegistrationEventFacts } from "../../src/registrations/rules.ts";
-import { chooseOffers, joinSchema, PASSES_BEFORE_BLOCKING, WAITLIST_TEXT, type LineEntry } from "../../src/registrations/waitlist/rules.ts";
+import { validate } from "../../src/shared/forms.ts";
+import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES, type RegistrationEventFacts } from "../../src/shared/registrations/rules.ts";
+import { chooseOffers, joinSchema, PASSES_BEFORE_BLOCKING, WAITLIST_TEXT, type LineEntry } from "../../src/shared/registrations/waitingList.ts";
 
 const event: RegistrationEventFacts = {
   packages: [

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
 import { collectWidgets, forgetWidgetMarkup, Widget, WidgetCollector } from "../../views/components/Widget.tsx";
 import { CsrfContext } from "../../views/components/Form.tsx";
-import { formWidgetProps } from "../../src/http/forms.ts";
+import { formWidgetProps } from "../../src/shared/forms.ts";
 
 const TOKEN_A = "token-a-0123456789abcdefghijklmnopqrstuvwxyz";
 const TOKEN_B = "token-b-9876543210zyxwvutsrqponmlkjihgfedcba";

@@ -17,7 +17,7 @@
  * With `onChange` a field is controlled; without it, `value` is only the initial value.
  */
 import { createContext, useContext, useId, type FormEvent, type ReactNode, type Ref } from "react";
-import type { FieldErrors, FormState } from "../../src/http/forms.ts";
+import type { FieldErrors, FormState } from "../../src/shared/forms.ts";
 
 /** The CSRF token of the page being rendered: renderPage provides it; a widget provides its csrfToken prop. */
 export const CsrfContext = createContext("");

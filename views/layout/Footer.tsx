@@ -1,5 +1,5 @@
 import { renderToStaticMarkup } from "react-dom/server";
-import type { Site } from "../../src/site.ts";
+import type { Site } from "../../src/shared/site.ts";
 import { BrandMark, MailIcon, PhoneIcon, PinIcon, socialIcons } from "./Icons.tsx";
 
 /**

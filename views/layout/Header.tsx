@@ -1,5 +1,5 @@
-import type { NavLink, Site } from "../../src/site.ts";
-import { badgeText, DESKTOP_BADGE_CAP, MOBILE_BADGE_CAP } from "../../src/cart/badge.ts";
+import type { NavLink, Site } from "../../src/shared/site.ts";
+import { badgeText, DESKTOP_BADGE_CAP, MOBILE_BADGE_CAP } from "../../src/shared/cart/badge.ts";
 import { BrandMark, CartIcon, CloseIcon, MenuIcon } from "./Icons.tsx";
 
 function isCurrent(path: string, href: string): boolean {

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import type { Site } from "../../src/site.ts";
+import type { Site } from "../../src/shared/site.ts";
 import { Header } from "./Header.tsx";
 import { Footer } from "./Footer.tsx";
 import { Toast, type ToastMessage } from "../components/Toast.tsx";

@@ -1,4 +1,4 @@
-import type { Site } from "../../src/site.ts";
+import type { Site } from "../../src/shared/site.ts";
 
 export function AboutPage({ site }: { site: Site }) {
   return (

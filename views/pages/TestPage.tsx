@@ -1,6 +1,6 @@
 import { Widget } from "../components/Widget.tsx";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../components/Form.tsx";
-import type { FormState } from "../../src/http/forms.ts";
+import type { FormState } from "../../src/shared/forms.ts";
 
 export function TestPage({ form }: { form: FormState }) {
   return (

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { ApparelSet } from "../../src/customApparel/content.ts";
+import type { ApparelSet } from "../../src/shared/customApparel/content.ts";
 import { Dots, PlayPauseButton, useRotation } from "../rotation.tsx";
 
 /** Complete Custom Apparel Sets: one set at a time with item thumbnails and dots; every 10 s the next set, from its first item. */

@@ -2,16 +2,16 @@ import { useEffect, useState, type FormEvent, type SyntheticEvent } from "react"
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
 import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "../../views/components/Form.tsx";
-import type { FormState } from "../../src/http/forms.ts";
-import { CheckoutForm, validateCheckout } from "../../src/cart/schemas.ts";
-import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../../src/orders/rules.ts";
-import { CART_TEXT } from "../../src/cart/texts.ts";
-import { checkoutFigures } from "../../src/cart/rules.ts";
-import { CART_UPDATED_EVENT, latestAnnouncedCart } from "../../src/cart/badge.ts";
+import type { FormState } from "../../src/shared/forms.ts";
+import { CheckoutForm, validateCheckout } from "../../src/shared/cart/schemas.ts";
+import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../../src/shared/orders/rules.ts";
+import { CART_TEXT } from "../../src/shared/cart/texts.ts";
+import { checkoutFigures } from "../../src/shared/cart/rules.ts";
+import { CART_UPDATED_EVENT, latestAnnouncedCart } from "../../src/shared/cart/badge.ts";
 import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
-import { formatPrice, parsePriceCents } from "../../src/money.ts";
+import { formatPrice, parsePriceCents } from "../../src/shared/money.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
 
 export interface CardFormProps {

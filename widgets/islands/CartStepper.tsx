@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState, type MouseEvent } from "react";
 import { CsrfContext, Form } from "../../views/components/Form.tsx";
-import type { CartLineView } from "../../src/cart/cart.ts";
-import { CART_STALE_MS, variantText } from "../../src/cart/rules.ts";
-import { CART_TEXT } from "../../src/cart/texts.ts";
-import { announceCartChange } from "../../src/cart/badge.ts";
+import type { CartLineView } from "../../src/shared/cart/rules.ts";
+import { CART_STALE_MS, variantText } from "../../src/shared/cart/rules.ts";
+import { CART_TEXT } from "../../src/shared/cart/texts.ts";
+import { announceCartChange } from "../../src/shared/cart/badge.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
-import { formatPrice } from "../../src/money.ts";
+import { formatPrice } from "../../src/shared/money.ts";
 
 export interface CartState {
   cartItems: CartLineView[];

@@ -1,5 +1,5 @@
 import { useId, useRef, type MouseEvent } from "react";
-import type { CoachEvent } from "../../src/collegeCoachRequests/rules.ts";
+import type { CoachEvent } from "../../src/shared/collegeCoachRequests/rules.ts";
 import { CoachRequestForm, COACH_PAGE_PATH, useCoachRequestForm } from "../coachRequestForm.tsx";
 import { trapTab } from "../modal.ts";
 

@@ -1,5 +1,5 @@
-import { contactSchema, CONTACT_MESSAGES } from "../../src/inbox/schemas.ts";
-import type { FormWidgetProps } from "../../src/http/forms.ts";
+import { contactSchema, CONTACT_MESSAGES } from "../../src/shared/inbox/schemas.ts";
+import type { FormWidgetProps } from "../../src/shared/forms.ts";
 import { CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../views/components/Form.tsx";
 import { useJsonForm } from "../useJsonForm.ts";
 

@@ -1,5 +1,5 @@
-import { NEWSLETTER_MESSAGES, newsletterSchema } from "../../src/inbox/schemas.ts";
-import type { FormWidgetProps } from "../../src/http/forms.ts";
+import { NEWSLETTER_MESSAGES, newsletterSchema } from "../../src/shared/inbox/schemas.ts";
+import type { FormWidgetProps } from "../../src/shared/forms.ts";
 import { CsrfContext, Field, Form, SubmitButton } from "../../views/components/Form.tsx";
 import { useJsonForm } from "../useJsonForm.ts";
 

@@ -8,10 +8,10 @@ import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
-import { formatPrice } from "../../src/money.ts";
+import { formatPrice } from "../../src/shared/money.ts";
 import { CsrfContext, Form } from "../../views/components/Form.tsx";
 import { DiscountBox, type DiscountChange, type DiscountView } from "../DiscountBox.tsx";
-import { DISCOUNT_TEXT } from "../../src/discounts/rules.ts";
+import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
 
 /** What step 2 shows and pays. The client secret travels in the page's props or a JSON answer, never in a URL. */

@@ -1,4 +1,4 @@
-import type { PortfolioSet } from "../../src/customApparel/content.ts";
+import type { PortfolioSet } from "../../src/shared/customApparel/content.ts";
 import { Dots, PlayPauseButton, useRotation } from "../rotation.tsx";
 
 /** Design Portfolio: sets of designs rotating every 4 s. */

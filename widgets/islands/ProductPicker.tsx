@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent, type MouseEvent } from "react";
 import { useHydrated } from "../useHydrated.ts";
 import { CsrfContext, Form } from "../../views/components/Form.tsx";
-import type { OptionSelection, Product, Variant } from "../../src/catalogue/types.ts";
+import type { OptionSelection, Product, Variant } from "../../src/shared/catalogue/types.ts";
 import {
   addedDescription,
   addToCartProblem,
@@ -24,12 +24,12 @@ import {
   variantImageIndex,
   variantPriceCents,
   variantSelection,
-} from "../../src/catalogue/rules.ts";
-import { CART_MESSAGES } from "../../src/cart/texts.ts";
+} from "../../src/shared/catalogue/rules.ts";
+import { CART_MESSAGES } from "../../src/shared/cart/texts.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
-import { announceCartChange } from "../../src/cart/badge.ts";
-import { formatPrice } from "../../src/money.ts";
+import { announceCartChange } from "../../src/shared/cart/badge.ts";
+import { formatPrice } from "../../src/shared/money.ts";
 
 export interface ProductPickerProps {
   /** The product, its description already made safe by the server. */

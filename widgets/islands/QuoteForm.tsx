@@ -1,5 +1,5 @@
-import { APPAREL_NEEDS, QUANTITY_OPTIONS, QUOTE_MESSAGES, quoteSchema } from "../../src/inbox/schemas.ts";
-import type { FormWidgetProps } from "../../src/http/forms.ts";
+import { APPAREL_NEEDS, QUANTITY_OPTIONS, QUOTE_MESSAGES, quoteSchema } from "../../src/shared/inbox/schemas.ts";
+import type { FormWidgetProps } from "../../src/shared/forms.ts";
 import { Choices, CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../views/components/Form.tsx";
 import { text, useJsonForm } from "../useJsonForm.ts";
 

@@ -9,14 +9,14 @@ import { useHydrated } from "../useHydrated.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { withScreenValues } from "../formDom.ts";
-import { validate, type FieldErrors } from "../../src/http/forms.ts";
-import type { EventDay, EventPackage } from "../../src/events/types.ts";
-import { formatPrice } from "../../src/money.ts";
-import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../../src/registrations/rules.ts";
+import { validate, type FieldErrors } from "../../src/shared/forms.ts";
+import type { EventDay, EventPackage } from "../../src/shared/events/types.ts";
+import { formatPrice } from "../../src/shared/money.ts";
+import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../../src/shared/registrations/rules.ts";
 import { Field, FormErrors } from "../../views/components/Form.tsx";
 import { AgreementWords, CancellationPolicyNote } from "../../views/components/CampAgreements.tsx";
 import type { DiscountView } from "../DiscountBox.tsx";
-import { DISCOUNT_TEXT } from "../../src/discounts/rules.ts";
+import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
 import PaymentPanel, { REGISTRATION_TEXT, type PaymentStep } from "./PaymentPanel.tsx";
 
 /** The payment panel's types, for the pages and routes that render this widget. */

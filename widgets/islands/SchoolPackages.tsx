@@ -1,4 +1,4 @@
-import type { SchoolPackage } from "../../src/customApparel/content.ts";
+import type { SchoolPackage } from "../../src/shared/customApparel/content.ts";
 import { PlayPauseButton, useRotation } from "../rotation.tsx";
 
 /** School Apparel Packages: four school cards whose pictures rotate together (the spec's 3 s). */

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef } from "react";
-import type { TeamEventChoice } from "../../src/home/eventOffers.ts";
+import type { TeamEventChoice } from "../../src/shared/home/eventOffers.ts";
 import { TeamEventChoices, TeamNotes } from "../../views/pages/home/TeamEventChoices.tsx";
 import { trapTab } from "../modal.ts";
 

@@ -9,10 +9,10 @@ import { useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } fro
 import { useHydrated } from "../useHydrated.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
-import { validate, type FieldErrors } from "../../src/http/forms.ts";
-import { formatPrice } from "../../src/money.ts";
-import { SHIRT_SIZES } from "../../src/registrations/rules.ts";
-import { discountAmount, type DiscountType } from "../../src/discounts/rules.ts";
+import { validate, type FieldErrors } from "../../src/shared/forms.ts";
+import { formatPrice } from "../../src/shared/money.ts";
+import { SHIRT_SIZES } from "../../src/shared/registrations/rules.ts";
+import { discountAmount, type DiscountType } from "../../src/shared/discounts/rules.ts";
 import {
   COACH_FIELDS,
   TEAM_MAXIMUM,
@@ -28,7 +28,7 @@ import {
   type AthleteRow,
   type CoachValues,
   type TeamFormValues,
-} from "../../src/registrations/teamRules.ts";
+} from "../../src/shared/registrations/teamRules.ts";
 import { CsrfContext, Field, Form, FormErrors } from "../../views/components/Form.tsx";
 
 export interface TeamFormProps {

@@ -5,7 +5,7 @@
  * Its API calls go to the app's /__offline-stripe pass-through, which forwards them to the in-process fake.
  */
 import { cardBrand, digitsOnly, expectedLength, luhnValid } from "./testCards.ts";
-import { toText } from "../../toText.ts";
+import { toText } from "../../shared/toText.ts";
 
 type Handler = (event: unknown) => void;
 interface FieldError {

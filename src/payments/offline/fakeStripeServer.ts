@@ -4,7 +4,7 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Logger } from "../../logger.ts";
 import { digitsOnly, requiresAuthentication, testCardOutcome } from "./testCards.ts";
 import { readState, writeState, type SavedState } from "./fakeState.ts";
-import { toText } from "../../toText.ts";
+import { toText } from "../../shared/toText.ts";
 
 /**
  * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,

@@ -4,15 +4,15 @@ import { lockForUpdate } from "../../db/locks.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
-import type { EventDetail } from "../../events/types.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
 import { refundableCents, refundsOfPayment } from "../../payments/refundLedger.ts";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
-import { TEAM_MINIMUM } from "../teamRules.ts";
+import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
 import { registrationCanceledEmail } from "./email.ts";
 import { permissions } from "./rules.ts";
-import { cancellationRefundCents, refundPercent } from "./policy.ts";
+import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
 import { MANAGE_TEXT } from "./change.ts";
 import { placesFreed } from "../waitlist/offers.ts";
 

@@ -2,13 +2,14 @@ import { toDate } from "../../db/rows.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
-import type { EventDetail } from "../../events/types.ts";
-import type { IndividualRegistration } from "../rules.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
+import type { IndividualRegistration } from "../../shared/registrations/rules.ts";
 import * as repo from "../repository.ts";
 import type { AthleteDetails, Registration } from "../repository.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import { registrationChangedEmail } from "./email.ts";
-import { permissions, type ChangePhase } from "./rules.ts";
+import { permissions } from "./rules.ts";
+import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
 
 export const MANAGE_TEXT = {
   stale: "This registration was changed in another window or tab. Here it is as it stands now; please make your change again.",

@@ -1,11 +1,11 @@
-import type { Site } from "../../site.ts";
+import type { Site } from "../../shared/site.ts";
 import type { OutgoingEmail } from "../../email/outbox.ts";
-import type { EventDetail } from "../../events/types.ts";
-import { formatEventDateTime } from "../../events/rules.ts";
-import { formatPrice } from "../../money.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
+import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { formatPrice } from "../../shared/money.ts";
 import type { Registration, RegistrationAthlete } from "../repository.ts";
 import { attendanceLines } from "../email.ts";
-import { cancellationPolicyLines, refundText } from "./policy.ts";
+import { cancellationPolicyLines, refundText } from "../../shared/registrations/changePolicy.ts";
 
 /** Who a registration's e-mails are about: the athlete, or the team. */
 function subjectOf(r: Registration): string {

@@ -3,18 +3,19 @@ import { toDate } from "../../db/rows.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
-import type { EventDetail } from "../../events/types.ts";
-import { validate, type FieldErrors } from "../../http/forms.ts";
-import { multiLine, singleLine } from "../../http/text.ts";
-import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES } from "../rules.ts";
-import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type TeamAthlete } from "../teamRules.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
+import { validate, type FieldErrors } from "../../shared/forms.ts";
+import { multiLine, singleLine } from "../../shared/text.ts";
+import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
+import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type TeamAthlete } from "../../shared/registrations/teamRules.ts";
 import * as repo from "../repository.ts";
 import type { Registration, RegistrationAthlete } from "../repository.ts";
 import type { RegistrationDeps } from "../deps.ts";
-import { AGREEMENTS_VERSION } from "./agreements.ts";
+import { AGREEMENTS_VERSION } from "../../shared/registrations/agreements.ts";
 import { familyLinkEmail, registrationChangedEmail } from "./email.ts";
 import { issueManageLink, manageUrl } from "./links.ts";
-import { permissions, type ChangePhase } from "./rules.ts";
+import { permissions } from "./rules.ts";
+import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
 import { MANAGE_TEXT } from "./change.ts";
 
 /** Who may sign for an athlete; an athlete under 18 needs a parent or guardian. */

@@ -1,6 +1,6 @@
 import { isUniqueViolation } from "../../db/rows.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { formatEventDateTime } from "../../events/rules.ts";
+import { formatEventDateTime } from "../../shared/events/rules.ts";
 import { findEvent, listEvents } from "../../events/repository.ts";
 import * as repo from "../repository.ts";
 import type { RegistrationDeps } from "../deps.ts";

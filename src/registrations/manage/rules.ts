@@ -2,10 +2,10 @@
  * What a registrant may still do with a registration, at an instant: pure, so the page, the use cases (under
  * their locks) and the tests decide alike. Dates are instants; pages print them in the event's own time zone.
  */
-import { startOfDayIn } from "../../events/rules.ts";
-import type { EventSummary } from "../../events/types.ts";
+import { startOfDayIn } from "../../shared/events/rules.ts";
+import type { EventSummary } from "../../shared/events/types.ts";
 import type { RegistrationStatus } from "../states.ts";
-import { changesFreezeAt, refundPercent } from "./policy.ts";
+import { changesFreezeAt, refundPercent, type ChangePhase } from "../../shared/registrations/changePolicy.ts";
 
 /** The event's first day, 00:00 in its own time zone: where the policy's days are counted from. */
 export function eventStartsAt(event: Pick<EventSummary, "startDate" | "timeZone">): Date {
@@ -17,14 +17,6 @@ export function eventEndsAt(event: Pick<EventSummary, "endDate" | "timeZone">): 
   const next = new Date(event.endDate.getTime() + 86_400_000);
   return startOfDayIn(next.toISOString().slice(0, 10), event.timeZone);
 }
-
-export type ChangePhase =
-  /** Every detail and the days can change. */
-  | "open"
-  /** After the freeze date: only the medical notes (special requirements) until the camp ends. */
-  | "medicalOnly"
-  /** Nothing changes: canceled, refunded, in review, or the camp is over. */
-  | "closed";
 
 export interface Permissions {
   phase: ChangePhase;

@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from "express";
 import * as z from "zod";
 import { flashToast } from "../../http/pageContext.ts";
-import { parseEventId } from "../../events/rules.ts";
-import { centsToDollars as dollars } from "../../money.ts";
-import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, type DiscountAmount } from "../../discounts/rules.ts";
+import { parseEventId } from "../../shared/events/rules.ts";
+import { centsToDollars as dollars } from "../../shared/money.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, type DiscountAmount } from "../../shared/discounts/rules.ts";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { DiscountRefused, applyCode, removeCode } from "../codes.ts";

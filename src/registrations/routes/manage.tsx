@@ -2,14 +2,14 @@ import { Router, type Request, type Response } from "express";
 import * as z from "zod/mini";
 import { renderPage } from "../../http/render.tsx";
 import { flashToast } from "../../http/pageContext.ts";
-import { validate, type FormState } from "../../http/forms.ts";
+import { validate, type FormState } from "../../shared/forms.ts";
 import { DomainError } from "../../errors.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
 import { findEvent } from "../../events/repository.ts";
-import { eventHoursText, formatEventDateTime } from "../../events/rules.ts";
-import type { EventDetail } from "../../events/types.ts";
+import { eventHoursText, formatEventDateTime } from "../../shared/events/rules.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
 import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView, type ManageView } from "../../../views/pages/registration/ManagePage.tsx";
-import { coversEveryDay, findPackage, formValuesOf, registrationSchema, REGISTRATION_MESSAGES } from "../rules.ts";
+import { coversEveryDay, findPackage, formValuesOf, registrationSchema, REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { registrationCalendar } from "../email.ts";
@@ -17,14 +17,14 @@ import { issueManageLink, MANAGE_PATH, registrationByToken, resendManageLinks } 
 import type { RegistrationDeps } from "../deps.ts";
 import { changeIndividual, individualOf, MANAGE_TEXT } from "../manage/change.ts";
 import { permissions, type Permissions } from "../manage/rules.ts";
-import { tierDeadlines } from "../manage/policy.ts";
+import { tierDeadlines } from "../../shared/registrations/changePolicy.ts";
 import { activeAthletes, CANCEL_TEXT, cancellationQuote, cancelRegistration, type CancelScope } from "../manage/cancel.ts";
 import { ADULT_AGE, athleteRowOf, changeTeamAthlete, FAMILY_TEXT, missingFor, sendFamilyLink, signFamilyWaiver, SIGNER_RELATIONSHIPS, validateFamilyForm, waiverSchema } from "../manage/family.ts";
-import { AGREEMENTS_VERSION } from "../manage/agreements.ts";
+import { AGREEMENTS_VERSION } from "../../shared/registrations/agreements.ts";
 import { DOWNGRADE_TEXT, downgradeIndividual, downgradeOptions } from "../manage/downgrade.ts";
 import { FamilyPage, type FamilyView } from "../../../views/pages/registration/FamilyPage.tsx";
-import { TEAM_MINIMUM } from "../teamRules.ts";
-import { formatPrice } from "../../money.ts";
+import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
+import { formatPrice } from "../../shared/money.ts";
 import { loadEvent, type RegistrationRouteDeps } from "./shared.tsx";
 
 /**

@@ -3,19 +3,20 @@ import { renderPage, type PageContext } from "../../http/render.tsx";
 import { flashToast } from "../../http/pageContext.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
 import { DomainError } from "../../errors.ts";
-import { formBody, validate, type FieldErrors } from "../../http/forms.ts";
+import { formBody } from "../../http/forms.ts";
+import { validate, type FieldErrors } from "../../shared/forms.ts";
 import { placesOpen } from "../waitlist/offers.ts";
-import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../events/rules.ts";
-import type { EventDetail } from "../../events/types.ts";
-import { formatPrice } from "../../money.ts";
-import { DISCOUNT_TEXT } from "../../discounts/rules.ts";
+import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../shared/events/rules.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
+import { formatPrice } from "../../shared/money.ts";
+import { DISCOUNT_TEXT } from "../../shared/discounts/rules.ts";
 import { Widget } from "../../../views/components/Widget.tsx";
 import { RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
 import { TeamRegisterPage } from "../../../views/pages/registration/TeamRegisterPage.tsx";
 import type { TeamFormProps } from "../../../widgets/islands/TeamForm.tsx";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
-import { REGISTRATION_ERRORS } from "../rules.ts";
+import { REGISTRATION_ERRORS } from "../../shared/registrations/rules.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
 import { holdTeam, type HoldOutcome } from "../hold.ts";
 import { holdIsLive } from "../deps.ts";
@@ -34,7 +35,7 @@ import {
   countAthletes,
   teamValuesOf,
   type TeamFormValues,
-} from "../teamRules.ts";
+} from "../../shared/registrations/teamRules.ts";
 import { loadEvent, newFormSessionId, notFound, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
 
 export const teamCheckoutPath = (event: EventDetail) => `/stripe-checkout?eventId=${event.id}&eventName=${encodeURIComponent(event.title)}&option=team`;

@@ -1,19 +1,19 @@
 import { Router, type Request, type Response } from "express";
 import { renderPage } from "../../http/render.tsx";
 import { domainErrorStatus } from "../../http/errors.ts";
-import { validate, type FormState } from "../../http/forms.ts";
+import { validate, type FormState } from "../../shared/forms.ts";
 import { DomainError } from "../../errors.ts";
-import { formatEventDateTime } from "../../events/rules.ts";
-import type { EventDetail } from "../../events/types.ts";
+import { formatEventDateTime } from "../../shared/events/rules.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
 import { JoinForm, LeaveConfirm, Notice, OfferDetails, WaitingListPage } from "../../../views/pages/registration/WaitingListPage.tsx";
-import { packageOptions } from "../rules.ts";
-import { joinSchema, WAITLIST_TEXT } from "../waitlist/rules.ts";
+import { packageOptions } from "../../shared/registrations/rules.ts";
+import { joinSchema, WAITLIST_TEXT } from "../../shared/registrations/waitingList.ts";
 import * as repo from "../waitlist/repository.ts";
 import { joinLine } from "../waitlist/join.ts";
 import { findOffer, leaveLine } from "../waitlist/accept.ts";
 import type { WaitingListDeps } from "../waitlist/offers.ts";
 import { loadEvent, notFound, remember, type RegistrationRouteDeps } from "./shared.tsx";
-import { toText } from "../../toText.ts";
+import { toText } from "../../shared/toText.ts";
 
 /** Joins per address per minute. */
 export const JOIN_RATE_LIMIT = { windowMs: 60_000, limit: 10 } as const;

@@ -4,13 +4,7 @@ import { REGISTRATION_KIND } from "../deps.ts";
 import * as repo from "./repository.ts";
 import type { Entry } from "./repository.ts";
 import { placesFreed, type WaitingListDeps } from "./offers.ts";
-
-/** One place (or the team) of an offer, as the offer page shows it. */
-export interface OfferPlace {
-  placeNumber: number;
-  reference: string;
-  state: "held" | "registered" | "released";
-}
+import type { OfferPlace } from "../../shared/registrations/waitingList.ts";
 
 export interface Offer {
   entry: Entry;

@@ -1,7 +1,7 @@
 import type { OutgoingEmail } from "../../email/outbox.ts";
-import type { Site } from "../../site.ts";
-import { formatEventDateTime } from "../../events/rules.ts";
-import type { EventDetail } from "../../events/types.ts";
+import type { Site } from "../../shared/site.ts";
+import { formatEventDateTime } from "../../shared/events/rules.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
 import type { Entry } from "./repository.ts";
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");

@@ -3,13 +3,13 @@ import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { DomainError } from "../../errors.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { placesTaken } from "../../events/repository.ts";
-import { registrationClosingTime } from "../../events/rules.ts";
-import type { EventDetail } from "../../events/types.ts";
+import { registrationClosingTime } from "../../shared/events/rules.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
 import * as regRepo from "../repository.ts";
-import { REGISTRATION_ERRORS } from "../rules.ts";
+import { REGISTRATION_ERRORS } from "../../shared/registrations/rules.ts";
 import * as repo from "./repository.ts";
 import type { Entry } from "./repository.ts";
-import { WAITLIST_TEXT, type JoinRequest } from "./rules.ts";
+import { WAITLIST_TEXT, type JoinRequest } from "../../shared/registrations/waitingList.ts";
 import { joinedEmail } from "./email.ts";
 import { placesFreed, type WaitingListDeps } from "./offers.ts";
 

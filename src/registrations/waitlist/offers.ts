@@ -6,16 +6,16 @@ import { createJobQueue, type JobQueue } from "../../db/jobQueue.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent, placesLeft, placesTaken } from "../../events/repository.ts";
-import { registrationClosingTime } from "../../events/rules.ts";
-import type { EventDetail } from "../../events/types.ts";
+import { registrationClosingTime } from "../../shared/events/rules.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
 import * as regRepo from "../repository.ts";
 import { newReference } from "../hold.ts";
-import { findPackage } from "../rules.ts";
-import { TEAM_PACKAGE } from "../teamRules.ts";
+import { findPackage } from "../../shared/registrations/rules.ts";
+import { TEAM_PACKAGE } from "../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import * as repo from "./repository.ts";
 import type { Entry } from "./repository.ts";
-import { chooseOffers } from "./rules.ts";
+import { chooseOffers } from "../../shared/registrations/waitingList.ts";
 import { offerEmail } from "./email.ts";
 
 /** What the waiting list's use cases are given: the registrations' deps, the offer time and the site's address for links. */

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
-import type { EntryKind, EntryStatus, JoinRequest } from "./rules.ts";
-import { toText } from "../../toText.ts";
+import type { EntryKind, EntryStatus, JoinRequest } from "../../shared/registrations/waitingList.ts";
+import { toText } from "../../shared/toText.ts";
 
 /** The one module that queries the waiting list's tables (waiting_list_entries, waiting_list_holds, waiting_list_jobs). */
 

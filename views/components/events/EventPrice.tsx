@@ -1,6 +1,6 @@
-import { savingsCents } from "../../../src/events/rules.ts";
-import type { EventSummary } from "../../../src/events/types.ts";
-import { formatDollars, formatPrice } from "../../../src/money.ts";
+import { savingsCents } from "../../../src/shared/events/rules.ts";
+import type { EventSummary } from "../../../src/shared/events/types.ts";
+import { formatDollars, formatPrice } from "../../../src/shared/money.ts";
 
 /** The headline price, with the struck-through original and 'SAVE $50' where the event has a promotion. */
 export function EventPrice({ event, size = "md" }: { event: EventSummary; size?: "md" | "lg" }) {

@@ -1,4 +1,4 @@
-import type { RegistrationStatus } from "../../../src/events/rules.ts";
+import type { RegistrationStatus } from "../../../src/shared/events/rules.ts";
 
 /** How many wait at the event, and (sold out) what joining the waiting list means, with the way to join. */
 export function WaitingListBlock({ eventId, status, waiting }: { eventId: number; status: RegistrationStatus; waiting: { entries: number; places: number } }) {

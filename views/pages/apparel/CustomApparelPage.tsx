@@ -10,9 +10,9 @@ import {
   RASHGUARD_FEATURES,
   ROTATION_MS,
   SCHOOL_PACKAGES,
-} from "../../../src/customApparel/content.ts";
-import { formWidgetProps, type FormState } from "../../../src/http/forms.ts";
-import { CUSTOM_ORDERS } from "../../../src/inbox/policies.ts";
+} from "../../../src/shared/customApparel/content.ts";
+import { formWidgetProps, type FormState } from "../../../src/shared/forms.ts";
+import { CUSTOM_ORDERS } from "../../../src/shared/inbox/policies.ts";
 import { CsrfContext } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";

@@ -1,7 +1,7 @@
 import { Widget } from "../../components/Widget.tsx";
-import type { FormState } from "../../../src/http/forms.ts";
+import type { FormState } from "../../../src/shared/forms.ts";
 import type { CartState } from "../../../widgets/islands/CartStepper.tsx";
-import { CART_TEXT } from "../../../src/cart/texts.ts";
+import { CART_TEXT } from "../../../src/shared/cart/texts.ts";
 
 export interface CartPageProps {
   cart: CartState;

@@ -1,6 +1,6 @@
-import type { FormState } from "../../../src/http/forms.ts";
-import { LOGO_FIELD, type CoachEvent } from "../../../src/collegeCoachRequests/rules.ts";
-import { COACH_MESSAGES } from "../../../src/collegeCoachRequests/schemas.ts";
+import type { FormState } from "../../../src/shared/forms.ts";
+import { LOGO_FIELD, type CoachEvent } from "../../../src/shared/collegeCoachRequests/rules.ts";
+import { COACH_MESSAGES } from "../../../src/shared/collegeCoachRequests/schemas.ts";
 import { errorFor, FormErrors, stateChoices, stateField } from "../../components/Form.tsx";
 import { CoachRequestForm } from "../../../widgets/coachRequestForm.tsx";
 

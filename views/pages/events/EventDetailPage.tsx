@@ -1,10 +1,10 @@
-import type { EventDetail } from "../../../src/events/types.ts";
-import { REGISTRATION_STATUS_LABEL, eventHoursText, formatEventDateTime, teamSavingsCents, type RegistrationStatus } from "../../../src/events/rules.ts";
+import type { EventDetail } from "../../../src/shared/events/types.ts";
+import { REGISTRATION_STATUS_LABEL, eventHoursText, formatEventDateTime, teamSavingsCents, type RegistrationStatus } from "../../../src/shared/events/rules.ts";
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, CheckIcon, ClockIcon, MapPinIcon, ShieldIcon, TagIcon, UsersIcon } from "../../components/events/EventIcons.tsx";
-import { formatPrice } from "../../../src/money.ts";
-import { coachEvent, type CoachRegistrationState } from "../../../src/collegeCoachRequests/rules.ts";
-import { COACH_MESSAGES } from "../../../src/collegeCoachRequests/schemas.ts";
+import { formatPrice } from "../../../src/shared/money.ts";
+import { coachEvent, type CoachRegistrationState } from "../../../src/shared/collegeCoachRequests/rules.ts";
+import { COACH_MESSAGES } from "../../../src/shared/collegeCoachRequests/schemas.ts";
 import { Widget } from "../../components/Widget.tsx";
 import { WaitingListBlock } from "../../components/events/WaitingListBlock.tsx";
 import { LostConfirmation } from "../../components/LostConfirmation.tsx";

@@ -1,4 +1,4 @@
-import { EVENT_NOT_FOUND_TEXT, EVENT_NOT_FOUND_TITLE } from "../../../src/events/rules.ts";
+import { EVENT_NOT_FOUND_TEXT, EVENT_NOT_FOUND_TITLE } from "../../../src/shared/events/rules.ts";
 
 /** The not-found screen, also shown (with the load-failure text) when the event could not be read. */
 export function EventNotFoundPage({ message = EVENT_NOT_FOUND_TEXT }: { message?: string }) {

@@ -1,5 +1,5 @@
-import type { EventSummary } from "../../../src/events/types.ts";
-import { REGISTRATION_STATUS_LABEL, type RegistrationStatus } from "../../../src/events/rules.ts";
+import type { EventSummary } from "../../../src/shared/events/types.ts";
+import { REGISTRATION_STATUS_LABEL, type RegistrationStatus } from "../../../src/shared/events/rules.ts";
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, MapPinIcon } from "../../components/events/EventIcons.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";

@@ -1,4 +1,4 @@
-import type { TeamEventChoice } from "../../../src/home/eventOffers.ts";
+import type { TeamEventChoice } from "../../../src/shared/home/eventOffers.ts";
 import { TeamEventChoices, TeamNotes } from "./TeamEventChoices.tsx";
 
 /** The team event choice on a page of its own: where 'Register as Team' leads without JavaScript. */

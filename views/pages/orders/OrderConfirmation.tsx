@@ -1,5 +1,5 @@
-import type { Order } from "../../../src/orders/repository.ts";
-import { addressLines } from "../../../src/orders/rules.ts";
+import type { Order } from "../../../src/shared/orders/types.ts";
+import { addressLines } from "../../../src/shared/orders/rules.ts";
 import { OrderLines } from "./OrderSummary.tsx";
 
 /** /shop?success=true: the order this visitor session has just paid, as the server recorded it. */

@@ -1,5 +1,5 @@
-import type { Order } from "../../../src/orders/repository.ts";
-import { WAREHOUSE_TIME_ZONE } from "../../../src/catalogue/rules.ts";
+import type { Order } from "../../../src/shared/orders/types.ts";
+import { WAREHOUSE_TIME_ZONE } from "../../../src/shared/catalogue/rules.ts";
 import { OrderLines } from "./OrderSummary.tsx";
 
 const STATUS_TEXT: Record<Order["status"], { title: string; body: string }> = {

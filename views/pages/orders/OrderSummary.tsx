@@ -1,7 +1,7 @@
-import type { Order } from "../../../src/orders/repository.ts";
-import { formatPrice } from "../../../src/money.ts";
-import { variantText } from "../../../src/cart/rules.ts";
-import { shippingLabel } from "../../../src/orders/rules.ts";
+import type { Order } from "../../../src/shared/orders/types.ts";
+import { formatPrice } from "../../../src/shared/money.ts";
+import { variantText } from "../../../src/shared/cart/rules.ts";
+import { shippingLabel } from "../../../src/shared/orders/rules.ts";
 
 /** An order's lines and amounts, as the confirmation panel and the status page show them. */
 export function OrderLines({ order }: { order: Order }) {

@@ -1,6 +1,6 @@
-import type { Site } from "../../../src/site.ts";
-import type { AgreementText } from "../../../src/registrations/manage/agreements.ts";
-import { DEFAULT_FREEZE_DAYS } from "../../../src/registrations/manage/policy.ts";
+import type { Site } from "../../../src/shared/site.ts";
+import type { AgreementText } from "../../../src/shared/registrations/agreements.ts";
+import { DEFAULT_FREEZE_DAYS } from "../../../src/shared/registrations/changePolicy.ts";
 import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
 import { PolicyPage } from "./PolicyPages.tsx";
 

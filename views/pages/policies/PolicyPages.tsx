@@ -1,9 +1,9 @@
 import type { ReactNode } from "react";
-import type { Site } from "../../../src/site.ts";
-import { formatDollars, formatPrice } from "../../../src/money.ts";
+import type { Site } from "../../../src/shared/site.ts";
+import { formatDollars, formatPrice } from "../../../src/shared/money.ts";
 import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
-import { CAMP_POLICY_PATHS, LIABILITY_WAIVER, MEDICAL_RELEASE } from "../../../src/registrations/manage/agreements.ts";
-import { CUSTOM_ORDERS, RETURNS, SESSION_DAYS, SHIPPING, storedData, supportHoursText } from "../../../src/inbox/policies.ts";
+import { CAMP_POLICY_PATHS, LIABILITY_WAIVER, MEDICAL_RELEASE } from "../../../src/shared/registrations/agreements.ts";
+import { CUSTOM_ORDERS, RETURNS, SESSION_DAYS, SHIPPING, storedData, supportHoursText } from "../../../src/shared/inbox/policies.ts";
 
 /** Date the policies were last changed; shown on each page. */
 export const POLICIES_UPDATED = "November 22, 2026";

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { Widget } from "../../components/Widget.tsx";
 import type { PaymentPanelProps } from "../../../widgets/islands/RegistrationSteps.tsx";
-import { formatPrice } from "../../../src/money.ts";
+import { formatPrice } from "../../../src/shared/money.ts";
 
 const CHECKOUT_STEPS = ["Registration Form", "Processing", "Payment", "Complete"] as const;
 

@@ -1,7 +1,7 @@
-import type { FormState } from "../../../src/http/forms.ts";
-import { SHIRT_SIZES } from "../../../src/registrations/rules.ts";
-import { CAMP_POLICY_PATHS } from "../../../src/registrations/manage/agreements.ts";
-import type { ChangePhase } from "../../../src/registrations/manage/rules.ts";
+import type { FormState } from "../../../src/shared/forms.ts";
+import { SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
+import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
+import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 
 /** A family's page: one athlete of a team, opened by the link the coach sent. */

@@ -1,8 +1,8 @@
-import type { FormState } from "../../../src/http/forms.ts";
-import { formatPrice } from "../../../src/money.ts";
-import { GENDERS, SHIRT_SIZES } from "../../../src/registrations/rules.ts";
-import { CAMP_POLICY_PATHS } from "../../../src/registrations/manage/agreements.ts";
-import type { ChangePhase } from "../../../src/registrations/manage/rules.ts";
+import type { FormState } from "../../../src/shared/forms.ts";
+import { formatPrice } from "../../../src/shared/money.ts";
+import { GENDERS, SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
+import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
+import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
 

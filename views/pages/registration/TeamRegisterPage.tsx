@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import { formatPrice } from "../../../src/money.ts";
-import { TEAM_TEXT } from "../../../src/registrations/teamRules.ts";
+import { formatPrice } from "../../../src/shared/money.ts";
+import { TEAM_TEXT } from "../../../src/shared/registrations/teamRules.ts";
 
 export interface TeamHeaderEvent {
   id: number;

@@ -1,10 +1,10 @@
 import type { ReactNode } from "react";
-import type { FormState } from "../../../src/http/forms.ts";
-import type { EventDetail } from "../../../src/events/types.ts";
-import type { EventPackage } from "../../../src/events/types.ts";
-import { MAX_SIBLINGS, WAITLIST_TEXT } from "../../../src/registrations/waitlist/rules.ts";
-import type { OfferPlace } from "../../../src/registrations/waitlist/accept.ts";
-import { TEAM_MINIMUM } from "../../../src/registrations/teamRules.ts";
+import type { FormState } from "../../../src/shared/forms.ts";
+import type { EventDetail } from "../../../src/shared/events/types.ts";
+import type { EventPackage } from "../../../src/shared/events/types.ts";
+import { MAX_SIBLINGS, WAITLIST_TEXT } from "../../../src/shared/registrations/waitingList.ts";
+import type { OfferPlace } from "../../../src/shared/registrations/waitingList.ts";
+import { TEAM_MINIMUM } from "../../../src/shared/registrations/teamRules.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 
 /** Every waiting-list page: the event's name, date and place, then the content. */

@@ -1,4 +1,4 @@
-import type { Product } from "../../../src/catalogue/types.ts";
+import type { Product } from "../../../src/shared/catalogue/types.ts";
 import {
   AIR_DRY_NOTE,
   firstAvailableVariant,
@@ -9,8 +9,8 @@ import {
   priceLabel,
   productPath,
   shortDescription,
-} from "../../../src/catalogue/rules.ts";
-import { parsePriceCents } from "../../../src/money.ts";
+} from "../../../src/shared/catalogue/rules.ts";
+import { parsePriceCents } from "../../../src/shared/money.ts";
 import { Form } from "../../components/Form.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 

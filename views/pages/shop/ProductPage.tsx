@@ -1,9 +1,9 @@
 import type { ProductPickerProps } from "../../../widgets/islands/ProductPicker.tsx";
-import type { Product, VariantImage } from "../../../src/catalogue/types.ts";
+import type { Product, VariantImage } from "../../../src/shared/catalogue/types.ts";
 import { Widget } from "../../components/Widget.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 import { CareIcon, IconPoints, QualityIcon, ReturnIcon, SupportIcon, TruckIcon } from "./ShopIcons.tsx";
-import { shippingNote } from "../../../src/catalogue/rules.ts";
+import { shippingNote } from "../../../src/shared/catalogue/rules.ts";
 
 function InfoGrid({ shipping }: { shipping: string }) {
   const items = [

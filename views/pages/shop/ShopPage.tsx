@@ -1,4 +1,4 @@
-import type { Product } from "../../../src/catalogue/types.ts";
+import type { Product } from "../../../src/shared/catalogue/types.ts";
 import { ProductCard } from "./ProductCard.tsx";
 import { IconPoints, QualityIcon, ReturnIcon, TruckIcon } from "./ShopIcons.tsx";
 import type { ReactNode } from "react";

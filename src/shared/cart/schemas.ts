@@ -1,8 +1,8 @@
 import * as z from "zod/mini";
 import { MAX_LINE_QUANTITY } from "./rules.ts";
 import { CART_ERRORS, CART_TEXT } from "./texts.ts";
-import { singleLine, wholeNumber } from "../http/text.ts";
-import { validate, type Validation } from "../http/forms.ts";
+import { singleLine, wholeNumber } from "../text.ts";
+import { validate, type Validation } from "../forms.ts";
 import { ShippingAddress, SHIPPING_TEXT } from "../orders/rules.ts";
 
 const id = (what: string) =>

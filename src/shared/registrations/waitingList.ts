@@ -3,10 +3,10 @@
  * registration form's messages), and the line's rule for who gets an offer when places become free.
  */
 import * as z from "zod/mini";
-import type { RegistrationEventFacts } from "../rules.ts";
-import { contactRules, packageOptions, REGISTRATION_ERRORS } from "../rules.ts";
-import { TEAM_MINIMUM, TEAM_PACKAGE } from "../teamRules.ts";
-import { toText } from "../../toText.ts";
+import type { RegistrationEventFacts } from "./rules.ts";
+import { contactRules, packageOptions, REGISTRATION_ERRORS } from "./rules.ts";
+import { TEAM_MINIMUM, TEAM_PACKAGE } from "./teamRules.ts";
+import { toText } from "../toText.ts";
 
 export type EntryKind = "individual" | "team";
 export type EntryStatus = "waiting" | "offered" | "registered" | "expired" | "declined" | "left";
@@ -120,3 +120,9 @@ export function chooseOffers(line: LineEntry[], free: number): { offered: LineEn
   return { offered, passed: [...passed] };
 }
 
+/** One place (or the team) of an offer, as the offer page shows it. */
+export interface OfferPlace {
+  placeNumber: number;
+  reference: string;
+  state: "held" | "registered" | "released";
+}

@@ -3,7 +3,7 @@
  * browser-safe. The same tiers are written on /terms, /camp-cancellation-policy, in the e-mails and on the manage
  * page before a cancellation is confirmed (README: Managing a registration after payment).
  */
-import { formatPrice } from "../../money.ts";
+import { formatPrice } from "../money.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -59,3 +59,12 @@ export function refundText(refundCents: number, percent: number, paidCents: numb
   if (refundCents === 0) return "no refund";
   return `a refund of ${formatPrice(refundCents)} (${percent}% of ${formatPrice(paidCents)})`;
 }
+
+/** What a registration's manage page lets change now (see registrations/manage/rules.ts permissions). */
+export type ChangePhase =
+  /** Every detail and the days can change. */
+  | "open"
+  /** After the freeze date: only the medical notes (special requirements) until the camp ends. */
+  | "medicalOnly"
+  /** Nothing changes: canceled, refunded, in review, or the camp is over. */
+  | "closed";

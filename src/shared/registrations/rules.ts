@@ -4,7 +4,7 @@
  * Browser-safe: zod and plain data only.
  */
 import * as z from "zod/mini";
-import { multiLine, singleLine } from "../http/text.ts";
+import { multiLine, singleLine } from "../text.ts";
 import type { EventDay, EventPackage, PackageCode } from "../events/types.ts";
 
 /** The spec's messages (section 5 and the error catalogue), word for word. */

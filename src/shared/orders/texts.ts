@@ -1,4 +1,4 @@
-/** Our own checkout messages where the spec gives none (server-side; the spec's payment toasts are in cart/texts.ts). */
+/** Our own checkout messages where the spec gives none (server-side; the spec's payment toasts are in cart/texts.ts beside this folder). */
 export const CHECKOUT_ERRORS = {
   empty: "Your cart is empty",
   changed: "Your cart has changed. Please review your cart and try again.",

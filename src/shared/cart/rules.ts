@@ -179,3 +179,22 @@ export interface CheckoutFigures {
 export function checkoutFigures(subtotalCents: number, shippingCents: number | null): CheckoutFigures {
   return { subtotalCents, shippingCents, totalCents: subtotalCents + (shippingCents ?? 0) };
 }
+
+/** One line of the server cart (the page, the widgets, GET /api/cart): the spec's item with the catalogue's facts now. */
+export interface CartLineView extends CartItem<string> {
+  id: string;
+  priceCents: number;
+  updatedAt: string;
+  productUrl: string | null;
+  maxQuantity: number;
+  problem: LineProblem | null;
+  problemMessage: string | null;
+}
+
+export interface CartView {
+  items: CartLineView[];
+  subtotalCents: number;
+  itemCount: number;
+  /** Lines that block paying (gone, out of stock, price changed), as messages. */
+  problems: string[];
+}

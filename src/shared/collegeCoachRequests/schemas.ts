@@ -3,7 +3,7 @@
  * the API all validate with. Browser-safe: zod and plain data only.
  */
 import * as z from "zod/mini";
-import { multiLine, singleLine, wholeNumber } from "../http/text.ts";
+import { multiLine, singleLine, wholeNumber } from "../text.ts";
 
 export const DIVISIONS = ["D1", "D2", "D3", "NAIA", "JUCO", "Other"] as const;
 export const AREAS_OF_INTEREST = [

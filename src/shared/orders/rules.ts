@@ -4,7 +4,7 @@
  */
 import * as z from "zod/mini";
 import { formatPrice } from "../money.ts";
-import { singleLine } from "../http/text.ts";
+import { singleLine } from "../text.ts";
 
 export const FREE_SHIPPING_THRESHOLD_CENTS = 7_500;
 

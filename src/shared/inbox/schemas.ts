@@ -3,7 +3,7 @@
  * Browser-safe: zod and plain data only.
  */
 import * as z from "zod/mini";
-import { multiLine, singleLine } from "../http/text.ts";
+import { multiLine, singleLine } from "../text.ts";
 
 export const CONTACT_MIN = { name: 2, subject: 2, message: 10 } as const;
 
