@@ -20,6 +20,7 @@ const BROWSER_SAFE = [
   "src/registrations/waitlist/rules.ts", // the waiting list's join schema, texts and line rule
   "src/registrations/manage/policy.ts", // the camp cancellation policy: data and pure rules
   "src/registrations/manage/agreements.ts", // the waiver and medical release texts
+  "src/registrations/manage/texts.ts", // the words of the changes that cost money (an upgrade, added athletes)
   "src/*/types.ts",
   "src/*/texts.ts",
   "src/http/forms.ts", // validate() and the form state; express only as types
