@@ -665,9 +665,6 @@ function mapChange(row: Row): RegistrationChange {
   };
 }
 
-/** Statuses a change's payment may still arrive in: the change waits for it (pending), or it lapsed or was let go. */
-export const OPEN_CHANGE_STATUSES: readonly ChangeStatus[] = ["pending", "needs_review"];
-
 export async function insertChange(
   trx: Knex.Transaction,
   c: { registrationId: number; eventId: number; data: ChangeData; places: number; amountCents: number; pricedVersion: number; reservedUntil: Date; holder: Holder },
