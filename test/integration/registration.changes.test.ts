@@ -246,6 +246,28 @@ describe("adding athletes to a paid team", () => {
     expect((await f.post(`${family}/athletes`, athleteFields(0, teamAthlete(6, "f")))).status).toBe(403);
   });
 
+  it("keeps to the per-team ceiling and the visitor's cap on places held unpaid", async () => {
+    const { reference, path } = await kit.paidTeam(5, "cap");
+    const limits = t.config.registrationLimits;
+    const saved = { ...limits };
+    try {
+      limits.maxTeamAthletes = 6;
+      const b = await kit.browser(path);
+      const tooMany = await b.post(`${path}/athletes`, { ...athleteFields(0, teamAthlete(6, "c")), ...athleteFields(1, teamAthlete(7, "c")) });
+      expect(tooMany.status).toBe(400);
+      expect(textOf(tooMany.text)).toContain(CHANGE_TEXT.teamFull(6));
+      limits.maxTeamAthletes = 60;
+      limits.maxHeldPlacesPerVisitor = 1;
+      const capped = await b.post(`${path}/athletes`, { ...athleteFields(0, teamAthlete(6, "c")), ...athleteFields(1, teamAthlete(7, "c")) });
+      expect(capped.status).toBe(409);
+      expect(textOf(capped.text)).toContain("at most 1 at once");
+      expect(await changesOf(reference)).toHaveLength(0);
+      expect((await b.post(`${path}/athletes`, athleteFields(0, teamAthlete(6, "c")))).status).toBe(303);
+    } finally {
+      Object.assign(limits, saved);
+    }
+  });
+
   it("a stale version still stops an individual's change with registration's message", async () => {
     const { path } = await kit.paidRegistration();
     const b = await kit.browser(path);
