@@ -246,6 +246,24 @@ describe("adding athletes to a paid team", () => {
     expect((await f.post(`${family}/athletes`, athleteFields(0, teamAthlete(6, "f")))).status).toBe(403);
   });
 
+  it("a payment that arrives after the hold lapsed takes the places only while they are still free", async () => {
+    for (const full of [true, false]) {
+      const { reference, path } = await kit.paidTeam(5, full ? "latefull" : "latefree");
+      const b = await kit.browser(path);
+      const posted = await b.post(`${path}/athletes`, athleteFields(0, teamAthlete(6, full ? "lf" : "lo")));
+      const intentId = kit.intentOf((await b.get(posted.headers.location!)).text)!;
+      await t.db("registration_changes").where({ registration_id: (await kit.row(reference)).id }).update({ reserved_until: new Date(Date.now() - 1000) });
+      if (full) await t.db("events").where({ id: 2 }).update({ capacity: await placesTaken(t.db, 2, new Date()) });
+      pay(intentId);
+      const answer = await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: intentId });
+      expect(answer.body.status).toBe(full ? "refunded" : "paid");
+      expect(await kit.row(reference)).toMatchObject({ places: full ? 5 : 6, amount_paid_cents: full ? 99500 : 119400 });
+      expect((await changesOf(reference))[0].status).toBe(full ? "rejected" : "paid");
+      expect(await kit.netPaid(reference)).toBe(full ? 99500 : 119400);
+      await t.db("events").where({ id: 2 }).update({ capacity: 200 });
+    }
+  });
+
   it("keeps to the per-team ceiling and the visitor's cap on places held unpaid", async () => {
     const { reference, path } = await kit.paidTeam(5, "cap");
     const limits = t.config.registrationLimits;
