@@ -3,6 +3,7 @@ export const islandLoaders = {
   ApparelSets: () => import("./islands/ApparelSets.tsx"),
   CardForm: () => import("./islands/CardForm.tsx"),
   CartStepper: () => import("./islands/CartStepper.tsx"),
+  ChangePayment: () => import("./islands/ChangePayment.tsx"),
   CoachRequestDialog: () => import("./islands/CoachRequestDialog.tsx"),
   ContactForm: () => import("./islands/ContactForm.tsx"),
   NewsletterForm: () => import("./islands/NewsletterForm.tsx"),

@@ -162,10 +162,25 @@ function takingPlaces(conn: Conn, now: Date) {
 export async function placesTaken(conn: Conn, eventId: number, now: Date, exceptRegistrationId?: number, opts: { locking?: boolean } = {}): Promise<number> {
   const query = takingPlaces(conn, now).andWhere("event_id", eventId);
   if (exceptRegistrationId !== undefined) query.andWhereNot("id", exceptRegistrationId);
+  const changes = changesHoldingPlaces(conn, now).andWhere("event_id", eventId);
   // A locking read sees every committed row, even when the transaction's snapshot is older (MySQL REPEATABLE READ).
-  if (opts.locking) query.forShare();
+  if (opts.locking) {
+    query.forShare();
+    changes.forShare();
+  }
   const row: Row | undefined = await query.sum({ taken: "places" }).first();
-  return Number(row?.taken ?? 0) || 0;
+  const held: Row | undefined = await changes.sum({ held: "places" }).first();
+  return (Number(row?.taken ?? 0) || 0) + (Number(held?.held ?? 0) || 0);
+}
+
+/**
+ * Athletes being added to a paid team (registration_changes, src/registrations/manage/addAthletes.ts): a pending
+ * change holds its places until its `reserved_until`, one in review keeps them, like a pending registration's hold.
+ */
+function changesHoldingPlaces(conn: Conn, now: Date) {
+  return conn("registration_changes").where((q) => {
+    q.where("status", "needs_review").orWhere((held) => { held.where("status", "pending").andWhere("reserved_until", ">", now); });
+  });
 }
 
 /** What pages show of each event's places: those taken, and the families and teams waiting in its line. */
@@ -182,10 +197,13 @@ export interface WaitingCount {
 /** One query each for every event, at `now` of the first request of each EVENT_CACHE_MS. */
 function shownPlaces(db: Db, now: Date): Promise<ShownPlaces> {
   return eventCaches(db).places.get("shown", async () => {
-    const taken: Row[] = await takingPlaces(db, now).groupBy("event_id").select("event_id").sum({ taken: "places" });
+    const registered: Row[] = await takingPlaces(db, now).groupBy("event_id").select("event_id").sum({ taken: "places" });
+    const held: Row[] = await changesHoldingPlaces(db, now).groupBy("event_id").select("event_id").sum({ taken: "places" });
+    const taken: Record<number, number> = {};
+    for (const r of [...registered, ...held]) taken[num(r.event_id)] = (taken[num(r.event_id)] ?? 0) + (Number(r.taken) || 0);
     const waiting: Row[] = await db("waiting_list_entries").where("status", "waiting").groupBy("event_id").select("event_id").count({ entries: "*" }).sum({ places: "places" });
     return {
-      taken: Object.fromEntries(taken.map((r) => [num(r.event_id), Number(r.taken) || 0])),
+      taken,
       waiting: Object.fromEntries(waiting.map((r) => [num(r.event_id), { entries: num(r.entries), places: num(r.places) }])),
     };
   });

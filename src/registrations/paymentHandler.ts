@@ -6,11 +6,11 @@ import type { PaymentRow } from "../payments/repository.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
 import { canTransition } from "./states.ts";
-import { codeIdOf, redeemUse, releaseUse } from "./codes.ts";
-import { lateRegistrationRefundEmail, registrationConfirmationEmail, registrationRefundedEmail } from "./email.ts";
+import { codeIdOf, redeemUse } from "./codes.ts";
+import { lateRegistrationRefundEmail, registrationConfirmationEmail } from "./email.ts";
 import { confirmationManageUrl } from "./manage/links.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
-import { placesFreed } from "./waitlist/offers.ts";
+import { registerChangePayments, syncRegistrationRefunds } from "./manage/paidChanges.ts";
 
 /**
  * The registrations' handler in the payment core. The core locks the payment row, then `expected` takes the
@@ -83,12 +83,8 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
         if (event) await enqueueEmail(trx, lateRegistrationRefundEmail(deps.site, event, r, payment.amountCents, why));
         return;
       }
-      if (refund.amountRefundedCents > r.amountRefundedCents) await repo.setAmountRefunded(trx, r.id, refund.amountRefundedCents, now);
-      if (!refund.full || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
-      await releaseUse(trx, r.id, now);
-      await placesFreed(trx, r.eventId);
-      const event = await findEvent(trx, r.eventId);
-      if (event) await enqueueEmail(trx, registrationRefundedEmail(deps.site, event, r, refund.amountRefundedCents));
+      // The registration's amount refunded is the total over its own payment and its paid changes' (manage/paidChanges.ts).
+      await syncRegistrationRefunds(deps, trx, r);
     },
 
     async afterPaid() {
@@ -98,6 +94,8 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       deps.outbox.wake();
     },
   });
+  // A paid registration's upgrade or added athletes: payments of their own (kind registration_change).
+  registerChangePayments(deps);
 
   /** The registration takes the payment: its code's use is redeemed, it is paid and the payer gets the confirmation. */
   async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {

@@ -227,13 +227,19 @@ export async function placesHeldBy(trx: Knex.Transaction, holder: Holder, now: D
     .andWhere("reserved_until", ">", now)
     .andWhere((w) => { w.where("holder_session", holder.session).orWhere("holder_address", holder.address); });
   if (exceptId !== undefined) q.andWhereNot("id", exceptId);
-  const row: Row | undefined = await q
-    .select(
-      trx.raw("coalesce(sum(case when holder_session = ? then places else 0 end), 0) as by_session", [holder.session]),
-      trx.raw("coalesce(sum(case when holder_address = ? then places else 0 end), 0) as by_address", [holder.address]),
-    )
+  const bySessionAndAddress = [
+    trx.raw("coalesce(sum(case when holder_session = ? then places else 0 end), 0) as by_session", [holder.session]),
+    trx.raw("coalesce(sum(case when holder_address = ? then places else 0 end), 0) as by_address", [holder.address]),
+  ];
+  const row: Row | undefined = await q.select(...bySessionAndAddress).first();
+  // Athletes being added to a paid team hold places too (registration_changes).
+  const changes: Row | undefined = await trx<Row>("registration_changes")
+    .where("status", "pending")
+    .andWhere("reserved_until", ">", now)
+    .andWhere((w) => { w.where("holder_session", holder.session).orWhere("holder_address", holder.address); })
+    .select(...bySessionAndAddress)
     .first();
-  return { session: Number(row?.by_session ?? 0), address: Number(row?.by_address ?? 0) };
+  return { session: Number(row?.by_session ?? 0) + Number(changes?.by_session ?? 0), address: Number(row?.by_address ?? 0) + Number(changes?.by_address ?? 0) };
 }
 
 /** What a pending individual registration holds: its package, price and the athlete's details. */
@@ -614,4 +620,149 @@ export async function claimReminder(trx: Knex.Transaction, registrationId: numbe
 /** A paid individual registration moves to a cheaper package: its package, price and amount, at a new version. */
 export async function setPackage(trx: Knex.Transaction, id: number, p: { code: string; label: string; priceCents: number }, version: number, now: Date): Promise<void> {
   await trx("registrations").where({ id }).update({ package_code: p.code, package_label: p.label, list_price_cents: p.priceCents, amount_cents: p.priceCents, version, updated_at: now });
+}
+
+// ---- changes paid through their own PaymentIntent: an upgrade, athletes added to a team (registration_changes) ----
+
+export type ChangeKind = "upgrade" | "add_athletes";
+export type ChangeStatus = "pending" | "paid" | "expired" | "cancelled" | "needs_review" | "rejected";
+/** The change's data: the new package and its days, or the athletes to add (the team form's fields, checked). */
+export type ChangeData =
+  | { kind: "upgrade"; fromPackageCode: string; fromListPriceCents: number; packageCode: string; packageLabel: string; priceCents: number; dayIds: number[] }
+  | { kind: "add_athletes"; pricePerAthleteCents: number; athletes: TeamRegistration["athletes"] };
+
+export interface RegistrationChange {
+  id: number;
+  registrationId: number;
+  eventId: number;
+  kind: ChangeKind;
+  data: ChangeData;
+  places: number;
+  amountCents: number;
+  pricedVersion: number;
+  status: ChangeStatus;
+  reservedUntil: Date;
+  holderSession: string | null;
+  createdAt: Date;
+  paidAt: Date | null;
+}
+
+function mapChange(row: Row): RegistrationChange {
+  return {
+    id: Number(row.id),
+    registrationId: Number(row.registration_id),
+    eventId: Number(row.event_id),
+    kind: String(row.kind) as ChangeKind,
+    data: JSON.parse(String(row.data_json)) as ChangeData,
+    places: Number(row.places),
+    amountCents: Number(row.amount_cents),
+    pricedVersion: Number(row.priced_version),
+    status: String(row.status) as ChangeStatus,
+    reservedUntil: toDate(row.reserved_until)!,
+    holderSession: str(row.holder_session),
+    createdAt: toDate(row.created_at)!,
+    paidAt: toDate(row.paid_at),
+  };
+}
+
+export async function insertChange(
+  trx: Knex.Transaction,
+  c: { registrationId: number; eventId: number; data: ChangeData; places: number; amountCents: number; pricedVersion: number; reservedUntil: Date; holder: Holder },
+  now: Date,
+): Promise<number> {
+  const [id] = await trx("registration_changes").insert({
+    registration_id: c.registrationId,
+    event_id: c.eventId,
+    kind: c.data.kind,
+    data_json: JSON.stringify(c.data),
+    places: c.places,
+    amount_cents: c.amountCents,
+    priced_version: c.pricedVersion,
+    status: "pending",
+    reserved_until: c.reservedUntil,
+    holder_session: c.holder.session,
+    holder_address: c.holder.address,
+    created_at: now,
+    updated_at: now,
+  });
+  return Number(id);
+}
+
+export async function findChange(conn: Conn, id: number): Promise<RegistrationChange | undefined> {
+  const row: Row | undefined = await conn<Row>("registration_changes").where({ id }).first();
+  return row ? mapChange(row) : undefined;
+}
+
+/** After the event's and the registration's locks (the aggregate's order): the change's own row. */
+export async function lockChange(trx: Knex.Transaction, id: number): Promise<RegistrationChange | undefined> {
+  const row: Row | undefined = await trx<Row>("registration_changes").where({ id }).forUpdate().first();
+  return row ? mapChange(row) : undefined;
+}
+
+/** The registration's changes in these statuses, oldest first. */
+export async function changesOf(conn: Conn, registrationId: number, statuses: readonly ChangeStatus[]): Promise<RegistrationChange[]> {
+  const rows: Row[] = await conn<Row>("registration_changes").where({ registration_id: registrationId }).whereIn("status", [...statuses]).orderBy("id");
+  return rows.map(mapChange);
+}
+
+/** Moves a change from one of `from` to `to`; of two callers exactly one gets true. Under the aggregate's locks. */
+export async function moveChange(trx: Knex.Transaction, id: number, from: readonly ChangeStatus[], to: ChangeStatus, now: Date, fields: Record<string, unknown> = {}): Promise<boolean> {
+  return (await trx("registration_changes").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now })) === 1;
+}
+
+/** A pending change's hold kept until `until` (never shortened): its payment is being confirmed. */
+export async function keepChangeUntil(trx: Knex.Transaction, id: number, until: Date, now: Date): Promise<void> {
+  await trx("registration_changes").where({ id, status: "pending" }).andWhere("reserved_until", "<", until).update({ reserved_until: until, updated_at: now });
+}
+
+/** Places that pending add-athlete changes hold at an event at `now` (a lapsed one holds none, before the sweep marks it). */
+export async function placesHeldByChanges(conn: Conn, eventId: number, now: Date, exceptChangeId?: number): Promise<number> {
+  const q = conn("registration_changes")
+    .where({ event_id: eventId })
+    .andWhere((w) => { w.where("status", "needs_review").orWhere((h) => { h.where("status", "pending").andWhere("reserved_until", ">", now); }); });
+  if (exceptChangeId !== undefined) q.andWhereNot("id", exceptChangeId);
+  const row: Row | undefined = await q.sum({ held: "places" }).first();
+  return Number(row?.held ?? 0) || 0;
+}
+
+/** Pending changes whose time to pay has passed, oldest first (the sweep). */
+export async function lapsedChanges(conn: Conn, now: Date, limit: number): Promise<RegistrationChange[]> {
+  const rows: Row[] = await conn<Row>("registration_changes").where("status", "pending").andWhere("reserved_until", "<=", now).orderBy("reserved_until").limit(limit);
+  return rows.map(mapChange);
+}
+
+/** A change applied: the registration's amount paid (and, for a team, its amount and list price) grows by what the change cost. */
+export async function addPaid(trx: Knex.Transaction, id: number, cents: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ amount_paid_cents: trx.raw("coalesce(amount_paid_cents, 0) + ?", [cents]), updated_at: now });
+}
+
+/** Athletes added to a paid team: new rows after the last position, one place each, the amount and list price grown, a new version. */
+export async function addTeamAthletes(trx: Knex.Transaction, r: Registration, athletes: TeamRegistration["athletes"], cents: number, now: Date): Promise<void> {
+  const last = Math.max(0, ...r.athletes.map((a) => a.position));
+  await trx("registration_athletes").insert(
+    athletes.map((a, i) => ({
+      registration_id: r.id,
+      position: last + i + 1,
+      first_name: a.firstName,
+      last_name: a.lastName,
+      email: a.email,
+      age: a.age,
+      shirt_size: a.shirtSize,
+      emergency_contact_name: a.parentName,
+      emergency_contact_phone: a.parentPhoneNumber,
+    })),
+  );
+  await trx("registrations").where({ id: r.id }).update({
+    places: r.places + athletes.length,
+    amount_cents: r.amountCents + cents,
+    list_price_cents: r.listPriceCents + cents,
+    version: r.version + 1,
+    updated_at: now,
+  });
+}
+
+/** A registration's reference, read without a lock (it never changes). */
+export async function referenceOf(conn: Conn, id: number): Promise<string | undefined> {
+  const row = await conn<Row>("registrations").where({ id }).first("reference");
+  return row ? String(row.reference) : undefined;
 }

@@ -3,6 +3,7 @@ import * as repo from "./repository.ts";
 import { releaseUse } from "./codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
 import { placesFreed } from "./waitlist/offers.ts";
+import { sweepLapsedChanges } from "./manage/paidChanges.ts";
 
 /**
  * A payment Stripe is still confirming (`processing`: the webhook decides) or whose payer is in (or left) a 3-D
@@ -45,5 +46,6 @@ export async function sweepLapsedHolds(deps: RegistrationDeps, limit = 50): Prom
     });
     if (expired) swept += 1;
   }
-  return swept;
+  // Paid registrations' changes not paid in time (an upgrade, athletes being added): the same steps, their own rows.
+  return swept + (await sweepLapsedChanges(deps, limit));
 }

@@ -145,6 +145,10 @@ export const UNSAFE_ROUTES: UnsafeRoute[] = [
   { method: "POST", path: "/events/1/lost-confirmation", body: "form", fields: { email: email() } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/details", body: "form", fields: { version: line("1"), tShirtSize: choice("Large") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/cancel", body: "form", fields: { version: line("1"), scope: choice("all") } },
+  { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/upgrade", body: "form", fields: { version: line("1"), registrationType: choice("full") } },
+  { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/athletes", body: "form", fields: { "athletes.0.firstName": line("Sam") } },
+  { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/changes/1/cancel", body: "form", fields: {} },
+  { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/changes/1/paid", body: "json", fields: { paymentIntentId: { type: { kind: "paymentIntent" }, valid: "pi_unknown123" } } },
   // discount codes and free registrations
   { method: "POST", path: "/api/validate-discount", body: "json", fields: { discountCode: line("CAMP10"), eventId: id("1") } },
   { method: "POST", path: "/register/1/discount", body: "form", fields: { discountCode: line("CAMP10") } },

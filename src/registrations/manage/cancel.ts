@@ -1,20 +1,19 @@
-import type { Knex } from "knex";
 import { toDate } from "../../db/rows.ts";
 import { lockForUpdate } from "../../db/locks.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import { refundableCents, refundsOfPayment } from "../../payments/refundLedger.ts";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
-import { REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
+import type { RegistrationDeps } from "../deps.ts";
 import { registrationCanceledEmail } from "./email.ts";
 import { permissions } from "./rules.ts";
 import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
 import { MANAGE_TEXT } from "./change.ts";
 import { placesFreed } from "../waitlist/offers.ts";
+import { lockMoneyPayments, moneyPayments, refundableAcross, refuseWhileChangePending, requestRefundAcross, sameMoneyPayments } from "./paidChanges.ts";
 
 export const CANCEL_TEXT = {
   alreadyCanceled: "This registration is already canceled.",
@@ -60,9 +59,11 @@ export interface CancelOutcome {
  * (the refund job sends it after the commit; the key makes a retry harmless) and queues the receipt e-mail.
  */
 export async function cancelRegistration(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; scope: CancelScope }): Promise<CancelOutcome> {
-  const payment = await deps.paymentCore.latestFor(REGISTRATION_KIND, input.reference);
+  // Every payment holding the registration's money: its own, and those of its paid changes (an upgrade, added athletes).
+  const money = await moneyPayments(deps, input.reference);
+  const payment = money.own;
   const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx): Promise<CancelOutcome> => {
-    if (payment) await lockForUpdate(trx, "payments", payment.id);
+    await lockMoneyPayments(trx, money, (t, id) => lockForUpdate(t, "payments", id));
     const now = deps.clock();
     const locked = await repo.lockEvent(trx, event.id);
     const r = await repo.lockByReference(trx, input.reference);
@@ -70,7 +71,8 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     if (r.status === "withdrawn" || r.status === "refunded") throw new DomainError("conflict", CANCEL_TEXT.alreadyCanceled);
     const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
     if (!allowed.canCancel) throw new DomainError("conflict", allowed.reason || "The camp has started: the registration can no longer be canceled.");
-    if (r.version !== input.shownVersion) throw new DomainError("conflict", MANAGE_TEXT.stale);
+    if (r.version !== input.shownVersion || !(await sameMoneyPayments(trx, r.id, money))) throw new DomainError("conflict", MANAGE_TEXT.stale);
+    await refuseWhileChangePending(trx, r.id);
 
     const active = activeAthletes(r);
     const athlete = input.scope.whole ? undefined : active.find((a) => a.position === (input.scope as { athletePosition: number }).athletePosition);
@@ -78,7 +80,7 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     if (athlete && active.length - 1 < TEAM_MINIMUM) throw new DomainError("conflict", CANCEL_TEXT.teamMinimum);
 
     const quote = cancellationQuote(r, input.scope, allowed.startsAt, now);
-    const refundCents = payment ? Math.min(quote.cents, await leftToRefund(trx, payment.id, payment.amountCents)) : 0;
+    const refundCents = payment ? Math.min(quote.cents, await refundableAcross(trx, money)) : 0;
     if (athlete) {
       await repo.withdrawAthlete(trx, r.id, athlete.position, refundCents, r.places - 1, r.version + 1, now);
     } else if (!(await repo.transition(trx, r.id, "withdraw", now, { withdrawn_at: now, withdrawal_refund_cents: refundCents, version: r.version + 1 }))) {
@@ -86,7 +88,7 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     }
     if (refundCents > 0 && payment) {
       const what = athlete ? `athlete:${athlete.position}` : "all";
-      await deps.paymentCore.requestRefund(trx, payment, { amountCents: refundCents, reason: `canceled by the registrant (${quote.percent}% under the policy)`, key: `cancel:registration:${r.id}:${what}:v${r.version}` });
+      await requestRefundAcross(deps, trx, money, refundCents, `canceled by the registrant (${quote.percent}% under the policy)`, `cancel:registration:${r.id}:${what}:v${r.version}`);
     }
     // The waiting list's hook: places were freed in this transaction (src/registrations/deps.ts).
     await placesFreed(trx, event.id);
@@ -100,8 +102,4 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
   if (outcome.refundCents > 0) deps.paymentCore.refundJobs.wake();
   deps.logger.info({ reference: input.reference, whole: input.scope.whole, refundCents: outcome.refundCents }, "registration canceled through its manage link");
   return outcome;
-}
-
-async function leftToRefund(trx: Knex.Transaction, paymentId: number, amountCents: number): Promise<number> {
-  return refundableCents(amountCents, await refundsOfPayment(trx, paymentId));
 }

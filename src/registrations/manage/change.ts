@@ -10,6 +10,7 @@ import type { RegistrationDeps } from "../deps.ts";
 import { registrationChangedEmail } from "./email.ts";
 import { permissions } from "./rules.ts";
 import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
+import { refuseWhileChangePending } from "./paidChanges.ts";
 
 export const MANAGE_TEXT = {
   stale: "This registration was changed in another window or tab. Here it is as it stands now; please make your change again.",
@@ -90,6 +91,8 @@ export async function changeIndividual(deps: RegistrationDeps, event: EventDetai
     if (allowed.phase === "closed") throw new DomainError("conflict", allowed.reason);
     if (allowed.phase !== input.phase) throw new DomainError("conflict", MANAGE_TEXT.deadlinePassed);
     if (r.version !== input.shownVersion) throw new DomainError("conflict", MANAGE_TEXT.stale);
+    // An upgrade priced on this version waits for its payment: the registration stays as it was priced.
+    await refuseWhileChangePending(trx, r.id);
 
     const before = individualOf(r);
     // After the freeze date the medical notes are the one thing taken from the form.

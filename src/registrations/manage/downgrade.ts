@@ -5,14 +5,14 @@ import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { formatPrice } from "../../shared/money.ts";
-import { refundableCents, refundsOfPayment } from "../../payments/refundLedger.ts";
 import { findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
-import { REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
+import type { RegistrationDeps } from "../deps.ts";
 import { registrationChangedEmail } from "./email.ts";
 import { permissions } from "./rules.ts";
 import { MANAGE_TEXT } from "./change.ts";
+import { lockMoneyPayments, moneyPayments, refundableAcross, refuseWhileChangePending, requestRefundAcross, sameMoneyPayments } from "./paidChanges.ts";
 
 export const DOWNGRADE_TEXT = {
   withCode: "A registration paid with a discount code changes package through us: please write to us.",
@@ -37,27 +37,29 @@ export function downgradeOptions(event: EventDetail, r: Registration): { code: s
  * (its share of the code would need an operator's decision).
  */
 export async function downgradeIndividual(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; data: IndividualRegistration }): Promise<{ refundCents: number }> {
-  const payment = await deps.paymentCore.latestFor(REGISTRATION_KIND, input.reference);
+  const money = await moneyPayments(deps, input.reference);
+  const payment = money.own;
   const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
-    if (payment) await lockForUpdate(trx, "payments", payment.id);
+    await lockMoneyPayments(trx, money, (t, id) => lockForUpdate(t, "payments", id));
     const now = deps.clock();
     const locked = await repo.lockEvent(trx, event.id);
     const r = await repo.lockByReference(trx, input.reference);
     if (!locked || !r || r.eventId !== event.id || r.kind !== "individual") throw new DomainError("not_found", "No such registration");
     const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
     if (allowed.phase !== "open") throw new DomainError("conflict", allowed.reason);
-    if (r.version !== input.shownVersion) throw new DomainError("conflict", MANAGE_TEXT.stale);
+    if (r.version !== input.shownVersion || !(await sameMoneyPayments(trx, r.id, money))) throw new DomainError("conflict", MANAGE_TEXT.stale);
+    await refuseWhileChangePending(trx, r.id);
     if (await repo.redemptionOf(trx, r.id)) throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
     const priceCents = await repo.packagePriceCents(trx, event.id, input.data.registrationType);
     const pkg = findPackage(event, input.data.registrationType);
     if (priceCents === undefined || !pkg || priceCents >= r.listPriceCents) throw new DomainError("invalid", DOWNGRADE_TEXT.notCheaper);
     if (!payment || payment.provider === "none") throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
-    const refundCents = Math.min(r.listPriceCents - priceCents, refundableCents(payment.amountCents, await refundsOfPayment(trx, payment.id)));
+    const refundCents = Math.min(r.listPriceCents - priceCents, await refundableAcross(trx, money));
 
     await repo.setPackage(trx, r.id, { code: pkg.code, label: pkg.label, priceCents }, r.version + 1, now);
     await repo.replaceDays(trx, r.id, input.data.dayIds);
     if (refundCents > 0) {
-      await deps.paymentCore.requestRefund(trx, payment, { amountCents: refundCents, reason: `package changed from ${r.packageLabel} to ${pkg.label}`, key: `downgrade:registration:${r.id}:v${r.version}` });
+      await requestRefundAcross(deps, trx, money, refundCents, `package changed from ${r.packageLabel} to ${pkg.label}`, `downgrade:registration:${r.id}:v${r.version}`);
     }
     const changed = (await repo.findByReference(trx, r.reference))!;
     await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [`package from ${r.packageLabel} to ${pkg.label}, ${formatPrice(refundCents)} refunded to your card`]));

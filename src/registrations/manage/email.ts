@@ -87,3 +87,13 @@ export function registrationCanceledEmail(site: Site, event: EventDetail, r: Reg
     ...cancellationPolicyLines().map((l) => `- ${l}`),
   ]);
 }
+
+/** A change paid for when it could no longer be made (the registration changed, the deadline passed): its payment is refunded. */
+export function changeRefundedEmail(site: Site, event: EventDetail, r: Registration, cents: number): OutgoingEmail {
+  return plain(site, r, "registration_change_refunded", `Change refunded: ${event.title} (${r.reference})`, [
+    `The change you paid for on ${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) could no longer be made when the payment arrived, so nothing changed and we refunded the ${formatPrice(cents)} to your card.`,
+    "Depending on your bank it shows within 5 to 10 business days.",
+    "",
+    ...attendanceLines(event, r),
+  ]);
+}

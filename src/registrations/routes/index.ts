@@ -3,6 +3,7 @@ import { checkoutRoutes } from "./checkout.tsx";
 import { codeRoutes } from "./codes.tsx";
 import { individualRoutes } from "./individual.tsx";
 import { manageRoutes } from "./manage.tsx";
+import { manageChangeRoutes } from "./manageChanges.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./shared.tsx";
 import { teamRoutes } from "./team.tsx";
 import { waitingListRoutes } from "./waitlist.tsx";
@@ -12,6 +13,6 @@ import type { WaitingListDeps } from "../waitlist/offers.ts";
 export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesses"> & WaitingListDeps): Router {
   const all: RegistrationRouteDeps = { ...deps, codeGuesses: codeGuessBudget(deps.rateLimiter) };
   const router = Router();
-  router.use(individualRoutes(all), teamRoutes(all), checkoutRoutes(all), codeRoutes(all), manageRoutes(all), waitingListRoutes({ ...deps, ...all }));
+  router.use(individualRoutes(all), teamRoutes(all), checkoutRoutes(all), codeRoutes(all), manageRoutes(all), manageChangeRoutes(all), waitingListRoutes({ ...deps, ...all }));
   return router;
 }

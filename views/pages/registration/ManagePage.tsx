@@ -50,7 +50,7 @@ function DowngradeForm({ view, form }: { view: ManageView; form: FormState }) {
   return (
     <section className="card registration-section" aria-labelledby="manage-package">
       <h2 id="manage-package">Change to a smaller package</h2>
-      <p className="muted">{`Until ${view.changesUntil}. The difference goes back to your card. To add days, write to us.`}</p>
+      <p className="muted">{`Until ${view.changesUntil}. The difference goes back to your card.`}</p>
       <Form action={`${view.base}/package`} label="Change to a smaller package">
         <FormErrors errors={errors} />
         <input type="hidden" name="version" value={String(view.version)} />
@@ -81,6 +81,22 @@ function DowngradeForm({ view, form }: { view: ManageView; form: FormState }) {
         </fieldset>
         <SubmitButton className="btn btn-secondary">Change Package</SubmitButton>
       </Form>
+    </section>
+  );
+}
+
+/** Changes that cost money have pages of their own (routes/manageChanges.tsx): a bigger package, or more athletes. */
+function PaidChangeLinks({ view }: { view: ManageView }) {
+  const team = view.kind === "team";
+  return (
+    <section className="card registration-section" aria-labelledby="manage-more">
+      <h2 id="manage-more">{team ? "Add athletes" : "Change to a bigger package"}</h2>
+      <p className="muted">
+        {team
+          ? `Add athletes to the team at the team price, paid by card, until ${view.changesUntil}.`
+          : `Add days by moving to a bigger package: you pay the difference by card, until ${view.changesUntil}.`}
+      </p>
+      <a className="btn btn-secondary" href={`${view.base}/${team ? "athletes" : "upgrade"}`}>{team ? "Add athletes…" : "Choose a bigger package…"}</a>
     </section>
   );
 }
@@ -233,6 +249,7 @@ export function ManagePage({ view, form, packageForm, message }: { view: ManageV
         <Athletes view={view} />
         {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}
         {view.phase === "open" && view.downgrades.length > 0 ? <DowngradeForm view={view} form={packageForm ?? { values: {}, errors: {} }} /> : null}
+        {view.phase === "open" ? <PaidChangeLinks view={view} /> : null}
         {view.phase === "closed" ? <p className="card registration-section">{`Nothing can change any more: ${view.reason}`}</p> : null}
         {view.kind === "team" && view.phase !== "closed" ? (
           <p className="card registration-section">{`Each athlete's family can change their athlete's details until ${view.changesUntil} through the link you send them; after that only the medical notes.`}</p>

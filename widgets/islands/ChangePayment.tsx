@@ -1,0 +1,102 @@
+/**
+ * The card payment of a paid registration's change (an upgrade, athletes added to a team): the same Stripe steps as
+ * the other card widgets (widgets/cardPayment.tsx), then the change page's return call, then back to the
+ * registration. Without JavaScript the page says card payment needs it (the change itself was made by a form).
+ */
+import { useState, type FormEvent } from "react";
+import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
+import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
+import { apiFetch, ApiError } from "../api.ts";
+import { showToast } from "../toast.ts";
+import { formatPrice } from "../../src/shared/money.ts";
+import { CHANGE_TEXT } from "../../src/shared/registrations/changeTexts.ts";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
+
+export interface ChangePaymentProps {
+  publishableKey: string;
+  clientSecret: string;
+  amountCents: number;
+  reference: string;
+  /** The change page's return call (JSON: the PaymentIntent's id). */
+  returnUrl: string;
+  /** Where a settled payment goes: the change page, which says what happened. */
+  doneUrl: string;
+  billing: { name: string; email: string; phone: string };
+}
+
+const FAILED = "Payment Failed";
+const FALLBACK = "Please check your payment information and try again.";
+
+export default function ChangePayment(props: ChangePaymentProps) {
+  return <WithStripe publishableKey={props.publishableKey}>{(status) => <Pay {...props} stripeState={status} />}</WithStripe>;
+}
+
+function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing, stripeState }: ChangePaymentProps & { stripeState: StripeStatus }) {
+  const stripe = useStripe();
+  const elements = useElements();
+  const [busy, setBusy] = useState(false);
+  const [cardError, setCardError] = useState<string | null>(null);
+  const [paymentError, setPaymentError] = useState<string | null>(null);
+  const [charged, setCharged] = useState<"processing" | "received" | null>(null);
+  const total = formatPrice(amountCents);
+
+  const fail = (message: string) => {
+    setPaymentError(message);
+    showToast({ title: FAILED, description: message, variant: "destructive" });
+  };
+
+  async function pay(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (busy || !stripe || !elements) return;
+    const card = elements.getElement(CardElement);
+    if (!card) return fail(FALLBACK);
+    setBusy(true);
+    setPaymentError(null);
+    try {
+      const confirmed = await confirmCard(stripe, clientSecret, card, billing, FALLBACK, amountCents);
+      if (confirmed.kind === "amountChanged") return fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
+      if (confirmed.kind === "declined") return fail(confirmed.message);
+      if (confirmed.processing) setCharged("processing");
+      const answer = await reportReturn(
+        () =>
+          apiFetch<{ status?: string }>(returnUrl, { method: "POST", json: { paymentIntentId: confirmed.intentId } }).catch((err: unknown) => {
+            if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed" };
+            throw err;
+          }),
+        () => setCharged((now) => now ?? "received"),
+      );
+      if (answer?.status === "pending") setCharged("processing");
+      else if (answer) window.location.assign(doneUrl);
+    } catch {
+      fail("An unexpected error occurred");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (charged) return <ChargedNotice state={charged} reference={reference} />;
+  const enhanced = stripeState !== "waiting";
+  return (
+    <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
+      <fieldset disabled={busy}>
+        <legend>Card Details</legend>
+        {!enhanced ? <p className="notice-inline needs-js">{CHANGE_TEXT.needsJavaScript}</p> : null}
+        {stripeState === "unavailable" ? <p className="notice-inline" role="alert">Payment processing is temporarily unavailable. Please try again later.</p> : null}
+        {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
+      </fieldset>
+      {paymentError ? (
+        <div className="payment-error" role="alert">
+          <p className="payment-error-title">Payment Error</p>
+          <p>{paymentError}</p>
+        </div>
+      ) : null}
+      {enhanced ? (
+        <div className="registration-actions">
+          <button type="submit" className="btn btn-primary" disabled={busy || stripeState !== "ready"}>
+            {busy ? "Processing Payment..." : `Pay ${total}`}
+          </button>
+        </div>
+      ) : null}
+    </form>
+  );
+}
