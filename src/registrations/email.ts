@@ -159,15 +159,20 @@ export function teamRosterEmail(site: Site, event: EventDetail, registration: Re
     headingHtml: `${escapeHtml(team)} is registered for ${escapeHtml(event.title)}`,
     facts,
     manageUrl,
-    rosterText: ["Roster:", ...roster.map((a) => `${a.n}. ${a.name}, age ${a.age}, shirt ${a.shirt}, parent ${a.parent}`), ""],
+    rosterText: ["Roster:", ...roster.map((a) => `${a.n}. ${a.name}, age ${a.age}, shirt ${a.shirt}, parent ${a.parent}`), "", FAMILIES_EMAILED, ""],
     rosterHtml: `<h2 style="font-size:16px">Roster</h2>
 <table cellpadding="6" style="border-collapse:collapse"><tr><th align="left">#</th><th align="left">Athlete</th><th align="left">Age</th><th align="left">Shirt size</th><th align="left">Parent</th></tr>
 ${roster.map((a) => `<tr><td>${a.n}</td><td>${escapeHtml(a.name)}</td><td>${escapeHtml(a.age)}</td><td>${escapeHtml(a.shirt)}</td><td>${escapeHtml(a.parent)}</td></tr>`).join("\n")}</table>
+<p>${escapeHtml(FAMILIES_EMAILED)}</p>
 `,
   });
 }
 
 type Fact = [string, string];
+
+/** The coach's confirmation says so: each family got its own link in the same transaction (manage/family.ts). */
+export const FAMILIES_EMAILED =
+  "We've e-mailed each athlete's family (at the athlete's address on the roster) its own private link to check the details, add medical notes and, for an athlete under 18, sign the liability waiver and medical release. Your roster page (the link below) shows who is still missing what and sends a family its link again.";
 
 /** Above the private manage link in every confirmation. */
 const MANAGE_TEXT =

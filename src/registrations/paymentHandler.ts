@@ -9,6 +9,7 @@ import { canTransition } from "./states.ts";
 import { codeIdOf, redeemUse, releaseUse } from "./codes.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail, registrationRefundedEmail } from "./email.ts";
 import { confirmationManageUrl } from "./manage/links.ts";
+import { queueFamilyLinks } from "./manage/family.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
 import { placesFreed } from "./waitlist/offers.ts";
 
@@ -106,7 +107,10 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
     await repo.transition(trx, r.id, step, now, { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null });
     const paid = (await repo.findByReference(trx, r.reference))!;
     const event = await findEvent(trx, paid.eventId);
-    if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
+    if (event) {
+      await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
+      await queueFamilyLinks(trx, deps, event, paid, now);
+    }
     return "accepted";
   }
 }

@@ -611,6 +611,11 @@ export async function claimReminder(trx: Knex.Transaction, registrationId: numbe
   await trx("registration_reminders").insert({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now });
 }
 
+/** The athletes of a registration already claimed for this kind of reminder (read under the registration's lock). */
+export async function claimedReminderPositions(conn: Conn, registrationId: number, kind: string): Promise<number[]> {
+  return (await conn("registration_reminders").where({ registration_id: registrationId, kind }).pluck("athlete_position")).map(Number);
+}
+
 /** A paid individual registration moves to a cheaper package: its package, price and amount, at a new version. */
 export async function setPackage(trx: Knex.Transaction, id: number, p: { code: string; label: string; priceCents: number }, version: number, now: Date): Promise<void> {
   await trx("registrations").where({ id }).update({ package_code: p.code, package_label: p.label, list_price_cents: p.priceCents, amount_cents: p.priceCents, version, updated_at: now });

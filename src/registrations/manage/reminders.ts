@@ -1,11 +1,10 @@
 import { isUniqueViolation } from "../../db/rows.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { formatEventDateTime } from "../../events/rules.ts";
 import { findEvent, listEvents } from "../../events/repository.ts";
 import * as repo from "../repository.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import { familyLinkEmail } from "./email.ts";
-import { missingFor } from "./family.ts";
+import { familyDue, missingFor } from "./family.ts";
 import { issueManageLink, manageUrl } from "./links.ts";
 import { permissions } from "./rules.ts";
 
@@ -35,8 +34,7 @@ export async function sendFreezeReminders(deps: RegistrationDeps): Promise<numbe
           await deps.db.transaction(async (trx) => {
             await repo.claimReminder(trx, r.id, athlete.position, WAIVER_REMINDER, now);
             const token = await issueManageLink(trx, r.id, "family", now, athlete.position);
-            const reminder = { until: formatEventDateTime(allowed.freezeAt, event.timeZone), missing: missingFor(athlete) };
-            await enqueueEmail(trx, familyLinkEmail(deps.site, event, r, athlete, manageUrl(deps.publicUrl, token), reminder));
+            await enqueueEmail(trx, familyLinkEmail(deps.site, event, r, athlete, manageUrl(deps.publicUrl, token), await familyDue(trx, event, athlete, now), true));
           });
           sent += 1;
         } catch (err) {
