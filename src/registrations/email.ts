@@ -26,6 +26,13 @@ function attendedDays(event: EventDetail, registration: Registration) {
   return event.days.filter((d) => registration.dayIds.includes(d.id));
 }
 
+/** Who a registration is for, as its e-mails name it: the athlete, or the team ('Steel City WC's 6 athletes'). */
+export function registrationSubject(r: Registration): string {
+  if (r.kind === "team") return `${r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`}'s ${r.places} athletes`;
+  const a = r.athletes[0];
+  return a ? `${a.firstName} ${a.lastName}` : "your registration";
+}
+
 /** Each attended day with the daily hours, in the event's own time zone: 'Saturday, June 5: 9:00 AM - 4:00 PM PDT'. */
 export function attendanceLines(event: EventDetail, registration: Registration): string[] {
   const hours = eventHoursText(event);
@@ -91,8 +98,11 @@ export function lateRegistrationRefundEmail(site: Site, event: EventDetail, regi
   const text = [
     `Hi ${registration.contact.firstName},`,
     "",
-    `Your payment of ${formatPrice(amountCents)} for ${event.title} (registration ${registration.reference}) arrived after the 30 minutes we hold a place, and by then ${gone}.`,
+    `Your payment of ${formatPrice(amountCents)} for ${registrationSubject(registration)} at ${event.title} (registration ${registration.reference}) arrived after the 30 minutes we hold a place, and by then ${gone}.`,
     "We have refunded the full amount to your card; depending on your bank it shows within 5 to 10 business days.",
+    "",
+    "What the payment was for:",
+    ...attendanceLines(event, registration),
     "",
     `We're sorry. Write to ${site.email} or call ${site.phone} and we'll help you find another camp.`,
     "",
@@ -113,8 +123,11 @@ export function registrationRefundedEmail(site: Site, event: EventDetail, regist
   const text = [
     `Hi ${registration.contact.firstName},`,
     "",
-    `Your payment of ${formatPrice(amountCents)} for ${event.title} (registration ${registration.reference}) has been refunded in full, and the registration is canceled.`,
+    `Your payment of ${formatPrice(amountCents)} for ${registrationSubject(registration)} at ${event.title} (registration ${registration.reference}) has been refunded in full, and the registration is canceled.`,
     "Depending on your bank, the refund shows on your card within 5 to 10 business days.",
+    "",
+    "What was canceled:",
+    ...attendanceLines(event, registration),
     "",
     `If this is not what you expected, write to ${site.email} or call ${site.phone}.`,
     "",

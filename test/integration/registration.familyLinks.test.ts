@@ -8,7 +8,11 @@ import { buildSite } from "../../src/site.ts";
 import { queuedLockingTransaction } from "../../src/db/rowQueue.ts";
 import { findEvent } from "../../src/events/repository.ts";
 import * as repo from "../../src/registrations/repository.ts";
-import { queueFamilyLinks } from "../../src/registrations/manage/family.ts";
+import { familyDue, queueFamilyLinks } from "../../src/registrations/manage/family.ts";
+import { familyLinkEmail, manageLinkEmail, registrationCanceledEmail, registrationChangedEmail } from "../../src/registrations/manage/email.ts";
+import { lateRegistrationRefundEmail, registrationConfirmationEmail, registrationRefundedEmail } from "../../src/registrations/email.ts";
+import { runExport } from "../../src/cli/export.ts";
+import { Writable } from "node:stream";
 
 // A paid team's families get their own link e-mail in the transaction that marks the team paid, once per athlete.
 
@@ -23,6 +27,7 @@ afterAll(async () => {
 beforeEach(async () => {
   t.fake.autoDeliver = true;
   await t.fake.idle();
+  await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null });
 });
 
 let seq = 0;
@@ -31,8 +36,8 @@ const SIZES = ["Small", "Medium", "Large", "XL", "XXL"];
 // Kid1 is 18 (no waiver needed), the others are minors.
 const teamAthlete = (i: number, tag: string) => ({ firstName: `Kid${i}`, lastName: "Nguyen", age: i === 1 ? 18 : 12, email: `kid${i}.${tag}@example.com`, shirtSize: SIZES[i % 5], parentName: `Parent ${i}`, parentPhoneNumber: "205-555-0100" });
 
-/** A team of 5 (the minimum) for event 2, its places held and its PaymentIntent made: not paid yet. */
-async function heldTeam(tag: string) {
+/** A team (5, the minimum, unless said) for event 2, its places held and its PaymentIntent made: not paid yet. */
+async function heldTeam(tag: string, size = 5) {
   const v = await visitor(t.app);
   const res = await v
     .post("/api/team-registration")
@@ -40,7 +45,7 @@ async function heldTeam(tag: string) {
     .send({
       eventId: 2,
       coachInfo: { firstName: "Dana", lastName: "Nguyen", email: `coach.${tag}@example.com`, phone: "(205) 555-0142", teamName: "Magic City WC" },
-      athletes: [1, 2, 3, 4, 5].map((i) => teamAthlete(i, tag)),
+      athletes: Array.from({ length: size }, (_, i) => teamAthlete(i + 1, tag)),
       formSessionId: `family-links-form-${++seq}-${Date.now()}`,
     });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -169,5 +174,109 @@ describe("a team's families get their own link e-mail when the team is paid", ()
     expect(resent.to_address).toBe("kid3.resend@example.com");
     expect(resent.text_body).toContain("Hi Parent 3,");
     expect(tokenIn(resent.text_body)).not.toBe(tokenIn(mails.find((m: { to_address: string }) => m.to_address === "kid3.resend@example.com").text_body));
+  });
+});
+
+/** A paid team; its coach's link and each family's link (from the e-mails queued at payment), by athlete number. */
+async function paidTeam(tag: string, size = 5) {
+  const { v, reference, intentId } = await heldTeam(tag, size);
+  t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+  expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
+  const [coach] = await emailsOf(reference, "team_registration_confirmation");
+  const families = new Map<number, string>();
+  for (const m of (await emailsOf(reference, "registration_family_link")) as { to_address: string; text_body: string }[]) families.set(Number(/^kid(\d+)/.exec(m.to_address)![1]), `/my-registration/${tokenIn(m.text_body)}`);
+  return { reference, coachPath: `/my-registration/${tokenIn(coach.text_body)}`, families };
+}
+
+/** A browser without JavaScript on a manage page: its own address, cookie and CSRF token; posts forms. */
+async function browserAt(path: string) {
+  const agent = request.agent(t.app);
+  const ip = `198.19.2.${address++ % 250}`;
+  const page = await agent.get(path).set("x-forwarded-for", ip);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+  return {
+    page,
+    version: /name="version" value="(\d+)"/.exec(page.text)?.[1] ?? "",
+    get: (url = path) => agent.get(url).set("x-forwarded-for", ip),
+    post: (url: string, fields: Record<string, string>) => agent.post(url).set("x-forwarded-for", ip).type("form").send({ ...fields, _csrf: csrf }),
+  };
+}
+
+const kidFields = (i: number, tag: string, over: Record<string, string> = {}) => ({
+  "athlete[firstName]": `Kid${i}`, "athlete[lastName]": "Nguyen", "athlete[age]": "12", "athlete[email]": `kid${i}.${tag}@example.com`, "athlete[shirtSize]": SIZES[i % 5]!,
+  "athlete[parentName]": `Parent ${i}`, "athlete[parentPhoneNumber]": "205-555-0100", ...over,
+});
+
+describe("after the freeze date a family's link", () => {
+  it("changes only the medical notes, shows the details as they stand and says why", async () => {
+    const { reference, families } = await paidTeam("frozen");
+    await t.db("events").where({ id: 2 }).update({ changes_freeze_at: new Date(Date.now() - 60_000) });
+    const family = await browserAt(families.get(2)!);
+    const text = textOf(family.page.text);
+    expect(text).toMatch(/The deadline for changes was .* P[SD]T: only the medical notes can still change/);
+    expect(text).not.toContain("can still be canceled");
+    // The details as stored, not as fields.
+    expect(family.page.text).not.toContain('name="athlete[firstName]"');
+    for (const part of ["Kid2 Nguyen", "kid2.frozen@example.com", "Parent 2, 205-555-0100"]) expect(text).toContain(part);
+    const posted = await family.post(`${families.get(2)!}/details`, { ...kidFields(2, "frozen", { "athlete[firstName]": "Renamed", "athlete[shirtSize]": "XXL" }), specialRequirements: "Inhaler in the bag", version: family.version });
+    expect(posted.status).toBe(303);
+    const kid2 = await t.db("registration_athletes").where({ registration_id: (await t.db("registrations").where({ reference }).first()).id, position: 2 }).first();
+    expect(kid2).toMatchObject({ first_name: "Kid2", shirt_size: SIZES[2], special_requirements: "Inhaler in the bag" });
+  });
+});
+
+describe("the freeze-date reminder", () => {
+  it("does not follow the link e-mail of a team paid inside the reminders' window", async () => {
+    await t.db("events").where({ id: 2 }).update({ changes_freeze_at: new Date(Date.now() + 3 * 86_400_000) });
+    const { reference } = await paidTeam("window");
+    await (t.app.locals.sendFreezeReminders as () => Promise<number>)();
+    expect(await emailsOf(reference, "registration_family_reminder")).toHaveLength(0);
+    expect(await emailsOf(reference, "registration_family_link")).toHaveLength(5);
+  });
+});
+
+describe("npm run export -- registrations", () => {
+  it("shows who signed which waiver version and who is still missing it: 1 signed and 5 missing", async () => {
+    const { reference, families } = await paidTeam("export", 6);
+    // Kid1 is 18: the waiver is asked of minors; the family of Kid3 signs.
+    const family = await browserAt(families.get(3)!);
+    expect((await family.post(`${families.get(3)!}/waiver`, { signedName: "Parent Three", relationship: "Parent", agrees: "on" })).status).toBe(303);
+    const chunks: Buffer[] = [];
+    await runExport(t.db, { name: "registrations", eventId: 2 }, new Writable({ write: (c: Buffer, _e, done) => (chunks.push(Buffer.from(c)), done()) }));
+    const lines = Buffer.concat(chunks).toString("utf8").split("\r\n").filter((l) => l.startsWith(`${reference},`));
+    expect(lines).toHaveLength(6);
+    const signed = lines.filter((l) => l.includes(',2026-11-26,"Parent Three, Parent",'));
+    expect(signed).toHaveLength(1);
+    expect(signed[0]).toContain("Kid3 Nguyen");
+    expect(lines.filter((l) => !l.includes(",2026-11-26,"))).toHaveLength(5);
+  });
+});
+
+describe("every registration e-mail", () => {
+  it("greets the contact (a family, the coach or the athlete), names the athlete or team, and lists the days with the hours in the event's zone", async () => {
+    const { reference } = await paidTeam("mails");
+    const event = (await findEvent(t.db, 2))!;
+    const team = (await repo.findByReference(t.db, reference))!;
+    const kid2 = team.athletes[1]!;
+    // One athlete's receipt, as a coach's cancellation of one athlete makes it (manage/cancel.ts).
+    const one = { ...team, kind: "individual" as const, athletes: [kid2] };
+    const site = buildSite(t.config.brandName, {});
+    const due = await t.db.transaction((trx) => familyDue(trx, event, kid2, new Date()));
+    const mails = [
+      [registrationConfirmationEmail(site, event, team, undefined, "http://x/my-registration/a"), "Hi Dana,", "Magic City WC"],
+      [familyLinkEmail(site, event, team, kid2, "http://x/my-registration/b", due), "Hi Parent 2,", "Kid2 Nguyen"],
+      [familyLinkEmail(site, event, team, kid2, "http://x/my-registration/b", due, true), "Hi Parent 2,", "Kid2 Nguyen"],
+      [manageLinkEmail(site, event, team, "http://x/my-registration/c"), "Hi Dana,", "Magic City WC"],
+      [registrationChangedEmail(site, event, team, ["Kid2 Nguyen: shirt size"]), "Hi Dana,", "Kid2 Nguyen"],
+      [registrationCanceledEmail(site, event, one, { cents: 19900, percent: 100, paidCents: 19900 }, new Date()), "Hi Dana,", "Kid2 Nguyen"],
+      [registrationCanceledEmail(site, event, team, { cents: 99500, percent: 100, paidCents: 99500 }, new Date()), "Hi Dana,", "Magic City WC"],
+      [registrationRefundedEmail(site, event, team, 99500), "Hi Dana,", "Magic City WC's 5 athletes"],
+      [lateRegistrationRefundEmail(site, event, team, 99500), "Hi Dana,", "Magic City WC's 5 athletes"],
+    ] as const;
+    for (const [mail, greeting, named] of mails) {
+      expect(mail.text.startsWith(`${greeting}\n`), `${mail.kind} greets`).toBe(true);
+      expect(mail.text, `${mail.kind} names`).toContain(named);
+      for (const day of ["- Saturday, June 5: 9:00 AM - 4:00 PM PDT", "- Sunday, June 6: 9:00 AM - 4:00 PM PDT", "- Monday, June 7: 9:00 AM - 4:00 PM PDT"]) expect(mail.text, `${mail.kind}: ${day}`).toContain(day);
+    }
   });
 });

@@ -454,6 +454,8 @@ describe("reminders before the freeze date", () => {
   it("e-mails each family still missing the waiver once, whoever runs the job and however often", async () => {
     const { reference } = await paidTeam(6);
     const id = (await row(reference)).id;
+    // Paid weeks ago: the families' link e-mails at payment went out before the reminders' window.
+    await t.db("registration_reminders").where({ registration_id: id, kind: "family_link_at_payment" }).update({ sent_at: new Date(Date.now() - 30 * 86_400_000) });
     await t.db("registration_athletes").where({ registration_id: id, position: 1 }).update({ waiver_version: "2026-11-26", waiver_signed_name: "Parent One", waiver_signer_relationship: "Parent", waiver_signed_at: new Date() });
     const reminders = () => emailsOf(reference, "registration_family_reminder");
     const send = t.app.locals.sendFreezeReminders as () => Promise<number>;

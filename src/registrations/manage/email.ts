@@ -98,6 +98,8 @@ export function registrationCanceledEmail(site: Site, event: EventDetail, r: Reg
   return plain(site, r, "registration_canceled", `Canceled: ${event.title} (${r.reference})`, [
     `${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) was canceled on ${formatEventDateTime(at, event.timeZone)}. ${r.kind === "team" ? "The team's places are" : "The place is"} free for someone else.`,
     "",
+    ...attendanceLines(event, r),
+    "",
     `Amount paid: ${formatPrice(refund.paidCents)}`,
     `Under our cancellation policy you get ${refundText(refund.cents, refund.percent, refund.paidCents)}.`,
     ...(refund.cents > 0 ? ["The refund goes back to the card that paid; we e-mail you again when Stripe confirms it. Depending on your bank it shows within 5 to 10 business days."] : []),
