@@ -64,6 +64,22 @@ for (const javaScript of [true, false]) {
       expect(await coach.page.locator(".manage-missing").count()).toBe(4);
       await checked(coach.page, javaScript);
       await coach.context.close();
+
+      // After the freeze date the family's page shows the details as stored, says why, and still fits and passes axe.
+      const frozenDb = e2eDb();
+      try {
+        await frozenDb("events").where({ id: 2 }).update({ changes_freeze_at: new Date(Date.now() - 60_000) });
+        const late = await newVisit(browser, { javaScript, viewport: MOBILE });
+        await late.page.goto(link!);
+        expect(await late.page.locator(".family-stored").innerText()).toContain("Parent 2, 205-555-0177");
+        expect(await late.page.locator("body").innerText()).toMatch(/The deadline for changes was .*: only the medical notes can still change/);
+        expect(await late.page.getByLabel("Parent Phone Number").count()).toBe(0);
+        await checked(late.page, javaScript);
+        await late.context.close();
+      } finally {
+        await frozenDb("events").where({ id: 2 }).update({ changes_freeze_at: null });
+        await frozenDb.destroy();
+      }
     });
   });
 }
