@@ -241,6 +241,10 @@ describe("npm run export -- registrations", () => {
     // Kid1 is 18: the waiver is asked of minors; the family of Kid3 signs.
     const family = await browserAt(families.get(3)!);
     expect((await family.post(`${families.get(3)!}/waiver`, { signedName: "Parent Three", relationship: "Parent", agrees: "on" })).status).toBe(303);
+    // A second tab's post keeps the first signature.
+    const again = await family.post(`${families.get(3)!}/waiver`, { signedName: "Someone Else", relationship: "Legal guardian", agrees: "on" });
+    expect(again.status).toBe(409);
+    expect(textOf(again.text)).toContain("The waiver and medical release are already signed (by Parent Three).");
     const chunks: Buffer[] = [];
     await runExport(t.db, { name: "registrations", eventId: 2 }, new Writable({ write: (c: Buffer, _e, done) => (chunks.push(Buffer.from(c)), done()) }));
     const lines = Buffer.concat(chunks).toString("utf8").split("\r\n").filter((l) => l.startsWith(`${reference},`));

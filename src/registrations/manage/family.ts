@@ -28,6 +28,7 @@ export const FAMILY_TEXT = {
   signed: "Thank you: the waiver and medical release are signed.",
   minorSigner: "An athlete under 18 needs a parent or legal guardian to sign.",
   agree: "Please tick the box to agree to the liability waiver and medical release",
+  alreadySigned: (by: string) => `The waiver and medical release are already signed (by ${by}).`,
 } as const;
 
 /** A team athlete's details as the team form's row (its field names and values), for the family's form. */
@@ -174,6 +175,8 @@ export async function signFamilyWaiver(deps: RegistrationDeps, event: EventDetai
     const { r, athlete } = await lockAthlete(trx, event, input.reference, input.position);
     if (r.status !== "paid") throw new DomainError("conflict", "This registration is not active.");
     if (input.relationship === "Athlete (18 or older)" && (athlete.age === null || athlete.age < ADULT_AGE)) throw new DomainError("invalid", FAMILY_TEXT.minorSigner);
+    // A second tab or a re-post does not replace the signature already given for this version.
+    if (athlete.waiver?.version === AGREEMENTS_VERSION) throw new DomainError("conflict", FAMILY_TEXT.alreadySigned(athlete.waiver.signedName));
     await repo.signWaiver(trx, r.id, athlete.position, { version: AGREEMENTS_VERSION, signedName: input.signedName, relationship: input.relationship }, deps.clock());
   });
 }

@@ -86,7 +86,11 @@ function WaiverSection({ view, form }: { view: FamilyView; form: FormState }) {
     <section className="card registration-section" aria-labelledby="family-waiver">
       <h2 id="family-waiver">Liability waiver and medical release</h2>
       {view.waiver ? (
-        <p>{`Signed by ${view.waiver.signedName} (${view.waiver.relationship}) on ${view.waiver.signedAt}, version ${view.waiver.version}.`}</p>
+        <>
+          {/* A post from a second tab, refused: the signature that stands is shown below it. */}
+          {Object.values(form.errors).length > 0 ? <p className="field-error" role="alert">{Object.values(form.errors).join(" ")}</p> : null}
+          <p>{`Signed by ${view.waiver.signedName} (${view.waiver.relationship}) on ${view.waiver.signedAt}, version ${view.waiver.version}.`}</p>
+        </>
       ) : (
         <>
           <p>
