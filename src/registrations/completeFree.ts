@@ -8,6 +8,7 @@ import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
 import { registrationConfirmationEmail } from "./email.ts";
 import { confirmationManageUrl } from "./manage/links.ts";
+import { queueFamilyLinks } from "./manage/family.ts";
 import { DiscountRefused, codeText, lockCodeNamed, refuseUse } from "./codes.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
 
@@ -61,7 +62,10 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
     }
     const paid = (await repo.findByReference(trx, r.reference))!;
     const event = await findEvent(trx, paid.eventId);
-    if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, { code: code.code, amountOffCents: amount.offCents }, await confirmationManageUrl(trx, deps, paid.id, now)));
+    if (event) {
+      await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, { code: code.code, amountOffCents: amount.offCents }, await confirmationManageUrl(trx, deps, paid.id, now)));
+      await queueFamilyLinks(trx, deps, event, paid, now);
+    }
     return { status: "free" };
   });
   if (outcome.status === "free") {

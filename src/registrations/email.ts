@@ -26,6 +26,13 @@ function attendedDays(event: EventDetail, registration: Registration) {
   return event.days.filter((d) => registration.dayIds.includes(d.id));
 }
 
+/** Who a registration is for, as its e-mails name it: the athlete, or the team ('Steel City WC's 6 athletes'). */
+export function registrationSubject(r: Registration): string {
+  if (r.kind === "team") return `${r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`}'s ${r.places} athletes`;
+  const a = r.athletes[0];
+  return a ? `${a.firstName} ${a.lastName}` : "your registration";
+}
+
 /** Each attended day with the daily hours, in the event's own time zone: 'Saturday, June 5: 9:00 AM - 4:00 PM PDT'. */
 export function attendanceLines(event: EventDetail, registration: Registration): string[] {
   const hours = eventHoursText(event);
@@ -91,8 +98,11 @@ export function lateRegistrationRefundEmail(site: Site, event: EventDetail, regi
   const text = [
     `Hi ${registration.contact.firstName},`,
     "",
-    `Your payment of ${formatPrice(amountCents)} for ${event.title} (registration ${registration.reference}) arrived after the 30 minutes we hold a place, and by then ${gone}.`,
+    `Your payment of ${formatPrice(amountCents)} for ${registrationSubject(registration)} at ${event.title} (registration ${registration.reference}) arrived after the 30 minutes we hold a place, and by then ${gone}.`,
     "We have refunded the full amount to your card; depending on your bank it shows within 5 to 10 business days.",
+    "",
+    "What the payment was for:",
+    ...attendanceLines(event, registration),
     "",
     `We're sorry. Write to ${site.email} or call ${site.phone} and we'll help you find another camp.`,
     "",
@@ -113,8 +123,11 @@ export function registrationRefundedEmail(site: Site, event: EventDetail, regist
   const text = [
     `Hi ${registration.contact.firstName},`,
     "",
-    `Your payment of ${formatPrice(amountCents)} for ${event.title} (registration ${registration.reference}) has been refunded in full, and the registration is canceled.`,
+    `Your payment of ${formatPrice(amountCents)} for ${registrationSubject(registration)} at ${event.title} (registration ${registration.reference}) has been refunded in full, and the registration is canceled.`,
     "Depending on your bank, the refund shows on your card within 5 to 10 business days.",
+    "",
+    "What was canceled:",
+    ...attendanceLines(event, registration),
     "",
     `If this is not what you expected, write to ${site.email} or call ${site.phone}.`,
     "",
@@ -159,15 +172,20 @@ export function teamRosterEmail(site: Site, event: EventDetail, registration: Re
     headingHtml: `${escapeHtml(team)} is registered for ${escapeHtml(event.title)}`,
     facts,
     manageUrl,
-    rosterText: ["Roster:", ...roster.map((a) => `${a.n}. ${a.name}, age ${a.age}, shirt ${a.shirt}, parent ${a.parent}`), ""],
+    rosterText: ["Roster:", ...roster.map((a) => `${a.n}. ${a.name}, age ${a.age}, shirt ${a.shirt}, parent ${a.parent}`), "", FAMILIES_EMAILED, ""],
     rosterHtml: `<h2 style="font-size:16px">Roster</h2>
 <table cellpadding="6" style="border-collapse:collapse"><tr><th align="left">#</th><th align="left">Athlete</th><th align="left">Age</th><th align="left">Shirt size</th><th align="left">Parent</th></tr>
 ${roster.map((a) => `<tr><td>${a.n}</td><td>${escapeHtml(a.name)}</td><td>${escapeHtml(a.age)}</td><td>${escapeHtml(a.shirt)}</td><td>${escapeHtml(a.parent)}</td></tr>`).join("\n")}</table>
+<p>${escapeHtml(FAMILIES_EMAILED)}</p>
 `,
   });
 }
 
 type Fact = [string, string];
+
+/** The coach's confirmation says so: each family got its own link in the same transaction (manage/family.ts). */
+export const FAMILIES_EMAILED =
+  "We've e-mailed each athlete's family (at the athlete's address on the roster) its own private link to check the details, add medical notes and, for an athlete under 18, sign the liability waiver and medical release. Your roster page (the link below) shows who is still missing what and sends a family its link again.";
 
 /** Above the private manage link in every confirmation. */
 const MANAGE_TEXT =

@@ -9,6 +9,7 @@ import { canTransition } from "./states.ts";
 import { codeIdOf, redeemUse } from "./codes.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail } from "./email.ts";
 import { confirmationManageUrl } from "./manage/links.ts";
+import { queueFamilyLinks } from "./manage/family.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
 import { registerChangePayments, syncRegistrationRefunds } from "./manage/paidChanges.ts";
 
@@ -104,7 +105,10 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
     await repo.transition(trx, r.id, step, now, { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null });
     const paid = (await repo.findByReference(trx, r.reference))!;
     const event = await findEvent(trx, paid.eventId);
-    if (event) await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
+    if (event) {
+      await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
+      await queueFamilyLinks(trx, deps, event, paid, now);
+    }
     return "accepted";
   }
 }

@@ -617,6 +617,13 @@ export async function claimReminder(trx: Knex.Transaction, registrationId: numbe
   await trx("registration_reminders").insert({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now });
 }
 
+/** The athletes of a registration already claimed for this kind of reminder (sent since `since`, when given). */
+export async function claimedReminderPositions(conn: Conn, registrationId: number, kind: string, since?: Date): Promise<number[]> {
+  const q = conn("registration_reminders").where({ registration_id: registrationId, kind });
+  if (since) q.where("sent_at", ">=", since);
+  return (await q.pluck("athlete_position")).map(Number);
+}
+
 /** A paid individual registration moves to a cheaper package: its package, price and amount, at a new version. */
 export async function setPackage(trx: Knex.Transaction, id: number, p: { code: string; label: string; priceCents: number }, version: number, now: Date): Promise<void> {
   await trx("registrations").where({ id }).update({ package_code: p.code, package_label: p.label, list_price_cents: p.priceCents, amount_cents: p.priceCents, version, updated_at: now });

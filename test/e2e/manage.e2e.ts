@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations, sentMails } from "../support/browser.ts";
+import type { Browser } from "playwright-core";
+import { e2eDb, launchBrowser, MOBILE, newVisit } from "../support/browser.ts";
+import { checked, familyAddress, familyLinksFor, fits, payTeam } from "../support/manageJourney.ts";
 import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
 
 let browser: Browser;
@@ -29,17 +30,6 @@ async function payTwoDays(email: string): Promise<string> {
   await context.close();
   expect(href).toMatch(/^\/my-registration\/[A-Za-z0-9_-]{43}$/);
   return href!;
-}
-
-async function fits(page: Page): Promise<void> {
-  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
-  expect(widths.scroll, `${page.url()} is wider than the screen`).toBeLessThanOrEqual(widths.inner);
-}
-
-/** Fits 375 px; axe runs where the page's scripts can (with JavaScript off the markup is the same, only its width is checked). */
-async function checked(page: Page, javaScript = true): Promise<void> {
-  await fits(page);
-  if (javaScript) expect(await seriousA11yViolations(page), page.url()).toEqual([]);
 }
 
 for (const javaScript of [true, false]) {
@@ -123,53 +113,11 @@ describe("the camp's pages and the lost-link form at 375 px", () => {
   });
 });
 
-/**
- * A paid team of 5 for event 2, made through the site's own JSON calls and the offline Stripe's confirm (the card
- * form itself is covered by the team journey): returns the coach's manage link from the confirmation page.
- */
-async function payTeam(coachEmail: string, tag: string): Promise<string> {
-  const { page, context } = await newVisit(browser);
-  await page.goto("/team-register/2");
-  const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute("content"))!;
-  const athletes = [1, 2, 3, 4, 5].map((i) => ({ firstName: `Kid${i}`, lastName: "Rivera", age: 12, email: `kid${i}.${tag}.family@example.com`, shirtSize: "Medium", parentName: `Parent ${i}`, parentPhoneNumber: "205-555-0100" }));
-  const held = await context.request.post("/api/team-registration", {
-    headers: { "x-csrf-token": csrf },
-    data: { eventId: 2, coachInfo: { firstName: "Dana", lastName: "Rivera", email: coachEmail, phone: "(205) 555-0142", teamName: "Rivera WC" }, athletes, formSessionId: `manage-e2e-team-${Date.now()}` },
-  });
-  const { clientSecret } = (await held.json()) as { clientSecret: string };
-  const intentId = clientSecret.split("_secret_")[0]!;
-  const checkout = await (await context.request.get("/stripe-checkout?eventId=2&option=team")).text();
-  const key = /"publishableKey":"([^"]+)"/.exec(checkout)![1]!;
-  const confirmed = await context.request.post(`/__offline-stripe/v1/payment_intents/${intentId}/confirm`, {
-    form: { key, client_secret: clientSecret, "payment_method_data[type]": "card", "payment_method_data[card][number]": "4242424242424242", "payment_method_data[card][exp_month]": "12", "payment_method_data[card][exp_year]": "2034", "payment_method_data[card][cvc]": "123" },
-  });
-  expect(confirmed.status()).toBe(200);
-  const paid = await context.request.post("/api/events/2/stripe-payment-success", { headers: { "x-csrf-token": csrf }, data: { paymentIntentId: intentId, option: "team" } });
-  expect(((await paid.json()) as { status: string }).status).toBe("paid");
-  await page.goto("/stripe-checkout?eventId=2&option=team");
-  const href = await page.getByRole("link", { name: "See, change or cancel this registration" }).getAttribute("href");
-  await context.close();
-  return href!;
-}
-
-/** The family link e-mailed to this address (the outbox writes it within seconds). */
-async function familyLinkFor(address: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const mail = sentMails()
-      .map((m) => m.replace(/=\r?\n/g, ""))
-      .find((m) => m.includes(address) && m.includes("/my-registration/"));
-    const token = mail && /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(mail)?.[1];
-    if (token) return `/my-registration/${token}`;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`no family link was sent to ${address}`);
-}
-
 for (const javaScript of [true, false]) {
   describe(`a coach's roster and a family's link, JavaScript ${javaScript ? "on" : "off"}`, () => {
     it("sends a family its link; the family changes the shirt size and signs the waiver; the roster says who is missing what", async () => {
       const tag = javaScript ? "js" : "nojs";
-      const coachLink = await payTeam(`coach.${tag}@example.com`, tag);
+      const coachLink = await payTeam(browser, `coach.${tag}@example.com`, tag);
       const { page, context } = await newVisit(browser, { javaScript, viewport: MOBILE });
       await page.goto(coachLink);
       expect(await page.locator(".manage-missing").count()).toBe(5);
@@ -180,8 +128,9 @@ for (const javaScript of [true, false]) {
       const db = e2eDb();
       try {
         const registration = await db("registrations").where({ contact_email: `coach.${tag}@example.com` }).first();
-        const familyLink = await familyLinkFor(`kid3.${tag}.family@example.com`);
-        await page.goto(familyLink);
+        // The family's link from the payment, then the one the coach sent again: both open Kid3.
+        const [familyLink] = await familyLinksFor(familyAddress(3, tag), 2);
+        await page.goto(familyLink!);
         expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Kid3 Rivera");
         await checked(page, javaScript);
         await page.setViewportSize({ width: 320, height: 700 });

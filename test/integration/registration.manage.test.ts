@@ -394,8 +394,10 @@ describe("the coach's roster and the families' own links", () => {
     expect(roster.match(/Missing: waiver and medical release/g)).toHaveLength(6);
     expect(coach.page.text.match(/Send family link/g)).toHaveLength(6);
 
+    // Each family got its link when the team was paid; the coach sends Kid2's again.
+    expect(await emailsOf(reference, "registration_family_link")).toHaveLength(6);
     expect((await coach.post(`${path}/family`, { athlete: "2" })).status).toBe(303);
-    const [mail] = await emailsOf(reference, "registration_family_link");
+    const mail = (await emailsOf(reference, "registration_family_link")).at(-1);
     expect(mail.to_address).toBe("kid2@example.com");
     for (const part of ["Hi Parent 2,", "Dana Brooks has registered Kid2 Brooks for National Champ Camp with Steel City WC", "- Saturday, June 5: 9:00 AM - 4:00 PM PDT"]) expect(mail.text_body, part).toContain(part);
     const familyPath = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(mail.text_body)![1]}`;
@@ -452,6 +454,8 @@ describe("reminders before the freeze date", () => {
   it("e-mails each family still missing the waiver once, whoever runs the job and however often", async () => {
     const { reference } = await paidTeam(6);
     const id = (await row(reference)).id;
+    // Paid weeks ago: the families' link e-mails at payment went out before the reminders' window.
+    await t.db("registration_reminders").where({ registration_id: id, kind: "family_link_at_payment" }).update({ sent_at: new Date(Date.now() - 30 * 86_400_000) });
     await t.db("registration_athletes").where({ registration_id: id, position: 1 }).update({ waiver_version: "2026-11-26", waiver_signed_name: "Parent One", waiver_signer_relationship: "Parent", waiver_signed_at: new Date() });
     const reminders = () => emailsOf(reference, "registration_family_reminder");
     const send = t.app.locals.sendFreezeReminders as () => Promise<number>;

@@ -255,8 +255,9 @@ describe("holding and paying a team", () => {
     const s = await stored(reference);
     expect(s.registration).toMatchObject({ status: "paid", amount_paid_cents: 119400, places: 6 });
     expect(s.payments).toHaveLength(1);
-    expect(s.emails).toHaveLength(1);
-    const email = s.emails[0];
+    // The coach's confirmation, and each athlete's family its own link (test/integration/registration.familyLinks.test.ts).
+    expect(s.emails.map((e: { kind: string }) => e.kind).sort()).toEqual([...Array<string>(6).fill("registration_family_link"), "team_registration_confirmation"]);
+    const email = s.emails.find((e: { kind: string }) => e.kind === "team_registration_confirmation");
     expect(email).toMatchObject({ kind: "team_registration_confirmation", to_address: "coach.brooks@example.com" });
     for (const part of [reference, "Steel City WC", "National Champ Camp", "June 5-7, 2027", "$1,194.00", "1. Kid1 Brooks, age 11, shirt Medium", "6. Kid6 Brooks, age 16, shirt 4XL"]) {
       expect(email.text_body, part).toContain(part);

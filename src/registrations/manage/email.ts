@@ -34,24 +34,43 @@ export function manageLinkEmail(site: Site, event: EventDetail, r: Registration,
   ]);
 }
 
-/** The coach sends a team athlete's family its own link: greets the parent, names the athlete and the team. */
-export function familyLinkEmail(site: Site, event: EventDetail, r: Registration, athlete: RegistrationAthlete, url: string, reminder?: { until: string; missing: string[] }): OutgoingEmail {
+/** What a family's e-mail asks for, and until when (the event's freeze date, in its own time zone). */
+export interface FamilyDue {
+  until: string;
+  /** What the athlete's record still lacks (`missingFor`): the waiver and medical release, for a minor. */
+  missing: string[];
+  minor: boolean;
+}
+
+/**
+ * A team athlete's family gets its own link (at payment, when the coach resends it, and as a reminder before the
+ * freeze date): greets the family (the parent named on the roster; an athlete of 18 or more, by name), names the
+ * athlete, the coach and the team, says what is still needed and until when, and lists the days and hours.
+ */
+export function familyLinkEmail(site: Site, event: EventDetail, r: Registration, athlete: RegistrationAthlete, url: string, due: FamilyDue, reminder = false): OutgoingEmail {
   const name = `${athlete.firstName} ${athlete.lastName}`;
+  const first = athlete.firstName;
   const team = subjectOf(r);
+  const needs = [
+    `- check ${first}'s details and ${due.minor ? "your" : "the emergency"} contact, and add any medical conditions, allergies or other needs our staff should know`,
+    ...(due.missing.length > 0 ? [`- sign the ${due.missing.join(" and the ")}${due.minor ? ` (a parent or legal guardian: ${first} is under 18)` : ""}`] : []),
+  ];
   const text = [
-    `Hi ${athlete.emergencyContactName},`,
+    `Hi ${due.minor ? athlete.emergencyContactName : first},`,
     "",
-    ...(reminder ? [`A reminder: ${athlete.firstName}'s registration still needs the ${reminder.missing.join(" and the ")}, and details can change only until ${reminder.until}.`, ""] : []),
-    `${r.contact.firstName} ${r.contact.lastName} has registered ${name} for ${event.title} with ${team} (reference ${r.reference}), and asks you to check ${athlete.firstName}'s details.`,
+    ...(reminder && due.missing.length > 0 ? [`A reminder: ${first}'s registration still needs the ${due.missing.join(" and the ")}, and details can change only until ${due.until}.`, ""] : []),
+    `${r.contact.firstName} ${r.contact.lastName} has registered ${name} for ${event.title} with ${team} (reference ${r.reference}), and the registration is paid.`,
     "",
-    `Your own private link, for ${athlete.firstName} only:`,
+    `Your private link, for ${first} only:`,
     url,
     "",
-    `There you can correct ${athlete.firstName}'s details, your contact and the medical notes our staff should know, and sign the camp's liability waiver and medical release (required for an athlete under 18).`,
+    `What we need from you before ${due.until}:`,
+    ...needs,
+    `After that date only the medical notes can change.${due.missing.length === 0 ? ` Nothing else is missing for ${first}.` : ""}`,
     "",
     ...attendanceLines(event, r),
     "",
-    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
+    `Anyone with the link can open ${first}'s details, so keep it to yourself. Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
     "",
     site.displayName,
   ].join("\n");
@@ -78,6 +97,8 @@ export function registrationChangedEmail(site: Site, event: EventDetail, r: Regi
 export function registrationCanceledEmail(site: Site, event: EventDetail, r: Registration, refund: { cents: number; percent: number; paidCents: number }, at: Date): OutgoingEmail {
   return plain(site, r, "registration_canceled", `Canceled: ${event.title} (${r.reference})`, [
     `${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) was canceled on ${formatEventDateTime(at, event.timeZone)}. ${r.kind === "team" ? "The team's places are" : "The place is"} free for someone else.`,
+    "",
+    ...attendanceLines(event, r),
     "",
     `Amount paid: ${formatPrice(refund.paidCents)}`,
     `Under our cancellation policy you get ${refundText(refund.cents, refund.percent, refund.paidCents)}.`,

@@ -1,8 +1,10 @@
+import type { Knex } from "knex";
 import * as z from "zod/mini";
 import { toDate } from "../../db/rows.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
+import { formatEventDateTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { validate, type FieldErrors } from "../../shared/forms.ts";
 import { multiLine, singleLine } from "../../shared/text.ts";
@@ -12,7 +14,7 @@ import * as repo from "../repository.ts";
 import type { Registration, RegistrationAthlete } from "../repository.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import { AGREEMENTS_VERSION } from "../../shared/registrations/agreements.ts";
-import { familyLinkEmail, registrationChangedEmail } from "./email.ts";
+import { familyLinkEmail, registrationChangedEmail, type FamilyDue } from "./email.ts";
 import { issueManageLink, manageUrl } from "./links.ts";
 import { permissions } from "./rules.ts";
 import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
@@ -27,6 +29,7 @@ export const FAMILY_TEXT = {
   signed: "Thank you: the waiver and medical release are signed.",
   minorSigner: "An athlete under 18 needs a parent or legal guardian to sign.",
   agree: "Please tick the box to agree to the liability waiver and medical release",
+  alreadySigned: (by: string) => `The waiver and medical release are already signed (by ${by}).`,
 } as const;
 
 /** A team athlete's details as the team form's row (its field names and values), for the family's form. */
@@ -45,6 +48,34 @@ export function athleteRowOf(a: RegistrationAthlete): Record<string, string> {
 /** What a team athlete's record still lacks: the waiver, for a minor (team rows are complete by the form's rule). */
 export function missingFor(a: RegistrationAthlete): string[] {
   return a.waiver === null && (a.age === null || a.age < ADULT_AGE) ? ["waiver and medical release"] : [];
+}
+
+/** What a family's e-mail asks of it and until when: the event's freeze date (read in the caller's transaction). */
+export async function familyDue(conn: Knex.Transaction, event: EventDetail, athlete: RegistrationAthlete, now: Date): Promise<FamilyDue> {
+  const { freezeAt } = permissions("paid", event, await repo.eventChangesFreezeAt(conn, event.id), now);
+  return { until: formatEventDateTime(freezeAt, event.timeZone), missing: missingFor(athlete), minor: athlete.age === null || athlete.age < ADULT_AGE };
+}
+
+/** The claim (a `registration_reminders` row) that a team athlete's family got its link at payment. */
+export const FAMILY_LINK_AT_PAYMENT = "family_link_at_payment";
+
+/**
+ * At payment, in the transaction that marks a team paid (the caller holds the registration's lock): each athlete's
+ * family gets its own link e-mail, to the athlete's address on the roster. Once per athlete, whatever calls it again
+ * (a retried settlement, another instance, an operator's acceptance): each e-mail is claimed by a row under the
+ * reminders' unique index, read and written under that lock. Returns how many were queued.
+ */
+export async function queueFamilyLinks(trx: Knex.Transaction, deps: Pick<RegistrationDeps, "site" | "publicUrl">, event: EventDetail, r: Registration, now: Date): Promise<number> {
+  if (r.kind !== "team") return 0;
+  const claimed = new Set(await repo.claimedReminderPositions(trx, r.id, FAMILY_LINK_AT_PAYMENT));
+  let queued = 0;
+  for (const athlete of r.athletes.filter((a) => a.withdrawnAt === null && !claimed.has(a.position))) {
+    await repo.claimReminder(trx, r.id, athlete.position, FAMILY_LINK_AT_PAYMENT, now);
+    const token = await issueManageLink(trx, r.id, "family", now, athlete.position);
+    await enqueueEmail(trx, familyLinkEmail(deps.site, event, r, athlete, manageUrl(deps.publicUrl, token), await familyDue(trx, event, athlete, now)));
+    queued += 1;
+  }
+  return queued;
 }
 
 const medicalSchema = z.object({
@@ -89,13 +120,14 @@ async function lockAthlete(trx: Parameters<Parameters<typeof queuedLockingTransa
   return { locked, r, athlete };
 }
 
-/** The coach sends one athlete's family a link that opens only that athlete (to the athlete's e-mail on the roster). */
+/** The coach sends (again) one athlete's family a link that opens only that athlete (to the athlete's e-mail on the roster). */
 export async function sendFamilyLink(deps: RegistrationDeps, event: EventDetail, reference: string, position: number): Promise<RegistrationAthlete> {
   const athlete = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
     const { r, athlete } = await lockAthlete(trx, event, reference, position);
     if (r.status !== "paid") throw new DomainError("conflict", "This registration is not active.");
-    const token = await issueManageLink(trx, r.id, "family", deps.clock(), position);
-    await enqueueEmail(trx, familyLinkEmail(deps.site, event, r, athlete, manageUrl(deps.publicUrl, token)));
+    const now = deps.clock();
+    const token = await issueManageLink(trx, r.id, "family", now, position);
+    await enqueueEmail(trx, familyLinkEmail(deps.site, event, r, athlete, manageUrl(deps.publicUrl, token), await familyDue(trx, event, athlete, now)));
     return athlete;
   });
   deps.outbox.wake();
@@ -144,6 +176,8 @@ export async function signFamilyWaiver(deps: RegistrationDeps, event: EventDetai
     const { r, athlete } = await lockAthlete(trx, event, input.reference, input.position);
     if (r.status !== "paid") throw new DomainError("conflict", "This registration is not active.");
     if (input.relationship === "Athlete (18 or older)" && (athlete.age === null || athlete.age < ADULT_AGE)) throw new DomainError("invalid", FAMILY_TEXT.minorSigner);
+    // A second tab or a re-post does not replace the signature already given for this version.
+    if (athlete.waiver?.version === AGREEMENTS_VERSION) throw new DomainError("conflict", FAMILY_TEXT.alreadySigned(athlete.waiver.signedName));
     await repo.signWaiver(trx, r.id, athlete.position, { version: AGREEMENTS_VERSION, signedName: input.signedName, relationship: input.relationship }, deps.clock());
   });
 }

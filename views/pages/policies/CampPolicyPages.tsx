@@ -15,7 +15,14 @@ export function CancellationPolicyPage({ site }: { site: Site }) {
       <h2>Changing a registration</h2>
       <p>
         Until {DEFAULT_FREEZE_DAYS} days before the first day (or the deadline the event page names), you can correct the athlete's details, the shirt size,
-        the emergency contact and medical notes, and move days within the same package. After that date the details are final; write to us for anything urgent.
+        the emergency contact and medical notes, and move days within the same package. After that date only the medical notes can change, until the camp
+        ends; write to us for anything urgent.
+      </p>
+      <h2>Teams</h2>
+      <p>
+        When a coach pays for a team, each athlete's family gets its own link by e-mail (at the athlete's address on the roster). With it the family checks the
+        athlete's details, adds medical notes and, for an athlete under 18, a parent or legal guardian signs the liability waiver and medical release. The
+        coach's roster shows who is still missing what; a family still missing the waiver gets a reminder in the 7 days before the deadline.
       </p>
       <h2>If we cancel</h2>
       <p>If we have to cancel a camp, everyone registered gets a full refund.</p>
@@ -30,7 +37,7 @@ export function CancellationPolicyPage({ site }: { site: Site }) {
 /** /camp-waiver and /camp-medical-release: a versioned text. */
 export function AgreementPage({ text }: { text: AgreementText }) {
   return (
-    <PolicyPage eyebrow="Camps and clinics" title={text.title} lead={`Version ${text.version}. Agreed to with every camp registration.`}>
+    <PolicyPage eyebrow="Camps and clinics" title={text.title} lead={`Version ${text.version}. Agreed to with every individual camp registration; for each athlete of a team, signed through the family's own link (by a parent or legal guardian for an athlete under 18).`}>
       {text.paragraphs.map((p) => (
         <p key={p}>{p}</p>
       ))}

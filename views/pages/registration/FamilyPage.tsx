@@ -24,12 +24,39 @@ export interface FamilyView {
   relationships: readonly string[];
 }
 
+/** After the freeze date, why only the medical notes change (the coach's reason also speaks of canceling, which a family cannot). */
+function frozenText(view: Pick<FamilyView, "changesUntil">): string {
+  return `The deadline for changes was ${view.changesUntil}: only the medical notes can still change, so our staff know them at the camp. For anything else, ask your coach or write to us.`;
+}
+
+/** The athlete's row as stored, shown when it can no longer change. */
+function StoredDetails({ row }: { row: Record<string, unknown> }) {
+  const text = (k: string) => (typeof row[k] === "string" ? row[k] : "");
+  const rows: [string, string][] = [
+    ["Name", `${text("firstName")} ${text("lastName")}`],
+    ["Age", text("age")],
+    ["Email", text("email")],
+    ["Shirt size", text("shirtSize")],
+    ["Parent", `${text("parentName")}, ${text("parentPhoneNumber")}`],
+  ];
+  return (
+    <dl className="summary-rows manage-facts family-stored">
+      {rows.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 function DetailsForm({ view, form }: { view: FamilyView; form: FormState }) {
   const row = (f: string) => stateField(form, `athlete.${f}`);
   return (
     <section className="card registration-section" aria-labelledby="family-details">
       <h2 id="family-details">{`${view.athleteName}'s details`}</h2>
-      <p className="muted">{view.phase === "open" ? `You can change these until ${view.changesUntil}.` : view.reason}</p>
+      <p className="muted">{view.phase === "open" ? `You can change these until ${view.changesUntil}.` : frozenText(view)}</p>
       <Form action={`${view.base}/details`} label="Change the athlete's details">
         <FormErrors errors={form.errors} />
         <input type="hidden" name="version" value={String(view.version)} />
@@ -43,7 +70,9 @@ function DetailsForm({ view, form }: { view: FamilyView; form: FormState }) {
             <Field {...row("parentName")} label="Parent Name" required />
             <Field {...row("parentPhoneNumber")} label="Parent Phone Number" type="tel" required />
           </div>
-        ) : null}
+        ) : (
+          <StoredDetails row={(form.values.athlete ?? {}) as Record<string, unknown>} />
+        )}
         <Field {...stateField(form, "specialRequirements")} label="Medical conditions, allergies or other needs (optional)" multiline={4} />
         <SubmitButton>Save Changes</SubmitButton>
       </Form>
@@ -57,7 +86,11 @@ function WaiverSection({ view, form }: { view: FamilyView; form: FormState }) {
     <section className="card registration-section" aria-labelledby="family-waiver">
       <h2 id="family-waiver">Liability waiver and medical release</h2>
       {view.waiver ? (
-        <p>{`Signed by ${view.waiver.signedName} (${view.waiver.relationship}) on ${view.waiver.signedAt}, version ${view.waiver.version}.`}</p>
+        <>
+          {/* A post from a second tab, refused: the signature that stands is shown below it. */}
+          {Object.values(form.errors).length > 0 ? <p className="field-error" role="alert">{Object.values(form.errors).join(" ")}</p> : null}
+          <p>{`Signed by ${view.waiver.signedName} (${view.waiver.relationship}) on ${view.waiver.signedAt}, version ${view.waiver.version}.`}</p>
+        </>
       ) : (
         <>
           <p>
