@@ -11,7 +11,7 @@ import type { RegistrationDeps } from "../deps.ts";
 import { registrationCanceledEmail } from "./email.ts";
 import { permissions } from "./rules.ts";
 import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
-import { MANAGE_TEXT } from "./change.ts";
+import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 import { placesFreed } from "../waitlist/offers.ts";
 import { lockMoneyPayments, moneyPayments, refundableAcross, refuseWhileChangePending, requestRefundAcross, sameMoneyPayments } from "./paidChanges.ts";
 

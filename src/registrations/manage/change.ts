@@ -11,13 +11,7 @@ import { registrationChangedEmail } from "./email.ts";
 import { permissions } from "./rules.ts";
 import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
 import { refuseWhileChangePending } from "./paidChanges.ts";
-
-export const MANAGE_TEXT = {
-  stale: "This registration was changed in another window or tab. Here it is as it stands now; please make your change again.",
-  deadlinePassed: "The deadline for changes passed while you were editing. Here is what can still change.",
-  nothingChanged: "Nothing was changed.",
-  changed: "Your changes are saved. We've e-mailed a copy to the registration's contact.",
-} as const;
+import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
 /** An individual registration as its form's data (the manage form starts from it and is checked by the same schema). */
 export function individualOf(r: Registration): IndividualRegistration {

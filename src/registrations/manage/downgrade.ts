@@ -11,7 +11,7 @@ import type { Registration } from "../repository.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import { registrationChangedEmail } from "./email.ts";
 import { permissions } from "./rules.ts";
-import { MANAGE_TEXT } from "./change.ts";
+import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 import { lockMoneyPayments, moneyPayments, refundableAcross, refuseWhileChangePending, requestRefundAcross, sameMoneyPayments } from "./paidChanges.ts";
 
 export const DOWNGRADE_TEXT = {

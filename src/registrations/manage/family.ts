@@ -18,7 +18,7 @@ import { familyLinkEmail, registrationChangedEmail, type FamilyDue } from "./ema
 import { issueManageLink, manageUrl } from "./links.ts";
 import { permissions } from "./rules.ts";
 import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
-import { MANAGE_TEXT } from "./change.ts";
+import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
 /** Who may sign for an athlete; an athlete under 18 needs a parent or guardian. */
 export const SIGNER_RELATIONSHIPS = ["Parent", "Legal guardian", "Athlete (18 or older)"] as const;

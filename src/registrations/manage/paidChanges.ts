@@ -19,6 +19,7 @@ import { PAYMENT_SETUP_ERROR } from "../payment.ts";
 import { placesFreed } from "../waitlist/offers.ts";
 import { lineComesFirst } from "../waitlist/repository.ts";
 import { changeRefundedEmail, registrationChangedEmail } from "./email.ts";
+import { queueFamilyLinks } from "./family.ts";
 import { permissions } from "./rules.ts";
 import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
@@ -94,6 +95,8 @@ async function apply(deps: RegistrationDeps, trx: Knex.Transaction, c: Registrat
   await repo.moveChange(trx, c.id, [...PAYABLE, "needs_review"], "paid", now, { paid_at: now });
   const changed = (await repo.findByReference(trx, r.reference))!;
   await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [what]));
+  // The new athletes' families get their own links, as the team's first athletes did when it was paid.
+  if (c.data.kind === "add_athletes") await queueFamilyLinks(trx, deps, event, changed, now);
 }
 
 export function registerChangePayments(deps: RegistrationDeps): void {

@@ -6,7 +6,7 @@ import { findPackage, type IndividualRegistration } from "../../shared/registrat
 import * as repo from "../repository.ts";
 import type { Holder, Registration } from "../repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../deps.ts";
-import { MANAGE_TEXT } from "./change.ts";
+import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 import { permissions, upgradeChoices, upgradeDifferenceCents } from "./rules.ts";
 import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 

@@ -30,3 +30,11 @@ export const CHANGE_TEXT = {
 
 /** The line the e-mail and the page use for what a change did. */
 export const changeSummary = (what: string, cents: number) => `${what}, ${formatPrice(cents)} paid`;
+
+/** What the manage page says after a change of details or days (or why it did not take). */
+export const MANAGE_TEXT = {
+  stale: "This registration was changed in another window or tab. Here it is as it stands now; please make your change again.",
+  deadlinePassed: "The deadline for changes passed while you were editing. Here is what can still change.",
+  nothingChanged: "Nothing was changed.",
+  changed: "Your changes are saved. We've e-mailed a copy to the registration's contact.",
+} as const;
