@@ -47,11 +47,11 @@ export async function up(knex: Knex): Promise<void> {
     t.dateTime("sent_at").notNullable();
     t.unique(["registration_id", "athlete_position", "kind"], { indexName: "registration_reminders_once" });
   });
-  await replaceRoster(knex, true);
+  await replaceRoster(knex, { athleteStatus: true });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await replaceRoster(knex, false);
+  await replaceRoster(knex, { athleteStatus: false });
   await knex.schema.dropTable("registration_reminders");
   await knex.schema.alterTable("registration_athletes", (t) =>
     t.dropColumns("withdrawn_at", "withdrawal_refund_cents", "waiver_version", "waiver_signed_name", "waiver_signer_relationship", "waiver_signed_at"),
@@ -63,9 +63,11 @@ export async function down(knex: Knex): Promise<void> {
 
 /**
  * The admins' one-row-per-athlete view, copied from 20261124000300 (amount refunded and when included); with
- * `athleteStatus` an athlete withdrawn from a team reads `withdrawn` while the rest of the team stays `paid`.
+ * `athleteStatus` an athlete withdrawn from a team reads `withdrawn` while the rest of the team stays `paid`, and with
+ * `missing` (20261127000300) a column says what a team athlete's family still has to do. Later migrations that change
+ * the view call this, so its SQL is written once from here on.
  */
-async function replaceRoster(knex: Knex, athleteStatus: boolean): Promise<void> {
+export async function replaceRoster(knex: Knex, { athleteStatus, missing = false }: { athleteStatus: boolean; missing?: boolean }): Promise<void> {
   const mysql = knex.client.config.client === "mysql2";
   // SQLite before 3.44 has no ORDER BY inside group_concat: the days are ordered in a subquery instead.
   const days = mysql
@@ -108,6 +110,12 @@ async function replaceRoster(knex: Knex, athleteStatus: boolean): Promise<void> 
       a.waiver_version as waiver_version,
       ${mysql ? "concat(a.waiver_signed_name, ', ', a.waiver_signer_relationship)" : "a.waiver_signed_name || ', ' || a.waiver_signer_relationship"} as waiver_signed_by,
       ${time("a.waiver_signed_at")} as waiver_signed_at`
+          : ""
+      }${
+        missing
+          ? `,
+      case when r.kind = 'team' and a.withdrawn_at is null and a.waiver_version is null and (a.age is null or a.age < 18)
+        then 'waiver and medical release' end as missing`
           : ""
       }
     from registrations r

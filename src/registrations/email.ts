@@ -5,6 +5,7 @@ import type { EventDetail } from "../shared/events/types.ts";
 import { formatPrice } from "../shared/money.ts";
 import { eventHoursText } from "../shared/events/rules.ts";
 import type { Registration } from "./repository.ts";
+import { FAMILIES_EMAILED } from "../shared/registrations/teamRules.ts";
 
 /** The discount code a registration used, as the e-mail shows it. */
 export interface EmailDiscount {
@@ -182,10 +183,6 @@ ${roster.map((a) => `<tr><td>${a.n}</td><td>${escapeHtml(a.name)}</td><td>${esca
 }
 
 type Fact = [string, string];
-
-/** The coach's confirmation says so: each family got its own link in the same transaction (manage/family.ts). */
-export const FAMILIES_EMAILED =
-  "We've e-mailed each athlete's family (at the athlete's address on the roster) its own private link to check the details, add medical notes and, for an athlete under 18, sign the liability waiver and medical release. Your roster page (the link below) shows who is still missing what and sends a family its link again.";
 
 /** Above the private manage link in every confirmation. */
 const MANAGE_TEXT =

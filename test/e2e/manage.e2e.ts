@@ -122,7 +122,7 @@ for (const javaScript of [true, false]) {
       await page.goto(coachLink);
       expect(await page.locator(".manage-missing").count()).toBe(5);
       await checked(page, javaScript);
-      await page.getByRole("button", { name: "Send family link for Kid3 Rivera" }).click();
+      await page.getByRole("button", { name: "Send family link again for Kid3 Rivera" }).click();
       await page.getByText("We've e-mailed Kid3 Rivera's family their own link.").waitFor();
 
       const db = e2eDb();

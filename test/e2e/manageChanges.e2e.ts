@@ -142,7 +142,7 @@ for (const javaScript of [true, false]) {
       await page.goto(link);
       expect(await page.locator(".manage-athletes").innerText()).toContain("Kid6 Rivera");
       expect(await page.locator(".manage-facts").innerText()).toContain("6 athletes");
-      await page.getByRole("button", { name: "Send family link for Kid6 Rivera" }).click();
+      await page.getByRole("button", { name: "Send family link again for Kid6 Rivera" }).click();
       await page.getByText("We've e-mailed Kid6 Rivera's family their own link.").waitFor();
       await checked(page, javaScript);
       const db = e2eDb();

@@ -253,6 +253,12 @@ describe("npm run export -- registrations", () => {
     expect(signed).toHaveLength(1);
     expect(signed[0]).toContain("Kid3 Nguyen");
     expect(lines.filter((l) => !l.includes(",2026-11-26,"))).toHaveLength(5);
+    // The last column says what is missing: the waiver of each unsigned minor; nothing for Kid1 (18) or Kid3.
+    const missing = lines.filter((l) => l.endsWith(",waiver and medical release"));
+    expect(missing).toHaveLength(4);
+    expect(missing.some((l) => l.includes("Kid1 ") || l.includes("Kid3 "))).toBe(false);
+    const [row] = await t.db("registration_roster").where({ reference, athlete_name: "Kid3 Nguyen" });
+    expect(row).toMatchObject({ waiver_version: "2026-11-26", missing: null });
   });
 });
 

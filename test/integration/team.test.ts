@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { FAMILIES_EMAILED } from "../../src/shared/registrations/teamRules.ts";
 import request from "supertest";
 import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
@@ -271,7 +272,9 @@ describe("holding and paying a team", () => {
     for (const row of roster) expect(row).toMatchObject({ kind: "team", team_name: "Steel City WC", status: "paid", package: "Team Registration", contact_email: "coach.brooks@example.com" });
     expect(roster.map((r: { grade_or_age: string }) => r.grade_or_age)).toContain("16");
     expect(await placesLeft(t.db, 2, new Date())).toBe(before - 6);
-    expect(textOf((await v.get("/stripe-checkout?eventId=2&option=team&success=true")).text)).toContain("Registration Complete!");
+    const complete = textOf((await v.get("/stripe-checkout?eventId=2&option=team&success=true")).text);
+    expect(complete).toContain("Registration Complete!");
+    expect(complete).toContain(FAMILIES_EMAILED);
     expect(textOf((await other.get("/stripe-checkout?eventId=2&option=team&success=true")).text)).not.toContain("Registration Complete!");
   });
 

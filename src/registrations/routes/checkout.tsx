@@ -56,7 +56,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     const registration = reference ? await repo.findByReference(db, reference) : undefined;
     if (registration?.status === "paid") {
       const manageHref = await confirmationPageManageHref(req, deps, registration);
-      return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} manageHref={manageHref} />, { team });
+      return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} manageHref={manageHref} familiesEmailed={team} />, { team });
     }
     if (q.success === "true" || registration?.status === "needs_review") {
       return shell(req, res, <CheckoutNotConfirmed><RegistrationNotConfirmed email={site.email} phone={site.phone} /></CheckoutNotConfirmed>, { team });

@@ -260,3 +260,7 @@ export function teamValuesOf(r: TeamRegistration): TeamFormValues {
     athletes: r.athletes.map((a) => ({ ...a, age: String(a.age) })),
   };
 }
+
+/** The coach's confirmation (its e-mail and its page) says so: each family got its own link in the same transaction (manage/family.ts). */
+export const FAMILIES_EMAILED =
+  "We've e-mailed each athlete's family (at the athlete's address on the roster) its own private link to check the details, add medical notes and, for an athlete under 18, sign the liability waiver and medical release. Your roster page (the link below) shows who is still missing what and sends a family its link again.";

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Widget } from "../../components/Widget.tsx";
 import type { PaymentPanelProps } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { formatPrice } from "../../../src/shared/money.ts";
+import { FAMILIES_EMAILED } from "../../../src/shared/registrations/teamRules.ts";
 
 const CHECKOUT_STEPS = ["Registration Form", "Processing", "Payment", "Complete"] as const;
 
@@ -52,13 +53,14 @@ export function CheckoutNotConfirmed({ children }: { children: ReactNode }) {
   return <CheckoutShell step={3}>{children}</CheckoutShell>;
 }
 
-export function CheckoutComplete({ eventTitle, email, manageHref }: { eventTitle: string; email: string; manageHref: string }) {
+export function CheckoutComplete({ eventTitle, email, manageHref, familiesEmailed = false }: { eventTitle: string; email: string; manageHref: string; familiesEmailed?: boolean }) {
   return (
     <CheckoutShell step={4}>
       <div className="card registration-section registration-confirmed" role="status">
         <h1>Registration Complete!</h1>
         <p>{`Thank you for registering for ${eventTitle}.`}</p>
         <p>A confirmation e-mail is on its way to <strong>{email}</strong>.</p>
+        {familiesEmailed && <p>{FAMILIES_EMAILED}</p>}
         <ManageLinkNote href={manageHref} />
         <a className="btn btn-primary" href="/events">Return to Events</a>
       </div>

@@ -145,7 +145,7 @@ function Athletes({ view }: { view: ManageView }) {
               <Form action={`${view.base}/family`} label={`Send ${a.name}'s family their link`}>
                 <input type="hidden" name="athlete" value={String(a.position)} />
                 <button type="submit" className="btn btn-secondary">
-                  Send family link<span className="visually-hidden">{` for ${a.name}`}</span>
+                  Send family link again<span className="visually-hidden">{` for ${a.name}`}</span>
                 </button>
               </Form>
             ) : null}
