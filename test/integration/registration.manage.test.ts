@@ -360,6 +360,11 @@ describe("cancellation under the policy", () => {
     const roster = await t.db("registration_roster").where({ reference }).orderBy("athlete_name");
     expect(roster.map((r: { status: string }) => r.status)).toEqual(["paid", "paid", "paid", "paid", "paid", "withdrawn"]);
     expect((await emailsOf(reference, "registration_canceled"))[0].text_body).toContain("Kid6 Brooks's registration");
+    // The athlete's family hears it too, at the roster's address, and its link no longer opens.
+    const [told] = await emailsOf(reference, "registration_athlete_withdrawn");
+    expect(told).toMatchObject({ to_address: "kid6@example.com" });
+    expect(told.text_body).toContain("withdrew Kid6 Brooks from");
+    expect(told.text_body).toContain("any refund goes to the card that paid");
     await until(async () => (await row(reference)).amount_refunded_cents === 19900);
 
     // At 5 athletes no single one can go; the whole team can.

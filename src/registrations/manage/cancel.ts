@@ -8,7 +8,8 @@ import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../deps.ts";
-import { registrationCanceledEmail } from "./email.ts";
+import { athleteWithdrawnEmail, registrationCanceledEmail } from "./email.ts";
+import { ADULT_AGE } from "./family.ts";
 import { permissions } from "./rules.ts";
 import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
 import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
@@ -96,6 +97,7 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     const after = (await repo.findByReference(trx, r.reference))!;
     const receiptOf = athlete ? { ...after, kind: "individual" as const, athletes: [athlete] } : after;
     await enqueueEmail(trx, registrationCanceledEmail(deps.site, event, receiptOf, { cents: refundCents, percent: quote.percent, paidCents: quote.partCents }, now));
+    if (athlete) await enqueueEmail(trx, athleteWithdrawnEmail(deps.site, event, after, athlete, now, athlete.age === null || athlete.age < ADULT_AGE));
     return { registration: after, refundCents, percent: quote.percent };
   });
   deps.outbox.wake();

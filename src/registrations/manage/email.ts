@@ -109,6 +109,21 @@ export function registrationCanceledEmail(site: Site, event: EventDetail, r: Reg
   ]);
 }
 
+/** A coach withdrew one athlete from the team: the family hears it from us too (any refund goes to the coach's card). */
+export function athleteWithdrawnEmail(site: Site, event: EventDetail, r: Registration, athlete: RegistrationAthlete, at: Date, minor: boolean): OutgoingEmail {
+  const name = `${athlete.firstName} ${athlete.lastName}`;
+  const text = [
+    `Hi ${minor ? athlete.emergencyContactName : athlete.firstName},`,
+    "",
+    `${r.contact.firstName} ${r.contact.lastName} withdrew ${name} from ${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) on ${formatEventDateTime(at, event.timeZone)}. ${athlete.firstName}'s place is free for someone else, and the private link we sent you for ${athlete.firstName} no longer opens.`,
+    "",
+    `The team paid for the place, so any refund goes to the card that paid; please ask ${r.contact.firstName} about it. If this is a mistake, ${r.contact.firstName} can write to us at ${site.email}.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  return { kind: "registration_athlete_withdrawn", reference: `registration:${r.reference}`, to: athlete.email, replyTo: site.email, subject: `${name} withdrawn: ${event.title} with ${subjectOf(r)}`, text };
+}
+
 /** A change paid for when it could no longer be made (the registration changed, the deadline passed): its payment is refunded. */
 export function changeRefundedEmail(site: Site, event: EventDetail, r: Registration, cents: number): OutgoingEmail {
   return plain(site, r, "registration_change_refunded", `Change refunded: ${event.title} (${r.reference})`, [
