@@ -4,7 +4,7 @@ import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../events/types.ts";
-import { validate, type FieldErrors } from "../../http/forms.ts";
+import { validate, type FieldErrors, type Validation } from "../../http/forms.ts";
 import { multiLine, singleLine } from "../../http/text.ts";
 import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES } from "../rules.ts";
 import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type TeamAthlete } from "../teamRules.ts";
@@ -55,7 +55,7 @@ const medicalSchema = z.object({
  * stored with this athlete's row replaced by the form's, so the messages are the team form's ('Please enter a valid
  * email address for ...'). Errors come back under the form's names (`athlete.email`).
  */
-export function validateFamilyForm(event: EventDetail, r: Registration, position: number, body: Record<string, unknown>): { ok: true; athlete: TeamAthlete; specialRequirements: string | null } | { ok: false; errors: FieldErrors } {
+export function validateFamilyForm(event: EventDetail, r: Registration, position: number, body: Record<string, unknown>): Validation<{ athlete: TeamAthlete; specialRequirements: string | null }> {
   const index = r.athletes.findIndex((a) => a.position === position);
   const values = teamValuesOf(repo.teamOf(r));
   const posted = (body.athlete && typeof body.athlete === "object" ? body.athlete : {}) as Record<string, unknown>;
@@ -69,8 +69,8 @@ export function validateFamilyForm(event: EventDetail, r: Registration, position
   if (!team.ok) for (const [k, v] of Object.entries(team.errors)) if (k.startsWith(prefix)) errors[`athlete.${k.slice(prefix.length)}`] ??= v;
   const medical = validate(medicalSchema, { specialRequirements: typeof body.specialRequirements === "string" ? body.specialRequirements : undefined });
   if (!medical.ok) Object.assign(errors, medical.errors);
-  if (Object.keys(errors).length > 0 || !team.ok || !medical.ok) return { ok: false, errors };
-  return { ok: true, athlete: team.data.athletes[index]!, specialRequirements: medical.data.specialRequirements?.trim() || null };
+  if (Object.keys(errors).length > 0 || !team.ok || !medical.ok) return { ok: false, errors, message: Object.values(errors)[0] ?? "Invalid input" };
+  return { ok: true, data: { athlete: team.data.athletes[index]!, specialRequirements: medical.data.specialRequirements?.trim() || null } };
 }
 
 export const waiverSchema = z.object({

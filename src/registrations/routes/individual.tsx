@@ -12,8 +12,8 @@ import { DISCOUNT_TEXT } from "../../discounts/rules.ts";
 import { coachRegistrationState } from "../../collegeCoachRequests/rules.ts";
 import { Widget } from "../../../views/components/Widget.tsx";
 import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
-import { confirmationPageManageHref } from "./manage.tsx";
-import { RegisterPage, RegistrationConfirmed, RegistrationNotConfirmed, RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
+import { confirmationContent } from "./confirmation.tsx";
+import { RegisterPage, RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
 import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, registrationSchema, type IndividualRegistration } from "../rules.ts";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
@@ -21,7 +21,7 @@ import { DiscountRefused, discountOf } from "../codes.ts";
 import { holdIndividual } from "../hold.ts";
 import { placesOpen } from "../waitlist/offers.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
-import { holdIsLive, REGISTRATION_KIND } from "../deps.ts";
+import { holdIsLive } from "../deps.ts";
 import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
@@ -67,7 +67,7 @@ const apiBody = z.object({
 
 /** An individual's registration: /register/{id} (steps 1 and 2, with and without JavaScript), its JSON call, and the confirmation. */
 export function individualRoutes(deps: RegistrationRouteDeps): Router {
-  const { db, site, paymentCore } = deps;
+  const { db, paymentCore } = deps;
   const router = Router();
   const limit = deps.rateLimiter({ name: "registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
 
@@ -116,47 +116,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL[st]} message={message} eventId={event.id} />, { status: code });
   }
 
-  /** The confirmation, for a payment the server confirmed for this visitor's registration; anything else is neutral. */
-  async function confirmation(req: Request, res: Response, event: EventDetail) {
-    const reference = ownReference(req, event.id);
-    // `payment_intent` is what Stripe appends when it sends the visitor back from a redirect (3-D Secure).
-    const named = req.query.paymentIntentId ?? req.query.payment_intent;
-    const intentId = typeof named === "string" ? named.slice(0, 200) : undefined;
-    let registration = reference ? await repo.findByReference(db, reference) : undefined;
-    let payment = reference ? await paymentCore.latestFor(REGISTRATION_KIND, reference) : undefined;
-    // The visitor's own paid registration says paid however it is reached (whichever intent the link names).
-    const matches = registration && (registration.status === "paid" || !intentId || payment?.providerPaymentId === intentId);
-    let processing = false;
-    // The browser came back before anything recorded the payment: ask Stripe through the core.
-    if (matches && registration!.status !== "paid" && payment?.providerPaymentId && intentId) {
-      try {
-        const settled = await paymentCore.settle(payment.providerPaymentId, "return");
-        processing = settled.status === "pending" && settled.intentStatus === "processing";
-      } catch (err) {
-        req.log.error({ err: (err as Error).message, reference }, "could not confirm the registration payment");
-      }
-      registration = await repo.findByReference(db, reference!);
-      payment = await paymentCore.latestFor(REGISTRATION_KIND, reference!);
-    }
-    const shell = (content: React.ReactNode) => page(req, res, event, content);
-    if (matches && registration!.status === "paid") {
-      const manageHref = await confirmationPageManageHref(req, deps, registration!);
-      return shell(<RegistrationConfirmed email={registration!.contact.email} reference={registration!.reference} eventTitle={event.title} free={registration!.amountPaidCents === 0} manageHref={manageHref} />);
-    }
-    if (matches && (payment?.status === "needs_review" || registration!.status === "needs_review")) {
-      return shell(
-        <RegistrationNotConfirmed email={site.email} phone={site.phone} title="Payment Successful - Action Required"
-          message={`Your card was charged but we could not record your registration ${registration!.reference}. Please contact support immediately with your payment confirmation.`} />,
-      );
-    }
-    if (matches && processing) {
-      return shell(
-        <RegistrationNotConfirmed email={site.email} phone={site.phone} title="Payment processing"
-          message={`Your bank is still confirming the payment for registration ${registration!.reference}. We'll e-mail you as soon as it is confirmed; your place is kept meanwhile.`} />,
-      );
-    }
-    return shell(<RegistrationNotConfirmed email={site.email} phone={site.phone} />);
-  }
+  const confirmation = async (req: Request, res: Response, event: EventDetail) => page(req, res, event, await confirmationContent(deps, req, event));
 
   router.get("/register/:id", async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
