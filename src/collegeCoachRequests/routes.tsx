@@ -1,4 +1,5 @@
-import { Router, type Request, type Response } from "express";
+import { Router, type Request, type RequestHandler, type Response } from "express";
+import multer from "multer";
 import type { Db } from "../db/knex.ts";
 import type { Site } from "../site.ts";
 import type { Outbox } from "../email/outbox.ts";
@@ -7,12 +8,22 @@ import { renderPage } from "../http/render.tsx";
 import { emptyForm, validate, type FieldErrors, type FormState, type Validation } from "../http/forms.ts";
 import { formBody, formPost, jsonPost } from "../http/formPost.ts";
 import { flashToast } from "../http/pageContext.ts";
-import type { Csrf } from "../http/csrf.ts";
+import { HttpError } from "../http/errors.ts";
+import { CsrfError, type Csrf } from "../http/csrf.ts";
 import { findEvent } from "../events/repository.ts";
 import { EVENT_LOAD_FAILED, EVENT_NOT_FOUND, EVENT_NOT_FOUND_TEXT, EVENT_NOT_FOUND_TITLE, parseEventId } from "../events/rules.ts";
 import type { EventDetail } from "../events/types.ts";
-import { coachEvent, coachRegistrationState, LOGO_FIELD, type CoachEvent, type LogoType } from "./rules.ts";
-import { logoUpload, MAX_CONCURRENT_UPLOADS, receivedLogo, UNREADABLE } from "./logoUpload.ts";
+import {
+  checkLogoContent,
+  coachEvent,
+  coachRegistrationState,
+  LOGO_FIELD,
+  LOGO_MAX_BYTES,
+  LOGO_MESSAGES,
+  LOGO_SNIFF_BYTES,
+  type CoachEvent,
+  type LogoType,
+} from "./rules.ts";
 import { COACH_MESSAGES, coachRequestSchema, type CoachRequest } from "./schemas.ts";
 import { saveCoachRequest } from "./repository.ts";
 import { CoachRegistrationPage } from "../../views/pages/collegeCoachRequests/CoachRegistrationPage.tsx";
@@ -37,6 +48,55 @@ export const COACH_API = "/api/clinician-request";
 /** Both coach request endpoints together allow this many posts per visitor per window. */
 export const COACH_REQUEST_RATE_LIMIT = { windowMs: 15 * 60_000, limit: 10 } as const;
 const RATE_LIMITED = "Too many registrations from your connection. Please wait a few minutes and try again.";
+export const UNREADABLE = "The form could not be read. Please reload the page and try again.";
+export const UPLOADS_BUSY = "Too many uploads are being received right now. Please try again in a moment.";
+export const MAX_CONCURRENT_UPLOADS = 8;
+
+declare module "express-serve-static-core" {
+  interface Locals {
+    /** Set when multer refused the logo for its size: the form is re-shown with this message. */
+    logoRefusal?: string;
+  }
+}
+
+/**
+ * The multipart body of the coach request posts (fields and one logo, held in memory, never on disk), parsed by
+ * multer with the 5 MB limit, ahead of the CSRF check, which then reads `_csrf` from these fields. The origin was
+ * checked before (sameOriginOnly), and the token is checked again as the logo's part begins (the form sends `_csrf`
+ * first, the dialog the `x-csrf-token` header): a forged post is refused before a byte of its file is kept. A body
+ * multer cannot read (a NUL or a bad line in a part header, no boundary, a cut-off body) is the form's 400.
+ */
+function logoUpload(csrf: Pick<Csrf, "valid">, maxConcurrent: number): RequestHandler {
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: LOGO_MAX_BYTES, files: 1, fields: 40, parts: 41, fieldSize: 16 * 1024, fieldNameSize: 100, fieldNestingDepth: 0 },
+    fileFilter: (req, _file, accept) => (csrf.valid(req) ? accept(null, true) : accept(new CsrfError("invalid csrf token"))),
+  }).single(LOGO_FIELD);
+  let reading = 0;
+  return (req, res, next) => {
+    if (!req.is("multipart/form-data")) return next();
+    if (reading >= maxConcurrent) {
+      res.set("retry-after", "5");
+      return next(new HttpError(503, UPLOADS_BUSY, "Service unavailable"));
+    }
+    // Counted until the response is over: the body's buffer lives as long as the request.
+    reading += 1;
+    res.once("close", () => (reading -= 1));
+    upload(req, res, (err: unknown) => {
+      if (!err) return next();
+      if (err instanceof CsrfError) return next(err);
+      if (err instanceof multer.MulterError && err.code === "LIMIT_FILE_SIZE") {
+        // The fields before the file were read; the rest of the form is re-shown with the size message.
+        res.locals.logoRefusal = LOGO_MESSAGES.size;
+        return next();
+      }
+      if (err instanceof multer.MulterError && (err.code === "LIMIT_FILE_COUNT" || err.code === "LIMIT_UNEXPECTED_FILE")) {
+        return next(new HttpError(400, LOGO_MESSAGES.single, "Bad request"));
+      }
+      next(new HttpError(400, UNREADABLE, "Bad request"));
+    });
+  };
+}
 
 type Loaded = { ok: true; event: EventDetail } | { ok: false; status: number; message: string };
 
@@ -49,19 +109,18 @@ async function loadEvent(db: Db, rawId: unknown): Promise<Loaded> {
   return { ok: true, event };
 }
 
-/** Form values as sent, without the token and the event id (kept for re-showing the form). */
-function sentValues(req: Request): Record<string, unknown> {
-  const { _csrf: _token, eventId: _event, ...values } = { ...formBody(req) };
-  return values;
+type Logo = { type: LogoType; content: Buffer };
+
+/** The logo sent with the request, checked by its content: the logo, or the field error. */
+function receivedLogo(req: Request, res: Response): Logo | { error: string } | undefined {
+  if (res.locals.logoRefusal) return { error: res.locals.logoRefusal };
+  const file = req.file;
+  if (!file) return undefined;
+  const checked = checkLogoContent(file.size, file.buffer.subarray(0, LOGO_SNIFF_BYTES));
+  return checked.ok ? { type: checked.type, content: file.buffer } : { error: checked.message };
 }
 
-/** A request as checked: its fields by the shared schema, its logo by its content. */
-interface Checked {
-  request: CoachRequest;
-  logo: { type: LogoType; content: Buffer } | undefined;
-}
-
-/** What a request post is about: the event (open for requests), the fields as sent and the logo it carries. */
+/** What a request post is about: the event (open for requests), the fields as sent (no token, no event id), the logo. */
 interface Posted {
   detail: EventDetail;
   event: CoachEvent;
@@ -69,12 +128,9 @@ interface Posted {
   logo: ReturnType<typeof receivedLogo>;
 }
 
-const logoKept = (logo: Posted["logo"]) => Boolean(logo) && !(logo && "error" in logo);
-
 /** The fields by the shared schema and the logo by its content; every problem at once, keyed by field. */
-function checkRequest(values: Record<string, unknown>, posted: Posted): Validation<Checked> {
-  const { logo } = posted;
-  const result = validate(coachRequestSchema(posted.event.days.map((d) => d.date)), values);
+function checkRequest(values: Record<string, unknown>, { event, logo }: Posted): Validation<{ request: CoachRequest; logo: Logo | undefined }> {
+  const result = validate(coachRequestSchema(event.days.map((d) => d.date)), values);
   const logoError = logo && "error" in logo ? logo.error : undefined;
   if (result.ok && !logoError) return { ok: true, data: { request: result.data, logo: logo && !("error" in logo) ? logo : undefined } };
   const errors: FieldErrors = { ...(result.ok ? {} : result.errors), ...(logoError ? { [LOGO_FIELD]: logoError } : {}) };
@@ -82,7 +138,7 @@ function checkRequest(values: Record<string, unknown>, posted: Posted): Validati
 }
 
 /** The request, its logo, days and e-mails in one transaction; the outbox is woken once it has committed. */
-async function save(deps: CoachRequestDeps, event: CoachEvent, checked: Checked): Promise<number> {
+async function save(deps: CoachRequestDeps, event: CoachEvent, checked: { request: CoachRequest; logo: Logo | undefined }): Promise<number> {
   const id = await saveCoachRequest(deps.db, { event, request: checked.request, logo: checked.logo, brand: deps.site.displayName, brandInbox: deps.brandInbox });
   deps.outbox.wake();
   return id;
@@ -151,7 +207,8 @@ export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router
       else page(req, res, loaded.event, { open: false, status: 409 });
       return undefined;
     }
-    return { detail: loaded.event, event: coachEvent(loaded.event), values: sentValues(req), logo: receivedLogo(req, res) };
+    const { _csrf: _token, eventId: _event, ...values } = formBody(req);
+    return { detail: loaded.event, event: coachEvent(loaded.event), values, logo: receivedLogo(req, res) };
   }
 
   const requestForm = formPost({
@@ -159,7 +216,7 @@ export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router
     check: checkRequest,
     page: (req, res, p, form, status) => {
       flashToast(req, { ...COACH_MESSAGES.validationToast, variant: "destructive" });
-      const logoNote = logoKept(p.logo) ? "Your logo was fine but is not kept while the form has errors: please attach it again." : undefined;
+      const logoNote = p.logo && !("error" in p.logo) ? "Your logo was fine but is not kept while the form has errors: please attach it again." : undefined;
       page(req, res, p.detail, { open: true, form, logoNote, status });
     },
     run: async (_req, _res, checked, p) => {

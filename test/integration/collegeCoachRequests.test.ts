@@ -8,8 +8,7 @@ import { createTestApp, type TestApp } from "../support/app.ts";
 import { executableScripts, textOf, visitor as firstVisit } from "../support/http.ts";
 import { LOGO_MAX_BYTES } from "../../src/collegeCoachRequests/rules.ts";
 import { readStoredFile } from "../../src/db/storedFiles.ts";
-import { coachRequestRoutes } from "../../src/collegeCoachRequests/routes.tsx";
-import { UNREADABLE, UPLOADS_BUSY } from "../../src/collegeCoachRequests/logoUpload.ts";
+import { coachRequestRoutes, UNREADABLE, UPLOADS_BUSY } from "../../src/collegeCoachRequests/routes.tsx";
 
 let t: TestApp;
 /** Event 3's days as the event data gives them (never typed here: the season moves by migration). */
