@@ -1,21 +1,17 @@
 import { Router, type Request, type Response } from "express";
-import { renderPage } from "../../http/render.tsx";
 import { validate, type Validation } from "../../http/forms.ts";
 import { formBody, formPost } from "../../http/formPost.ts";
-import { CancelPage, type CancelView } from "../../../views/pages/registration/ManagePage.tsx";
 import { formValuesOf, registrationSchema } from "../rules.ts";
 import { registrationCalendar } from "../email.ts";
 import { MANAGE_PATH } from "../manage/links.ts";
 import { changeIndividual, individualOf, MANAGE_TEXT } from "../manage/change.ts";
-import { activeAthletes, cancellationQuote, cancelRegistration, type CancelScope } from "../manage/cancel.ts";
+import { cancelRegistration, type CancelScope } from "../manage/cancel.ts";
 import { DOWNGRADE_TEXT, downgradeIndividual, downgradeOptions } from "../manage/downgrade.ts";
-import { TEAM_MINIMUM } from "../teamRules.ts";
 import { formatPrice } from "../../money.ts";
 import type { RegistrationRouteDeps } from "./shared.tsx";
 import { familyDetailsPost } from "./family.tsx";
-import { allowed, manageView, openLink, openWhole, showFamily, showManage, showRefused, versionOf, type Changing, type Opened } from "./manageLink.tsx";
+import { allowed, openLink, openWhole, showCancel, showFamily, showManage, showRefused, versionOf, type Changing, type Opened } from "./manageLink.tsx";
 
-const CANCEL_CLOSED = "This registration can no longer be canceled.";
 const CHOOSE_ATHLETE = "Please choose the athlete to cancel.";
 const CANCELED_TEXT = (refundCents: number) =>
   refundCents > 0 ? `A refund of ${formatPrice(refundCents)} is on its way to your card; we've e-mailed you a receipt.` : "We've e-mailed you a receipt.";
@@ -69,30 +65,9 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
     await detailsForm(req, res, { o, p });
   });
 
-  async function showCancel(req: Request, res: Response, o: Opened, extra: { message?: string; status?: number } = {}) {
-    const p = await allowed(deps, o);
-    if (!p.canCancel) return showManage(deps, req, res, o, { status: extra.status ?? 409, message: extra.message ?? (p.reason || CANCEL_CLOSED) });
-    const now = deps.clock();
-    const whole = cancellationQuote(o.r, { whole: true }, p.startsAt, now);
-    const active = activeAthletes(o.r);
-    const one = cancellationQuote(o.r, { whole: false, athletePosition: 0 }, p.startsAt, now);
-    const view: CancelView = {
-      base: o.base,
-      title: manageView(deps, o, p).title,
-      eventTitle: o.event.title,
-      kind: o.r.kind,
-      version: o.r.version,
-      whole: { refundCents: whole.cents, percent: whole.percent, partCents: whole.partCents },
-      athletes: active.length > TEAM_MINIMUM ? active.map((a) => ({ position: a.position, name: `${a.firstName} ${a.lastName}` })) : [],
-      athlete: { refundCents: one.cents, partCents: one.partCents },
-      teamMinimum: TEAM_MINIMUM,
-    };
-    renderPage(req, res, <CancelPage view={view} message={extra.message} />, { title: "Cancel Registration", description: "Cancel your camp registration.", status: extra.status, noindex: true });
-  }
-
   router.get(`${MANAGE_PATH}/:token/cancel`, limit, async (req, res) => {
     const o = await openWhole(deps, req, res);
-    if (o) await showCancel(req, res, o);
+    if (o) await showCancel(deps, req, res, o);
   });
 
   const cancelForm = formPost({
@@ -101,7 +76,7 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
       if (sent.scope === "athlete" && position < 1) return { ok: false, errors: { _form: CHOOSE_ATHLETE }, message: CHOOSE_ATHLETE };
       return { ok: true, data: sent.scope === "athlete" ? { whole: false, athletePosition: position } : { whole: true } };
     },
-    page: (req, res, o, state, status) => showCancel(req, res, o, { status, message: state.errors._form }),
+    page: (req, res, o, state, status) => showCancel(deps, req, res, o, { status, message: state.errors._form }),
     run: async (req, _res, scope, o) => {
       const done = await cancelRegistration(deps, o.event, { reference: o.r.reference, shownVersion: versionOf(formBody(req)), scope });
       return { redirect: o.base, toast: { title: scope.whole ? "Registration canceled" : "Athlete canceled", description: CANCELED_TEXT(done.refundCents) } };

@@ -7,7 +7,7 @@ import { findEvent } from "../../events/repository.ts";
 import { eventHoursText, formatEventDateTime } from "../../events/rules.ts";
 import type { EventDetail } from "../../events/types.ts";
 import { formatPrice } from "../../money.ts";
-import { ManageLinkNotFound, ManagePage, type ManageView } from "../../../views/pages/registration/ManagePage.tsx";
+import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView, type ManageView } from "../../../views/pages/registration/ManagePage.tsx";
 import { FamilyPage, type FamilyView } from "../../../views/pages/registration/FamilyPage.tsx";
 import { coversEveryDay, findPackage, formValuesOf } from "../rules.ts";
 import * as repo from "../repository.ts";
@@ -17,16 +17,19 @@ import { issueManageLink, MANAGE_PATH, registrationByToken } from "../manage/lin
 import { individualOf } from "../manage/change.ts";
 import { permissions, type Permissions } from "../manage/rules.ts";
 import { tierDeadlines } from "../manage/policy.ts";
-import { cancellationQuote } from "../manage/cancel.ts";
+import { activeAthletes, cancellationQuote } from "../manage/cancel.ts";
+import { TEAM_MINIMUM } from "../teamRules.ts";
 import { ADULT_AGE, athleteRowOf, missingFor, SIGNER_RELATIONSHIPS } from "../manage/family.ts";
 import { AGREEMENTS_VERSION } from "../manage/agreements.ts";
 import { downgradeOptions } from "../manage/downgrade.ts";
 
 /**
- * What a private manage link (`/my-registration/{token}`) opens, and the two pages it shows: the registrant's or
- * coach's manage page, and a family's page for one athlete of a team. Every page answers `no-store` and sends its
+ * What a private manage link (`/my-registration/{token}`) opens, and the pages it shows: the registrant's or coach's
+ * manage page and its cancel page, and a family's page for one athlete of a team. Every page answers `no-store` and sends its
  * address (the token) as referrer only to this site, so the token stays out of caches and other sites' logs.
  */
+
+const CANCEL_CLOSED = "This registration can no longer be canceled.";
 
 /** Manage actions and link look-ups per address per minute. */
 export const MANAGE_RATE_LIMIT = { windowMs: 60_000, limit: 60 } as const;
@@ -143,6 +146,29 @@ export async function showFamily(deps: RegistrationDeps, req: Request, res: Resp
     noindex: true,
   });
 }
+
+/** The cancel page of the registrant's or coach's link: what canceling now gives back, the whole or one athlete. */
+export async function showCancel(deps: RegistrationDeps, req: Request, res: Response, o: Opened, extra: { message?: string; status?: number } = {}) {
+  const p = await allowed(deps, o);
+  if (!p.canCancel) return showManage(deps, req, res, o, { status: extra.status ?? 409, message: extra.message ?? (p.reason || CANCEL_CLOSED) });
+  const now = deps.clock();
+  const whole = cancellationQuote(o.r, { whole: true }, p.startsAt, now);
+  const active = activeAthletes(o.r);
+  const one = cancellationQuote(o.r, { whole: false, athletePosition: 0 }, p.startsAt, now);
+  const view: CancelView = {
+    base: o.base,
+    title: manageView(deps, o, p).title,
+    eventTitle: o.event.title,
+    kind: o.r.kind,
+    version: o.r.version,
+    whole: { refundCents: whole.cents, percent: whole.percent, partCents: whole.partCents },
+    athletes: active.length > TEAM_MINIMUM ? active.map((a) => ({ position: a.position, name: `${a.firstName} ${a.lastName}` })) : [],
+    athlete: { refundCents: one.cents, partCents: one.partCents },
+    teamMinimum: TEAM_MINIMUM,
+  };
+  renderPage(req, res, <CancelPage view={view} message={extra.message} />, { title: "Cancel Registration", description: "Cancel your camp registration.", status: extra.status, noindex: true });
+}
+
 
 /** A change the use case refused: the link's page again, as the registration now stands, with the reason. */
 export async function showRefused(deps: RegistrationDeps, req: Request, res: Response, err: DomainError): Promise<void> {
