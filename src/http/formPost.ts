@@ -95,7 +95,7 @@ async function settle<C, A>(hooks: Hooks<C, A>, req: Request, res: Response, ctx
 }
 
 /** The JSON 400 of the spec: the first message in `error`, and every field's message. */
-export function invalidJson(result: Invalid): JsonAnswer {
+function invalidJson(result: Invalid): JsonAnswer {
   return { status: 400, json: { success: false, error: result.message, fieldErrors: result.errors } };
 }
 
