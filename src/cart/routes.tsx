@@ -1,8 +1,5 @@
-import { Router, type Request, type RequestHandler, type Response } from "express";
-import { sendInvalid } from "../http/forms.ts";
-import { validate } from "../shared/forms.ts";
-import { flashToast } from "../http/pageContext.ts";
-import { domainErrorStatus } from "../http/errors.ts";
+import { Router, type Request, type Response } from "express";
+import { formError, formPost, jsonPost, toastBack } from "../http/forms.ts";
 import type { PageContext } from "../http/render.tsx";
 import { DomainError } from "../errors.ts";
 import { refererPath } from "../http/redirects.ts";
@@ -14,12 +11,10 @@ import { renderCartPage, type CartPageDeps } from "./page.tsx";
 import { AddItemForm, AddItemJson, QuantityForm, UpdateItemJson } from "../shared/cart/schemas.ts";
 import { CART_ERRORS, CART_MESSAGES, CART_TEXT } from "../shared/cart/texts.ts";
 
-
 /** Adds to the cart per address and minute (the JSON API and the plain form together). */
 export const CART_ADD_LIMIT_PER_MINUTE = 120;
 
 const lineNotFound = () => new DomainError("not_found", CART_ERRORS.itemGone);
-
 
 /**
  * The session cart: its page and its API. `settlePaidCheckout` (from orders/) runs before the cart is read, so a
@@ -57,75 +52,79 @@ export function cartRoutes(deps: { page: CartPageDeps; rateLimiter: RateLimiterF
     renderCartPage(page, req, res, await viewCart(catalogue, items));
   });
 
-  /** Runs a cart change from a plain form: a toast for the next page, then 303 back. */
-  function formAction(run: (req: Request, res: Response) => Promise<{ title: string; description: string } | null>, failure: { title: string; description: string }, fallback?: (req: Request) => string): RequestHandler {
-    return async (req, res) => {
-      const back = fallback ? fallback(req) : refererPath(req, "/cart");
-      try {
-        const toast = await run(req, res);
-        if (toast) flashToast(req, { ...toast, variant: "success" });
-      } catch (err) {
-        if (!(err instanceof DomainError) || domainErrorStatus(err) >= 500) throw err;
-        flashToast(req, { title: failure.title, description: err.message || failure.description, variant: "destructive" });
-      }
-      res.redirect(303, back);
-    };
-  }
+  // A cart button without JavaScript: a toast on the page it came back to, the error's message when refused.
+  const back = (req: Request) => refererPath(req, "/cart");
+  const toCart = () => "/cart";
 
   router.post(
     "/cart/add",
     addLimit,
-    formAction(async (req) => {
-      const parsed = validate(AddItemForm, req.body ?? {});
-      if (!parsed.ok) throw new DomainError("invalid", parsed.message);
-      const { product } = await addToCart(req, catalogue, parsed.data);
-      return { title: CART_MESSAGES.addedTitle, description: `${product.title} added to cart!` };
-    }, CART_MESSAGES.failed),
+    formPost({
+      check: AddItemForm,
+      page: toastBack(CART_MESSAGES.failed.title, back),
+      refused: formError,
+      run: async (req, _res, item) => {
+        const { product } = await addToCart(req, catalogue, item);
+        return { redirect: back(req), toast: { title: CART_MESSAGES.addedTitle, description: `${product.title} added to cart!`, variant: "success" } };
+      },
+    }),
   );
 
   router.post(
     "/cart/items/:id/update",
-    formAction(async (req) => {
-      const parsed = validate(QuantityForm, req.body ?? {});
-      if (!parsed.ok) throw new DomainError("invalid", parsed.message);
-      const items = readCart(req);
-      const line = findLine(items, String(req.params.id));
-      if (parsed.data.quantity <= 0) {
-        writeCart(req, removeItem(items, line.id));
-        return CART_TEXT.removed;
-      }
-      await checkQuantity(catalogue, line, parsed.data.quantity);
-      writeCart(req, updateQuantity(items, line.id, parsed.data.quantity, Date.now()));
-      return null;
-    }, CART_TEXT.updateFailed, () => "/cart"),
+    formPost({
+      check: QuantityForm,
+      page: toastBack(CART_TEXT.updateFailed.title, toCart),
+      refused: formError,
+      run: async (req, _res, { quantity }) => {
+        const items = readCart(req);
+        const line = findLine(items, String(req.params.id));
+        if (quantity <= 0) {
+          writeCart(req, removeItem(items, line.id));
+          return { redirect: "/cart", toast: { ...CART_TEXT.removed, variant: "success" } };
+        }
+        await checkQuantity(catalogue, line, quantity);
+        writeCart(req, updateQuantity(items, line.id, quantity, Date.now()));
+        return { redirect: "/cart" };
+      },
+    }),
   );
 
   router.post(
     "/cart/items/:id/remove",
-    formAction(async (req) => {
-      const items = readCart(req);
-      const line = findLine(items, String(req.params.id));
-      writeCart(req, removeItem(items, line.id));
-      return CART_TEXT.removed;
-    }, CART_TEXT.removeFailed, () => "/cart"),
+    formPost({
+      page: toastBack(CART_TEXT.removeFailed.title, toCart),
+      refused: formError,
+      run: async (req) => {
+        const items = readCart(req);
+        writeCart(req, removeItem(items, findLine(items, String(req.params.id)).id));
+        return { redirect: "/cart", toast: { ...CART_TEXT.removed, variant: "success" } };
+      },
+    }),
   );
 
   router.post(
     "/cart/items/:id/accept-price",
-    formAction(async (req) => {
-      const items = readCart(req);
-      const line = findLine(items, String(req.params.id));
-      writeCart(req, acceptPrice(items, line.id, await currentPriceCents(catalogue, line), Date.now()));
-      return null;
-    }, CART_TEXT.updateFailed, () => "/cart"),
+    formPost({
+      page: toastBack(CART_TEXT.updateFailed.title, toCart),
+      refused: formError,
+      run: async (req) => {
+        const items = readCart(req);
+        const line = findLine(items, String(req.params.id));
+        writeCart(req, acceptPrice(items, line.id, await currentPriceCents(catalogue, line), Date.now()));
+        return { redirect: "/cart" };
+      },
+    }),
   );
 
   router.post(
     "/cart/clear",
-    formAction(async (req) => {
-      writeCart(req, []);
-      return null;
-    }, CART_TEXT.updateFailed, () => "/cart"),
+    formPost({
+      run: async (req) => {
+        writeCart(req, []);
+        return { redirect: "/cart" };
+      },
+    }),
   );
 
   // ---------- JSON API ----------
@@ -134,45 +133,62 @@ export function cartRoutes(deps: { page: CartPageDeps; rateLimiter: RateLimiterF
     res.json(cartJson(await currentView(req, res)));
   });
 
-  router.post("/api/cart/add", addLimit, async (req, res) => {
-    const parsed = validate(AddItemJson, req.body ?? {});
-    if (!parsed.ok) return sendInvalid(res, parsed);
-    await settledCart(req, res);
-    const { shopifyProductId: productId, shopifyVariantId: variantId, quantity, selectedSize } = parsed.data;
-    const { items } = await addToCart(req, catalogue, { productId, variantId, quantity, selectedSize });
-    const view = await viewCart(catalogue, items);
-    const latest = items.reduce<SessionCartItem | undefined>((a, b) => (!a || b.updatedAt >= a.updatedAt ? b : a), undefined);
-    res.json({ ...cartJson(view), item: view.items.find((l) => l.id === latest?.id) ?? null });
-  });
+  router.post(
+    "/api/cart/add",
+    addLimit,
+    jsonPost({
+      check: AddItemJson,
+      run: async (req, res, { shopifyProductId: productId, shopifyVariantId: variantId, quantity, selectedSize }) => {
+        await settledCart(req, res);
+        const { items } = await addToCart(req, catalogue, { productId, variantId, quantity, selectedSize });
+        const view = await viewCart(catalogue, items);
+        const latest = items.reduce<SessionCartItem | undefined>((a, b) => (!a || b.updatedAt >= a.updatedAt ? b : a), undefined);
+        return { json: { ...cartJson(view), item: view.items.find((l) => l.id === latest?.id) ?? null } };
+      },
+    }),
+  );
 
-  router.patch("/api/cart/items/:id", async (req, res) => {
-    const parsed = validate(UpdateItemJson, req.body ?? {});
-    if (!parsed.ok) return sendInvalid(res, parsed);
-    const items = await settledCart(req, res);
-    const line = findLine(items, String(req.params.id));
-    let next: SessionCartItem[];
-    if ("acceptPrice" in parsed.data) {
-      next = acceptPrice(items, line.id, await currentPriceCents(catalogue, line), Date.now());
-    } else {
-      if (parsed.data.quantity > 0) await checkQuantity(catalogue, line, parsed.data.quantity);
-      next = updateQuantity(items, line.id, parsed.data.quantity, Date.now());
-    }
-    writeCart(req, next);
-    res.json(cartJson(await viewCart(catalogue, next)));
-  });
+  router.patch(
+    "/api/cart/items/:id",
+    jsonPost({
+      check: UpdateItemJson,
+      run: async (req, res, change) => {
+        const items = await settledCart(req, res);
+        const line = findLine(items, String(req.params.id));
+        let next: SessionCartItem[];
+        if ("acceptPrice" in change) {
+          next = acceptPrice(items, line.id, await currentPriceCents(catalogue, line), Date.now());
+        } else {
+          if (change.quantity > 0) await checkQuantity(catalogue, line, change.quantity);
+          next = updateQuantity(items, line.id, change.quantity, Date.now());
+        }
+        writeCart(req, next);
+        return { json: cartJson(await viewCart(catalogue, next)) };
+      },
+    }),
+  );
 
-  router.delete("/api/cart/items/:id", async (req, res) => {
-    const items = await settledCart(req, res);
-    const line = findLine(items, String(req.params.id));
-    const next = removeItem(items, line.id);
-    writeCart(req, next);
-    res.json(cartJson(await viewCart(catalogue, next)));
-  });
+  router.delete(
+    "/api/cart/items/:id",
+    jsonPost({
+      run: async (req, res) => {
+        const items = await settledCart(req, res);
+        const next = removeItem(items, findLine(items, String(req.params.id)).id);
+        writeCart(req, next);
+        return { json: cartJson(await viewCart(catalogue, next)) };
+      },
+    }),
+  );
 
-  router.delete("/api/cart", async (req, res) => {
-    writeCart(req, []);
-    res.json(cartJson(await viewCart(catalogue, [])));
-  });
+  router.delete(
+    "/api/cart",
+    jsonPost({
+      run: async (req) => {
+        writeCart(req, []);
+        return { json: cartJson(await viewCart(catalogue, [])) };
+      },
+    }),
+  );
 
   return router;
 }

@@ -5,8 +5,8 @@ import type { Site } from "../shared/site.ts";
 import type { Outbox } from "../email/outbox.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
 import { renderPage } from "../http/render.tsx";
-import { sendInvalid } from "../http/forms.ts";
-import { emptyForm, validate, type FieldErrors, type FormState } from "../shared/forms.ts";
+import { emptyForm, validate, type FieldErrors, type FormState, type Validation } from "../shared/forms.ts";
+import { formBody, formPost, jsonPost } from "../http/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
 import { HttpError } from "../http/errors.ts";
 import { CsrfError, type Csrf } from "../http/csrf.ts";
@@ -109,8 +109,10 @@ async function loadEvent(db: Db, rawId: unknown): Promise<Loaded> {
   return { ok: true, event };
 }
 
-/** The logo sent with the request, checked by its content: its type, or the field error. */
-function receivedLogo(req: Request, res: Response): { type: LogoType; content: Buffer } | { error: string } | undefined {
+type Logo = { type: LogoType; content: Buffer };
+
+/** The logo sent with the request, checked by its content: the logo, or the field error. */
+function receivedLogo(req: Request, res: Response): Logo | { error: string } | undefined {
   if (res.locals.logoRefusal) return { error: res.locals.logoRefusal };
   const file = req.file;
   if (!file) return undefined;
@@ -118,28 +120,25 @@ function receivedLogo(req: Request, res: Response): { type: LogoType; content: B
   return checked.ok ? { type: checked.type, content: file.buffer } : { error: checked.message };
 }
 
-/** Form values as sent, without the token and the event id (kept for re-showing the form). */
-function sentValues(req: Request): Record<string, unknown> {
-  const { _csrf: _token, eventId: _event, ...values } = { ...((req.body ?? {}) as Record<string, unknown>) };
-  return values;
+/** What a request post is about: the event (open for requests), the fields as sent (no token, no event id), the logo. */
+interface Posted {
+  detail: EventDetail;
+  event: CoachEvent;
+  values: Record<string, unknown>;
+  logo: ReturnType<typeof receivedLogo>;
 }
 
-type Checked =
-  | { ok: true; request: CoachRequest; logo: { type: LogoType; content: Buffer } | undefined }
-  | { ok: false; errors: FieldErrors; message: string; logoAccepted: boolean };
-
 /** The fields by the shared schema and the logo by its content; every problem at once, keyed by field. */
-function check(req: Request, res: Response, event: CoachEvent): Checked {
-  const result = validate(coachRequestSchema(event.days.map((d) => d.date)), sentValues(req));
-  const logo = receivedLogo(req, res);
+function checkRequest(values: Record<string, unknown>, { event, logo }: Posted): Validation<{ request: CoachRequest; logo: Logo | undefined }> {
+  const result = validate(coachRequestSchema(event.days.map((d) => d.date)), values);
   const logoError = logo && "error" in logo ? logo.error : undefined;
-  if (result.ok && !logoError) return { ok: true, request: result.data, logo: logo && !("error" in logo) ? logo : undefined };
+  if (result.ok && !logoError) return { ok: true, data: { request: result.data, logo: logo && !("error" in logo) ? logo : undefined } };
   const errors: FieldErrors = { ...(result.ok ? {} : result.errors), ...(logoError ? { [LOGO_FIELD]: logoError } : {}) };
-  return { ok: false, errors, message: Object.values(errors)[0] ?? UNREADABLE, logoAccepted: Boolean(logo) && !logoError };
+  return { ok: false, errors, message: Object.values(errors)[0] ?? UNREADABLE };
 }
 
 /** The request, its logo, days and e-mails in one transaction; the outbox is woken once it has committed. */
-async function save(deps: CoachRequestDeps, event: CoachEvent, checked: Extract<Checked, { ok: true }>): Promise<number> {
+async function save(deps: CoachRequestDeps, event: CoachEvent, checked: { request: CoachRequest; logo: Logo | undefined }): Promise<number> {
   const id = await saveCoachRequest(deps.db, { event, request: checked.request, logo: checked.logo, brand: deps.site.displayName, brandInbox: deps.brandInbox });
   deps.outbox.wake();
   return id;
@@ -152,6 +151,7 @@ async function save(deps: CoachRequestDeps, event: CoachEvent, checked: Extract<
 export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router; routes: Router } {
   const { db, now = () => new Date() } = deps;
   const beforeCsrf = Router();
+  // Not the form kit: multer reads the multipart body before the CSRF check, which needs its `_csrf` field.
   beforeCsrf.post([COACH_PAGE, COACH_API], logoUpload(deps.csrf, deps.maxConcurrentUploads ?? MAX_CONCURRENT_UPLOADS));
 
   const routes = Router();
@@ -188,55 +188,61 @@ export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router
     page(req, res, loaded.event, { open: coachRegistrationState(loaded.event, now()) === "open" });
   });
 
-  routes.post(COACH_PAGE, async (req, res) => {
+  /** The event a post names, open for requests; undefined once the page or the JSON error has answered. */
+  async function posted(req: Request, res: Response, json: boolean): Promise<Posted | undefined> {
     let loaded: Loaded;
     try {
-      loaded = await loadEvent(db, (req.body as Record<string, unknown> | undefined)?.eventId);
+      loaded = await loadEvent(db, formBody(req).eventId);
     } catch (err) {
-      return unavailable(req, res, err, false);
+      unavailable(req, res, err, json);
+      return undefined;
     }
-    if (!loaded.ok) return notFound(req, res, loaded.status, loaded.message);
-    const event = coachEvent(loaded.event);
-    if (coachRegistrationState(loaded.event, now()) !== "open") return page(req, res, loaded.event, { open: false, status: 409 });
-    const values = sentValues(req);
-    const checked = check(req, res, event);
-    if (!checked.ok) {
+    if (!loaded.ok) {
+      if (json) res.status(loaded.status).json({ success: false, error: loaded.message });
+      else notFound(req, res, loaded.status, loaded.message);
+      return undefined;
+    }
+    if (coachRegistrationState(loaded.event, now()) !== "open") {
+      if (json) res.status(409).json({ success: false, error: COACH_MESSAGES.closed });
+      else page(req, res, loaded.event, { open: false, status: 409 });
+      return undefined;
+    }
+    const { _csrf: _token, eventId: _event, ...values } = formBody(req);
+    return { detail: loaded.event, event: coachEvent(loaded.event), values, logo: receivedLogo(req, res) };
+  }
+
+  const requestForm = formPost({
+    input: (_req, p: Posted) => p.values,
+    check: checkRequest,
+    page: (req, res, p, form, status) => {
       flashToast(req, { ...COACH_MESSAGES.validationToast, variant: "destructive" });
-      const logoNote = checked.logoAccepted ? "Your logo was fine but is not kept while the form has errors: please attach it again." : undefined;
-      return page(req, res, loaded.event, { open: true, form: { values, errors: checked.errors }, logoNote, status: 400 });
-    }
-    try {
-      await save(deps, event, checked);
-    } catch (err) {
+      const logoNote = p.logo && !("error" in p.logo) ? "Your logo was fine but is not kept while the form has errors: please attach it again." : undefined;
+      page(req, res, p.detail, { open: true, form, logoNote, status });
+    },
+    run: async (_req, _res, checked, p) => {
+      await save(deps, p.event, checked);
+      return { redirect: `/events/${p.event.id}`, toast: { ...COACH_MESSAGES.submitted, variant: "success" } };
+    },
+    failed: (req, res, err, p) => {
       // Nothing was saved: the coach keeps the form and is told, instead of an error page.
       req.log.error({ err }, "coach request could not be saved");
       flashToast(req, { ...COACH_MESSAGES.failed, variant: "destructive" });
-      return page(req, res, loaded.event, { open: true, form: { values, errors: {} }, status: 503 });
-    }
-    flashToast(req, { ...COACH_MESSAGES.submitted, variant: "success" });
-    res.redirect(303, `/events/${event.id}`);
+      page(req, res, p.detail, { open: true, form: { values: p.values, errors: {} }, status: 503 });
+    },
+  });
+  routes.post(COACH_PAGE, async (req, res) => {
+    const p = await posted(req, res, false);
+    if (p) await requestForm(req, res, p);
   });
 
+  const requestJson = jsonPost({
+    input: (_req, p: Posted) => p.values,
+    check: checkRequest,
+    run: async (_req, _res, checked, p) => ({ status: 201, json: { success: true, id: await save(deps, p.event, checked), message: COACH_MESSAGES.submitted.title } }),
+  });
   routes.post(COACH_API, async (req, res) => {
-    let loaded: Loaded;
-    try {
-      loaded = await loadEvent(db, (req.body as Record<string, unknown> | undefined)?.eventId);
-    } catch (err) {
-      return unavailable(req, res, err, true);
-    }
-    if (!loaded.ok) {
-      res.status(loaded.status).json({ success: false, error: loaded.message });
-      return;
-    }
-    if (coachRegistrationState(loaded.event, now()) !== "open") {
-      res.status(409).json({ success: false, error: COACH_MESSAGES.closed });
-      return;
-    }
-    const event = coachEvent(loaded.event);
-    const checked = check(req, res, event);
-    if (!checked.ok) return sendInvalid(res, checked);
-    const id = await save(deps, event, checked);
-    res.status(201).json({ success: true, id, message: COACH_MESSAGES.submitted.title });
+    const p = await posted(req, res, true);
+    if (p) await requestJson(req, res, p);
   });
 
   return { beforeCsrf, routes };

@@ -2,10 +2,9 @@ import { Router } from "express";
 import { createElement } from "react";
 import * as z from "zod/mini";
 import { renderPage } from "./render.tsx";
-import { formRoute } from "./forms.ts";
 import { emptyForm, type FormState } from "../shared/forms.ts";
+import { formPost } from "./forms.ts";
 import { singleLine } from "../shared/text.ts";
-import { flashToast } from "./pageContext.ts";
 import type { RateLimiterFactory } from "./rateLimit.ts";
 import { TestPage } from "../../views/pages/TestPage.tsx";
 
@@ -23,12 +22,10 @@ export function testRoutes({ rateLimiter }: { rateLimiter: RateLimiterFactory })
   router.post(
     "/form",
     rateLimiter({ name: "test-form", windowMs: 60_000, limit: 1000 }),
-    formRoute(schema, {
-      invalid: (req, res, state) => page(req, res, state, 400),
-      valid: async (req, res, data) => {
-        flashToast(req, { title: "Saved", description: `Hello ${data.name}`, variant: "success" });
-        res.redirect(303, "/__test/widget");
-      },
+    formPost({
+      check: schema,
+      page: (req, res, _none, state, status) => page(req, res, state, status),
+      run: async (_req, _res, data) => ({ redirect: "/__test/widget", toast: { title: "Saved", description: `Hello ${data.name}`, variant: "success" } }),
     }),
   );
   router.get("/boom", () => {
@@ -38,6 +35,7 @@ export function testRoutes({ rateLimiter }: { rateLimiter: RateLimiterFactory })
     await new Promise((r) => setTimeout(r, Number(req.query.ms ?? 1000)));
     res.json({ done: true });
   });
+  // Not a form: it answers the parsed body as it arrived, for the body parser's own tests.
   router.post("/echo", (req, res) => res.json({ ok: true, body: req.body as unknown }));
   return router;
 }

@@ -5,9 +5,9 @@ import type { Site } from "../shared/site.ts";
 import type { Outbox } from "../email/outbox.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
 import { renderPage } from "../http/render.tsx";
-import { formRoute, sendInvalid } from "../http/forms.ts";
 import { emptyForm, validate, type FormState } from "../shared/forms.ts";
-import { flashToast, markFormSent, takeFormSent } from "../http/pageContext.ts";
+import { formPost, jsonPost } from "../http/forms.ts";
+import { markFormSent, takeFormSent } from "../http/pageContext.ts";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import { contactSchema, newsletterSchema, NEWSLETTER_MESSAGES, QUOTE_MESSAGES, quoteSchema } from "../shared/inbox/schemas.ts";
 import { saveContactMessage, saveQuoteRequest, subscribeToNewsletter } from "./repository.ts";
@@ -89,22 +89,27 @@ export function messageForms({ db, outbox, brandInbox, rateLimiter }: MessagesDe
     router.post(
       form.post,
       limit,
-      formRoute(form.schema, {
-        invalid: (req, res, state) => page(req, res, state, 400),
-        valid: async (req, res, data) => {
+      formPost({
+        check: (input) => validate(form.schema, input),
+        page: (req, res, _none, state, status) => page(req, res, state, status),
+        run: async (req, _res, data) => {
           await save(data);
           markFormSent(req, id);
-          if (form.sentToast) flashToast(req, { ...form.sentToast, variant: "success" });
-          res.redirect(303, form.sentRedirect);
+          return { redirect: form.sentRedirect, toast: form.sentToast && { ...form.sentToast, variant: "success" } };
         },
       }),
     );
-    router.post(form.api, limit, async (req, res) => {
-      const result = validate(form.schema, req.body ?? {});
-      if (!result.ok) return sendInvalid(res, result);
-      const answer = await save(result.data);
-      res.status(answer.status).json(answer.body);
-    });
+    router.post(
+      form.api,
+      limit,
+      jsonPost({
+        check: (input) => validate(form.schema, input),
+        run: async (_req, _res, data) => {
+          const answer = await save(data);
+          return { status: answer.status, json: answer.body };
+        },
+      }),
+    );
   }
 
   return {

@@ -1,6 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from "express";
-import { sendInvalid } from "../http/forms.ts";
-import { validate } from "../shared/forms.ts";
+import { formPost, jsonPost } from "../http/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
 import { renewSessionId } from "../http/session.ts";
 import type { RateLimiterFactory } from "../http/rateLimit.ts";
@@ -36,65 +35,68 @@ export function checkoutRoutes(deps: { orders: OrdersDeps; cartPage: CartPageDep
 
   // Without JavaScript the customer and address fields are checked (the summary then shows shipping and the total),
   // and the page says card entry needs JavaScript.
-  router.post("/cart/checkout", checkoutLimit, async (req, res) => {
-    const { _csrf: _ignored, ...values } = (req.body ?? {}) as Record<string, unknown>;
-    const result = validateCheckout(CheckoutForm, values);
-    const view = await currentView(req, res);
-    if (!result.ok) return renderCartPage(cartPage, req, res, view, { values, errors: result.errors }, undefined, 400);
-    renderCartPage(cartPage, req, res, view, { values: result.data, errors: {} }, CART_TEXT.needsJavaScript);
+  const checkoutForm = formPost({
+    check: (input, _view: CartView) => validateCheckout(CheckoutForm, input),
+    page: (req, res, view, state, status) => renderCartPage(cartPage, req, res, view, state, undefined, status),
+    run: async (req, res, data, view) => renderCartPage(cartPage, req, res, view, { values: data, errors: {} }, CART_TEXT.needsJavaScript),
   });
+  router.post("/cart/checkout", checkoutLimit, async (req, res) => checkoutForm(req, res, await currentView(req, res)));
 
-  router.post("/api/cart/checkout", checkoutLimit, paymentLimit, async (req, res) => {
-    const parsed = validateCheckout(CheckoutJson, req.body ?? {});
-    if (!parsed.ok) return sendInvalid(res, parsed);
-    const view = await currentView(req, res);
-    if (view.items.length === 0) throw new DomainError("invalid", CHECKOUT_ERRORS.empty);
-    // The payload's items must be the session cart (same lines and quantities); their prices are ignored.
-    const sent = parsed.data.items;
-    const matches =
-      sent.length === view.items.length &&
-      view.items.every((line) =>
-        sent.some((s) => (s.id === undefined || s.id === line.id) && s.shopifyProductId === line.shopifyProductId &&
-          s.shopifyVariantId === line.shopifyVariantId && s.quantity === line.quantity),
-      );
-    if (!matches) throw new DomainError("conflict", CHECKOUT_ERRORS.changed);
-    const started = await startCheckout(orders, view, parsed.data.customerInfo, parsed.data.shippingAddress, checkoutKey(req));
-    if (started.status === "earlier_order_paid") {
-      await settlePaidOrder(req, res, started.order, orders.logger);
-      flashToast(req, { title: CART_TEXT.paymentSucceeded.title, description: CHECKOUT_ERRORS.earlierPaymentWent, variant: "success" });
-      res.status(409).json({ success: false, error: CHECKOUT_ERRORS.earlierPaymentWent, orderReference: started.order.reference, itemCount: itemCount(readCart(req)), redirect: "/cart" });
-      return;
-    }
-    await renewSessionId(req);
-    req.session.checkout = started.checkout;
-    const { order } = started;
-    res.json({
-      success: true, clientSecret: started.clientSecret, orderReference: order.reference,
-      subtotal: centsToDecimal(order.subtotalCents), shipping: centsToDecimal(order.shippingCents), amount: centsToDecimal(order.totalCents),
-    });
-  });
+  router.post(
+    "/api/cart/checkout",
+    checkoutLimit,
+    paymentLimit,
+    jsonPost({
+      check: (input) => validateCheckout(CheckoutJson, input),
+      run: async (req, res, { items: sent, customerInfo, shippingAddress }) => {
+        const view = await currentView(req, res);
+        if (view.items.length === 0) throw new DomainError("invalid", CHECKOUT_ERRORS.empty);
+        // The payload's items must be the session cart (same lines and quantities); their prices are ignored.
+        const matches =
+          sent.length === view.items.length &&
+          view.items.every((line) =>
+            sent.some((s) => (s.id === undefined || s.id === line.id) && s.shopifyProductId === line.shopifyProductId &&
+              s.shopifyVariantId === line.shopifyVariantId && s.quantity === line.quantity),
+          );
+        if (!matches) throw new DomainError("conflict", CHECKOUT_ERRORS.changed);
+        const started = await startCheckout(orders, view, customerInfo, shippingAddress, checkoutKey(req));
+        if (started.status === "earlier_order_paid") {
+          await settlePaidOrder(req, res, started.order, orders.logger);
+          flashToast(req, { title: CART_TEXT.paymentSucceeded.title, description: CHECKOUT_ERRORS.earlierPaymentWent, variant: "success" });
+          return { status: 409, json: { success: false, error: CHECKOUT_ERRORS.earlierPaymentWent, orderReference: started.order.reference, itemCount: itemCount(readCart(req)), redirect: "/cart" } };
+        }
+        await renewSessionId(req);
+        req.session.checkout = started.checkout;
+        const { order } = started;
+        return {
+          json: {
+            success: true, clientSecret: started.clientSecret, orderReference: order.reference,
+            subtotal: centsToDecimal(order.subtotalCents), shipping: centsToDecimal(order.shippingCents), amount: centsToDecimal(order.totalCents),
+          },
+        };
+      },
+    }),
+  );
 
   // The browser's return: its paid order is settled for this session here (its lines leave the cart at once).
-  router.post("/api/cart/checkout/complete", checkoutLimit, async (req, res) => {
-    const parsed = validate(CompleteJson, req.body ?? {});
-    if (!parsed.ok) return sendInvalid(res, parsed);
-    const { result, order } = await completeCheckout(orders, req.session.checkoutKey, parsed.data.paymentIntentId);
-    if (result.status === "paid") {
-      await settlePaidOrder(req, res, order, orders.logger);
-      flashToast(req, { ...CART_TEXT.paymentSucceeded, variant: "success" });
-      res.json({ success: true, status: "paid", orderReference: order.reference, redirect: "/shop?success=true", itemCount: itemCount(readCart(req)) });
-      return;
-    }
-    if (result.status === "failed") {
-      res.status(402).json({ success: false, status: "failed", error: result.message });
-      return;
-    }
-    if (result.status === "mismatch") {
-      res.status(409).json({ success: false, status: "mismatch", error: CART_TEXT.paymentFailedFallbacks.unexpected });
-      return;
-    }
-    res.status(202).json({ success: false, status: "pending", error: CART_TEXT.paymentFailedFallbacks.payment });
-  });
+  router.post(
+    "/api/cart/checkout/complete",
+    checkoutLimit,
+    jsonPost({
+      check: CompleteJson,
+      run: async (req, res, { paymentIntentId }) => {
+        const { result, order } = await completeCheckout(orders, req.session.checkoutKey, paymentIntentId);
+        if (result.status === "paid") {
+          await settlePaidOrder(req, res, order, orders.logger);
+          flashToast(req, { ...CART_TEXT.paymentSucceeded, variant: "success" });
+          return { json: { success: true, status: "paid", orderReference: order.reference, redirect: "/shop?success=true", itemCount: itemCount(readCart(req)) } };
+        }
+        if (result.status === "failed") return { status: 402, json: { success: false, status: "failed", error: result.message } };
+        if (result.status === "mismatch") return { status: 409, json: { success: false, status: "mismatch", error: CART_TEXT.paymentFailedFallbacks.unexpected } };
+        return { status: 202, json: { success: false, status: "pending", error: CART_TEXT.paymentFailedFallbacks.payment } };
+      },
+    }),
+  );
 
   return router;
 }

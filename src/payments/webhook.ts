@@ -12,6 +12,7 @@ import { markEventFailed, markEventProcessed, recordEvent } from "./repository.t
 export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; logger: Logger }): Router {
   const { db, paymentCore, logger } = opts;
   const router = Router();
+  // Not the form kit: Stripe's signature is checked on the raw body, before any parser, session or CSRF check.
   router.post("/api/stripe/webhook", express.raw({ type: "*/*", limit: "1mb" }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let event;

@@ -35,6 +35,7 @@ export function offlineStripeRoutes(fake: FakeStripe): Router {
   });
 
   const pass = express.raw({ type: "*/*", limit: "20kb" });
+  // Not the form kit: Stripe's own API, passed raw to the offline fake, which answers as Stripe does.
   router.all(/^\/__offline-stripe(\/v1\/payment_intents\/[A-Za-z0-9_]+(?:\/confirm|\/challenge)?)$/, pass, async (req, res) => {
     if (req.method !== "GET" && req.method !== "POST") {
       res.status(405).json({ error: { type: "invalid_request_error", message: "Method not allowed" } });

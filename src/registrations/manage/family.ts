@@ -6,7 +6,7 @@ import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import { formatEventDateTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import { validate, type FieldErrors } from "../../shared/forms.ts";
+import { validate, type FieldErrors, type Validation } from "../../shared/forms.ts";
 import { multiLine, singleLine } from "../../shared/text.ts";
 import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
 import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type TeamAthlete } from "../../shared/registrations/teamRules.ts";
@@ -87,7 +87,7 @@ const medicalSchema = z.object({
  * stored with this athlete's row replaced by the form's, so the messages are the team form's ('Please enter a valid
  * email address for ...'). Errors come back under the form's names (`athlete.email`).
  */
-export function validateFamilyForm(event: EventDetail, r: Registration, position: number, body: Record<string, unknown>): { ok: true; athlete: TeamAthlete; specialRequirements: string | null } | { ok: false; errors: FieldErrors } {
+export function validateFamilyForm(event: EventDetail, r: Registration, position: number, body: Record<string, unknown>): Validation<{ athlete: TeamAthlete; specialRequirements: string | null }> {
   const index = r.athletes.findIndex((a) => a.position === position);
   const values = teamValuesOf(repo.teamOf(r));
   const posted = (body.athlete && typeof body.athlete === "object" ? body.athlete : {}) as Record<string, unknown>;
@@ -101,8 +101,8 @@ export function validateFamilyForm(event: EventDetail, r: Registration, position
   if (!team.ok) for (const [k, v] of Object.entries(team.errors)) if (k.startsWith(prefix)) errors[`athlete.${k.slice(prefix.length)}`] ??= v;
   const medical = validate(medicalSchema, { specialRequirements: typeof body.specialRequirements === "string" ? body.specialRequirements : undefined });
   if (!medical.ok) Object.assign(errors, medical.errors);
-  if (Object.keys(errors).length > 0 || !team.ok || !medical.ok) return { ok: false, errors };
-  return { ok: true, athlete: team.data.athletes[index]!, specialRequirements: medical.data.specialRequirements?.trim() || null };
+  if (Object.keys(errors).length > 0 || !team.ok || !medical.ok) return { ok: false, errors, message: Object.values(errors)[0] ?? "Invalid input" };
+  return { ok: true, data: { athlete: team.data.athletes[index]!, specialRequirements: medical.data.specialRequirements?.trim() || null } };
 }
 
 export const waiverSchema = z.object({

@@ -1,7 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import type { PageContext } from "../../http/render.tsx";
 import { domainErrorStatus } from "../../http/errors.ts";
-import { DomainError } from "../../errors.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT } from "../../shared/discounts/rules.ts";
 import { EVENT_NOT_FOUND } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -18,9 +17,9 @@ import { confirmReturn } from "../confirmReturn.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../deps.ts";
 import { teamCheckoutPath } from "./team.tsx";
-import { confirmationPageManageHref } from "./manage.tsx";
+import { confirmationPageManageHref } from "./manageLink.tsx";
 import { checkoutPage, holdEndsText, loadEvent, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
-import { formBody } from "../../http/forms.ts";
+import { formBody, jsonPost, type JsonAnswer } from "../../http/forms.ts";
 
 const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
 
@@ -90,55 +89,55 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     };
   }
 
-  // The card's return and the free completion share the spec's URL; `freeRegistration` tells them apart.
-  router.post("/api/events/:id/stripe-payment-success", limit, deps.codeGuesses, async (req, res) => {
-    const event = await loadEvent(deps, req.params.id);
-    if (!event) return void res.status(404).json({ success: false, error: EVENT_NOT_FOUND });
-    const body = formBody(req);
-    const free = body.freeRegistration === true || body.freeRegistration === "true";
-    return free ? completeFreeJson(req, res, event) : confirmReturnJson(req, res, event);
-  });
+  function freeFailed(req: Request, err: unknown): JsonAnswer {
+    if (err instanceof DiscountRefused) return { status: err.status, json: { success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message } };
+    req.log.error({ err: (err as Error).message }, "free registration failed");
+    return { status: 503, json: { success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: DISCOUNT_TEXT.freeFailed, message: DISCOUNT_TEXT.freeFailed } };
+  }
 
-  async function completeFreeJson(req: Request, res: Response, event: EventDetail) {
-    try {
-      const body = formBody(req);
+  const completeFreeJson = jsonPost({
+    run: async (req, _res, body, event: EventDetail) => {
       const reference = ownReference(req, event.id, body.option);
       const registration = reference ? await repo.findByReference(db, reference) : undefined;
       if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
       const outcome = await completeFree(deps, registration, codeText(body.discountCode));
-      res.json({ success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference });
-    } catch (err) {
-      if (err instanceof DiscountRefused) {
-        return void res.status(err.status).json({ success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message });
-      }
-      req.log.error({ err: (err as Error).message }, "free registration failed");
-      res.status(503).json({ success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: DISCOUNT_TEXT.freeFailed, message: DISCOUNT_TEXT.freeFailed });
-    }
-  }
+      return { json: { success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference } };
+    },
+    refused: (req, _res, err) => freeFailed(req, err),
+    failed: (req, _res, err) => freeFailed(req, err),
+  });
 
-  async function confirmReturnJson(req: Request, res: Response, event: EventDetail) {
-    const body = formBody(req);
-    const intentId = typeof body.paymentIntentId === "string" ? body.paymentIntentId.slice(0, 200) : "";
-    try {
+  const confirmReturnJson = jsonPost({
+    run: async (req, _res, body, event: EventDetail): Promise<JsonAnswer> => {
+      const intentId = typeof body.paymentIntentId === "string" ? body.paymentIntentId.slice(0, 200) : "";
       const result = await confirmReturn(deps, ownReference(req, event.id, body.option), intentId);
       switch (result.status) {
         case "paid":
-          return void res.json({ success: true, status: "paid", registrationId: result.payment.reference });
+          return { json: { success: true, status: "paid", registrationId: result.payment.reference } };
         case "refunded":
-          return void res.status(409).json({ success: false, status: "refunded", error: "The event filled up before your payment arrived; your payment has been refunded and an e-mail is on its way." });
+          return { status: 409, json: { success: false, status: "refunded", error: "The event filled up before your payment arrived; your payment has been refunded and an e-mail is on its way." } };
         case "failed":
-          return void res.status(402).json({ success: false, status: "failed", error: result.message });
+          return { status: 402, json: { success: false, status: "failed", error: result.message } };
         case "mismatch":
-          return void res.status(409).json({ success: false, status: "needs_review", error: "Payment Successful - Action Required" });
+          return { status: 409, json: { success: false, status: "needs_review", error: "Payment Successful - Action Required" } };
         default:
-          return void res.status(202).json({ success: false, status: "pending", error: "The payment is not complete yet." });
+          return { status: 202, json: { success: false, status: "pending", error: "The payment is not complete yet." } };
       }
-    } catch (err) {
-      if (err instanceof DomainError) return void res.status(domainErrorStatus(err)).json({ success: false, error: err.message });
+    },
+    refused: (_req, _res, err) => ({ status: domainErrorStatus(err), json: { success: false, error: err.message } }),
+    failed: (req, _res, err) => {
       req.log.error({ err: (err as Error).message }, "could not confirm a registration payment");
-      res.status(502).json({ success: false, error: PAYMENT_SETUP_ERROR.message });
-    }
-  }
+      return { status: 502, json: { success: false, error: PAYMENT_SETUP_ERROR.message } };
+    },
+  });
+
+  // The card's return and the free completion share the spec's URL; `freeRegistration` tells them apart.
+  router.post("/api/events/:id/stripe-payment-success", limit, deps.codeGuesses, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return void res.status(404).json({ success: false, error: EVENT_NOT_FOUND });
+    const free = formBody(req).freeRegistration;
+    await (free === true || free === "true" ? completeFreeJson : confirmReturnJson)(req, res, event);
+  });
 
   return router;
 }

@@ -1,6 +1,5 @@
-import { Router, type Request, type Response } from "express";
+import { Router, type Request } from "express";
 import * as z from "zod";
-import { flashToast } from "../../http/pageContext.ts";
 import { parseEventId } from "../../shared/events/rules.ts";
 import { centsToDollars as dollars } from "../../shared/money.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, type DiscountAmount } from "../../shared/discounts/rules.ts";
@@ -9,9 +8,9 @@ import type { Registration } from "../repository.ts";
 import { DiscountRefused, applyCode, removeCode } from "../codes.ts";
 import { completeFree } from "../completeFree.ts";
 import { RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
-import { formBody } from "../../http/forms.ts";
+import { formBody, formPost, jsonPost, type JsonAnswer, type Redirect } from "../../http/forms.ts";
 
-const body = z.object({
+const codeBody = z.object({
   discountCode: z.unknown().optional(),
   /** The spec sends it; the amount is always computed from the visitor's pending registration. */
   originalPrice: z.unknown().optional(),
@@ -48,88 +47,102 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
     return reference ? repo.findByReference(deps.db, reference) : undefined;
   }
 
-  function refused(res: Response, err: DiscountRefused) {
+  function refused(err: DiscountRefused): JsonAnswer {
     const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : err.status === 409 ? DISCOUNT_TEXT.errorTitle : DISCOUNT_TEXT.invalidTitle;
-    res.status(err.status).json({ success: false, valid: false, title, message: err.message, error: err.message });
+    return { status: err.status, json: { success: false, valid: false, title, message: err.message, error: err.message } };
   }
 
-  function failed(req: Request, res: Response, err: unknown) {
+  function failed(req: Request, err: unknown): JsonAnswer {
     req.log.error({ err: (err as Error).message }, "discount code could not be applied");
-    res.status(503).json({ success: false, valid: false, title: DISCOUNT_TEXT.errorTitle, message: DISCOUNT_TEXT.error, error: DISCOUNT_TEXT.error });
+    return { status: 503, json: { success: false, valid: false, title: DISCOUNT_TEXT.errorTitle, message: DISCOUNT_TEXT.error, error: DISCOUNT_TEXT.error } };
   }
 
-  router.post("/api/validate-discount", deps.codeGuesses, async (req, res) => {
-    const parsed = body.safeParse(req.body ?? {});
-    const input = parsed.success ? parsed.data : {};
-    try {
-      const registration = await ownRegistration(req, input.eventId, input.option);
-      const remove = input.remove === true || input.remove === "true";
-      if (!remove && !codeText(input.discountCode).trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
-      if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
-      if (remove) {
-        const { clientSecret, amountCents } = await removeCode(deps, registration);
-        return void res.json({ success: true, valid: false, removed: true, clientSecret, finalPriceCents: amountCents, finalPrice: dollars(amountCents) });
-      }
-      const applied = await applyCode(deps, registration, codeText(input.discountCode));
-      const discount = discountJson(applied.code, applied.listCents, applied.amount);
-      if (!applied.paymentUpdated) {
-        return void res.json({ success: true, valid: true, title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh, refreshRequired: true, discount });
-      }
-      const { title, message } = appliedMessage(applied.amount);
-      res.json({ success: true, valid: true, title, message, discount, clientSecret: applied.clientSecret, isFreeRegistration: applied.amount.free });
-    } catch (err) {
-      if (err instanceof DiscountRefused) return refused(res, err);
-      failed(req, res, err);
-    }
-  });
+  router.post(
+    "/api/validate-discount",
+    deps.codeGuesses,
+    jsonPost({
+      // Never refused: a body that is not an object reads as empty.
+      check: (sent) => ({ ok: true, data: codeBody.safeParse(sent).data ?? {} }),
+      run: async (req, _res, input) => {
+        const registration = await ownRegistration(req, input.eventId, input.option);
+        const remove = input.remove === true || input.remove === "true";
+        if (!remove && !codeText(input.discountCode).trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
+        if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+        if (remove) {
+          const { clientSecret, amountCents } = await removeCode(deps, registration);
+          return { json: { success: true, valid: false, removed: true, clientSecret, finalPriceCents: amountCents, finalPrice: dollars(amountCents) } };
+        }
+        const applied = await applyCode(deps, registration, codeText(input.discountCode));
+        const discount = discountJson(applied.code, applied.listCents, applied.amount);
+        if (!applied.paymentUpdated) {
+          return { json: { success: true, valid: true, title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh, refreshRequired: true, discount } };
+        }
+        const { title, message } = appliedMessage(applied.amount);
+        return { json: { success: true, valid: true, title, message, discount, clientSecret: applied.clientSecret, isFreeRegistration: applied.amount.free } };
+      },
+      refused: (req, _res, err) => (err instanceof DiscountRefused ? refused(err) : failed(req, err)),
+      failed: (req, _res, err) => failed(req, err),
+    }),
+  );
 
   // ---- without JavaScript: form posts that redirect back with a toast ----
   const team = (req: Request) => (formBody(req).option === "team" ? "&option=team" : "");
   const backTo = (req: Request, eventId: string) => (formBody(req).from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}` : `/register/${eventId}?step=payment`);
 
+  function codeFailed(req: Request, err: unknown, eventId: string): Redirect {
+    if (!(err instanceof DiscountRefused)) {
+      req.log.error({ err: (err as Error).message }, "discount code could not be applied");
+      return { redirect: backTo(req, eventId), toast: { title: DISCOUNT_TEXT.errorTitle, description: DISCOUNT_TEXT.error, variant: "destructive" } };
+    }
+    const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
+    const toast = { title, description: err.message, variant: "destructive" } as const;
+    if (err.status === 409) return { redirect: formBody(req).option === "team" ? `/team-register/${eventId}` : `/register/${eventId}`, toast };
+    return { redirect: backTo(req, eventId), toast };
+  }
+
+  const codeForm = formPost({
+    run: async (req, _res, input, eventId: string) => {
+      const registration = await ownRegistration(req, eventId, input.option);
+      if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      if (input.remove) {
+        await removeCode(deps, registration);
+        return { redirect: backTo(req, eventId), toast: { title: "Discount Removed", description: "The discount code was removed.", variant: "default" } };
+      }
+      const code = codeText(input.discountCode);
+      if (!code.trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
+      const applied = await applyCode(deps, registration, code);
+      const { title, message } = applied.paymentUpdated ? appliedMessage(applied.amount) : { title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh };
+      return { redirect: backTo(req, eventId), toast: { title, description: message, variant: "success" } };
+    },
+    refused: (req, _res, err, eventId) => codeFailed(req, err, eventId),
+    failed: (req, _res, err, eventId) => codeFailed(req, err, eventId),
+  });
   router.post("/register/:id/discount", deps.codeGuesses, async (req, res) => {
     const eventId = String(parseEventId(req.params.id) ?? "");
     if (!eventId) return void res.redirect(303, "/events");
-    try {
-      const registration = await ownRegistration(req, req.params.id, formBody(req).option);
-      if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
-      if (formBody(req).remove) {
-        await removeCode(deps, registration);
-        flashToast(req, { title: "Discount Removed", description: "The discount code was removed.", variant: "default" });
-      } else {
-        const code = codeText(formBody(req).discountCode);
-        if (!code.trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
-        const applied = await applyCode(deps, registration, code);
-        const { title, message } = applied.paymentUpdated ? appliedMessage(applied.amount) : { title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh };
-        flashToast(req, { title, description: message, variant: "success" });
-      }
-    } catch (err) {
-      if (!(err instanceof DiscountRefused)) {
-        req.log.error({ err: (err as Error).message }, "discount code could not be applied");
-        flashToast(req, { title: DISCOUNT_TEXT.errorTitle, description: DISCOUNT_TEXT.error, variant: "destructive" });
-      } else {
-        const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
-        flashToast(req, { title, description: err.message, variant: "destructive" });
-        if (err.status === 409) return void res.redirect(303, formBody(req).option === "team" ? `/team-register/${eventId}` : `/register/${eventId}`);
-      }
-    }
-    res.redirect(303, backTo(req, eventId));
+    await codeForm(req, res, eventId);
   });
 
+  function freeFailed(req: Request, err: unknown, eventId: string): Redirect {
+    if (!(err instanceof DiscountRefused)) req.log.error({ err: (err as Error).message }, "free registration failed");
+    const description = err instanceof DiscountRefused ? err.message : DISCOUNT_TEXT.freeFailedUnexpected;
+    return { redirect: backTo(req, eventId), toast: { title: DISCOUNT_TEXT.freeFailedTitle, description, variant: "destructive" } };
+  }
+
+  const freeForm = formPost({
+    run: async (req, _res, input, eventId: string) => {
+      const registration = await ownRegistration(req, eventId, input.option);
+      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      await completeFree(deps, registration, codeText(input.discountCode));
+      return { redirect: input.from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}&success=true` : `/register/${eventId}?paymentSuccess=true` };
+    },
+    refused: (req, _res, err, eventId) => freeFailed(req, err, eventId),
+    failed: (req, _res, err, eventId) => freeFailed(req, err, eventId),
+  });
   router.post("/register/:id/free", freeLimit, deps.codeGuesses, async (req, res) => {
     const eventId = String(parseEventId(req.params.id) ?? "");
     if (!eventId) return void res.redirect(303, "/events");
-    try {
-      const registration = await ownRegistration(req, req.params.id, formBody(req).option);
-      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
-      await completeFree(deps, registration, codeText(formBody(req).discountCode));
-      return void res.redirect(303, formBody(req).from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}&success=true` : `/register/${eventId}?paymentSuccess=true`);
-    } catch (err) {
-      const description = err instanceof DiscountRefused ? err.message : DISCOUNT_TEXT.freeFailedUnexpected;
-      if (!(err instanceof DiscountRefused)) req.log.error({ err: (err as Error).message }, "free registration failed");
-      flashToast(req, { title: DISCOUNT_TEXT.freeFailedTitle, description, variant: "destructive" });
-      res.redirect(303, backTo(req, eventId));
-    }
+    await freeForm(req, res, eventId);
   });
 
   return router;

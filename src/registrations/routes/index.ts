@@ -1,18 +1,33 @@
 import { Router } from "express";
 import { checkoutRoutes } from "./checkout.tsx";
 import { codeRoutes } from "./codes.tsx";
+import { familyRoutes } from "./family.tsx";
 import { individualRoutes } from "./individual.tsx";
+import { lostConfirmationRoutes } from "./lostConfirmation.tsx";
 import { manageRoutes } from "./manage.tsx";
 import { manageChangeRoutes } from "./manageChanges.tsx";
+import { MANAGE_RATE_LIMIT } from "./manageLink.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./shared.tsx";
 import { teamRoutes } from "./team.tsx";
 import { waitingListRoutes } from "./waitlist.tsx";
 import type { WaitingListDeps } from "../waitlist/offers.ts";
 
-/** Every URL of the registration aggregate, one handler each. */
-export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesses"> & WaitingListDeps): Router {
-  const all: RegistrationRouteDeps = { ...deps, codeGuesses: codeGuessBudget(deps.rateLimiter) };
+/** Every URL of the registration aggregate, one handler each: one router per file, mounted one per line. */
+export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesses" | "manageLimit"> & WaitingListDeps): Router {
+  const all: RegistrationRouteDeps = {
+    ...deps,
+    codeGuesses: codeGuessBudget(deps.rateLimiter),
+    manageLimit: deps.rateLimiter({ name: "registration-manage", ...MANAGE_RATE_LIMIT }),
+  };
   const router = Router();
-  router.use(individualRoutes(all), teamRoutes(all), checkoutRoutes(all), codeRoutes(all), manageRoutes(all), manageChangeRoutes(all), waitingListRoutes({ ...deps, ...all }));
+  router.use(individualRoutes(all));
+  router.use(teamRoutes(all));
+  router.use(checkoutRoutes(all));
+  router.use(codeRoutes(all));
+  router.use(manageRoutes(all));
+  router.use(manageChangeRoutes(all));
+  router.use(familyRoutes(all));
+  router.use(lostConfirmationRoutes(all));
+  router.use(waitingListRoutes({ ...deps, ...all }));
   return router;
 }

@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from "express";
 import * as z from "zod";
 import { renderPage, type PageContext } from "../../http/render.tsx";
 import { domainErrorStatus } from "../../http/errors.ts";
-import { DomainError } from "../../errors.ts";
 import { validate, type FieldErrors } from "../../shared/forms.ts";
+import { formBody, formError, formPost, jsonPost } from "../../http/forms.ts";
 import { stripeScripts } from "../../payments/setup.ts";
 import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, type RegistrationStatus } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -12,16 +12,16 @@ import { DISCOUNT_TEXT } from "../../shared/discounts/rules.ts";
 import { coachRegistrationState } from "../../shared/collegeCoachRequests/rules.ts";
 import { Widget } from "../../../views/components/Widget.tsx";
 import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
-import { confirmationPageManageHref } from "./manage.tsx";
-import { RegisterPage, RegistrationConfirmed, RegistrationNotConfirmed, RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
-import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, registrationSchema } from "../../shared/registrations/rules.ts";
+import { confirmationContent } from "./confirmation.tsx";
+import { RegisterPage, RegistrationUnavailable } from "../../../views/pages/registration/RegisterPage.tsx";
+import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, registrationSchema, type IndividualRegistration } from "../../shared/registrations/rules.ts";
 import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
 import { holdIndividual } from "../hold.ts";
 import { placesOpen } from "../waitlist/offers.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
-import { holdIsLive, REGISTRATION_KIND } from "../deps.ts";
+import { holdIsLive } from "../deps.ts";
 import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
@@ -67,7 +67,7 @@ const apiBody = z.object({
 
 /** An individual's registration: /register/{id} (steps 1 and 2, with and without JavaScript), its JSON call, and the confirmation. */
 export function individualRoutes(deps: RegistrationRouteDeps): Router {
-  const { db, site, paymentCore } = deps;
+  const { db, paymentCore } = deps;
   const router = Router();
   const limit = deps.rateLimiter({ name: "registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
 
@@ -116,47 +116,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL[st]} message={message} eventId={event.id} />, { status: code });
   }
 
-  /** The confirmation, for a payment the server confirmed for this visitor's registration; anything else is neutral. */
-  async function confirmation(req: Request, res: Response, event: EventDetail) {
-    const reference = ownReference(req, event.id);
-    // `payment_intent` is what Stripe appends when it sends the visitor back from a redirect (3-D Secure).
-    const named = req.query.paymentIntentId ?? req.query.payment_intent;
-    const intentId = typeof named === "string" ? named.slice(0, 200) : undefined;
-    let registration = reference ? await repo.findByReference(db, reference) : undefined;
-    let payment = reference ? await paymentCore.latestFor(REGISTRATION_KIND, reference) : undefined;
-    // The visitor's own paid registration says paid however it is reached (whichever intent the link names).
-    const matches = registration && (registration.status === "paid" || !intentId || payment?.providerPaymentId === intentId);
-    let processing = false;
-    // The browser came back before anything recorded the payment: ask Stripe through the core.
-    if (matches && registration!.status !== "paid" && payment?.providerPaymentId && intentId) {
-      try {
-        const settled = await paymentCore.settle(payment.providerPaymentId, "return");
-        processing = settled.status === "pending" && settled.intentStatus === "processing";
-      } catch (err) {
-        req.log.error({ err: (err as Error).message, reference }, "could not confirm the registration payment");
-      }
-      registration = await repo.findByReference(db, reference!);
-      payment = await paymentCore.latestFor(REGISTRATION_KIND, reference!);
-    }
-    const shell = (content: React.ReactNode) => page(req, res, event, content);
-    if (matches && registration!.status === "paid") {
-      const manageHref = await confirmationPageManageHref(req, deps, registration!);
-      return shell(<RegistrationConfirmed email={registration!.contact.email} reference={registration!.reference} eventTitle={event.title} free={registration!.amountPaidCents === 0} manageHref={manageHref} />);
-    }
-    if (matches && (payment?.status === "needs_review" || registration!.status === "needs_review")) {
-      return shell(
-        <RegistrationNotConfirmed email={site.email} phone={site.phone} title="Payment Successful - Action Required"
-          message={`Your card was charged but we could not record your registration ${registration!.reference}. Please contact support immediately with your payment confirmation.`} />,
-      );
-    }
-    if (matches && processing) {
-      return shell(
-        <RegistrationNotConfirmed email={site.email} phone={site.phone} title="Payment processing"
-          message={`Your bank is still confirming the payment for registration ${registration!.reference}. We'll e-mail you as soon as it is confirmed; your place is kept meanwhile.`} />,
-      );
-    }
-    return shell(<RegistrationNotConfirmed email={site.email} phone={site.phone} />);
-  }
+  const confirmation = async (req: Request, res: Response, event: EventDetail) => page(req, res, event, await confirmationContent(deps, req, event));
 
   router.get("/register/:id", async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
@@ -184,83 +144,80 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     page(req, res, event, stepsWidget(req, event, own ? valuesOf(event, own) : {}, {}, null), { card: true });
   });
 
-  /** Validates and holds, for both the form post and the JSON call. */
-  async function start(req: Request, res: Response, event: EventDetail, input: Record<string, unknown>) {
-    const result = validate(registrationSchema(event), input);
-    if (!result.ok) return { invalid: result } as const;
-    const code = typeof input.discountCode === "string" ? input.discountCode.slice(0, 200).trim() : "";
-    try {
-      const outcome = await holdIndividual(deps, event, result.data, visitorOf(req, res), {
-        code: code || undefined,
-        onHeld: (reference) => remember(req, "individual", event.id, reference),
-      });
-      return { outcome } as const;
-    } catch (err) {
-      if (!(err instanceof DiscountRefused)) throw err;
-      return { invalid: { ok: false, errors: { discountCode: err.message }, message: err.message }, discountRefused: true } as const;
-    }
+  /** Holds the places, for both the form post and the JSON call; a code is the visitor's, checked by the server. */
+  function hold(req: Request, res: Response, event: EventDetail, data: IndividualRegistration, rawCode: unknown) {
+    const code = typeof rawCode === "string" ? rawCode.slice(0, 200).trim() : "";
+    return holdIndividual(deps, event, data, visitorOf(req, res), {
+      code: code || undefined,
+      onHeld: (reference) => remember(req, "individual", event.id, reference),
+    });
   }
 
+  // The schema reads the body as sent: a field sent twice or nested is refused, not dropped.
+  const registerForm = formPost({
+    check: (input, event: EventDetail) => validate(registrationSchema(event), input),
+    page: (req, res, event, state, status) => page(req, res, event, stepsWidget(req, event, keptValues(state.values), state.errors, null), { status, card: true }),
+    run: async (req, res, data, event) => {
+      const outcome = await hold(req, res, event, data, formBody(req).discountCode);
+      if (outcome.status !== "settled") return { redirect: `/register/${event.id}?step=payment` };
+      remember(req, "individual", event.id, outcome.registration.reference);
+      return { redirect: `/register/${event.id}?paymentSuccess=true` };
+    },
+    refused: (req, res, err, event) => {
+      if (err instanceof DiscountRefused) return { errors: { discountCode: err.message }, status: 422 };
+      if (err.message === REGISTRATION_ERRORS.closed) return unavailable(req, res, event, "closed", domainErrorStatus(err));
+      return formError(req, res, err);
+    },
+  });
   router.post("/register/:id", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return notFound(req, res);
-    const { _csrf: _token, ...sent } = (req.body ?? {}) as Record<string, unknown>;
-    const values = keptValues(sent);
-    try {
-      // The schema reads the body as sent: a field sent twice or nested is refused, not dropped.
-      const started = await start(req, res, event, sent);
-      if ("invalid" in started) return page(req, res, event, stepsWidget(req, event, values, started.invalid!.errors, null), { status: "discountRefused" in started ? 422 : 400, card: true });
-      if (started.outcome.status === "settled") {
-        remember(req, "individual", event.id, started.outcome.registration.reference);
-        return res.redirect(303, `/register/${event.id}?paymentSuccess=true`);
-      }
-      res.redirect(303, `/register/${event.id}?step=payment`);
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      if (err.message === REGISTRATION_ERRORS.closed) return unavailable(req, res, event, "closed", domainErrorStatus(err));
-      page(req, res, event, stepsWidget(req, event, values, { _form: err.message }, null), { status: domainErrorStatus(err), card: true });
-    }
+    await registerForm(req, res, event);
   });
 
+  // Amounts the browser sends are ignored: the price is the event's package price, less a code the server checks.
+  const intentJson = jsonPost({
+    input: (_req, sent: { event: EventDetail; input: Record<string, unknown> }) => sent.input,
+    check: (input, { event }) => validate(registrationSchema(event), input),
+    invalid: ({ errors, message }) => ({ status: 400, json: { success: false, error: message, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid, fieldErrors: errors } }),
+    run: async (req, res, data, { event, input }) => {
+      const outcome = await hold(req, res, event, data, input.discountCode);
+      const { registration } = outcome;
+      if (outcome.status === "settled") {
+        remember(req, "individual", event.id, registration.reference);
+        return { json: { success: true, alreadyPaid: true, status: registration.status, registrationId: registration.reference } };
+      }
+      return {
+        json: {
+          success: true,
+          clientSecret: outcome.clientSecret,
+          amount: registration.amountCents / 100,
+          amountFormatted: formatPrice(registration.amountCents),
+          isFreeRegistration: registration.amountCents === 0,
+          discount: await discountOf(deps, registration),
+          registrationId: registration.reference,
+          optionLabel: optionLabel(event, registration.packageCode),
+          reservedUntil: registration.reservedUntil?.toISOString() ?? null,
+        },
+      };
+    },
+    refused: (_req, _res, err) => {
+      if (err instanceof DiscountRefused) {
+        const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
+        return { status: 422, json: { success: false, title, error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
+      }
+      const title = err.kind === "upstream_failed" ? PAYMENT_SETUP_ERROR.title : err.message === REGISTRATION_ERRORS.soldOut ? "Sold Out" : undefined;
+      return { status: domainErrorStatus(err), json: { success: false, error: err.message, userFriendlyMessage: err.message, ...(title ? { title } : {}) } };
+    },
+  });
   router.post("/api/events/:id/create-payment-intent", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return void res.status(404).json({ success: false, error: EVENT_NOT_FOUND });
     const body = apiBody.safeParse(req.body ?? {});
     if (!body.success) return void res.status(400).json({ success: false, error: REGISTRATION_ERRORS.formInvalid, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid });
-    // Amounts the browser sends are ignored: the price is the event's package price, less a code the server checks.
     const data = body.data.registrationData ?? {};
     const input = { ...data, registrationType: data.registrationType ?? body.data.option, formSessionId: body.data.formSessionId, discountCode: body.data.discountCode ?? data.discountCode };
-    try {
-      const started = await start(req, res, event, input);
-      if ("invalid" in started) {
-        const { errors, message } = started.invalid!;
-        if ("discountRefused" in started) {
-          const title = message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
-          return void res.status(422).json({ success: false, title, error: message, userFriendlyMessage: message, fieldErrors: errors });
-        }
-        return void res.status(400).json({ success: false, error: message, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid, fieldErrors: errors });
-      }
-      const { registration } = started.outcome;
-      if (started.outcome.status === "settled") {
-        remember(req, "individual", event.id, registration.reference);
-        return void res.json({ success: true, alreadyPaid: true, status: registration.status, registrationId: registration.reference });
-      }
-      res.json({
-        success: true,
-        clientSecret: started.outcome.clientSecret,
-        amount: registration.amountCents / 100,
-        amountFormatted: formatPrice(registration.amountCents),
-        isFreeRegistration: registration.amountCents === 0,
-        discount: await discountOf(deps, registration),
-        registrationId: registration.reference,
-        optionLabel: optionLabel(event, registration.packageCode),
-        reservedUntil: registration.reservedUntil?.toISOString() ?? null,
-      });
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      const title = err.kind === "upstream_failed" ? PAYMENT_SETUP_ERROR.title : err.message === REGISTRATION_ERRORS.soldOut ? "Sold Out" : undefined;
-      res.status(domainErrorStatus(err)).json({ success: false, error: err.message, userFriendlyMessage: err.message, ...(title ? { title } : {}) });
-    }
+    await intentJson(req, res, { event, input });
   });
 
   router.get("/event-registration/:id", async (req, res) => {

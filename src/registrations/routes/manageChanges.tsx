@@ -25,7 +25,6 @@ import { upgradeOptions, startUpgrade } from "../manage/upgrade.ts";
 import { postedRows, startAddAthletes, validateNewAthletes } from "../manage/addAthletes.ts";
 import { cancelChange, CHANGE_KIND, prepareChangePayment } from "../manage/paidChanges.ts";
 import { placesOpen } from "../waitlist/offers.ts";
-import { MANAGE_RATE_LIMIT } from "./manage.tsx";
 import type { RegistrationRouteDeps } from "./shared.tsx";
 
 /** New athletes one form takes at once (a larger group: post the form again after paying). */
@@ -41,7 +40,7 @@ const versionOf = (body: Record<string, unknown>) => (typeof body.version === "s
  */
 export function manageChangeRoutes(deps: RegistrationRouteDeps): Router {
   const router = Router();
-  const limit = deps.rateLimiter({ name: "registration-manage-changes", ...MANAGE_RATE_LIMIT });
+  const limit = deps.manageLimit;
 
   type Opened = { r: Registration; event: EventDetail; base: string };
   /** The registrant's or coach's own link; the one 404 page for any other token; a family's link is told why not. */

@@ -24,6 +24,8 @@ export interface RegistrationRouteDeps extends RegistrationDeps {
   paymentLimit: RequestHandler;
   /** The one budget of code guesses (codeGuessBudget), made once so that every path counts against the same counters. */
   codeGuesses: RequestHandler;
+  /** Manage actions and link look-ups (MANAGE_RATE_LIMIT), one counter over every manage link route. */
+  manageLimit: RequestHandler;
 }
 
 /** Create-payment-intent calls (form posts included) per address per minute. */

@@ -1,10 +1,9 @@
 import { Router, type Request, type RequestHandler, type Response } from "express";
 import { renderPage, type PageContext } from "../../http/render.tsx";
-import { flashToast } from "../../http/pageContext.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
 import { DomainError } from "../../errors.ts";
-import { formBody } from "../../http/forms.ts";
 import { validate, type FieldErrors } from "../../shared/forms.ts";
+import { formBody, formPost, jsonPost, type Refusal } from "../../http/forms.ts";
 import { placesOpen } from "../waitlist/offers.ts";
 import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -18,7 +17,7 @@ import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { REGISTRATION_ERRORS } from "../../shared/registrations/rules.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
-import { holdTeam, type HoldOutcome } from "../hold.ts";
+import { holdTeam } from "../hold.ts";
 import { holdIsLive } from "../deps.ts";
 import {
   TEAM_MAXIMUM,
@@ -35,6 +34,7 @@ import {
   countAthletes,
   teamValuesOf,
   type TeamFormValues,
+  type TeamRegistration,
 } from "../../shared/registrations/teamRules.ts";
 import { loadEvent, newFormSessionId, notFound, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "./shared.tsx";
 
@@ -122,33 +122,46 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     await showForm(req, res, event, await startValues(req, event.id), {});
   });
 
-  type Outcome = { invalid: { errors: FieldErrors; message: string; title: string }; status: number } | { held: HoldOutcome };
-
-  /** Validates and holds, for the form post and the JSON call alike. */
-  async function start(req: Request, res: Response, event: EventDetail, input: unknown, discountCode: string): Promise<Outcome> {
-    const result = validate(teamSchemaFor(event.ageLimits), input);
-    if (!result.ok) return { invalid: { errors: result.errors, message: result.message, title: teamErrorTitle(result.message) }, status: 400 };
-    const data = result.data;
+  /** Holds the team, for the form post and the JSON call alike. */
+  async function hold(req: Request, res: Response, event: EventDetail, data: TeamRegistration, discountCode: string) {
     // A call without the form's id (the spec's payload has none) continues the coach's held team, so a double submit holds one team.
     if (!data.formSessionId) data.formSessionId = (await heldTeam(req, event.id))?.formSessionId ?? newFormSessionId();
     if (!teamFormSessionId.safeParse(data.formSessionId).success) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
-    try {
-      const held = await holdTeam(deps, event, data, visitorOf(req, res), {
-        code: discountCode || undefined,
-        onHeld: (reference) => remember(req, "team", event.id, reference),
-      });
-      return { held };
-    } catch (err) {
-      if (!(err instanceof DiscountRefused)) throw err;
-      const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
-      return { invalid: { errors: { discountCode: err.message }, message: err.message, title }, status: 422 };
-    }
+    return holdTeam(deps, event, data, visitorOf(req, res), {
+      code: discountCode || undefined,
+      onHeld: (reference) => remember(req, "team", event.id, reference),
+    });
   }
+
+  const discountTitle = (message: string) => (message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle);
 
   /** Only the register button counts against the rate limit; adding and removing rows without JavaScript does not. */
   const registering = (req: Request) => formBody(req).intent !== "add" && formBody(req).remove === undefined;
   const limitRegistering: RequestHandler = (req, res, next) =>
     registering(req) ? limit(req, res, (err?: unknown) => (err ? next(err) : deps.paymentLimit(req, res, next))) : next();
+
+  // The form shows the first problem above the rows too (`_form`).
+  const teamForm = formPost({
+    input: (_req, posted: { event: EventDetail; values: TeamFormValues }) => ({ ...posted.values }),
+    check: (input, { event }) => {
+      const result = validate(teamSchemaFor(event.ageLimits), input);
+      return result.ok ? result : { ...result, errors: { ...result.errors, _form: result.message } };
+    },
+    page: (req, res, { event, values }, state, status) => showForm(req, res, event, values, state.errors, status),
+    run: async (req, res, data, { event }) => {
+      const held = await hold(req, res, event, data, "");
+      if (held.status === "settled") {
+        remember(req, "team", event.id, held.registration.reference);
+        return { redirect: `${teamCheckoutPath(event)}&success=true` };
+      }
+      return { redirect: teamCheckoutPath(event), toast: { title: TEAM_TEXT.readyTitle, description: TEAM_TEXT.ready, variant: "success" } };
+    },
+    refused: (_req, _res, err): Refusal => {
+      if (err instanceof DiscountRefused) return { errors: { discountCode: err.message, _form: err.message }, status: 422 };
+      const status = domainErrorStatus(err);
+      return { errors: { _form: status === 502 ? TEAM_TEXT.paymentSetup : err.message }, status };
+    },
+  });
 
   router.post("/team-register/:id", limitRegistering, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
@@ -172,62 +185,54 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     if (!shownTotalMatches(body.shownTotalCents, complete * event.teamPriceCents)) {
       return showForm(req, res, event, values, { _form: TEAM_TEXT.totalChanged(complete, complete * event.teamPriceCents) }, 409);
     }
-    try {
-      const outcome = await start(req, res, event, values, "");
-      if ("invalid" in outcome) return showForm(req, res, event, values, { ...outcome.invalid.errors, _form: outcome.invalid.message }, outcome.status);
-      if (outcome.held.status === "settled") {
-        remember(req, "team", event.id, outcome.held.registration.reference);
-        return res.redirect(303, `${teamCheckoutPath(event)}&success=true`);
-      }
-      flashToast(req, { title: TEAM_TEXT.readyTitle, description: TEAM_TEXT.ready, variant: "success" });
-      res.redirect(303, teamCheckoutPath(event));
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      const status = domainErrorStatus(err);
-      const message = status === 502 ? TEAM_TEXT.paymentSetup : err.message;
-      await showForm(req, res, event, values, { _form: message }, status);
-    }
+    await teamForm(req, res, { event, values });
   });
 
-  router.post("/api/team-registration", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const event = await loadEvent(deps, body.eventId);
-    if (!event) return void res.status(404).json({ success: false, title: TEAM_TEXT.registrationErrorTitle, error: EVENT_NOT_FOUND, userFriendlyMessage: EVENT_NOT_FOUND });
-    // pricePerAthlete, totalAmount and discountedAmount from the browser are ignored: the server prices the team.
-    const code = typeof body.discountCode === "string" ? body.discountCode.slice(0, 200).trim() : "";
-    try {
-      const outcome = await start(req, res, event, body, code);
-      if ("invalid" in outcome) {
-        const { errors, message, title } = outcome.invalid;
-        return void res.status(outcome.status).json({ success: false, title, error: message, userFriendlyMessage: message, fieldErrors: errors });
-      }
-      const { registration } = outcome.held;
-      if (outcome.held.status === "settled") {
+  // pricePerAthlete, totalAmount and discountedAmount from the browser are ignored: the server prices the team.
+  const teamJson = jsonPost({
+    check: (input, event: EventDetail) => validate(teamSchemaFor(event.ageLimits), input),
+    invalid: ({ errors, message }) => ({ status: 400, json: { success: false, title: teamErrorTitle(message), error: message, userFriendlyMessage: message, fieldErrors: errors } }),
+    run: async (req, res, data, event) => {
+      const code = formBody(req).discountCode;
+      const held = await hold(req, res, event, data, typeof code === "string" ? code.slice(0, 200).trim() : "");
+      const { registration } = held;
+      if (held.status === "settled") {
         remember(req, "team", event.id, registration.reference);
-        return void res.json({ success: true, alreadyPaid: true, status: registration.status, registrationId: registration.reference });
+        return { json: { success: true, alreadyPaid: true, status: registration.status, registrationId: registration.reference } };
       }
-      res.json({
-        success: true,
-        title: TEAM_TEXT.readyTitle,
-        clientSecret: outcome.held.clientSecret,
-        amount: registration.amountCents / 100,
-        amountFormatted: formatPrice(registration.amountCents),
-        isFreeRegistration: registration.amountCents === 0,
-        athletes: registration.places,
-        pricePerAthlete: event.teamPriceCents / 100,
-        totalAmount: registration.listPriceCents / 100,
-        discount: await discountOf(deps, registration),
-        registrationId: registration.reference,
-        reservedUntil: registration.reservedUntil?.toISOString() ?? null,
-        checkoutUrl: teamCheckoutPath(event),
-      });
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
+      return {
+        json: {
+          success: true,
+          title: TEAM_TEXT.readyTitle,
+          clientSecret: held.clientSecret,
+          amount: registration.amountCents / 100,
+          amountFormatted: formatPrice(registration.amountCents),
+          isFreeRegistration: registration.amountCents === 0,
+          athletes: registration.places,
+          pricePerAthlete: event.teamPriceCents / 100,
+          totalAmount: registration.listPriceCents / 100,
+          discount: await discountOf(deps, registration),
+          registrationId: registration.reference,
+          reservedUntil: registration.reservedUntil?.toISOString() ?? null,
+          checkoutUrl: teamCheckoutPath(event),
+        },
+      };
+    },
+    refused: (_req, _res, err) => {
+      if (err instanceof DiscountRefused) {
+        return { status: 422, json: { success: false, title: discountTitle(err.message), error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
+      }
       const status = domainErrorStatus(err);
       const title = status === 502 ? TEAM_TEXT.paymentSetupTitle : TEAM_TEXT.registrationErrorTitle;
       const message = status === 502 ? TEAM_TEXT.paymentSetup : err.message;
-      res.status(status).json({ success: false, title, error: message, userFriendlyMessage: message });
-    }
+      return { status, json: { success: false, title, error: message, userFriendlyMessage: message } };
+    },
+  });
+
+  router.post("/api/team-registration", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
+    const event = await loadEvent(deps, formBody(req).eventId);
+    if (!event) return void res.status(404).json({ success: false, title: TEAM_TEXT.registrationErrorTitle, error: EVENT_NOT_FOUND, userFriendlyMessage: EVENT_NOT_FOUND });
+    await teamJson(req, res, event);
   });
 
   return router;

@@ -1,8 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { renderPage } from "../../http/render.tsx";
-import { domainErrorStatus } from "../../http/errors.ts";
 import { validate, type FormState } from "../../shared/forms.ts";
-import { DomainError } from "../../errors.ts";
+import { formError, formPost } from "../../http/forms.ts";
 import { formatEventDateTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { JoinForm, LeaveConfirm, Notice, OfferDetails, WaitingListPage } from "../../../views/pages/registration/WaitingListPage.tsx";
@@ -14,6 +13,10 @@ import { findOffer, leaveLine } from "../waitlist/accept.ts";
 import type { WaitingListDeps } from "../waitlist/offers.ts";
 import { loadEvent, notFound, remember, type RegistrationRouteDeps } from "./shared.tsx";
 import { toText } from "../../shared/toText.ts";
+
+/** A join form's values as its page shows them again: the text fields only, each cut to 400 characters. */
+const keptStrings = (sent: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(sent).filter(([, v]) => typeof v === "string").map(([k, v]) => [k, (v as string).slice(0, 400)]));
 
 /** Joins per address per minute. */
 export const JOIN_RATE_LIMIT = { windowMs: 60_000, limit: 10 } as const;
@@ -48,23 +51,22 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     await joinPage(req, res, event, { values: { kind: "individual", places: "1", registrationType: "full" }, errors: {} });
   });
 
-  router.post("/waiting-list/:id", limit, async (req, res) => {
-    const event = await loadEvent(deps, req.params.id);
-    if (!event) return notFound(req, res);
-    const { _csrf: _token, ...sent } = (req.body ?? {}) as Record<string, unknown>;
-    const values = Object.fromEntries(Object.entries(sent).filter(([, v]) => typeof v === "string").map(([k, v]) => [k, (v as string).slice(0, 400)]));
-    const result = validate(joinSchema(event, Math.min(deps.limits.maxTeamAthletes, event.capacity)), sent);
-    if (!result.ok) return joinPage(req, res, event, { values, errors: result.errors }, 400);
-    try {
-      const entry = await joinLine(deps, event, result.data);
+  const joinForm = formPost({
+    check: (input, event: EventDetail) => validate(joinSchema(event, Math.min(deps.limits.maxTeamAthletes, event.capacity)), input),
+    page: (req, res, event, { values, errors }, status) => joinPage(req, res, event, { values: keptStrings(values), errors }, status),
+    run: async (req, res, line, event) => {
+      const entry = await joinLine(deps, event, line);
       page(req, res, event, "You Are on the Waiting List",
         <Notice title={WAITLIST_TEXT.joined(entry.position)} eventId={event.id}>
           <p>We sent a confirmation to <strong>{entry.contact.email}</strong> with a link to leave the list. When places fit your {entry.places === 1 ? "place" : `${entry.places} places`}, we e-mail you an offer that holds them for you.</p>
         </Notice>);
-    } catch (err) {
-      if (!(err instanceof DomainError)) throw err;
-      await joinPage(req, res, event, { values, errors: { _form: err.message } }, domainErrorStatus(err));
-    }
+    },
+    refused: formError,
+  });
+  router.post("/waiting-list/:id", limit, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    await joinForm(req, res, event);
   });
 
   async function byLeaveToken(req: Request, res: Response) {
@@ -88,11 +90,16 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     page(req, res, event, "Leave the Waiting List", <LeaveConfirm action={`/waiting-list/leave/${token}`} offered={entry.status === "offered"} />);
   });
 
+  type LeaveFound = NonNullable<Awaited<ReturnType<typeof byLeaveToken>>>;
+  const leaveForm = formPost({
+    run: async (req, res, _none, found: LeaveFound) => {
+      await leaveLine(deps, found.entry);
+      page(req, res, found.event, "Waiting List", <Notice title="You Left the Waiting List" eventId={found.event.id}><p>{WAITLIST_TEXT.left}</p></Notice>);
+    },
+  });
   router.post("/waiting-list/leave/:token", async (req, res) => {
     const found = await byLeaveToken(req, res);
-    if (!found) return;
-    await leaveLine(deps, found.entry);
-    page(req, res, found.event, "Waiting List", <Notice title="You Left the Waiting List" eventId={found.event.id}><p>{WAITLIST_TEXT.left}</p></Notice>);
+    if (found) await leaveForm(req, res, found);
   });
 
   async function byOfferToken(req: Request, res: Response) {
@@ -115,23 +122,32 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
       <OfferDetails token={token} team={offer.entry.kind === "team"} places={offer.places} untilText={until} open={offer.open} />);
   });
 
+  type OfferFound = NonNullable<Awaited<ReturnType<typeof byOfferToken>>>;
+
   /** Accepting one place: the visitor's session now owns its held registration, and its form opens with it. */
+  const takeForm = formPost({
+    run: async (req, _res, sent, { offer, event, token }: OfferFound) => {
+      const place = offer.places.find((p) => String(p.placeNumber) === toText(sent.place ?? ""));
+      if (!offer.open || !place || place.state !== "held") return { redirect: `/waiting-list/offer/${token}` };
+      const team = offer.entry.kind === "team";
+      remember(req, team ? "team" : "individual", event.id, place.reference);
+      return { redirect: team ? `/team-register/${event.id}` : `/register/${event.id}` };
+    },
+  });
   router.post("/waiting-list/offer/:token/take", async (req, res) => {
     const found = await byOfferToken(req, res);
-    if (!found) return;
-    const { offer, event, token } = found;
-    const place = offer.places.find((p) => String(p.placeNumber) === toText((req.body as Record<string, unknown>)?.place ?? ""));
-    if (!offer.open || !place || place.state !== "held") return res.redirect(303, `/waiting-list/offer/${token}`);
-    const team = offer.entry.kind === "team";
-    remember(req, team ? "team" : "individual", event.id, place.reference);
-    res.redirect(303, team ? `/team-register/${event.id}` : `/register/${event.id}`);
+    if (found) await takeForm(req, res, found);
   });
 
+  const declineForm = formPost({
+    run: async (req, res, _none, found: OfferFound) => {
+      await leaveLine(deps, found.offer.entry);
+      page(req, res, found.event, "Waiting List", <Notice title="Offer Declined" eventId={found.event.id}><p>{WAITLIST_TEXT.declined}</p></Notice>);
+    },
+  });
   router.post("/waiting-list/offer/:token/decline", async (req, res) => {
     const found = await byOfferToken(req, res);
-    if (!found) return;
-    await leaveLine(deps, found.offer.entry);
-    page(req, res, found.event, "Waiting List", <Notice title="Offer Declined" eventId={found.event.id}><p>{WAITLIST_TEXT.declined}</p></Notice>);
+    if (found) await declineForm(req, res, found);
   });
 
   return router;
