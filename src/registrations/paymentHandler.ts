@@ -85,7 +85,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
         return;
       }
       // The registration's amount refunded is the total over its own payment and its paid changes' (manage/paidChanges.ts).
-      await syncRegistrationRefunds(deps, trx, r);
+      await syncRegistrationRefunds(deps, trx, r, refund.full);
     },
 
     async afterPaid() {

@@ -227,7 +227,7 @@ const payable = (money: Awaited<ReturnType<typeof moneyPayments>>) =>
  * every payment that paid it, and once that is everything paid, the registration is refunded (its places freed, the
  * contact e-mailed). Under the aggregate's locks, in the refund's transaction.
  */
-export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.Transaction, r: Registration): Promise<void> {
+export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.Transaction, r: Registration, ownPaymentFullyRefunded = false): Promise<void> {
   const now = deps.clock();
   const changeRefs = (await repo.changesOf(trx, r.id, ["paid"])).map((c) => String(c.id));
   const row = (await trx("payments")
@@ -239,7 +239,10 @@ export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.
     .first()) as Record<string, unknown> | undefined;
   const total = Number(row?.refunded ?? 0) || 0;
   if (total > r.amountRefundedCents) await repo.setAmountRefunded(trx, r.id, total, now);
-  if (total < (r.amountPaidCents ?? 0) || (r.amountPaidCents ?? 0) <= 0 || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
+  // A registration in review was never counted as paid (amount_paid_cents 0): its own payment refunded in full is all of it.
+  const paid = r.amountPaidCents ?? 0;
+  const everything = paid > 0 ? total >= paid : ownPaymentFullyRefunded;
+  if (!everything || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
   await releaseUse(trx, r.id, now);
   await placesFreed(trx, r.eventId);
   const event = await findEvent(trx, r.eventId);
