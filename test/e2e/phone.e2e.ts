@@ -84,8 +84,9 @@ async function fillTeam(page: Page, email: string) {
   }
 }
 
-// The tests mostly wait on the browser and the server, so they run side by side (each in its own browser context).
-describe.concurrent("phone widths: no page is wider than the viewport", () => {
+// The tests mostly wait on the browser and the server, so they run side by side (each in its own browser context);
+// side by side, with the unit and integration tests running beside the journeys, each takes longer than alone.
+describe.concurrent("phone widths: no page is wider than the viewport", { timeout: 120_000 }, () => {
   for (const width of WIDTHS) {
     const viewport = { width, height: 740 };
 
@@ -106,7 +107,7 @@ describe.concurrent("phone widths: no page is wider than the viewport", () => {
       }, 120_000);
     }
 
-    it(`dialogs, form errors and toasts at ${width} px`, async () => {
+    it(`dialogs and form errors at ${width} px`, async () => {
       const { page, context } = await newVisit(browser, { viewport });
       const c = checker(width, true);
       await page.goto("/", { waitUntil: "networkidle" });
@@ -130,7 +131,15 @@ describe.concurrent("phone widths: no page is wider than the viewport", () => {
       await page.getByRole("button", { name: /Send/ }).click();
       await page.locator(".field-error").first().waitFor();
       await c.check(page, "/contact with errors");
+      expect(c.found).toEqual([]);
+      await context.close();
+    });
 
+    // Apart from the dialogs: one journey through every page of both would near the e2e timeout with the other
+    // widths running beside it.
+    it(`the cart's toast and errors, and the team form, at ${width} px`, async () => {
+      const { page, context } = await newVisit(browser, { viewport });
+      const c = checker(width, true);
       await addCapFromShop(page);
       await page.locator("#toast-region .toast").first().waitFor();
       await c.check(page, "/shop with the 'Added to Cart' toast");
