@@ -75,6 +75,12 @@ describe("moving to a dearer package", () => {
     expect(details.status).toBe(409);
     expect(textOf(details.text)).toContain(CHANGE_TEXT.pendingElsewhere);
 
+    // The return call only settles this change's own PaymentIntent, under its own registration's link.
+    const foreign = await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: "pi_someone_else" });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toMatchObject({ success: false, error: CHANGE_TEXT.notYours });
+    expect((await b.json(`${path}/changes/999999/paid`, { paymentIntentId: intentId })).status).toBe(404);
+
     pay(intentId);
     const answer = await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: intentId });
     expect(answer.body).toMatchObject({ status: "paid" });
