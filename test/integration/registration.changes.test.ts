@@ -65,10 +65,21 @@ describe("moving to a dearer package", () => {
     await b.get(posted.headers.location!).expect(200);
     expect(await changePayments(change.id)).toHaveLength(1);
 
+    // The manage page shows the waiting change: what it is, its amount and a link to its page.
+    const manage = await b.get(path);
+    expect(textOf(manage.text)).toContain(CHANGE_TEXT.pendingLine(CHANGE_TEXT.pendingUpgrade("Full Camp (3 Days)"), "$61.00", false));
+    expect(manage.text).toContain(`href="${posted.headers.location}"`);
+
     // While it waits for its payment, nothing else changes the registration.
     const details = await b.post(`${path}/details`, { version: b.version, firstName: "Maya", lastName: "Ortiz", email: "maya.parent@example.com", phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High", tShirtSize: "Large", emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", day1: "on", day3: "on" });
     expect(details.status).toBe(409);
     expect(textOf(details.text)).toContain(CHANGE_TEXT.pendingElsewhere);
+
+    // The return call only settles this change's own PaymentIntent, under its own registration's link.
+    const foreign = await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: "pi_someone_else" });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toMatchObject({ success: false, error: CHANGE_TEXT.notYours });
+    expect((await b.json(`${path}/changes/999999/paid`, { paymentIntentId: intentId })).status).toBe(404);
 
     pay(intentId);
     const answer = await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: intentId });
@@ -81,6 +92,9 @@ describe("moving to a dearer package", () => {
     const [mail] = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" });
     expect(mail.text_body).toContain("package from 2 Days to Full Camp (3 Days), $61.00 paid");
     expect(textOf((await b.get(posted.headers.location!)).text)).toContain(CHANGE_TEXT.paid);
+    const after = await b.get(path);
+    expect(textOf(after.text)).not.toContain(CHANGE_TEXT.pendingHeading);
+    expect(after.text).not.toContain(`href="${posted.headers.location}"`);
     // A return call from another tab, after: nothing more.
     expect((await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: intentId })).body).toMatchObject({ status: "paid" });
     expect(await kit.row(reference)).toMatchObject({ amount_paid_cents: 29900, version: 2 });
@@ -146,12 +160,17 @@ describe("moving to a dearer package", () => {
     expect(lapsed.status).toBe("expired");
     expect((await changePayments(lapsed.id))[0].status).toBe("canceled");
     expect(textOf((await b.get(first.headers.location!)).text)).toContain(CHANGE_TEXT.lapsed);
+    expect(textOf((await b.get(path)).text)).not.toContain(CHANGE_TEXT.pendingHeading);
 
     const second = await b.post(`${path}/upgrade`, { version: b.version, registrationType: "full" });
     expect(second.headers.location).not.toBe(first.headers.location);
     await b.get(second.headers.location!);
+    expect((await b.get(path)).text).toContain(`href="${second.headers.location}"`);
     const cancelled = await b.post(`${second.headers.location!}/cancel`, {});
     expect(cancelled.status).toBe(303);
+    const manage = await b.get(path);
+    expect(textOf(manage.text)).not.toContain(CHANGE_TEXT.pendingHeading);
+    expect(manage.text).not.toContain(`href="${second.headers.location}"`);
     expect((await changesOf(reference))[1]).toMatchObject({ status: "cancelled" });
     // Nothing waits now: a cheaper package is allowed again.
     expect((await b.post(`${path}/package`, { version: b.version, registrationType: "1day", day1: "on" })).status).toBe(303);
@@ -190,6 +209,9 @@ describe("adding athletes to a paid team", () => {
 
     const payPage = await b.get(posted.headers.location!).expect(200);
     expect(textOf(payPage.text)).toContain("Kid6 Brooks (age 12, shirt 4XL)");
+    const waiting = await b.get(path);
+    expect(textOf(waiting.text)).toContain(CHANGE_TEXT.pendingLine(CHANGE_TEXT.pendingAthletes(["Kid6 Brooks"]), "$199.00", false));
+    expect(waiting.text).toContain(`href="${posted.headers.location}"`);
     const intentId = kit.intentOf(payPage.text)!;
     pay(intentId);
     expect((await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: intentId })).body.status).toBe("paid");
@@ -198,6 +220,7 @@ describe("adding athletes to a paid team", () => {
     expect(await t.db("registration_athletes").where({ registration_id: r.id })).toHaveLength(6);
     expect(await placesTaken(t.db, 2, new Date())).toBe(before + 1);
     expect(await kit.netPaid(reference)).toBe(119400);
+    expect(textOf((await b.get(path)).text)).not.toContain(CHANGE_TEXT.pendingHeading);
     const [mail] = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" });
     expect(mail.text_body).toContain("1 athlete added (Kid6 Brooks), $199.00 paid");
     expect(mail.text_body).toContain("Hi Dana,");
@@ -244,7 +267,9 @@ describe("adding athletes to a paid team", () => {
     const mail = await t.db("email_outbox").where({ kind: "registration_family_link", to_address: "kid1full@example.com" }).first();
     const family = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(String(mail.text_body))![1]!}`;
     const f = await kit.browser(family);
-    expect((await f.get(`${family}/athletes`)).status).toBe(403);
+    const familyPage = await f.get(`${family}/athletes`);
+    expect(familyPage.status).toBe(403);
+    expect(textOf(familyPage.text)).toContain("This link is for one athlete; only the coach's link can do that.");
     expect((await f.post(`${family}/athletes`, athleteFields(0, teamAthlete(6, "f")))).status).toBe(403);
   });
 

@@ -8,6 +8,8 @@ import { eventHoursText, formatEventDateTime } from "../../shared/events/rules.t
 import type { EventDetail } from "../../shared/events/types.ts";
 import { formatPrice } from "../../shared/money.ts";
 import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView, type ManageView } from "../../../views/pages/registration/ManagePage.tsx";
+import type { PendingChange } from "../../../views/pages/registration/ChangePages.tsx";
+import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 import { FamilyPage, type FamilyView } from "../../../views/pages/registration/FamilyPage.tsx";
 import { coversEveryDay, findPackage, formValuesOf } from "../../shared/registrations/rules.ts";
 import * as repo from "../repository.ts";
@@ -99,6 +101,14 @@ export async function allowed(deps: RegistrationDeps, o: Opened): Promise<Permis
   return permissions(o.r.status, o.event, await repo.eventChangesFreezeAt(deps.db, o.event.id), deps.clock());
 }
 
+/** The change waiting for its payment (or its review), if any: the manage page and the change pages link to it. */
+export async function pendingChangeOf(deps: RegistrationDeps, o: Opened): Promise<PendingChange | null> {
+  const c = (await repo.changesOf(deps.db, o.r.id, ["pending", "needs_review"]))[0];
+  if (!c) return null;
+  const what = c.data.kind === "upgrade" ? CHANGE_TEXT.pendingUpgrade(c.data.packageLabel) : CHANGE_TEXT.pendingAthletes(c.data.athletes.map((a) => `${a.firstName} ${a.lastName}`));
+  return { href: `${o.base}/changes/${c.id}`, what, amountCents: c.amountCents, review: c.status === "needs_review" };
+}
+
 /** The manage page of the registrant's or coach's link. */
 export async function showManage(deps: RegistrationDeps, req: Request, res: Response, o: Opened, extra: { form?: FormState; packageForm?: FormState; message?: string; status?: number } = {}) {
   const p = await allowed(deps, o);
@@ -106,6 +116,7 @@ export async function showManage(deps: RegistrationDeps, req: Request, res: Resp
   const view = manageView(deps, o, p);
   // A registration paid with a code is not offered the change (an operator decides its share of the code).
   if (await repo.redemptionOf(deps.db, o.r.id)) view.downgrades = [];
+  view.pending = await pendingChangeOf(deps, o);
   renderPage(req, res, <ManagePage view={view} form={form} packageForm={extra.packageForm} message={extra.message} />, {
     title: `Registration ${o.r.reference}`,
     description: "Your camp registration: see it, change it or cancel it.",
@@ -169,7 +180,6 @@ export async function showCancel(deps: RegistrationDeps, req: Request, res: Resp
   renderPage(req, res, <CancelPage view={view} message={extra.message} />, { title: "Cancel Registration", description: "Cancel your camp registration.", status: extra.status, noindex: true });
 }
 
-
 /** A change the use case refused: the link's page again, as the registration now stands, with the reason. */
 export async function showRefused(deps: RegistrationDeps, req: Request, res: Response, err: DomainError): Promise<void> {
   const fresh = (await openLink(deps, req, res))!;
@@ -228,5 +238,6 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
           return { ...d, dayCount: option.dayCount, everyDay: coversEveryDay(option, event) };
         })
       : [],
+    pending: null,
   };
 }

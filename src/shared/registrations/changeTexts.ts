@@ -24,6 +24,13 @@ export const CHANGE_TEXT = {
   cancelTooLate: "This change's payment has already gone through, so it can no longer be cancelled.",
   notYours: "This payment does not belong to this change.",
   review: "This payment is being reviewed by our team; we'll be in touch.",
+  pendingHeading: "A change waiting for its payment",
+  pendingUpgrade: (packageLabel: string) => `Change to ${packageLabel}`,
+  pendingAthletes: (names: string[]) => `Add ${names.length === 1 ? "1 athlete" : `${names.length} athletes`} (${names.join(", ")})`,
+  pendingLine: (what: string, amount: string, review: boolean) =>
+    review ? `${what}, ${amount}: its payment is being reviewed by our team.` : `${what}, ${amount}: waiting for its payment.`,
+  pendingBlocks: "Until it is paid, cancelled or lapses, nothing else on this registration can change.",
+  pendingLink: "See it, pay it or cancel it",
   upgradeButton: "Continue to Payment",
   addButton: "Continue to Payment",
 } as const;

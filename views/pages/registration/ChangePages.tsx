@@ -26,17 +26,22 @@ function Shell({ base, eyebrow, title, lead, message, children }: { base: string
   );
 }
 
-/** A change waiting for its payment, linked from the pages that would start another one. */
+/** A change waiting for its payment (or its review), linked from the manage page and the pages that would start another one. */
 export interface PendingChange {
   href: string;
-  text: string;
+  /** What it changes: 'Change to Full Camp', 'Add 2 athletes (...)'. */
+  what: string;
+  amountCents: number;
+  review: boolean;
 }
+
+export const pendingLine = (p: PendingChange) => CHANGE_TEXT.pendingLine(p.what, formatPrice(p.amountCents), p.review);
 
 function Pending({ pending }: { pending: PendingChange | null }) {
   if (!pending) return null;
   return (
     <p className="card registration-section notice-inline" role="status">
-      {pending.text} <a href={pending.href}>See it, pay it or cancel it</a>
+      {pendingLine(pending)} <a href={pending.href}>{CHANGE_TEXT.pendingLink}</a>
     </p>
   );
 }
@@ -222,15 +227,6 @@ export function ChangePayPage({ view, message }: { view: ChangePayView; message?
       <p>
         <a className="btn btn-secondary" href={view.base}>Back to the registration</a>
       </p>
-    </Shell>
-  );
-}
-
-/** A family's link asked for something only the coach's link does. */
-export function ChangeRefusedPage({ base, message }: { base: string; message: string }) {
-  return (
-    <Shell base={base} eyebrow="Registration" title="Not available with this link" lead={message}>
-      <p><a href={base}>Back to your athlete's page</a></p>
     </Shell>
   );
 }

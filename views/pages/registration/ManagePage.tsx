@@ -5,6 +5,8 @@ import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.
 import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
+import { CHANGE_TEXT } from "../../../src/shared/registrations/changeTexts.ts";
+import { pendingLine, type PendingChange } from "./ChangePages.tsx";
 
 /** Everything the manage page shows, prepared by the route (dates already in the event's own time zone). */
 export interface ManageView {
@@ -41,6 +43,20 @@ export interface ManageView {
   version: number;
   /** Cheaper packages this registration can move to, and what each gives back. */
   downgrades: { code: string; label: string; priceCents: number; refundCents: number; dayCount: number; everyDay: boolean }[];
+  /** A change that costs money and waits for its payment: the other changes are refused meanwhile. */
+  pending: PendingChange | null;
+}
+
+/** The change waiting for its payment: what it is, its amount, and its own page. */
+function PendingSection({ pending }: { pending: PendingChange }) {
+  return (
+    <section className="card registration-section" aria-labelledby="manage-pending" data-testid="manage-pending">
+      <h2 id="manage-pending">{CHANGE_TEXT.pendingHeading}</h2>
+      <p>{pendingLine(pending)}</p>
+      <p className="muted">{CHANGE_TEXT.pendingBlocks}</p>
+      <a className="btn btn-primary" href={pending.href}>{CHANGE_TEXT.pendingLink}</a>
+    </section>
+  );
 }
 
 /** Moving to a cheaper package: the refund is named on each choice, before anything changes. */
@@ -85,7 +101,7 @@ function DowngradeForm({ view, form }: { view: ManageView; form: FormState }) {
   );
 }
 
-/** Changes that cost money have pages of their own (routes/manageChanges.tsx): a bigger package, or more athletes. */
+/** Changes that cost money have pages of their own (routes/manageUpgrade.tsx, routes/manageAthletes.tsx): a bigger package, or more athletes. */
 function PaidChangeLinks({ view }: { view: ManageView }) {
   const team = view.kind === "team";
   return (
@@ -246,6 +262,7 @@ export function ManagePage({ view, form, packageForm, message }: { view: ManageV
           </p>
           <p className="muted">Your receipt is the confirmation e-mail; Stripe also e-mails a card receipt when your bank asks for one.</p>
         </section>
+        {view.pending ? <PendingSection pending={view.pending} /> : null}
         <Athletes view={view} />
         {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}
         {view.phase === "open" && view.downgrades.length > 0 ? <DowngradeForm view={view} form={packageForm ?? { values: {}, errors: {} }} /> : null}
