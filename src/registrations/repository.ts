@@ -352,24 +352,27 @@ function teamColumns(h: TeamHold, now: Date) {
   };
 }
 
+/** A team athlete's row: the team form's fields (the parent is the emergency contact). */
+function teamAthleteRow(registrationId: number, position: number, a: TeamRegistration["athletes"][number]) {
+  return {
+    registration_id: registrationId,
+    position,
+    first_name: a.firstName,
+    last_name: a.lastName,
+    email: a.email,
+    age: a.age,
+    shirt_size: a.shirtSize,
+    emergency_contact_name: a.parentName,
+    emergency_contact_phone: a.parentPhoneNumber,
+  };
+}
+
 async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold, replacing: boolean): Promise<void> {
   if (replacing) {
     await trx("registration_athletes").where({ registration_id: registrationId }).delete();
     await trx("registration_days").where({ registration_id: registrationId }).delete();
   }
-  await trx("registration_athletes").insert(
-    h.data.athletes.map((a, i) => ({
-      registration_id: registrationId,
-      position: i + 1,
-      first_name: a.firstName,
-      last_name: a.lastName,
-      email: a.email,
-      age: a.age,
-      shirt_size: a.shirtSize,
-      emergency_contact_name: a.parentName,
-      emergency_contact_phone: a.parentPhoneNumber,
-    })),
-  );
+  await trx("registration_athletes").insert(h.data.athletes.map((a, i) => teamAthleteRow(registrationId, i + 1, a)));
   if (h.dayIds.length > 0) await trx("registration_days").insert(h.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
 }
 
@@ -746,19 +749,7 @@ export async function addPaid(trx: Knex.Transaction, id: number, cents: number, 
 /** Athletes added to a paid team: new rows after the last position, one place each, the amount and list price grown, a new version. */
 export async function addTeamAthletes(trx: Knex.Transaction, r: Registration, athletes: TeamRegistration["athletes"], cents: number, now: Date): Promise<void> {
   const last = Math.max(0, ...r.athletes.map((a) => a.position));
-  await trx("registration_athletes").insert(
-    athletes.map((a, i) => ({
-      registration_id: r.id,
-      position: last + i + 1,
-      first_name: a.firstName,
-      last_name: a.lastName,
-      email: a.email,
-      age: a.age,
-      shirt_size: a.shirtSize,
-      emergency_contact_name: a.parentName,
-      emergency_contact_phone: a.parentPhoneNumber,
-    })),
-  );
+  await trx("registration_athletes").insert(athletes.map((a, i) => teamAthleteRow(r.id, last + i + 1, a)));
   await trx("registrations").where({ id: r.id }).update({
     places: r.places + athletes.length,
     amount_cents: r.amountCents + cents,

@@ -5,6 +5,7 @@ import { CHANGE_TEXT } from "../../../src/shared/registrations/changeTexts.ts";
 import type { ChangePaymentProps } from "../../../widgets/islands/ChangePayment.tsx";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
+import { PackageAndDays } from "./PackageAndDays.tsx";
 
 /** The head of every change page: back to the registration, the title, the event. */
 function Shell({ base, eyebrow, title, lead, message, children }: { base: string; eyebrow: string; title: string; lead: string; message?: string; children: React.ReactNode }) {
@@ -63,8 +64,6 @@ export interface UpgradeView {
 
 /** /my-registration/{token}/upgrade: the dearer packages, each with what it costs on top, and the new days. */
 export function UpgradePage({ view, form, message }: { view: UpgradeView; form: FormState; message?: string }) {
-  const chosen = typeof form.values.registrationType === "string" ? form.values.registrationType : "";
-  const errors = form.errors;
   return (
     <Shell base={view.base} eyebrow="Change package" title={`Move ${view.title} to a bigger package`} lead={view.eventTitle} message={message}>
       <Pending pending={view.pending} />
@@ -75,33 +74,14 @@ export function UpgradePage({ view, form, message }: { view: UpgradeView; form: 
           <h2 id="upgrade-heading">Choose the new package</h2>
           <p className="muted">{`You have ${view.packageLabel} (${formatPrice(view.paidListCents)}). You pay the difference by card; the change applies when the payment goes through, until ${view.changesUntil}.`}</p>
           <Form action={`${view.base}/upgrade`} label="Move to a bigger package">
-            <FormErrors errors={errors} />
+            <FormErrors errors={form.errors} />
             <input type="hidden" name="version" value={String(view.version)} />
-            <fieldset className="fieldset" aria-describedby={errors.registrationType ? "upgrade-package-error" : undefined}>
-              <legend>New package</legend>
-              <div className="check-grid">
-                {view.options.map((o) => (
-                  <label className="check" key={o.code}>
-                    <input type="radio" name="registrationType" value={o.code} defaultChecked={chosen === o.code} />
-                    <span>{`${o.label} (${formatPrice(o.priceCents)}): you pay ${formatPrice(o.differenceCents)} more`}</span>
-                  </label>
-                ))}
-              </div>
-              {errors.registrationType ? <p className="field-error" id="upgrade-package-error">{errors.registrationType}</p> : null}
-            </fieldset>
-            <fieldset className="fieldset" aria-describedby={errors.days ? "upgrade-days-error" : undefined}>
-              <legend>Days</legend>
-              <p className="field-hint">{view.options.map((o) => (o.everyDay ? `${o.label}: every day` : `${o.label}: tick ${o.dayCount === 1 ? "1 day" : `${o.dayCount} days`}`)).join("; ")}</p>
-              <div className="check-grid">
-                {view.days.map((d, i) => (
-                  <label className="check" key={d.id}>
-                    <input type="checkbox" name={`day${i + 1}`} defaultChecked={form.values[`day${i + 1}`] === "on"} />
-                    <span>{d.label}</span>
-                  </label>
-                ))}
-              </div>
-              {errors.days ? <p className="field-error" id="upgrade-days-error">{errors.days}</p> : null}
-            </fieldset>
+            <PackageAndDays
+              moves={view.options.map((o) => ({ ...o, line: `${o.label} (${formatPrice(o.priceCents)}): you pay ${formatPrice(o.differenceCents)} more` }))}
+              days={view.days}
+              form={form}
+              idPrefix="upgrade"
+            />
             <SubmitButton className="btn btn-primary">{CHANGE_TEXT.upgradeButton}</SubmitButton>
           </Form>
         </section>

@@ -3,6 +3,7 @@ import { SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
 import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
 import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { SummaryRows } from "../../components/SummaryRows.tsx";
 
 /** A family's page: one athlete of a team, opened by the link the coach sent. */
 export interface FamilyView {
@@ -39,16 +40,7 @@ function StoredDetails({ row }: { row: Record<string, unknown> }) {
     ["Shirt size", text("shirtSize")],
     ["Parent", `${text("parentName")}, ${text("parentPhoneNumber")}`],
   ];
-  return (
-    <dl className="summary-rows manage-facts family-stored">
-      {rows.map(([k, v]) => (
-        <div key={k}>
-          <dt>{k}</dt>
-          <dd>{v}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <SummaryRows rows={rows} className="manage-facts family-stored" />;
 }
 
 function DetailsForm({ view, form }: { view: FamilyView; form: FormState }) {

@@ -7,6 +7,8 @@ import { Field, Form, FormErrors, stateField, SubmitButton } from "../../compone
 import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
 import { CHANGE_TEXT } from "../../../src/shared/registrations/changeTexts.ts";
 import { pendingLine, type PendingChange } from "./ChangePages.tsx";
+import { PackageAndDays } from "./PackageAndDays.tsx";
+import { SummaryRows } from "../../components/SummaryRows.tsx";
 
 /** Everything the manage page shows, prepared by the route (dates already in the event's own time zone). */
 export interface ManageView {
@@ -61,40 +63,19 @@ function PendingSection({ pending }: { pending: PendingChange }) {
 
 /** Moving to a cheaper package: the refund is named on each choice, before anything changes. */
 function DowngradeForm({ view, form }: { view: ManageView; form: FormState }) {
-  const chosen = typeof form.values.registrationType === "string" ? form.values.registrationType : "";
-  const errors = form.errors;
   return (
     <section className="card registration-section" aria-labelledby="manage-package">
       <h2 id="manage-package">Change to a smaller package</h2>
       <p className="muted">{`Until ${view.changesUntil}. The difference goes back to your card.`}</p>
       <Form action={`${view.base}/package`} label="Change to a smaller package">
-        <FormErrors errors={errors} />
+        <FormErrors errors={form.errors} />
         <input type="hidden" name="version" value={String(view.version)} />
-        <fieldset className="fieldset" aria-describedby={errors.registrationType ? "manage-package-error" : undefined}>
-          <legend>New package</legend>
-          <div className="check-grid">
-            {view.downgrades.map((d) => (
-              <label className="check" key={d.code}>
-                <input type="radio" name="registrationType" value={d.code} defaultChecked={chosen === d.code} />
-                <span>{`${d.label} (${formatPrice(d.priceCents)}): you get back ${formatPrice(d.refundCents)}`}</span>
-              </label>
-            ))}
-          </div>
-          {errors.registrationType ? <p className="field-error" id="manage-package-error">{errors.registrationType}</p> : null}
-        </fieldset>
-        <fieldset className="fieldset" aria-describedby={errors.days ? "manage-package-days-error" : undefined}>
-          <legend>Days</legend>
-          <p className="field-hint">{view.downgrades.map((d) => (d.everyDay ? `${d.label}: every day` : `${d.label}: tick ${d.dayCount === 1 ? "1 day" : `${d.dayCount} days`}`)).join("; ")}</p>
-          <div className="check-grid">
-            {view.days.map((d, i) => (
-              <label className="check" key={d.id}>
-                <input type="checkbox" name={`day${i + 1}`} defaultChecked={form.values[`day${i + 1}`] === "on"} />
-                <span>{d.label}</span>
-              </label>
-            ))}
-          </div>
-          {errors.days ? <p className="field-error" id="manage-package-days-error">{errors.days}</p> : null}
-        </fieldset>
+        <PackageAndDays
+          moves={view.downgrades.map((d) => ({ ...d, line: `${d.label} (${formatPrice(d.priceCents)}): you get back ${formatPrice(d.refundCents)}` }))}
+          days={view.days}
+          form={form}
+          idPrefix="manage-package"
+        />
         <SubmitButton className="btn btn-secondary">Change Package</SubmitButton>
       </Form>
     </section>
@@ -130,16 +111,7 @@ function Facts({ view }: { view: ManageView }) {
     ["Amount paid", formatPrice(view.amountPaidCents)],
   ];
   if (view.amountRefundedCents > 0) rows.push(["Refunded", formatPrice(view.amountRefundedCents)]);
-  return (
-    <dl className="summary-rows manage-facts">
-      {rows.map(([k, v]) => (
-        <div key={k}>
-          <dt>{k}</dt>
-          <dd>{v}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <SummaryRows rows={rows} className="manage-facts" />;
 }
 
 function Athletes({ view }: { view: ManageView }) {
