@@ -3,7 +3,7 @@ import type { FormState } from "../../../src/shared/forms.ts";
 import type { EventDetail } from "../../../src/shared/events/types.ts";
 import type { EventPackage } from "../../../src/shared/events/types.ts";
 import { MAX_SIBLINGS, WAITLIST_TEXT } from "../../../src/shared/registrations/waitingList.ts";
-import type { OfferPlace } from "../../../src/shared/registrations/waitingList.ts";
+import type { EntryStatus, OfferPlace } from "../../../src/shared/registrations/waitingList.ts";
 import { TEAM_MINIMUM } from "../../../src/shared/registrations/teamRules.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 
@@ -101,6 +101,58 @@ export function OfferDetails({ token, team, places, untilText, open }: { token: 
       {open ? (
         <Form action={`/waiting-list/offer/${token}/decline`} label="Decline the offer">
           <SubmitButton className="btn btn-secondary">Decline the Offer</SubmitButton>
+        </Form>
+      ) : null}
+    </div>
+  );
+}
+
+/** Where an entry stands, as its confirmation link shows it. */
+export interface StandingProps {
+  /** Where the leave (or decline) form posts. */
+  action: string;
+  status: EntryStatus;
+  /** Its place among the entries waiting (1 is next). */
+  placeInLine: number;
+  /** "2 places, Full Event" or "a team of 6 (Steel City WC)". */
+  waitingFor: string;
+  offerHours: number;
+  offeredUntilText: string;
+  /** The link confirmed the e-mail just now. */
+  justConfirmed: boolean;
+}
+
+/** The confirmation link's page: the place in line and what it waits for, or the offer; leaving is a button. */
+export function Standing({ action, status, placeInLine, waitingFor, offerHours, offeredUntilText, justConfirmed }: StandingProps) {
+  const active = status === "waiting" || status === "offered";
+  return (
+    <div className="card registration-section waiting-list-standing" role="status">
+      {justConfirmed ? <p>Thank you: your e-mail address is confirmed.</p> : null}
+      {status === "waiting" ? (
+        <>
+          <h2>{WAITLIST_TEXT.joined(placeInLine)}</h2>
+          <dl className="summary-rows">
+            <dt>Place in line</dt>
+            <dd>{placeInLine === 1 ? "Next: nobody is ahead of you" : `${placeInLine - 1} ${placeInLine === 2 ? "family or team is" : "families and teams are"} ahead of you`}</dd>
+            <dt>Waiting for</dt>
+            <dd>{waitingFor}</dd>
+          </dl>
+          <p>{WAITLIST_TEXT.howOffersWork(offerHours)}</p>
+        </>
+      ) : status === "offered" ? (
+        <>
+          <h2>Places Are Held for You</h2>
+          <p>{waitingFor} {WAITLIST_TEXT.offeredUntil(offeredUntilText)}</p>
+        </>
+      ) : (
+        <>
+          <h2>Not on the List</h2>
+          <p>{WAITLIST_TEXT.ended[status as keyof typeof WAITLIST_TEXT.ended] ?? WAITLIST_TEXT.left}</p>
+        </>
+      )}
+      {active ? (
+        <Form action={action} label={status === "offered" ? "Decline the offer" : "Leave the waiting list"}>
+          <SubmitButton className="btn btn-secondary">{status === "offered" ? "Decline the Offer" : "Leave the Waiting List"}</SubmitButton>
         </Form>
       ) : null}
     </div>
