@@ -64,7 +64,7 @@ describe("offers with two app instances", () => {
     await Promise.all([queue(0).drain(), queue(1).drain(), ask(0), ask(1), queue(0).drain(), queue(1).drain()]);
     await Promise.all([queue(0).drain(), queue(1).drain()]);
 
-    const expected = chooseOffers(line.map((places, i) => ({ id: i + 1, places, passedOver: 0 })), 50);
+    const expected = chooseOffers(line.map((places, i) => ({ id: i + 1, places, passedOver: 0 })), 50, Date.now());
     expect(expected.offered.reduce((s, e) => s + e.places, 0)).toBe(50);
     const entries = await t.db("waiting_list_entries").where({ event_id: EVENT }).orderBy("position");
     const offered = entries.filter((e: { status: string }) => e.status === "offered");
@@ -94,11 +94,16 @@ describe("offers with two app instances", () => {
     expect(await t.db("waiting_list_jobs").where({ status: "sent" })).toHaveLength(0);
   });
 
-  it("a join form sent twice at once (two tabs, two instances) makes one entry at one position", async () => {
+  it("a join form sent twice at once (two tabs, two instances), each e-mailed link opened at once, makes one entry at one position", async () => {
     const apps = [t.app, createApp({ ...t, db: otherDb })];
     const tabs = await Promise.all(apps.map((app) => visitor(app)));
     const join = { kind: "individual", places: "1", registrationType: "full", firstName: "Lena", lastName: "Park", email: "twice@example.com", phone: "(205) 555-0111" };
-    const answers = await Promise.all([...tabs, ...tabs].map((v) => v.form(`/waiting-list/${EVENT}`, join)));
+    const asked = await Promise.all([...tabs, ...tabs].map((v) => v.form(`/waiting-list/${EVENT}`, join)));
+    expect(asked.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const mails = await t.db("email_outbox").where({ kind: "waiting_list_confirm", to_address: "twice@example.com" });
+    expect(mails).toHaveLength(4);
+    const links = mails.map((m: { text_body: string }) => /https?:\/\/[^\s]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(m.text_body)![1]!);
+    const answers = await Promise.all(links.map((link: string, i: number) => tabs[i % 2]!.get(link)));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409]);
     expect(answers.filter((a) => a.status === 409).every((a) => a.text.includes(WAITLIST_TEXT.alreadyOn.slice(0, 40)))).toBe(true);
     const rows = await t.db("waiting_list_entries").where({ event_id: EVENT, contact_email: "twice@example.com" });
