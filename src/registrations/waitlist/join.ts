@@ -15,8 +15,9 @@ import { placesForSale } from "./forSale.ts";
 import type { WaitingListDeps } from "./offers.ts";
 
 /**
- * Asks to join the event's line, under the event's lock: only when the places for sale are fewer than those asked
- * for, a team no larger than a team may be nor than the event, an address not already in line, and within the
+ * Asks to join the event's line, under the event's lock (a team's size, at most MAX_TEAM_ATHLETES and the event's
+ * capacity, is the join form's schema): only when the places for sale are fewer than those asked for, no larger
+ * than the event (its capacity read under the lock), an address not already in line, and within the
  * per-visitor cap (the visitor's requests, entries, offers and held places, and the address's entries and offers,
  * with these places: at most maxHeldPlacesPerVisitor). The request counts for nothing until its e-mail is confirmed
  * (confirm.ts): the e-mail with the confirmation link is written in the same transaction.
@@ -28,7 +29,6 @@ export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: J
     const now = deps.clock();
     const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
     if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
-    if (req.kind === "team" && req.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", WAITLIST_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
     const capacity = Number(locked.capacity);
     if (req.places > capacity) throw new DomainError("invalid", WAITLIST_TEXT.tooLarge(capacity));
     const free = capacity - (await placesTaken(trx, event.id, now));

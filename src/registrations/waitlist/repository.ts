@@ -278,7 +278,7 @@ export async function lineLoad(conn: Conn, who: Joiner & { email: string | null 
     .whereNull("r.holder_session")
     .andWhere(mine);
   if (exceptRegistrationId !== undefined) offeredQ.andWhereNot("r.id", exceptRegistrationId);
-  const offered: Row | undefined = await offeredQ.select(...bySessionAddressEmail("r.places")).first();
+  const offered = (await offeredQ.select(...bySessionAddressEmail("r.places")).first()) as Row | undefined;
   const n = (r: Row | undefined, k: string) => Number(r?.[k] ?? 0);
   return {
     session: n(requests, "by_session") + n(waiting, "by_session") + n(offered, "by_session"),

@@ -45,7 +45,6 @@ export const WAITLIST_TEXT = {
   },
   visitorCap: (cap: number) =>
     `You already have places on waiting lists, in offers or held (at most ${cap} at once). Please leave an entry or complete a registration first, or contact us for a larger group.`,
-  teamTooLarge: (max: number) => `A team on the waiting list can have at most ${max} athletes.`,
   alreadyOn: "This e-mail address is already on this event's waiting list. Use the link in the e-mail we sent to leave it.",
   left: "You have left the waiting list. Your place in line is given up.",
   linkUnknown: "This link is not valid. It may have been used already or the offer may have ended.",

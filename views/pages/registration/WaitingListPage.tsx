@@ -147,7 +147,7 @@ export function Standing({ action, status, placeInLine, waitingFor, offerHours, 
       ) : (
         <>
           <h2>Not on the List</h2>
-          <p>{WAITLIST_TEXT.ended[status as keyof typeof WAITLIST_TEXT.ended] ?? WAITLIST_TEXT.left}</p>
+          <p>{WAITLIST_TEXT.ended[status]}</p>
         </>
       )}
       {active ? (
