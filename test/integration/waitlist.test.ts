@@ -151,7 +151,9 @@ describe("waiting list", () => {
     expect(textOf(joined.text)).toContain("You are number 1 on the waiting list.");
     const coach = await newVisitor();
     const { page: team } = await joinConfirmed(coach, { ...JOIN, kind: "team", places: "6", email: COACH.email, firstName: "Dana", teamName: "Steel City WC" });
-    expect(textOf(team.text)).toContain("You are number 2 on the waiting list.");
+    // The page the link opens says where the entry stands and what it waits for.
+    expect(textOf(team.text)).toContain("You are number 2 on the waiting list. Place in line 1 family or team is ahead of you Waiting for A team of 6 (Steel City WC).");
+    expect(textOf(joined.text)).toContain("Place in line Next: nobody is ahead of you Waiting for 2 places, Full Event.");
     // The same address again is refused.
     const again = await coach.form(`/waiting-list/${EVENT}`, { ...JOIN, kind: "team", places: "6", email: COACH.email });
     expect(again.status).toBe(409);
@@ -292,16 +294,42 @@ describe("waiting list", () => {
     expect((await v.get("/waiting-list/offer/not-a-real-token-at-all-xyz")).status).toBe(404);
   });
 
+  it("leaves the list from the page the confirmation link opens (a form post), which then says so", async () => {
+    const v = await newVisitor();
+    // One place is free (the declined offer's): 2 places wait.
+    const { page, link } = await joinConfirmed(v, { ...JOIN, places: "2", email: "standing@example.com" });
+    const text = textOf(page.text);
+    expect(text).toContain("Thank you: your e-mail address is confirmed.");
+    // The entry offered 'third@example.com' waits ahead as an offer, not in line: this one is next.
+    expect(text).toContain("You are number 1 on the waiting list.");
+    expect(text).toContain("Waiting for 2 places, Full Event.");
+    // Opened again, the link confirms nothing more and shows the same place.
+    const again = textOf((await v.get(link)).text);
+    expect(again).not.toContain("Thank you: your e-mail address is confirmed.");
+    expect(again).toContain("You are number 1 on the waiting list.");
+    expect(await t.db("waiting_list_entries").where({ contact_email: "standing@example.com" })).toHaveLength(1);
+
+    const left = await v.form(`${link}/leave`, {});
+    expect(left.status).toBe(200);
+    expect(textOf(left.text)).toContain(WAITLIST_TEXT.left);
+    expect((await entry("standing@example.com")).status).toBe("left");
+    expect(textOf((await v.get(link)).text)).toContain(`Not on the List ${WAITLIST_TEXT.ended.left}`);
+    // A confirmation link that names nothing.
+    const unknown = await v.get("/waiting-list/confirm/not-a-real-token-at-all-xyz");
+    expect(unknown.status).toBe(404);
+    expect(textOf(unknown.text)).toContain(WAITLIST_TEXT.confirmExpired);
+  });
+
   it("lists the line for admins (the waiting_list view) and in the CSV export: position, size, status, offered until", async () => {
     const rows = (await t.db("waiting_list").where({ event_id: EVENT }).orderBy("position")) as Record<string, unknown>[];
     expect(Object.keys(rows[0]!)).toEqual(WAITING_LIST_COLUMNS);
     expect(rows.map((r) => [Number(r.position), Number(r.size), r.status])).toEqual([
-      [1, 2, "registered"], [2, 6, "registered"], [3, 1, "expired"], [4, 1, "declined"], [5, 1, "offered"], [6, 3, "left"],
+      [1, 2, "registered"], [2, 6, "registered"], [3, 1, "expired"], [4, 1, "declined"], [5, 1, "offered"], [6, 3, "left"], [7, 2, "left"],
     ]);
     expect(rows[1]!.offered_until).toBeTruthy();
     const chunks: Buffer[] = [];
     const out = new Writable({ write: (c: Buffer, _e, done) => (chunks.push(Buffer.from(c)), done()) });
-    expect(await runExport(t.db, { name: "waiting-list", eventId: EVENT }, out)).toBe(6);
+    expect(await runExport(t.db, { name: "waiting-list", eventId: EVENT }, out)).toBe(7);
     const lines = Buffer.concat(chunks).toString("utf8").replace(/^\uFEFF/, "").split("\r\n");
     expect(lines[0]).toBe(WAITING_LIST_COLUMNS.join(","));
     expect(lines[2]).toMatch(/^2,National Champ Camp,2,team,6,team,registered,\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,0,Dana Park,coach.brooks@example.com,/);
