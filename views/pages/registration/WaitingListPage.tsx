@@ -6,6 +6,7 @@ import { MAX_SIBLINGS, WAITLIST_TEXT } from "../../../src/shared/registrations/w
 import type { EntryStatus, OfferPlace } from "../../../src/shared/registrations/waitingList.ts";
 import { TEAM_MINIMUM } from "../../../src/shared/registrations/teamRules.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { SummaryRows } from "../../components/SummaryRows.tsx";
 
 /** Every waiting-list page: the event's name, date and place, then the content. */
 export function WaitingListPage({ event, title, children }: { event: Pick<EventDetail, "id" | "title" | "dateText" | "location">; title: string; children: ReactNode }) {
@@ -131,12 +132,10 @@ export function Standing({ action, status, placeInLine, waitingFor, offerHours, 
       {status === "waiting" ? (
         <>
           <h2>{WAITLIST_TEXT.joined(placeInLine)}</h2>
-          <dl className="summary-rows">
-            <dt>Place in line</dt>
-            <dd>{placeInLine === 1 ? "Next: nobody is ahead of you" : `${placeInLine - 1} ${placeInLine === 2 ? "family or team is" : "families and teams are"} ahead of you`}</dd>
-            <dt>Waiting for</dt>
-            <dd>{waitingFor}</dd>
-          </dl>
+          <SummaryRows rows={[
+            ["Place in line", placeInLine === 1 ? "Next: nobody is ahead of you" : `${placeInLine - 1} ${placeInLine === 2 ? "family or team is" : "families and teams are"} ahead of you`],
+            ["Waiting for", waitingFor],
+          ]} />
           <p>{WAITLIST_TEXT.howOffersWork(offerHours)}</p>
         </>
       ) : status === "offered" ? (
