@@ -103,6 +103,10 @@ describe("the waiting list in Chromium", () => {
       expect(await db("waiting_list_entries").where({ contact_email: email })).toHaveLength(0);
 
       await page.goto(await confirmLink(email));
+      await fits(page, "the confirmation");
+      await accessible(page, "the confirmation", javaScript);
+      expect(await db("waiting_list_entries").where({ contact_email: email })).toHaveLength(0);
+      await page.getByRole("button", { name: "Confirm My Place in Line" }).click();
       await page.getByRole("heading", { name: "You are number 1 on the waiting list." }).waitFor();
       const standing = page.locator(".waiting-list-standing");
       expect(await standing.getByText("Next: nobody is ahead of you").count()).toBe(1);
@@ -135,6 +139,7 @@ describe("the waiting list in Chromium", () => {
     await form.getByRole("button", { name: "Join the Waiting List" }).click();
     await page.getByRole("heading", { name: "Check your e-mail to confirm" }).waitFor();
     await page.goto(await confirmLink("lena.e2e@example.com"));
+    await page.getByRole("button", { name: "Confirm My Place in Line" }).click();
     await page.getByRole("heading", { name: "You are number 1 on the waiting list." }).waitFor();
     await fits(page, "joined");
 

@@ -80,9 +80,11 @@ describe("a request counts only once its e-mail is confirmed", () => {
     expect((await hold(1)).status).toBe(200);
 
     await t.db("waiting_list_requests").where({ contact_email: "unconfirmed@example.com" }).update({ confirm_by: new Date(Date.now() - 1000) });
-    const lapsed = await v.get(await confirmLink("unconfirmed@example.com"));
+    const link = await confirmLink("unconfirmed@example.com");
+    const lapsed = await v.get(link);
     expect(lapsed.status).toBe(404);
     expect(textOf(lapsed.text)).toContain(WAITLIST_TEXT.confirmExpired);
+    expect((await v.form(link, {})).status).toBe(404);
     expect(await t.db("waiting_list_entries").where({ event_id: 1 })).toHaveLength(0);
     // A day after its link lapsed, the minute's net deletes it with the contact details it held.
     await t.db("waiting_list_requests").where({ contact_email: "unconfirmed@example.com" }).update({ confirm_by: new Date(Date.now() - 2 * 86_400_000) });
@@ -143,7 +145,7 @@ describe("the per-visitor cap over requests, entries, offers and held places", (
   it("one e-mail holds at most 12 places in line, whoever joins with it: at joining and at confirming", async () => {
     const a = await newVisitor();
     expect((await a.form("/waiting-list/3", team("one.email@example.com", 8))).status).toBe(200);
-    expect((await a.get(await confirmLink("one.email@example.com"))).status).toBe(200);
+    expect((await a.form(await confirmLink("one.email@example.com"), {})).status).toBe(200);
     expect(await entryOf(3, "one.email@example.com")).toMatchObject({ status: "waiting", places: 8 });
     expect((await (await newVisitor()).form("/waiting-list/4", family("one.email@example.com", 4))).status).toBe(200);
     expect(refusedCap(await (await newVisitor()).form("/waiting-list/4", team("one.email@example.com", 5)))).toBe(true);
@@ -155,8 +157,8 @@ describe("the per-visitor cap over requests, entries, offers and held places", (
     const first = await confirmLink("two.requests@example.com");
     expect((await c.form("/waiting-list/4", team("two.requests@example.com", 5))).status).toBe(200);
     const second = await confirmLink("two.requests@example.com");
-    expect((await b.get(first)).status).toBe(200);
-    const refused = await c.get(second);
+    expect((await b.form(first, {})).status).toBe(200);
+    const refused = await c.form(second, {});
     expect(refused.status).toBe(409);
     expect(textOf(refused.text)).toContain(WAITLIST_TEXT.visitorCap(CAP));
     expect(await entryOf(4, "two.requests@example.com")).toBeUndefined();
@@ -168,8 +170,8 @@ describe("an offer's places", () => {
     // A family of 2 is offered its places at event 1 (two places free, the 3 siblings ahead do not fit).
     const joiner = await newVisitor();
     expect((await joiner.form("/waiting-list/1", family("offered@example.com", 2))).status).toBe(200);
-    expect((await joiner.get(await confirmLink("offered@example.com"))).status).toBe(200);
-    expect((await joiner.get(await confirmLink("three@example.com"))).status).toBe(200);
+    expect((await joiner.form(await confirmLink("offered@example.com"), {})).status).toBe(200);
+    expect((await joiner.form(await confirmLink("three@example.com"), {})).status).toBe(200);
     await freeFor(1, 2);
     const offered = await entryOf(1, "offered@example.com");
     expect(offered.status).toBe("offered");

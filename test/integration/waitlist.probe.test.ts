@@ -52,7 +52,7 @@ async function joinConfirmed(eventId: number, form: Record<string, string>) {
   const v = await newVisitor();
   const asked = await v.form(`/waiting-list/${eventId}`, form);
   expect(asked.status, textOf(asked.text)).toBe(200);
-  const page = await v.get(await confirmLink(form.email!));
+  const page = await v.form(await confirmLink(form.email!), {});
   expect(page.status, textOf(page.text)).toBe(200);
   return t.db("waiting_list_entries").where({ event_id: eventId, contact_email: form.email }).first();
 }
@@ -86,7 +86,7 @@ describe("the probe: an anonymous team of 60 on an event with 55 free places", (
     // Confirmed, the team is in line, but 60 places do not fit in 46: it keeps none of them back.
     const team = await (async () => {
       const v = await newVisitor();
-      const page = await v.get(await confirmLink(TEAM_60.email));
+      const page = await v.form(await confirmLink(TEAM_60.email), {});
       expect(textOf(page.text)).toContain("You are number 1 on the waiting list.");
       return t.db("waiting_list_entries").where({ event_id: EVENT, contact_email: TEAM_60.email }).first();
     })();

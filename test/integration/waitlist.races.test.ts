@@ -103,7 +103,7 @@ describe("offers with two app instances", () => {
     const mails = await t.db("email_outbox").where({ kind: "waiting_list_confirm", to_address: "twice@example.com" });
     expect(mails).toHaveLength(4);
     const links = mails.map((m: { text_body: string }) => /https?:\/\/[^\s]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(m.text_body)![1]!);
-    const answers = await Promise.all(links.map((link: string, i: number) => tabs[i % 2]!.get(link)));
+    const answers = await Promise.all(links.map((link: string, i: number) => tabs[i % 2]!.form(link, {})));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409]);
     expect(answers.filter((a) => a.status === 409).every((a) => a.text.includes(WAITLIST_TEXT.alreadyOn.slice(0, 40)))).toBe(true);
     const rows = await t.db("waiting_list_entries").where({ event_id: EVENT, contact_email: "twice@example.com" });

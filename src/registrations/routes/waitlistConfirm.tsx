@@ -4,7 +4,7 @@ import { formatEventDateTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { REGISTRATION_ERRORS } from "../../shared/registrations/rules.ts";
 import { WAITLIST_TEXT } from "../../shared/registrations/waitingList.ts";
-import { Notice, Standing } from "../../../views/pages/registration/WaitingListPage.tsx";
+import { ConfirmAsk, Notice, Standing } from "../../../views/pages/registration/WaitingListPage.tsx";
 import * as repo from "../waitlist/repository.ts";
 import type { Entry, Request as JoinRequestRow } from "../waitlist/repository.ts";
 import { confirmRequest, type Confirmation } from "../waitlist/confirm.ts";
@@ -15,8 +15,8 @@ import { linkNotValid, TOKEN, waitingListPage as page } from "./waitlist.tsx";
 
 const places = (n: number) => `${n} ${n === 1 ? "place" : "places"}`;
 
-/** What an entry waits for, in words: "2 places, Full Event" or "a team of 6 (Steel City WC)". */
-export function waitingFor(event: EventDetail, entry: Entry): string {
+/** What an entry (or a request) waits for, in words: "2 places, Full Event." or "A team of 6 (Steel City WC)." */
+export function waitingFor(event: EventDetail, entry: Pick<Entry, "kind" | "places" | "packageCode"> & { teamName?: string | null }): string {
   if (entry.kind === "team") return `A team of ${entry.places}${entry.teamName ? ` (${entry.teamName})` : ""}.`;
   return `${places(entry.places)}, ${optionLabel(event, entry.packageCode)}.`;
 }
@@ -29,9 +29,10 @@ const REFUSED: Record<Exclude<Confirmation["status"], "inLine" | "unknown" | "la
 };
 
 /**
- * The confirmation link (/waiting-list/confirm/{token}, e-mailed when a family or team asks to join): opened, it
- * confirms the e-mail (the request becomes an entry in line), and every time it shows where the entry stands and
- * lets it leave the line (/waiting-list/confirm/{token}/leave, a form post that works without JavaScript).
+ * The confirmation link (/waiting-list/confirm/{token}, e-mailed when a family or team asks to join): its button
+ * confirms the e-mail (a form post to the same address: the request becomes an entry in line); from then on the link
+ * shows where the entry stands and lets it leave the line (/waiting-list/confirm/{token}/leave). Forms that work
+ * without JavaScript.
  */
 export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingListDeps): Router {
   const router = Router();
@@ -54,13 +55,31 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
         offerHours={deps.offerHours} offeredUntilText={entry.offeredUntil ? formatEventDateTime(entry.offeredUntil, event.timeZone) : ""} justConfirmed={justConfirmed} />);
   }
 
+  /** Opened (maybe by a mail scanner), the link changes nothing: confirming is the button's form post. */
   router.get("/waiting-list/confirm/:token", async (req, res) => {
     const found = await byConfirmToken(req, res);
     if (!found) return;
-    const answer = await confirmRequest(deps, found.event, found.request);
-    if (answer.status === "inLine") return standing(req, res, found, answer.entry, answer.justNow);
-    if (answer.status === "unknown" || answer.status === "lapsed") return linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
-    page(req, res, found.event, "Waiting List", <Notice title="Not Added to the List" eventId={found.event.id}><p>{REFUSED[answer.status](deps)}</p></Notice>, 409);
+    const { request, event, token } = found;
+    if (request.entryId !== null) {
+      const entry = await repo.entryById(deps.db, request.entryId);
+      return entry ? standing(req, res, found, entry, false) : linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
+    }
+    if (request.confirmBy.getTime() <= deps.clock().getTime()) return linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
+    page(req, res, event, "Confirm Your Place in Line",
+      <ConfirmAsk action={`/waiting-list/confirm/${token}`} waitingFor={waitingFor(event, request.join)} untilText={formatEventDateTime(request.confirmBy, event.timeZone)} />);
+  });
+
+  const confirmForm = formPost({
+    run: async (req, res, _none, found: Found) => {
+      const answer = await confirmRequest(deps, found.event, found.request);
+      if (answer.status === "inLine") return standing(req, res, found, answer.entry, answer.justNow);
+      if (answer.status === "unknown" || answer.status === "lapsed") return linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
+      page(req, res, found.event, "Waiting List", <Notice title="Not Added to the List" eventId={found.event.id}><p>{REFUSED[answer.status](deps)}</p></Notice>, 409);
+    },
+  });
+  router.post("/waiting-list/confirm/:token", async (req, res) => {
+    const found = await byConfirmToken(req, res);
+    if (found) await confirmForm(req, res, found);
   });
 
   const leaveForm = formPost({

@@ -30,7 +30,7 @@ export function confirmEmail(site: Site, event: EventDetail, join: JoinRequest, 
     [
       `Hi ${join.firstName},`,
       `You asked to join the waiting list for ${event.title} (${event.dateText}, ${event.location}) for ${placesText(join.places)}${join.kind === "team" ? " for your team" : ""}.`,
-      `Open the link below by ${formatEventDateTime(confirmBy, event.timeZone)} to confirm your e-mail address: only then do you take your place in line. The same link shows where you stand and lets you leave the list.`,
+      `Open the link below and press "Confirm My Place in Line" by ${formatEventDateTime(confirmBy, event.timeZone)}: only then do you take your place in line. The same link then shows where you stand and lets you leave the list.`,
       "If you did not ask for this, ignore this e-mail: nothing happens.",
     ],
     { label: "Confirm my place in line", url: confirmUrl },

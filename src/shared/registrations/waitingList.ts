@@ -31,7 +31,7 @@ export const WAITLIST_TEXT = {
   notSoldOut: "This event still has places: please register directly.",
   checkEmail: "Check your e-mail to confirm",
   confirmFirst: (hours: number) =>
-    `To take your place in line, open the link in the e-mail we just sent within ${hours} hours. Until you confirm, you are not on the list.`,
+    `To take your place in line, open the link in the e-mail we just sent and confirm within ${hours} hours. Until you confirm, you are not on the list.`,
   confirmExpired: "This confirmation link has expired or is not valid. Please join the waiting list again.",
   joined: (position: number) => `You are number ${position} on the waiting list.`,
   howOffersWork: (hours: number) =>

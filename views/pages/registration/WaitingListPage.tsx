@@ -108,6 +108,19 @@ export function OfferDetails({ token, team, places, untilText, open }: { token: 
   );
 }
 
+/** The confirmation link's page before it is confirmed: what was asked for, and the button that confirms. */
+export function ConfirmAsk({ action, waitingFor, untilText }: { action: string; waitingFor: string; untilText: string }) {
+  return (
+    <div className="card registration-section">
+      <p>Confirm your e-mail address to take your place at the end of the line. Until then you are not on the list.</p>
+      <SummaryRows rows={[["Waiting for", waitingFor], ["Confirm by", untilText]]} />
+      <Form action={action} label="Confirm your place in line">
+        <SubmitButton>Confirm My Place in Line</SubmitButton>
+      </Form>
+    </div>
+  );
+}
+
 /** Where an entry stands, as its confirmation link shows it. */
 export interface StandingProps {
   /** Where the leave (or decline) form posts. */
