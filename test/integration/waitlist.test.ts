@@ -199,6 +199,11 @@ describe("waiting list", () => {
     const [mail] = await emailsTo(JOIN.email, "waiting_list_offer");
     const link = linkIn(mail.text_body, "/waiting-list/offer")!;
     expect(mail.text_body).toContain("2 places at");
+    // The confirmation link's page now says the places are held, until when.
+    const [confirmMail] = await emailsTo(JOIN.email, "waiting_list_confirm");
+    const standing = textOf((await (await newVisitor()).get(linkIn(confirmMail.text_body, "/waiting-list/confirm")!)).text);
+    expect(standing).toMatch(/Places Are Held for You 2 places, Full Event\. They are held for you until .+: open the personal link in the offer e-mail/);
+    expect(standing).toContain("Decline the Offer");
 
     // Someone else sees the event sold out and cannot take the held places, not even with a held form's id.
     const stranger = await newVisitor();
