@@ -38,11 +38,16 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  // SQLite drops a column by copying the table, which a view on it forbids: its views are put back after.
+  const sqlite = knex.client.config.client !== "mysql2";
+  const views: { name: string; sql: string }[] = sqlite ? await knex("sqlite_master").where({ type: "view" }).andWhere("sql", "like", "%waiting_list_entries%").select("name", "sql") : [];
+  for (const v of views) await knex.raw(`drop view "${v.name}"`);
   await knex.schema.alterTable("waiting_list_entries", (t) => {
     t.dropIndex(["contact_email", "status"], "waiting_list_entries_email");
     t.dropIndex(["joiner_session", "status"], "waiting_list_entries_session");
     t.dropIndex(["joiner_address", "status"], "waiting_list_entries_address");
     t.dropColumns("joiner_session", "joiner_address", "holds_line_until");
   });
+  for (const v of views) await knex.raw(v.sql);
   await knex.schema.dropTable("waiting_list_requests");
 }
