@@ -13,6 +13,7 @@ import {
 } from "../shared/events/types.ts";
 import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOfDayIn } from "../shared/events/rules.ts";
 import { eventCaches } from "./cache.ts";
+import { chooseOffers, type LineEntry } from "../shared/registrations/waitingList.ts";
 import { toText } from "../shared/toText.ts";
 
 /**
@@ -187,6 +188,7 @@ function changesHoldingPlaces(conn: Conn, now: Date) {
 interface ShownPlaces {
   taken: Record<number, number>;
   waiting: Record<number, WaitingCount>;
+  lines: Record<number, LineEntry[]>;
 }
 
 export interface WaitingCount {
@@ -201,22 +203,25 @@ function shownPlaces(db: Db, now: Date): Promise<ShownPlaces> {
     const held: Row[] = await changesHoldingPlaces(db, now).groupBy("event_id").select("event_id").sum({ taken: "places" });
     const taken: Record<number, number> = {};
     for (const r of [...registered, ...held]) taken[num(r.event_id)] = (taken[num(r.event_id)] ?? 0) + (Number(r.taken) || 0);
-    const waiting: Row[] = await db("waiting_list_entries").where("status", "waiting").groupBy("event_id").select("event_id").count({ entries: "*" }).sum({ places: "places" });
-    return {
-      taken,
-      waiting: Object.fromEntries(waiting.map((r) => [num(r.event_id), { entries: num(r.entries), places: num(r.places) }])),
-    };
+    const inLine: Row[] = await db("waiting_list_entries").where("status", "waiting").orderBy(["event_id", "position"]).select("id", "event_id", "places", "passed_over", "holds_line_until");
+    const lines: Record<number, LineEntry[]> = {};
+    for (const r of inLine) (lines[num(r.event_id)] ??= []).push({ id: num(r.id), places: num(r.places), passedOver: num(r.passed_over), holdsLineUntil: toDate(r.holds_line_until)?.getTime() ?? null });
+    const waiting = Object.fromEntries(Object.entries(lines).map(([id, line]) => [Number(id), { entries: line.length, places: line.reduce((s, e) => s + e.places, 0) }]));
+    return { taken, waiting, lines };
   });
 }
 
 /**
  * Places left as pages show them, so a hold or payment in another process shows after at most EVENT_CACHE_MS.
- * While anyone waits in an event's line, its free places are the line's (README: Waiting list), so 0 is shown.
+ * Less the free places the waiting list keeps back (the line's rule, chooseOffers: README: Waiting list).
  * For display only: a hold is decided by `placesLeft`, under the event's lock.
  */
 export async function shownPlacesLeft(db: Db, now: Date): Promise<(event: Pick<EventSummary, "id" | "capacity">) => number> {
-  const { taken, waiting } = await shownPlaces(db, now);
-  return (event) => (waiting[event.id] ? 0 : Math.max(0, event.capacity - (taken[event.id] ?? 0)));
+  const { taken, lines } = await shownPlaces(db, now);
+  return (event) => {
+    const free = Math.max(0, event.capacity - (taken[event.id] ?? 0));
+    return free - (lines[event.id] ? chooseOffers(lines[event.id]!, free, now.getTime()).heldBack : 0);
+  };
 }
 
 /** How many families and teams wait in each event's line, and for how many places, as pages show it. */

@@ -16,7 +16,7 @@ import { isSettled } from "./states.ts";
 import { holdIsLive, HOLD_MINUTES, type RegistrationDeps } from "./deps.ts";
 import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
 import { PAYMENT_SETUP_ERROR, paymentUnderWay, preparePayment } from "./payment.ts";
-import { lineComesFirst } from "./waitlist/repository.ts";
+import { placesForSale } from "./waitlist/forSale.ts";
 
 export const HOLD_TEXT = {
   visitorCap: (cap: number) =>
@@ -94,8 +94,8 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
     if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
     if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
     const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
-    // While anyone waits on the list, free places are the list's; a live hold keeps its own (README: Waiting list).
-    const left = (await lineComesFirst(trx, event.id, current?.id)) ? Math.min(free, current && holdIsLive(current, now) ? current.places : 0) : free;
+    // Less the places the waiting list keeps back; a live hold keeps its own (README: Waiting list).
+    const left = await placesForSale(trx, event.id, free, now, current && holdIsLive(current, now) ? current.places : 0);
     if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)));
     const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
     const cap = deps.limits.maxHeldPlacesPerVisitor;

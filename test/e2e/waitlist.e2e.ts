@@ -1,7 +1,9 @@
 /**
  * The waiting list in Chromium, without JavaScript (the forms post) and with it, at 375 and 320 px: the event page's
- * block, the join form (errors, then joined), and an offer's page, whose button opens the registration form with the
- * held place. Every page fits the width and passes axe. Event 4 is made sold out for the test and restored after.
+ * block, the join form (errors, then "check your e-mail"), the page the e-mailed confirmation link opens (the place in
+ * line, what the entry waits for, and leaving the line there), and an offer's page, whose button opens the
+ * registration form with the held place. Every page fits the width and passes axe. Event 4 is made sold out for the
+ * test and restored after.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
@@ -33,6 +35,7 @@ afterAll(async () => {
   const held = await db("waiting_list_holds").whereIn("entry_id", entries).pluck("registration_id");
   await db("waiting_list_holds").whereIn("registration_id", held).delete();
   await db("registrations").whereIn("id", held).orWhere({ reference: "RWLE2E01" }).delete();
+  await db("waiting_list_requests").where({ event_id: EVENT }).delete();
   await db("waiting_list_entries").where({ event_id: EVENT }).delete();
   await db("waiting_list_jobs").where({ event_id: EVENT }).delete();
   await db("events").where({ id: EVENT }).update({ capacity });
@@ -43,6 +46,24 @@ afterAll(async () => {
 async function fits(page: Page, what: string) {
   const o = await page.evaluate(() => (document.documentElement.scrollWidth > window.innerWidth ? document.documentElement.scrollWidth : null));
   expect(o, `${what} is wider than ${page.viewportSize()?.width} px`).toBeNull();
+}
+
+/** The confirmation link e-mailed to `email` (the outbox row is written with the request). */
+async function confirmLink(email: string): Promise<string> {
+  const mail = await db("email_outbox").where({ to_address: email, kind: "waiting_list_confirm" }).orderBy("id", "desc").first("text_body");
+  return /https?:\/\/[^\s/]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(String(mail.text_body))![1]!;
+}
+
+/** Fills the join form with a family's contact and joins; the page asks to confirm by e-mail. */
+async function join(page: Page, email: string, places = "1") {
+  const form = page.getByRole("form", { name: "Join the waiting list" });
+  await form.getByLabel("Places needed").fill(places);
+  await form.getByLabel("First Name").fill("Lena");
+  await form.getByLabel("Last Name").fill("Park");
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Phone").fill("(205) 555-0111");
+  await form.getByRole("button", { name: "Join the Waiting List" }).click();
+  await page.getByRole("heading", { name: "Check your e-mail to confirm" }).waitFor();
 }
 
 /** axe runs inside the page, so only where JavaScript is on (the server sends the same HTML either way). */
@@ -72,7 +93,37 @@ describe("the waiting list in Chromium", () => {
     }
   }
 
-  it("joins without JavaScript (errors first), and an offer's button opens the registration form with the held place", async () => {
+  for (const javaScript of [false, true]) {
+    it(`the confirmation link shows the place in line and what it waits for, and the family leaves the line there (JavaScript ${javaScript ? "on" : "off"})`, async () => {
+      const { page, context } = await newVisit(browser, { javaScript, viewport: { width: 320, height: 800 } });
+      const email = `standing.${javaScript ? "js" : "nojs"}@example.com`;
+      await page.goto(`/waiting-list/${EVENT}`);
+      await join(page, email, "2");
+      await fits(page, "check your e-mail");
+      expect(await db("waiting_list_entries").where({ contact_email: email })).toHaveLength(0);
+
+      await page.goto(await confirmLink(email));
+      await fits(page, "the confirmation");
+      await accessible(page, "the confirmation", javaScript);
+      expect(await db("waiting_list_entries").where({ contact_email: email })).toHaveLength(0);
+      await page.getByRole("button", { name: "Confirm My Place in Line" }).click();
+      await page.getByRole("heading", { name: "You are number 1 on the waiting list." }).waitFor();
+      const standing = page.locator(".waiting-list-standing");
+      expect(await standing.getByText("Next: nobody is ahead of you").count()).toBe(1);
+      expect(await standing.getByText("2 places, Full Event.").count()).toBe(1);
+      await fits(page, "the place in line");
+      await accessible(page, "the place in line", javaScript);
+
+      await page.getByRole("button", { name: "Leave the Waiting List" }).click();
+      await page.getByRole("heading", { name: "You Left the Waiting List" }).waitFor();
+      expect((await db("waiting_list_entries").where({ contact_email: email }).first("status")).status).toBe("left");
+      await fits(page, "left");
+      await accessible(page, "left", javaScript);
+      await context.close();
+    }, 60_000);
+  }
+
+  it("joins without JavaScript (errors first), confirms by the e-mailed link, and an offer's button opens the registration form with the held place", async () => {
     const { page, context } = await newVisit(browser, { javaScript: false, viewport: { width: 320, height: 800 } });
     await page.goto(`/waiting-list/${EVENT}`);
     const form = page.getByRole("form", { name: "Join the waiting list" });
@@ -86,6 +137,9 @@ describe("the waiting list in Chromium", () => {
     await form.getByLabel("Email").fill("lena.e2e@example.com");
     await form.getByLabel("Phone").fill("(205) 555-0111");
     await form.getByRole("button", { name: "Join the Waiting List" }).click();
+    await page.getByRole("heading", { name: "Check your e-mail to confirm" }).waitFor();
+    await page.goto(await confirmLink("lena.e2e@example.com"));
+    await page.getByRole("button", { name: "Confirm My Place in Line" }).click();
     await page.getByRole("heading", { name: "You are number 1 on the waiting list." }).waitFor();
     await fits(page, "joined");
 

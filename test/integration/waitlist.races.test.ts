@@ -64,7 +64,7 @@ describe("offers with two app instances", () => {
     await Promise.all([queue(0).drain(), queue(1).drain(), ask(0), ask(1), queue(0).drain(), queue(1).drain()]);
     await Promise.all([queue(0).drain(), queue(1).drain()]);
 
-    const expected = chooseOffers(line.map((places, i) => ({ id: i + 1, places, passedOver: 0 })), 50);
+    const expected = chooseOffers(line.map((places, i) => ({ id: i + 1, places, passedOver: 0 })), 50, Date.now());
     expect(expected.offered.reduce((s, e) => s + e.places, 0)).toBe(50);
     const entries = await t.db("waiting_list_entries").where({ event_id: EVENT }).orderBy("position");
     const offered = entries.filter((e: { status: string }) => e.status === "offered");
@@ -94,16 +94,32 @@ describe("offers with two app instances", () => {
     expect(await t.db("waiting_list_jobs").where({ status: "sent" })).toHaveLength(0);
   });
 
-  it("a join form sent twice at once (two tabs, two instances) makes one entry at one position", async () => {
+  it("a join form sent twice at once (two tabs, two instances), each e-mailed link opened at once, makes one entry at one position", async () => {
     const apps = [t.app, createApp({ ...t, db: otherDb })];
     const tabs = await Promise.all(apps.map((app) => visitor(app)));
     const join = { kind: "individual", places: "1", registrationType: "full", firstName: "Lena", lastName: "Park", email: "twice@example.com", phone: "(205) 555-0111" };
-    const answers = await Promise.all([...tabs, ...tabs].map((v) => v.form(`/waiting-list/${EVENT}`, join)));
+    const asked = await Promise.all([...tabs, ...tabs].map((v) => v.form(`/waiting-list/${EVENT}`, join)));
+    expect(asked.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const mails = await t.db("email_outbox").where({ kind: "waiting_list_confirm", to_address: "twice@example.com" });
+    expect(mails).toHaveLength(4);
+    const links = mails.map((m: { text_body: string }) => /https?:\/\/[^\s]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(m.text_body)![1]!);
+    const answers = await Promise.all(links.map((link: string, i: number) => tabs[i % 2]!.form(link, {})));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409]);
     expect(answers.filter((a) => a.status === 409).every((a) => a.text.includes(WAITLIST_TEXT.alreadyOn.slice(0, 40)))).toBe(true);
     const rows = await t.db("waiting_list_entries").where({ event_id: EVENT, contact_email: "twice@example.com" });
     expect(rows).toHaveLength(1);
     expect(Number(rows[0].position)).toBe(31);
     expect(await t.db("email_outbox").where({ kind: "waiting_list_joined", to_address: "twice@example.com" })).toHaveLength(1);
+  });
+
+  it("one visitor's joins sent at once on two instances stay within the per-visitor cap (60 places): the event's lock decides", async () => {
+    const apps = [t.app, createApp({ ...t, db: otherDb })];
+    // Every request here comes from one address (no proxy in front): it already has 4 places asked for above.
+    const tabs = await Promise.all([0, 1].map((i) => visitor(apps[i]!)));
+    const team = (n: number) => ({ kind: "team", places: "30", teamName: `Team ${n}`, firstName: "Dana", lastName: "Brooks", email: `cap.race.${n}@example.com`, phone: "(205) 555-0142" });
+    const answers = await Promise.all(tabs.map((v, n) => v.form(`/waiting-list/${EVENT}`, team(n))));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect(answers.find((a) => a.status === 409)!.text).toContain("at most 60 at once");
+    expect(await t.db("waiting_list_requests").where("contact_email", "like", "cap.race.%")).toHaveLength(1);
   });
 });

@@ -86,6 +86,19 @@ const JOIN = { firstName: "Lena", lastName: "Park", email: "lena.park@example.co
 const linkIn = (text: string, path: string) => new RegExp(`https?://[^\\s]+(${path}/[A-Za-z0-9_-]+)`).exec(text)?.[1];
 const emailsTo = (to: string, kind: string) => t.db("email_outbox").where({ to_address: to, kind }).orderBy("id");
 
+/** Asks to join (the page says to check the e-mail; nothing is in line yet), then opens the e-mailed confirmation link. */
+async function joinConfirmed(v: V, form: Record<string, string>) {
+  const asked = await v.form(`/waiting-list/${EVENT}`, form);
+  expect(asked.status, textOf(asked.text)).toBe(200);
+  expect(textOf(asked.text)).toContain(WAITLIST_TEXT.checkEmail);
+  const mails = await emailsTo(form.email!, "waiting_list_confirm");
+  const link = linkIn(mails.at(-1).text_body, "/waiting-list/confirm")!;
+  expect(textOf((await v.get(link)).text)).toContain("Confirm My Place in Line");
+  const page = await v.form(link, {});
+  expect(page.status, textOf(page.text)).toBe(200);
+  return { page, link };
+}
+
 async function entry(email: string) {
   return t.db("waiting_list_entries").where({ event_id: EVENT, contact_email: email }).orderBy("id", "desc").first();
 }
@@ -117,21 +130,35 @@ describe("waiting list", () => {
     expect(text).toContain("Please enter a valid 10-digit phone number");
     expect(text).toContain(WAITLIST_TEXT.places(10));
     expect(await t.db("waiting_list_entries")).toHaveLength(0);
+    expect(await t.db("waiting_list_requests")).toHaveLength(0);
 
     const open = await v.form("/waiting-list/1", { ...JOIN, registrationType: "full" });
     expect(open.status).toBe(409);
     expect(textOf(open.text)).toContain(WAITLIST_TEXT.notSoldOut);
     expect(await t.db("waiting_list_entries")).toHaveLength(0);
+    expect(await t.db("waiting_list_requests")).toHaveLength(0);
   });
 
-  it("joins a family of 2 and a team of 6 in order, each with a confirmation e-mail whose link leaves the list", async () => {
+  it("joins a family of 2 and a team of 6 in order once each confirms its e-mail, each with an e-mail whose link leaves the list", async () => {
     const family = await newVisitor();
-    const joined = await family.form(`/waiting-list/${EVENT}`, JOIN);
-    expect(joined.status).toBe(200);
+    const sent = await family.form(`/waiting-list/${EVENT}`, JOIN);
+    expect(textOf(sent.text)).toContain(WAITLIST_TEXT.confirmFirst(24));
+    // Not in line until the e-mailed link is opened; the link's token is stored only as its hash.
+    expect(await t.db("waiting_list_entries")).toHaveLength(0);
+    const [ask] = await emailsTo(JOIN.email, "waiting_list_confirm");
+    const confirmLink = linkIn(ask.text_body, "/waiting-list/confirm")!;
+    expect(JSON.stringify(await t.db("waiting_list_requests"))).not.toContain(confirmLink.split("/").pop());
+    // Opening the link (a mail scanner may) changes nothing: its button confirms.
+    const opened = await family.get(confirmLink);
+    expect(textOf(opened.text)).toContain("Waiting for 2 places, Full Event.");
+    expect(await t.db("waiting_list_entries")).toHaveLength(0);
+    const joined = await family.form(confirmLink, {});
     expect(textOf(joined.text)).toContain("You are number 1 on the waiting list.");
     const coach = await newVisitor();
-    const team = await coach.form(`/waiting-list/${EVENT}`, { ...JOIN, kind: "team", places: "6", email: COACH.email, firstName: "Dana", teamName: "Steel City WC" });
-    expect(textOf(team.text)).toContain("You are number 2 on the waiting list.");
+    const { page: team } = await joinConfirmed(coach, { ...JOIN, kind: "team", places: "6", email: COACH.email, firstName: "Dana", teamName: "Steel City WC" });
+    // The page the link opens says where the entry stands and what it waits for.
+    expect(textOf(team.text)).toContain("You are number 2 on the waiting list. Place in line 1 family or team is ahead of you Waiting for A team of 6 (Steel City WC).");
+    expect(textOf(joined.text)).toContain("Place in line Next: nobody is ahead of you Waiting for 2 places, Full Event.");
     // The same address again is refused.
     const again = await coach.form(`/waiting-list/${EVENT}`, { ...JOIN, kind: "team", places: "6", email: COACH.email });
     expect(again.status).toBe(409);
@@ -159,10 +186,9 @@ describe("waiting list", () => {
     await refund(individuals[0]!.intentId);
     await rounds();
     expect((await entry(JOIN.email)).status).toBe("waiting");
-    // One place is free, but the line comes first: the API and the events list show none left, as the event page does.
+    // One place is free and nobody in line fits it: the line keeps nothing back, so the API shows it for sale.
     const api = (await (await newVisitor()).get(`/api/events/${EVENT}`)).body as { placesLeft: number; registrationStatus: string };
-    expect([api.placesLeft, api.registrationStatus]).toEqual([0, "soldOut"]);
-    expect(textOf((await (await newVisitor()).get("/events")).text)).toMatch(/Sold Out/);
+    expect([api.placesLeft, api.registrationStatus]).toEqual([1, "open"]);
     await refund(individuals[1]!.intentId);
     await rounds();
     const offered = await entry(JOIN.email);
@@ -173,6 +199,11 @@ describe("waiting list", () => {
     const [mail] = await emailsTo(JOIN.email, "waiting_list_offer");
     const link = linkIn(mail.text_body, "/waiting-list/offer")!;
     expect(mail.text_body).toContain("2 places at");
+    // The confirmation link's page now says the places are held, until when.
+    const [confirmMail] = await emailsTo(JOIN.email, "waiting_list_confirm");
+    const standing = textOf((await (await newVisitor()).get(linkIn(confirmMail.text_body, "/waiting-list/confirm")!)).text);
+    expect(standing).toMatch(/Places Are Held for You 2 places, Full Event\. They are held for you until .+: open the personal link in the offer e-mail/);
+    expect(standing).toContain("Decline the Offer");
 
     // Someone else sees the event sold out and cannot take the held places, not even with a held form's id.
     const stranger = await newVisitor();
@@ -228,11 +259,11 @@ describe("waiting list", () => {
 
   it("gives an offer left to expire to the next entry, and a declined offer too", async () => {
     const a = await newVisitor();
-    await a.form(`/waiting-list/${EVENT}`, { ...JOIN, places: "1", email: "first@example.com" });
+    await joinConfirmed(a, { ...JOIN, places: "1", email: "first@example.com" });
     const b = await newVisitor();
-    await b.form(`/waiting-list/${EVENT}`, { ...JOIN, places: "1", email: "second.in.line@example.com" });
+    await joinConfirmed(b, { ...JOIN, places: "1", email: "second.in.line@example.com" });
     const c = await newVisitor();
-    await c.form(`/waiting-list/${EVENT}`, { ...JOIN, places: "1", email: "third@example.com" });
+    await joinConfirmed(c, { ...JOIN, places: "1", email: "third@example.com" });
     // The two unpaid holds of the first test lapse: the sweep expires them and the first two in line get offers.
     await t.db("registrations").where({ event_id: EVENT, status: "pending_payment" }).whereNotIn("id", t.db("waiting_list_holds").select("registration_id")).update({ reserved_until: new Date(Date.now() - 60_000) });
     await sweep();
@@ -265,7 +296,7 @@ describe("waiting list", () => {
 
   it("leaves the list by the e-mailed link", async () => {
     const v = await newVisitor();
-    await v.form(`/waiting-list/${EVENT}`, { ...JOIN, places: "3", email: "leaver@example.com" });
+    await joinConfirmed(v, { ...JOIN, places: "3", email: "leaver@example.com" });
     const [mail] = await emailsTo("leaver@example.com", "waiting_list_joined");
     const left = await v.form(linkIn(mail.text_body, "/waiting-list/leave")!, {});
     expect(textOf(left.text)).toContain(WAITLIST_TEXT.left);
@@ -273,16 +304,42 @@ describe("waiting list", () => {
     expect((await v.get("/waiting-list/offer/not-a-real-token-at-all-xyz")).status).toBe(404);
   });
 
+  it("leaves the list from the page the confirmation link opens (a form post), which then says so", async () => {
+    const v = await newVisitor();
+    // One place is free (the declined offer's): 2 places wait.
+    const { page, link } = await joinConfirmed(v, { ...JOIN, places: "2", email: "standing@example.com" });
+    const text = textOf(page.text);
+    expect(text).toContain("Thank you: your e-mail address is confirmed.");
+    // The entry offered 'third@example.com' waits ahead as an offer, not in line: this one is next.
+    expect(text).toContain("You are number 1 on the waiting list.");
+    expect(text).toContain("Waiting for 2 places, Full Event.");
+    // Opened again, the link confirms nothing more and shows the same place.
+    const again = textOf((await v.get(link)).text);
+    expect(again).not.toContain("Thank you: your e-mail address is confirmed.");
+    expect(again).toContain("You are number 1 on the waiting list.");
+    expect(await t.db("waiting_list_entries").where({ contact_email: "standing@example.com" })).toHaveLength(1);
+
+    const left = await v.form(`${link}/leave`, {});
+    expect(left.status).toBe(200);
+    expect(textOf(left.text)).toContain(WAITLIST_TEXT.left);
+    expect((await entry("standing@example.com")).status).toBe("left");
+    expect(textOf((await v.get(link)).text)).toContain(`Not on the List ${WAITLIST_TEXT.ended.left}`);
+    // A confirmation link that names nothing.
+    const unknown = await v.get("/waiting-list/confirm/not-a-real-token-at-all-xyz");
+    expect(unknown.status).toBe(404);
+    expect(textOf(unknown.text)).toContain(WAITLIST_TEXT.confirmExpired);
+  });
+
   it("lists the line for admins (the waiting_list view) and in the CSV export: position, size, status, offered until", async () => {
     const rows = (await t.db("waiting_list").where({ event_id: EVENT }).orderBy("position")) as Record<string, unknown>[];
     expect(Object.keys(rows[0]!)).toEqual(WAITING_LIST_COLUMNS);
     expect(rows.map((r) => [Number(r.position), Number(r.size), r.status])).toEqual([
-      [1, 2, "registered"], [2, 6, "registered"], [3, 1, "expired"], [4, 1, "declined"], [5, 1, "offered"], [6, 3, "left"],
+      [1, 2, "registered"], [2, 6, "registered"], [3, 1, "expired"], [4, 1, "declined"], [5, 1, "offered"], [6, 3, "left"], [7, 2, "left"],
     ]);
     expect(rows[1]!.offered_until).toBeTruthy();
     const chunks: Buffer[] = [];
     const out = new Writable({ write: (c: Buffer, _e, done) => (chunks.push(Buffer.from(c)), done()) });
-    expect(await runExport(t.db, { name: "waiting-list", eventId: EVENT }, out)).toBe(6);
+    expect(await runExport(t.db, { name: "waiting-list", eventId: EVENT }, out)).toBe(7);
     const lines = Buffer.concat(chunks).toString("utf8").replace(/^\uFEFF/, "").split("\r\n");
     expect(lines[0]).toBe(WAITING_LIST_COLUMNS.join(","));
     expect(lines[2]).toMatch(/^2,National Champ Camp,2,team,6,team,registered,\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,0,Dana Park,coach.brooks@example.com,/);
@@ -290,7 +347,7 @@ describe("waiting list", () => {
 
   it("offers the places an operator adds (npm run capacity) to the line at once, and refuses a capacity below the places taken", async () => {
     const v = await newVisitor();
-    expect((await v.form(`/waiting-list/${EVENT}`, { ...JOIN, places: "2", email: "raised@example.com" })).status).toBe(200);
+    await joinConfirmed(v, { ...JOIN, places: "2", email: "raised@example.com" });
     expect(await setCapacity(t.db, EVENT, 3, new Date())).toMatchObject({ ok: false, reason: expect.stringContaining("cannot go below") });
     const raised = await setCapacity(t.db, EVENT, CAPACITY + 2, new Date());
     expect(raised).toMatchObject({ ok: true, from: CAPACITY, to: CAPACITY + 2, roundAsked: true });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validate } from "../../src/shared/forms.ts";
 import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES, type RegistrationEventFacts } from "../../src/shared/registrations/rules.ts";
-import { chooseOffers, joinSchema, PASSES_BEFORE_BLOCKING, WAITLIST_TEXT, type LineEntry } from "../../src/shared/registrations/waitingList.ts";
+import { chooseOffers, holdsLine, joinSchema, PASSES_BEFORE_BLOCKING, WAITLIST_TEXT, type LineEntry } from "../../src/shared/registrations/waitingList.ts";
 
 const event: RegistrationEventFacts = {
   packages: [
@@ -38,31 +38,52 @@ describe("joining the waiting list: the registration's rules and messages", () =
   });
 });
 
-const line = (...sizes: [number, number?][]): LineEntry[] => sizes.map(([places, passedOver = 0], i) => ({ id: i + 1, places, passedOver }));
+const NOW = Date.UTC(2027, 4, 1, 12);
+const OPEN = NOW + 3_600_000;
+/** [places, passed over, holds the line until (ms)]: the window defaults to one still open when passed over enough. */
+const line = (...sizes: [number, number?, (number | null)?][]): LineEntry[] =>
+  sizes.map(([places, passedOver = 0, holdsLineUntil], i) => ({ id: i + 1, places, passedOver, holdsLineUntil: holdsLineUntil === undefined ? (passedOver >= PASSES_BEFORE_BLOCKING ? OPEN : null) : holdsLineUntil }));
 const ids = (entries: LineEntry[]) => entries.map((e) => e.id);
+const choose = (l: LineEntry[], free: number) => chooseOffers(l, free, NOW);
 
 describe("the line's rule", () => {
   it("offers in order to every entry that fits; an entry that does not fit keeps its place and is counted as passed over", () => {
-    const { offered, passed } = chooseOffers(line([2], [6], [1], [3]), 4);
+    const { offered, passed, heldBack } = choose(line([2], [6], [1], [3]), 4);
     expect(ids(offered)).toEqual([1, 3]);
     expect(ids(passed)).toEqual([2]);
+    expect(heldBack).toBe(3);
   });
 
-  it("counts no pass when nobody behind got an offer", () => {
-    const { offered, passed } = chooseOffers(line([6], [6]), 5);
+  it("counts no pass when nobody behind got an offer, and an entry that does not fit keeps nothing back from sale", () => {
+    const { offered, passed, heldBack } = choose(line([6], [6]), 5);
     expect(offered).toEqual([]);
     expect(passed).toEqual([]);
+    expect(heldBack).toBe(0);
+    // The probe's attack: a team of 60 in line on an event with 55 free places keeps none of them.
+    expect(choose(line([60]), 55).heldBack).toBe(0);
   });
 
-  it(`an entry passed over ${PASSES_BEFORE_BLOCKING} times blocks the line until its places are free together`, () => {
-    expect(ids(chooseOffers(line([1], [6, PASSES_BEFORE_BLOCKING], [1]), 3).offered)).toEqual([1]);
-    expect(ids(chooseOffers(line([6, PASSES_BEFORE_BLOCKING], [1]), 5).offered)).toEqual([]);
-    expect(ids(chooseOffers(line([6, PASSES_BEFORE_BLOCKING], [1]), 7).offered)).toEqual([1, 2]);
+  it(`an entry passed over ${PASSES_BEFORE_BLOCKING} times holds the line (and the free places) until its places are free together, within its window`, () => {
+    expect(ids(choose(line([1], [6, PASSES_BEFORE_BLOCKING], [1]), 3).offered)).toEqual([1]);
+    expect(choose(line([1], [6, PASSES_BEFORE_BLOCKING], [1]), 3).heldBack).toBe(3);
+    expect(ids(choose(line([6, PASSES_BEFORE_BLOCKING], [1]), 5).offered)).toEqual([]);
+    expect(choose(line([6, PASSES_BEFORE_BLOCKING], [1]), 5).heldBack).toBe(5);
+    expect(ids(choose(line([6, PASSES_BEFORE_BLOCKING], [1]), 7).offered)).toEqual([1, 2]);
     // Below the threshold it is still passed over.
-    expect(ids(chooseOffers(line([6, PASSES_BEFORE_BLOCKING - 1], [1]), 5).offered)).toEqual([2]);
+    expect(ids(choose(line([6, PASSES_BEFORE_BLOCKING - 1], [1]), 5).offered)).toEqual([2]);
+  });
+
+  it("an entry whose window to hold the line is over (or never opened) is passed over and keeps nothing back", () => {
+    const over = line([6, PASSES_BEFORE_BLOCKING, NOW], [1]);
+    expect(ids(choose(over, 5).offered)).toEqual([2]);
+    expect(choose(over, 5).heldBack).toBe(1);
+    expect(choose(line([6, PASSES_BEFORE_BLOCKING + 3, NOW - 1]), 5).heldBack).toBe(0);
+    expect(choose(line([6, PASSES_BEFORE_BLOCKING, null]), 5).heldBack).toBe(0);
+    expect(holdsLine({ id: 1, places: 6, passedOver: PASSES_BEFORE_BLOCKING, holdsLineUntil: NOW + 1 }, NOW)).toBe(true);
   });
 
   it("offers nothing when nothing is free", () => {
-    expect(chooseOffers(line([1]), 0).offered).toEqual([]);
+    expect(choose(line([1]), 0)).toEqual({ offered: [], passed: [], heldBack: 0 });
+    expect(choose(line([1]), -3).heldBack).toBe(0);
   });
 });

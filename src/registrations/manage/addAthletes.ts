@@ -10,7 +10,7 @@ import * as repo from "../repository.ts";
 import type { Holder, Registration } from "../repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../deps.ts";
 import { HOLD_TEXT } from "../hold.ts";
-import { lineComesFirst } from "../waitlist/repository.ts";
+import { placesForSale } from "../waitlist/forSale.ts";
 import { addedAthletesCents, permissions, teamHasRoom } from "./rules.ts";
 import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
@@ -79,7 +79,7 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
     if (amountCents === null) throw new DomainError("conflict", CHANGE_TEXT.noAthletes);
 
     const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now));
-    const left = (await lineComesFirst(trx, event.id)) ? 0 : free;
+    const left = await placesForSale(trx, event.id, free, now);
     if (left < adding) throw new DomainError("conflict", CHANGE_TEXT.notEnoughPlaces(Math.max(0, left), adding));
     const held = await repo.placesHeldBy(trx, input.holder, now);
     const cap = deps.limits.maxHeldPlacesPerVisitor;

@@ -17,7 +17,7 @@ import { registrationRefundedEmail } from "../email.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
 import { PAYMENT_SETUP_ERROR } from "../payment.ts";
 import { placesFreed } from "../waitlist/offers.ts";
-import { lineComesFirst } from "../waitlist/repository.ts";
+import { placesForSale } from "../waitlist/forSale.ts";
 import { changeRefundedEmail, registrationChangedEmail } from "./email.ts";
 import { queueFamilyLinks } from "./family.ts";
 import { permissions } from "./rules.ts";
@@ -73,9 +73,9 @@ async function cannotApply(deps: RegistrationDeps, trx: Knex.Transaction, c: Reg
   if (active + c.places > deps.limits.maxTeamAthletes) return "the team would be larger than a team may be";
   const held = byOperator || c.status === "needs_review" || (c.status === "pending" && c.reservedUntil.getTime() > now.getTime());
   if (held) return null;
-  // A payment for a lapsed hold takes its places only when they are still free and nobody waits in line.
+  // A payment for a lapsed hold takes its places only when they are still free and the waiting list does not keep them.
   const free = Number(eventRow.capacity) - (await placesTaken(trx, c.eventId, now));
-  if (free < c.places || (await lineComesFirst(trx, c.eventId))) return "the hold expired and the event has no places for the athletes";
+  if ((await placesForSale(trx, c.eventId, free, now)) < c.places) return "the hold expired and the event has no places for the athletes";
   return null;
 }
 

@@ -12,6 +12,7 @@ import { MANAGE_RATE_LIMIT } from "./manageLink.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./shared.tsx";
 import { teamRoutes } from "./team.tsx";
 import { waitingListRoutes } from "./waitlist.tsx";
+import { waitingListConfirmRoutes } from "./waitlistConfirm.tsx";
 import type { WaitingListDeps } from "../waitlist/offers.ts";
 
 /** Every URL of the registration aggregate, one handler each: one router per file, mounted one per line. */
@@ -33,5 +34,6 @@ export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesse
   router.use(familyRoutes(all));
   router.use(lostConfirmationRoutes(all));
   router.use(waitingListRoutes({ ...deps, ...all }));
+  router.use(waitingListConfirmRoutes({ ...deps, ...all }));
   return router;
 }

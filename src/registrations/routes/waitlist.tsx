@@ -6,10 +6,11 @@ import { formatEventDateTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { JoinForm, LeaveConfirm, Notice, OfferDetails, WaitingListPage } from "../../../views/pages/registration/WaitingListPage.tsx";
 import { packageOptions } from "../../shared/registrations/rules.ts";
-import { joinSchema, WAITLIST_TEXT } from "../../shared/registrations/waitingList.ts";
+import { CONFIRM_HOURS, joinSchema, WAITLIST_TEXT } from "../../shared/registrations/waitingList.ts";
 import * as repo from "../waitlist/repository.ts";
 import { joinLine } from "../waitlist/join.ts";
-import { findOffer, leaveLine } from "../waitlist/accept.ts";
+import { findOffer, leaveLine, takePlace } from "../waitlist/accept.ts";
+import { visitorKeys } from "../../http/visitor.ts";
 import type { WaitingListDeps } from "../waitlist/offers.ts";
 import { loadEvent, notFound, remember, type RegistrationRouteDeps } from "./shared.tsx";
 import { toText } from "../../shared/toText.ts";
@@ -18,25 +19,35 @@ import { toText } from "../../shared/toText.ts";
 const keptStrings = (sent: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(sent).filter(([, v]) => typeof v === "string").map(([k, v]) => [k, (v as string).slice(0, 400)]));
 
+/** Every waiting-list page: never cached, never indexed. */
+export function waitingListPage(req: Request, res: Response, event: Pick<EventDetail, "id" | "title" | "dateText" | "location">, title: string, content: React.ReactNode, status?: number) {
+  res.set("cache-control", "no-store");
+  renderPage(req, res, <WaitingListPage event={event} title={title}>{content}</WaitingListPage>, {
+    title,
+    description: `The waiting list for ${event.title}, ${event.dateText}, ${event.location}.`,
+    status,
+    noindex: true,
+  });
+}
+
+/** A token link that names nothing (unknown, used up, or its time over). */
+export const linkNotValid = (req: Request, res: Response, text: string = WAITLIST_TEXT.linkUnknown) =>
+  waitingListPage(req, res, { id: 0, title: "Waiting List", dateText: "", location: "" }, "Waiting List", <Notice title="Link Not Valid" eventId={0}><p>{text}</p></Notice>, 404);
+
 /** Joins per address per minute. */
 export const JOIN_RATE_LIMIT = { windowMs: 60_000, limit: 10 } as const;
 
-const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
+export const TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
 
-/** The waiting list: join (/waiting-list/{id}), leave (/waiting-list/leave/{token}) and an offer (/waiting-list/offer/{token}). */
+/**
+ * The waiting list: join (/waiting-list/{id}), leave (/waiting-list/leave/{token}) and an offer
+ * (/waiting-list/offer/{token}); the confirmation link is waitlistConfirm.tsx.
+ */
 export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps): Router {
   const router = Router();
   const limit = deps.rateLimiter({ name: "waiting-list-join", ...JOIN_RATE_LIMIT, message: "Too many attempts from your connection. Please wait a minute and try again." });
 
-  function page(req: Request, res: Response, event: Pick<EventDetail, "id" | "title" | "dateText" | "location">, title: string, content: React.ReactNode, status?: number) {
-    res.set("cache-control", "no-store");
-    renderPage(req, res, <WaitingListPage event={event} title={title}>{content}</WaitingListPage>, {
-      title,
-      description: `The waiting list for ${event.title}, ${event.dateText}, ${event.location}.`,
-      status,
-      noindex: true,
-    });
-  }
+  const page = waitingListPage;
 
   async function joinPage(req: Request, res: Response, event: EventDetail, form: FormState, status?: number) {
     const { entries } = await repo.waitingCounts(deps.db, event.id);
@@ -55,10 +66,10 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     check: (input, event: EventDetail) => validate(joinSchema(event, Math.min(deps.limits.maxTeamAthletes, event.capacity)), input),
     page: (req, res, event, { values, errors }, status) => joinPage(req, res, event, { values: keptStrings(values), errors }, status),
     run: async (req, res, line, event) => {
-      const entry = await joinLine(deps, event, line);
-      page(req, res, event, "You Are on the Waiting List",
-        <Notice title={WAITLIST_TEXT.joined(entry.position)} eventId={event.id}>
-          <p>We sent a confirmation to <strong>{entry.contact.email}</strong> with a link to leave the list. When places fit your {entry.places === 1 ? "place" : `${entry.places} places`}, we e-mail you an offer that holds them for you.</p>
+      await joinLine(deps, event, line, visitorKeys(req, res));
+      page(req, res, event, "Confirm Your E-mail",
+        <Notice title={WAITLIST_TEXT.checkEmail} eventId={event.id}>
+          <p>We sent a link to <strong>{line.email}</strong>. {WAITLIST_TEXT.confirmFirst(CONFIRM_HOURS)}</p>
         </Notice>);
     },
     refused: formError,
@@ -74,7 +85,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     const entry = TOKEN.test(token) ? await repo.entryByLeaveToken(deps.db, token) : undefined;
     const event = entry ? await loadEvent(deps, entry.eventId) : null;
     if (!entry || !event) {
-      page(req, res, { id: 0, title: "Waiting List", dateText: "", location: "" }, "Waiting List", <Notice title="Link Not Valid" eventId={0}><p>{WAITLIST_TEXT.linkUnknown}</p></Notice>, 404);
+      linkNotValid(req, res);
       return undefined;
     }
     return { entry, event, token };
@@ -107,7 +118,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     const offer = TOKEN.test(token) ? await findOffer(deps, token) : undefined;
     const event = offer ? await loadEvent(deps, offer.entry.eventId) : null;
     if (!offer || !event) {
-      page(req, res, { id: 0, title: "Waiting List", dateText: "", location: "" }, "Waiting List", <Notice title="Link Not Valid" eventId={0}><p>{WAITLIST_TEXT.linkUnknown}</p></Notice>, 404);
+      linkNotValid(req, res);
       return undefined;
     }
     return { offer, event, token };
@@ -124,11 +135,16 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
 
   type OfferFound = NonNullable<Awaited<ReturnType<typeof byOfferToken>>>;
 
-  /** Accepting one place: the visitor's session now owns its held registration, and its form opens with it. */
+  /** Accepting one place: it counts against the visitor's cap, their session owns its held registration, its form opens. */
   const takeForm = formPost({
-    run: async (req, _res, sent, { offer, event, token }: OfferFound) => {
+    run: async (req, res, sent, { offer, event, token }: OfferFound) => {
       const place = offer.places.find((p) => String(p.placeNumber) === toText(sent.place ?? ""));
       if (!offer.open || !place || place.state !== "held") return { redirect: `/waiting-list/offer/${token}` };
+      const taken = await takePlace(deps, offer.entry, place, visitorKeys(req, res));
+      if (taken === "gone") return { redirect: `/waiting-list/offer/${token}` };
+      if (taken === "overCap") {
+        return page(req, res, event, "Waiting List", <Notice title="Too Many Places Held" eventId={event.id}><p>{WAITLIST_TEXT.visitorCap(deps.limits.maxHeldPlacesPerVisitor)}</p></Notice>, 409);
+      }
       const team = offer.entry.kind === "team";
       remember(req, team ? "team" : "individual", event.id, place.reference);
       return { redirect: team ? `/team-register/${event.id}` : `/register/${event.id}` };

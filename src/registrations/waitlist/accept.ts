@@ -2,7 +2,7 @@ import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import * as regRepo from "../repository.ts";
 import { REGISTRATION_KIND } from "../deps.ts";
 import * as repo from "./repository.ts";
-import type { Entry } from "./repository.ts";
+import type { Entry, Joiner } from "./repository.ts";
 import { placesFreed, type WaitingListDeps } from "./offers.ts";
 import type { OfferPlace } from "../../shared/registrations/waitingList.ts";
 
@@ -58,4 +58,23 @@ export async function leaveLine(deps: WaitingListDeps, entry: Entry): Promise<bo
   });
   if (changed) deps.logger.info({ eventId: entry.eventId, entryId: entry.id }, "waiting list: left or declined");
   return changed;
+}
+
+/**
+ * A visitor takes one held place of an offer (its form opens next): under the event's lock, the place's registration
+ * is the visitor's from now on, so its places count against the visitor's cap (with the visitor's requests, entries,
+ * offers and other held places). "overCap" changes nothing; "gone" when the place is no longer held.
+ */
+export async function takePlace(deps: WaitingListDeps, entry: Entry, place: OfferPlace, holder: Joiner): Promise<"taken" | "gone" | "overCap"> {
+  return queuedLockingTransaction(deps.db, regRepo.eventKey(entry.eventId), async (trx) => {
+    await regRepo.lockEvent(trx, entry.eventId);
+    const now = deps.clock();
+    const r = await regRepo.lockByReference(trx, place.reference);
+    if (!r || r.status !== "pending_payment" || (r.reservedUntil?.getTime() ?? 0) <= now.getTime()) return "gone";
+    const inLine = await repo.lineLoad(trx, { ...holder, email: null }, now, r.id);
+    const held = await regRepo.placesHeldBy(trx, holder, now, r.id);
+    if (Math.max(inLine.session + held.session, inLine.address + held.address) + r.places > deps.limits.maxHeldPlacesPerVisitor) return "overCap";
+    await repo.claimHold(trx, r.id, holder, now);
+    return "taken";
+  });
 }

@@ -2,6 +2,7 @@ import type { OutgoingEmail } from "../../email/outbox.ts";
 import type { Site } from "../../shared/site.ts";
 import { formatEventDateTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
+import type { JoinRequest } from "../../shared/registrations/waitingList.ts";
 import type { Entry } from "./repository.ts";
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -18,8 +19,26 @@ ${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n")}
   return { kind, reference, to, replyTo: site.email, subject, text, html };
 }
 
-/** Sent when a family or team joins: their position and the link that leaves the list. */
-export function joinedEmail(site: Site, event: EventDetail, entry: Entry, leaveUrl: string): OutgoingEmail {
+/** Sent when a family or team asks to join: the link that confirms the address (and shows where they stand). */
+export function confirmEmail(site: Site, event: EventDetail, join: JoinRequest, requestId: number, confirmUrl: string, confirmBy: Date): OutgoingEmail {
+  return message(
+    site,
+    join.email,
+    "waiting_list_confirm",
+    `waiting-list-request:${requestId}`,
+    `Confirm your place on the waiting list for ${event.title}`,
+    [
+      `Hi ${join.firstName},`,
+      `You asked to join the waiting list for ${event.title} (${event.dateText}, ${event.location}) for ${placesText(join.places)}${join.kind === "team" ? " for your team" : ""}.`,
+      `Open the link below and press "Confirm My Place in Line" by ${formatEventDateTime(confirmBy, event.timeZone)}: only then do you take your place in line. The same link then shows where you stand and lets you leave the list.`,
+      "If you did not ask for this, ignore this e-mail: nothing happens.",
+    ],
+    { label: "Confirm my place in line", url: confirmUrl },
+  );
+}
+
+/** Sent when a family or team is in line (its e-mail confirmed): their place in line and the link that leaves the list. */
+export function joinedEmail(site: Site, event: EventDetail, entry: Entry, position: number, leaveUrl: string): OutgoingEmail {
   return message(
     site,
     entry.contact.email,
@@ -28,7 +47,7 @@ export function joinedEmail(site: Site, event: EventDetail, entry: Entry, leaveU
     `You are on the waiting list for ${event.title}`,
     [
       `Hi ${entry.contact.firstName},`,
-      `You are number ${entry.position} on the waiting list for ${event.title} (${event.dateText}, ${event.location}), for ${placesText(entry.places)}${entry.kind === "team" ? " for your team" : ""}.`,
+      `You are number ${position} on the waiting list for ${event.title} (${event.dateText}, ${event.location}), for ${placesText(entry.places)}${entry.kind === "team" ? " for your team" : ""}.`,
       "When places become free, we offer them in the order families and teams joined, to the first whose places fit. We then e-mail you a personal link; the places are held for you while you register and pay.",
       "Nothing is charged until you accept an offer and pay. If your plans change, leave the list with the link below.",
     ],

@@ -8,19 +8,22 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import * as regRepo from "../repository.ts";
 import { REGISTRATION_ERRORS } from "../../shared/registrations/rules.ts";
 import * as repo from "./repository.ts";
-import type { Entry } from "./repository.ts";
-import { WAITLIST_TEXT, type JoinRequest } from "../../shared/registrations/waitingList.ts";
-import { joinedEmail } from "./email.ts";
-import { placesFreed, type WaitingListDeps } from "./offers.ts";
+import type { Joiner } from "./repository.ts";
+import { CONFIRM_HOURS, WAITLIST_TEXT, type JoinRequest } from "../../shared/registrations/waitingList.ts";
+import { confirmEmail } from "./email.ts";
+import { placesForSale } from "./forSale.ts";
+import type { WaitingListDeps } from "./offers.ts";
 
 /**
- * Joins the event's line, at its end, under the event's lock (positions and "sold out" are decided there): only when
- * the places open to this family or team are fewer than they need, and once per e-mail address while in line.
- * The confirmation e-mail with the leave link is written in the same transaction. Should places be free (a team
- * too large for them joined), an offer round is asked for: someone behind may fit.
+ * Asks to join the event's line, under the event's lock (a team's size, at most MAX_TEAM_ATHLETES and the event's
+ * capacity, is the join form's schema): only when the places for sale are fewer than those asked for, no larger
+ * than the event (its capacity read under the lock), an address not already in line, and within the
+ * per-visitor cap (the visitor's requests, entries, offers and held places, and the address's entries and offers,
+ * with these places: at most maxHeldPlacesPerVisitor). The request counts for nothing until its e-mail is confirmed
+ * (confirm.ts): the e-mail with the confirmation link is written in the same transaction.
  */
-export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: JoinRequest): Promise<Entry> {
-  const entry = await queuedLockingTransaction(deps.db, regRepo.eventKey(event.id), async (trx) => {
+export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: JoinRequest, joiner: Joiner): Promise<{ confirmBy: Date }> {
+  const joined = await queuedLockingTransaction(deps.db, regRepo.eventKey(event.id), async (trx) => {
     const locked = await regRepo.lockEvent(trx, event.id);
     if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
     const now = deps.clock();
@@ -29,16 +32,19 @@ export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: J
     const capacity = Number(locked.capacity);
     if (req.places > capacity) throw new DomainError("invalid", WAITLIST_TEXT.tooLarge(capacity));
     const free = capacity - (await placesTaken(trx, event.id, now));
-    const open = (await repo.lineComesFirst(trx, event.id)) ? 0 : free;
-    if (open >= req.places) throw new DomainError("conflict", WAITLIST_TEXT.notSoldOut);
+    if ((await placesForSale(trx, event.id, free, now)) >= req.places) throw new DomainError("conflict", WAITLIST_TEXT.notSoldOut);
     if (await repo.activeEntryFor(trx, event.id, req.email)) throw new DomainError("conflict", WAITLIST_TEXT.alreadyOn);
+    const cap = deps.limits.maxHeldPlacesPerVisitor;
+    const inLine = await repo.lineLoad(trx, { ...joiner, email: req.email }, now);
+    const held = await regRepo.placesHeldBy(trx, joiner, now);
+    if (Math.max(inLine.session + held.session, inLine.address + held.address, inLine.email) + req.places > cap) throw new DomainError("conflict", WAITLIST_TEXT.visitorCap(cap));
     const { token, hash } = repo.newToken();
-    const joined = await repo.insertEntry(trx, event.id, req, hash, now);
-    await enqueueEmail(trx, joinedEmail(deps.site, event, joined, `${deps.publicUrl}/waiting-list/leave/${token}`));
-    if (free > 0) await placesFreed(trx, event.id);
-    return joined;
+    const confirmBy = new Date(now.getTime() + CONFIRM_HOURS * 3_600_000);
+    const id = await repo.insertRequest(trx, event.id, req, joiner, hash, confirmBy, now);
+    await enqueueEmail(trx, confirmEmail(deps.site, event, req, id, `${deps.publicUrl}/waiting-list/confirm/${token}`, confirmBy));
+    return { id, confirmBy };
   });
   deps.outbox.wake();
-  deps.logger.info({ eventId: event.id, entryId: entry.id, position: entry.position, places: entry.places }, "waiting list: joined");
-  return entry;
+  deps.logger.info({ eventId: event.id, requestId: joined.id, places: req.places }, "waiting list: asked to join");
+  return { confirmBy: joined.confirmBy };
 }

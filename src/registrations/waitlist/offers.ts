@@ -15,7 +15,8 @@ import { TEAM_PACKAGE } from "../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import * as repo from "./repository.ts";
 import type { Entry } from "./repository.ts";
-import { chooseOffers } from "../../shared/registrations/waitingList.ts";
+import { chooseOffers, PASSES_BEFORE_BLOCKING } from "../../shared/registrations/waitingList.ts";
+import { placesForSale, toLineEntry } from "./forSale.ts";
 import { offerEmail } from "./email.ts";
 
 /** What the waiting list's use cases are given: the registrations' deps, the offer time and the site's address for links. */
@@ -43,14 +44,13 @@ export async function placesFreed(conn: Db | Knex.Transaction, eventId: number):
 }
 
 /**
- * placesLeft as a registration page shows it, `exceptRegistrationId` being the visitor's live hold: while the line
- * comes first (see lineComesFirst), only the places that hold already has.
+ * placesLeft as a registration page shows it, `exceptRegistrationId` being the visitor's own hold: less the places
+ * the line keeps back (placesForSale).
  */
 export async function placesOpen(db: Db, eventId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
   const left = await placesLeft(db, eventId, now, exceptRegistrationId);
-  if (!(await repo.lineComesFirst(db, eventId, exceptRegistrationId))) return left;
-  const own = exceptRegistrationId === undefined ? undefined : await db<Row>("registrations").where({ id: exceptRegistrationId }).first("places");
-  return Math.min(left, Number(own?.places ?? 0));
+  const own = exceptRegistrationId === undefined ? undefined : await db<Row>("registrations").where({ id: exceptRegistrationId, status: "pending_payment" }).andWhere("reserved_until", ">", now).first("places");
+  return Math.max(0, await placesForSale(db, eventId, left, now, Number(own?.places ?? 0)));
 }
 
 /**
@@ -71,8 +71,9 @@ export async function offerRound(deps: WaitingListDeps, eventId: number): Promis
     const line = await repo.entriesOf(trx, eventId, ["waiting"]);
     if (free <= 0 || line.length === 0) return 0;
     const event = (await findEvent(trx, eventId))!;
-    const { offered, passed } = chooseOffers(line, free);
-    await repo.countPassedOver(trx, passed.map((e) => e.id), now);
+    const { offered, passed } = chooseOffers(line.map(toLineEntry), free, now.getTime());
+    const holdsUntil = new Date(now.getTime() + deps.offerHours * 3_600_000);
+    await repo.countPassedOver(trx, passed.map((p) => line.find((e) => e.id === p.id)!), PASSES_BEFORE_BLOCKING, holdsUntil, now);
     for (const chosen of offered) await offer(trx, deps, event, line.find((e) => e.id === chosen.id)!, now);
     return offered.length;
   });
@@ -170,11 +171,13 @@ export function createOfferQueue(deps: WaitingListDeps, intervalMs?: number): Jo
  * The minute's net (server.ts, with the hold sweep): a round is asked for at every event where someone is in line
  * or holds an offer and no round is pending, so an offer that ended, places an operator freed in the database,
  * or a missed wake are dealt with within a minute. Harmless when several instances do it. Rounds done a day ago are
- * deleted (they record nothing else).
+ * deleted (they record nothing else), and so are requests to join never confirmed whose link lapsed a day ago.
  */
 export async function askForDueRounds(deps: Pick<WaitingListDeps, "db" | "clock">): Promise<number> {
   const db = deps.db;
-  await db("waiting_list_jobs").where("status", "sent").andWhere("sent_at", "<", new Date(deps.clock().getTime() - 86_400_000)).delete();
+  const dayAgo = new Date(deps.clock().getTime() - 86_400_000);
+  await db("waiting_list_jobs").where("status", "sent").andWhere("sent_at", "<", dayAgo).delete();
+  await repo.deleteLapsedRequests(db, dayAgo);
   const rows: { event_id: unknown }[] = await db("waiting_list_entries as w")
     .whereIn("w.status", ["waiting", "offered"])
     .whereNotExists((q) => { q.select(db.raw("1")).from("waiting_list_jobs as j").whereRaw("j.event_id = w.event_id").whereIn("j.status", ["pending", "sending"]); })

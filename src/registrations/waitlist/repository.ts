@@ -5,7 +5,10 @@ import { toDate } from "../../db/rows.ts";
 import type { EntryKind, EntryStatus, JoinRequest } from "../../shared/registrations/waitingList.ts";
 import { toText } from "../../shared/toText.ts";
 
-/** The one module that queries the waiting list's tables (waiting_list_entries, waiting_list_holds, waiting_list_jobs). */
+/**
+ * The one module that queries the waiting list's tables (waiting_list_requests, waiting_list_entries,
+ * waiting_list_holds, waiting_list_jobs).
+ */
 
 type Conn = Db | Knex.Transaction;
 type Row = Record<string, unknown>;
@@ -22,6 +25,13 @@ export interface Entry {
   status: EntryStatus;
   passedOver: number;
   offeredUntil: Date | null;
+  holdsLineUntil: Date | null;
+}
+
+/** Who joined: the visitor's hashes (src/http/visitor.ts), as the per-visitor cap counts them. */
+export interface Joiner {
+  session: string;
+  address: string;
 }
 
 /** A link's token (sent by e-mail, never stored) and the hash that is stored. */
@@ -44,6 +54,7 @@ function mapEntry(r: Row): Entry {
     status: String(r.status) as EntryStatus,
     passedOver: Number(r.passed_over ?? 0),
     offeredUntil: toDate(r.offered_until),
+    holdsLineUntil: toDate(r.holds_line_until),
   };
 }
 
@@ -56,7 +67,8 @@ export async function activeEntryFor(conn: Conn, eventId: number, email: string)
 }
 
 /** A new entry at the end of the line; only under the event's lock (positions are decided there). */
-export async function insertEntry(trx: Knex.Transaction, eventId: number, req: JoinRequest, leaveTokenHash: string, now: Date): Promise<Entry> {
+/** `joiner` is null for an entry an operator or a test writes (it counts against no visitor's cap). */
+export async function insertEntry(trx: Knex.Transaction, eventId: number, req: JoinRequest, leaveTokenHash: string, now: Date, joiner: Joiner | null = null): Promise<Entry> {
   const last = await trx("waiting_list_entries").where({ event_id: eventId }).max({ p: "position" }).first();
   const position = Number(last?.p ?? 0) + 1;
   const [id] = await trx("waiting_list_entries").insert({
@@ -72,6 +84,8 @@ export async function insertEntry(trx: Knex.Transaction, eventId: number, req: J
     team_name: req.teamName ?? null,
     status: "waiting",
     leave_token_hash: leaveTokenHash,
+    joiner_session: joiner?.session ?? null,
+    joiner_address: joiner?.address ?? null,
     passed_over: 0,
     created_at: now,
     updated_at: now,
@@ -106,8 +120,12 @@ export async function setStatus(trx: Knex.Transaction, id: number, from: EntrySt
   return (await trx("waiting_list_entries").where({ id }).whereIn("status", from).update({ ...fields, status: to, updated_at: now })) === 1;
 }
 
-export async function countPassedOver(trx: Knex.Transaction, ids: number[], now: Date): Promise<void> {
-  if (ids.length > 0) await trx("waiting_list_entries").whereIn("id", ids).increment("passed_over", 1).update({ updated_at: now });
+/** Entries passed over once more; one that reaches `holdsAt` passes holds the line until `holdsUntil` (once only). */
+export async function countPassedOver(trx: Knex.Transaction, entries: Entry[], holdsAt: number, holdsUntil: Date, now: Date): Promise<void> {
+  for (const e of entries) {
+    const holds = e.passedOver + 1 >= holdsAt && e.holdsLineUntil === null;
+    await trx("waiting_list_entries").where({ id: e.id }).update({ passed_over: e.passedOver + 1, updated_at: now, ...(holds ? { holds_line_until: holdsUntil } : {}) });
+  }
 }
 
 export async function linkHold(trx: Knex.Transaction, entryId: number, registrationId: number, placeNumber: number): Promise<void> {
@@ -142,12 +160,134 @@ export async function hasLine(conn: Conn, eventId: number): Promise<boolean> {
   return !!(await conn("waiting_list_entries").where({ event_id: eventId }).whereIn("status", ACTIVE).first("id"));
 }
 
+/** The confirmed entries waiting in front of this one, and this one: its place in line (1 is next). */
+export async function placeInLine(conn: Conn, entry: Entry): Promise<number> {
+  const row = await conn("waiting_list_entries").where({ event_id: entry.eventId, status: "waiting" }).andWhere("position", "<=", entry.position).count({ n: "*" }).first();
+  return Number(row?.n ?? 0);
+}
+
+// ---- requests to join, until their e-mail is confirmed ----
+
+export interface Request {
+  id: number;
+  eventId: number;
+  join: JoinRequest;
+  joiner: Joiner;
+  confirmBy: Date;
+  entryId: number | null;
+}
+
+function mapRequest(r: Row): Request {
+  return {
+    id: Number(r.id),
+    eventId: Number(r.event_id),
+    join: {
+      kind: String(r.kind) as EntryKind,
+      places: Number(r.places),
+      packageCode: String(r.package_code),
+      firstName: String(r.contact_first_name),
+      lastName: String(r.contact_last_name),
+      email: String(r.contact_email),
+      phone: String(r.contact_phone),
+      teamName: r.team_name === null || r.team_name === undefined ? undefined : toText(r.team_name),
+    },
+    joiner: { session: String(r.joiner_session), address: String(r.joiner_address) },
+    confirmBy: toDate(r.confirm_by)!,
+    entryId: r.entry_id === null || r.entry_id === undefined ? null : Number(r.entry_id),
+  };
+}
+
+export async function insertRequest(trx: Knex.Transaction, eventId: number, req: JoinRequest, joiner: Joiner, tokenHash: string, confirmBy: Date, now: Date): Promise<number> {
+  const [id] = await trx("waiting_list_requests").insert({
+    event_id: eventId,
+    kind: req.kind,
+    places: req.places,
+    package_code: req.packageCode,
+    contact_first_name: req.firstName,
+    contact_last_name: req.lastName,
+    contact_email: req.email,
+    contact_phone: req.phone,
+    team_name: req.teamName ?? null,
+    joiner_session: joiner.session,
+    joiner_address: joiner.address,
+    confirm_token_hash: tokenHash,
+    confirm_by: confirmBy,
+    created_at: now,
+  });
+  return Number(id);
+}
+
+export async function requestByConfirmToken(conn: Conn, token: string): Promise<Request | undefined> {
+  const row = await conn<Row>("waiting_list_requests").where({ confirm_token_hash: hashToken(token) }).first();
+  return row ? mapRequest(row) : undefined;
+}
+
+/** The request's row locked (after the event row). */
+export async function lockRequest(trx: Knex.Transaction, id: number): Promise<Request | undefined> {
+  const row = await trx<Row>("waiting_list_requests").where({ id }).forUpdate().first();
+  return row ? mapRequest(row) : undefined;
+}
+
+export async function setRequestEntry(trx: Knex.Transaction, id: number, entryId: number): Promise<void> {
+  await trx("waiting_list_requests").where({ id }).update({ entry_id: entryId });
+}
+
+export async function entryById(conn: Conn, id: number): Promise<Entry | undefined> {
+  const row = await conn<Row>("waiting_list_entries").where({ id }).first();
+  return row ? mapEntry(row) : undefined;
+}
+
+/** Requests never confirmed whose link lapsed before `before`: deleted with the contact details they hold. */
+export async function deleteLapsedRequests(conn: Conn, before: Date): Promise<number> {
+  return conn("waiting_list_requests").whereNull("entry_id").andWhere("confirm_by", "<", before).delete();
+}
+
+// ---- the per-visitor cap ----
+
 /**
- * While anyone is in line at the event, free places are the line's: a registration that is not one of the line's
- * offers sees none (the event shows 'Sold Out' and invites to join the list). `exceptRegistrationId` is the
- * registration being written, which may be an offer's own hold.
+ * The places a visitor (by session and by address) and an e-mail address have on waiting lists now: requests not
+ * yet confirmed and still confirmable (the visitor's only: anyone can type an address), entries in line, and
+ * offers' places held and not yet taken by someone's registration form (a taken place counts as that visitor's
+ * held place: registrations' placesHeldBy). `exceptRegistrationId` is an offer's place being taken.
  */
-export async function lineComesFirst(conn: Conn, eventId: number, exceptRegistrationId?: number): Promise<boolean> {
-  if (exceptRegistrationId !== undefined && (await conn("waiting_list_holds").where({ registration_id: exceptRegistrationId }).first("id"))) return false;
-  return !!(await conn("waiting_list_entries").where({ event_id: eventId, status: "waiting" }).first("id"));
+export async function lineLoad(conn: Conn, who: Joiner & { email: string | null }, now: Date, exceptRegistrationId?: number): Promise<{ session: number; address: number; email: number }> {
+  const requests: Row | undefined = await conn<Row>("waiting_list_requests")
+    .whereNull("entry_id")
+    .andWhere("confirm_by", ">", now)
+    .andWhere((w) => { w.where("joiner_session", who.session).orWhere("joiner_address", who.address); })
+    .select(
+      conn.raw("coalesce(sum(case when joiner_session = ? then places else 0 end), 0) as by_session", [who.session]),
+      conn.raw("coalesce(sum(case when joiner_address = ? then places else 0 end), 0) as by_address", [who.address]),
+    )
+    .first();
+  // An e-mail of null (a visitor taking an offer's place) matches no entry.
+  const email = who.email ?? "";
+  const bySessionAddressEmail = (col: string) => [
+    conn.raw(`coalesce(sum(case when w.joiner_session = ? then ${col} else 0 end), 0) as by_session`, [who.session]),
+    conn.raw(`coalesce(sum(case when w.joiner_address = ? then ${col} else 0 end), 0) as by_address`, [who.address]),
+    conn.raw(`coalesce(sum(case when w.contact_email = ? then ${col} else 0 end), 0) as by_email`, [email]),
+  ];
+  const mine = (w: Knex.QueryBuilder) => { w.where("w.joiner_session", who.session).orWhere("w.joiner_address", who.address).orWhere("w.contact_email", email); };
+  const waiting: Row | undefined = await conn<Row>("waiting_list_entries as w").where("w.status", "waiting").andWhere(mine).select(...bySessionAddressEmail("w.places")).first();
+  const offeredQ = conn<Row>("waiting_list_entries as w")
+    .join("waiting_list_holds as h", "h.entry_id", "w.id")
+    .join("registrations as r", "r.id", "h.registration_id")
+    .where("w.status", "offered")
+    .andWhere("r.status", "pending_payment")
+    .andWhere("r.reserved_until", ">", now)
+    .whereNull("r.holder_session")
+    .andWhere(mine);
+  if (exceptRegistrationId !== undefined) offeredQ.andWhereNot("r.id", exceptRegistrationId);
+  const offered = (await offeredQ.select(...bySessionAddressEmail("r.places")).first()) as Row | undefined;
+  const n = (r: Row | undefined, k: string) => Number(r?.[k] ?? 0);
+  return {
+    session: n(requests, "by_session") + n(waiting, "by_session") + n(offered, "by_session"),
+    address: n(requests, "by_address") + n(waiting, "by_address") + n(offered, "by_address"),
+    email: n(waiting, "by_email") + n(offered, "by_email"),
+  };
+}
+
+/** An offer's place taken by a visitor: from now on it counts against that visitor's cap (placesHeldBy). */
+export async function claimHold(trx: Knex.Transaction, registrationId: number, holder: Joiner, now: Date): Promise<void> {
+  await trx("registrations").where({ id: registrationId }).update({ holder_session: holder.session, holder_address: holder.address, updated_at: now });
 }

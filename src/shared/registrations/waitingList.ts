@@ -14,10 +14,12 @@ export type EntryStatus = "waiting" | "offered" | "registered" | "expired" | "de
 /** An individual entry: one athlete, or 2 to this many siblings, each registered on their own form. */
 export const MAX_SIBLINGS = 4;
 /**
- * An entry that did not fit while an entry behind it got an offer this many times blocks the line: no entry
- * behind it is offered until enough places are free together for it (README: Waiting list).
+ * An entry that did not fit while an entry behind it got an offer this many times holds the line: no entry
+ * behind it is offered until enough places are free together for it, for one offer window at most (chooseOffers).
  */
 export const PASSES_BEFORE_BLOCKING = 2;
+/** A join counts only once its e-mail is confirmed through the e-mailed link, within this many hours. */
+export const CONFIRM_HOURS = 24;
 
 export const WAITLIST_TEXT = {
   joinTitle: (title: string) => `Join the Waiting List: ${title}`,
@@ -27,7 +29,22 @@ export const WAITLIST_TEXT = {
   places: (max: number) => `Please choose how many places you need (1 to ${MAX_SIBLINGS} for an athlete and siblings, ${TEAM_MINIMUM} to ${max} for a team)`,
   tooLarge: (capacity: number) => `This event has ${capacity} places in all, not enough for a team of that size.`,
   notSoldOut: "This event still has places: please register directly.",
+  checkEmail: "Check your e-mail to confirm",
+  confirmFirst: (hours: number) =>
+    `To take your place in line, open the link in the e-mail we just sent and confirm within ${hours} hours. Until you confirm, you are not on the list.`,
+  confirmExpired: "This confirmation link has expired or is not valid. Please join the waiting list again.",
   joined: (position: number) => `You are number ${position} on the waiting list.`,
+  howOffersWork: (hours: number) =>
+    `When places become free, we offer them in line order to the first family or team whose places fit, and e-mail you a personal link that holds your places for ${hours} hours while you register and pay. An offer not taken in that time passes to the next in line.`,
+  offeredUntil: (until: string) => `They are held for you until ${until}: open the personal link in the offer e-mail to register and pay.`,
+  ended: {
+    registered: "You registered through the waiting list: see your registration's confirmation e-mail.",
+    expired: "Your offer ended without being taken, so your turn passed. You can join the waiting list again.",
+    declined: "You declined the offer. You can join the waiting list again.",
+    left: "You have left the waiting list. Your place in line is given up.",
+  },
+  visitorCap: (cap: number) =>
+    `You already have places on waiting lists, in offers or held (at most ${cap} at once). Please leave an entry or complete a registration first, or contact us for a larger group.`,
   alreadyOn: "This e-mail address is already on this event's waiting list. Use the link in the e-mail we sent to leave it.",
   left: "You have left the waiting list. Your place in line is given up.",
   linkUnknown: "This link is not valid. It may have been used already or the offer may have ended.",
@@ -92,19 +109,29 @@ export interface LineEntry {
   id: number;
   places: number;
   passedOver: number;
+  /** Until when (ms) it may hold the line back, set when it is passed over the PASSES_BEFORE_BLOCKING-th time. */
+  holdsLineUntil?: number | null;
 }
 
+/** Whether an entry that does not fit holds the line back now: passed over enough, and its window still open. */
+export const holdsLine = (entry: LineEntry, now: number) =>
+  entry.passedOver >= PASSES_BEFORE_BLOCKING && entry.holdsLineUntil != null && entry.holdsLineUntil > now;
+
 /**
- * Who gets an offer when `free` places are free: in line order, each entry whose size fits what is still free.
- * An entry that does not fit keeps its place and is passed over; one passed over PASSES_BEFORE_BLOCKING times
- * already blocks the line (nobody behind it is offered) until enough places are free together for it.
+ * Who gets an offer when `free` places are free (`now` in ms): in line order, each entry whose size fits what is
+ * still free. An entry that does not fit keeps its place and is passed over; one passed over
+ * PASSES_BEFORE_BLOCKING times holds the line (nobody behind it is offered) until enough places are free together
+ * for it, but only until its window closes (one offer window, set when it is passed over that time: see holdsLine).
  * `passed` are the entries passed over by this round's offers (only those in front of an entry that got one).
+ * `heldBack` is how many of the free places the line keeps from sale now: those it offers, and while an entry holds
+ * the line, the rest. Nothing else: an entry that does not fit withholds nothing (docs: the waiting list's rule).
  */
-export function chooseOffers(line: LineEntry[], free: number): { offered: LineEntry[]; passed: LineEntry[] } {
+export function chooseOffers(line: LineEntry[], free: number, now: number): { offered: LineEntry[]; passed: LineEntry[]; heldBack: number } {
   const offered: LineEntry[] = [];
   let skipped: LineEntry[] = [];
   const passed = new Set<LineEntry>();
-  let left = free;
+  let left = Math.max(0, free);
+  let held = false;
   for (const entry of line) {
     if (left <= 0) break;
     if (entry.places <= left) {
@@ -114,10 +141,14 @@ export function chooseOffers(line: LineEntry[], free: number): { offered: LineEn
       skipped = [];
       continue;
     }
-    if (entry.passedOver >= PASSES_BEFORE_BLOCKING) break;
+    if (holdsLine(entry, now)) {
+      held = true;
+      break;
+    }
     skipped.push(entry);
   }
-  return { offered, passed: [...passed] };
+  const offeredPlaces = offered.reduce((s, e) => s + e.places, 0);
+  return { offered, passed: [...passed], heldBack: offeredPlaces + (held ? left : 0) };
 }
 
 /** One place (or the team) of an offer, as the offer page shows it. */

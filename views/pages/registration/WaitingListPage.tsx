@@ -3,9 +3,10 @@ import type { FormState } from "../../../src/shared/forms.ts";
 import type { EventDetail } from "../../../src/shared/events/types.ts";
 import type { EventPackage } from "../../../src/shared/events/types.ts";
 import { MAX_SIBLINGS, WAITLIST_TEXT } from "../../../src/shared/registrations/waitingList.ts";
-import type { OfferPlace } from "../../../src/shared/registrations/waitingList.ts";
+import type { EntryStatus, OfferPlace } from "../../../src/shared/registrations/waitingList.ts";
 import { TEAM_MINIMUM } from "../../../src/shared/registrations/teamRules.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { SummaryRows } from "../../components/SummaryRows.tsx";
 
 /** Every waiting-list page: the event's name, date and place, then the content. */
 export function WaitingListPage({ event, title, children }: { event: Pick<EventDetail, "id" | "title" | "dateText" | "location">; title: string; children: ReactNode }) {
@@ -101,6 +102,69 @@ export function OfferDetails({ token, team, places, untilText, open }: { token: 
       {open ? (
         <Form action={`/waiting-list/offer/${token}/decline`} label="Decline the offer">
           <SubmitButton className="btn btn-secondary">Decline the Offer</SubmitButton>
+        </Form>
+      ) : null}
+    </div>
+  );
+}
+
+/** The confirmation link's page before it is confirmed: what was asked for, and the button that confirms. */
+export function ConfirmAsk({ action, waitingFor, untilText }: { action: string; waitingFor: string; untilText: string }) {
+  return (
+    <div className="card registration-section">
+      <p>Confirm your e-mail address to take your place at the end of the line. Until then you are not on the list.</p>
+      <SummaryRows rows={[["Waiting for", waitingFor], ["Confirm by", untilText]]} />
+      <Form action={action} label="Confirm your place in line">
+        <SubmitButton>Confirm My Place in Line</SubmitButton>
+      </Form>
+    </div>
+  );
+}
+
+/** Where an entry stands, as its confirmation link shows it. */
+export interface StandingProps {
+  /** Where the leave (or decline) form posts. */
+  action: string;
+  status: EntryStatus;
+  /** Its place among the entries waiting (1 is next). */
+  placeInLine: number;
+  /** "2 places, Full Event" or "a team of 6 (Steel City WC)". */
+  waitingFor: string;
+  offerHours: number;
+  offeredUntilText: string;
+  /** The link confirmed the e-mail just now. */
+  justConfirmed: boolean;
+}
+
+/** The confirmation link's page: the place in line and what it waits for, or the offer; leaving is a button. */
+export function Standing({ action, status, placeInLine, waitingFor, offerHours, offeredUntilText, justConfirmed }: StandingProps) {
+  const active = status === "waiting" || status === "offered";
+  return (
+    <div className="card registration-section waiting-list-standing" role="status">
+      {justConfirmed ? <p>Thank you: your e-mail address is confirmed.</p> : null}
+      {status === "waiting" ? (
+        <>
+          <h2>{WAITLIST_TEXT.joined(placeInLine)}</h2>
+          <SummaryRows rows={[
+            ["Place in line", placeInLine === 1 ? "Next: nobody is ahead of you" : `${placeInLine - 1} ${placeInLine === 2 ? "family or team is" : "families and teams are"} ahead of you`],
+            ["Waiting for", waitingFor],
+          ]} />
+          <p>{WAITLIST_TEXT.howOffersWork(offerHours)}</p>
+        </>
+      ) : status === "offered" ? (
+        <>
+          <h2>Places Are Held for You</h2>
+          <p>{waitingFor} {WAITLIST_TEXT.offeredUntil(offeredUntilText)}</p>
+        </>
+      ) : (
+        <>
+          <h2>Not on the List</h2>
+          <p>{WAITLIST_TEXT.ended[status]}</p>
+        </>
+      )}
+      {active ? (
+        <Form action={action} label={status === "offered" ? "Decline the offer" : "Leave the waiting list"}>
+          <SubmitButton className="btn btn-secondary">{status === "offered" ? "Decline the Offer" : "Leave the Waiting List"}</SubmitButton>
         </Form>
       ) : null}
     </div>
