@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "./knex.ts";
 import { lockingTransaction } from "./transaction.ts";
+import { timeLockedWork } from "./queryLog.ts";
 
 /**
  * Transactions that will wait for the same row lock run one at a time in this process. The database lock decides
@@ -9,7 +10,8 @@ import { lockingTransaction } from "./transaction.ts";
  * `key` names the contended row, e.g. `event:2` (src/registrations/repository.ts: the aggregate's first lock).
  */
 export function queuedLockingTransaction<T>(db: Db, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return oneAtATime(db, key, () => lockingTransaction(db, work));
+  const queued = performance.now();
+  return oneAtATime(db, key, () => timeLockedWork(key, performance.now() - queued, () => lockingTransaction(db, work)));
 }
 
 const queuesByDb = new WeakMap<Db, Map<string, Promise<void>>>();
