@@ -167,10 +167,13 @@ export async function placesTaken(conn: Conn, eventId: number, now: Date, except
   if (opts.locking) {
     query.forShare();
     changes.forShare();
+    const row: Row | undefined = await query.sum({ taken: "places" }).first();
+    const held: Row | undefined = await changes.sum({ held: "places" }).first();
+    return (Number(row?.taken ?? 0) || 0) + (Number(held?.held ?? 0) || 0);
   }
-  const row: Row | undefined = await query.sum({ taken: "places" }).first();
-  const held: Row | undefined = await changes.sum({ held: "places" }).first();
-  return (Number(row?.taken ?? 0) || 0) + (Number(held?.held ?? 0) || 0);
+  // One round trip (a hold runs this under the event's lock): both sums as subqueries of one select.
+  const [row]: Row[] = await conn.select({ taken: query.sum("places"), held: changes.sum("places") });
+  return (Number(row?.taken ?? 0) || 0) + (Number(row?.held ?? 0) || 0);
 }
 
 /**

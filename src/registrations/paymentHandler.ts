@@ -5,7 +5,7 @@ import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../payments/core.t
 import type { PaymentRow } from "../payments/repository.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
-import { canTransition } from "./states.ts";
+import { canTransition, REGISTRATION_TRANSITIONS } from "./states.ts";
 import { codeIdOf, redeemUse } from "./codes.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail } from "./email.ts";
 import { confirmationManageUrl } from "./manage/links.ts";
@@ -29,7 +29,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(REGISTRATION_KIND, {
     async queueKey(db, reference) {
       const eventId = await repo.eventIdOf(db, reference);
-      return eventId === undefined ? undefined : repo.eventKey(eventId);
+      return eventId === undefined ? undefined : repo.eventPaymentsKey(eventId);
     },
 
     async expected(trx, reference) {
@@ -38,7 +38,8 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
     },
 
     async onPaid(trx, payment) {
-      const r = await repo.findByReference(trx, payment.reference);
+      const locked = lockedIn.get(trx);
+      const r = locked?.reference === payment.reference ? locked : await repo.findByReference(trx, payment.reference);
       if (!r) return { reject: "no such registration" };
       if (r.status === "paid") return "duplicate";
       const now = deps.clock();
@@ -102,8 +103,10 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {
     const discount = await redeemUse(trx, r.id, held, now);
     if ("reject" in discount) return { reject: `${DISCOUNT_REJECTION}${discount.reject}` };
-    await repo.transition(trx, r.id, step, now, { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null });
-    const paid = (await repo.findByReference(trx, r.reference))!;
+    const fields = { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null };
+    await repo.transition(trx, r.id, step, now, fields);
+    // The row as just written (the transition's target is paid), without reading it back under the lock.
+    const paid: Registration = { ...r, status: REGISTRATION_TRANSITIONS[step].to, amountPaidCents: payment.amountCents, paidAt: now, reservedUntil: null };
     const event = await findEvent(trx, paid.eventId);
     if (event) {
       await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
@@ -115,11 +118,18 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
 
 /** The aggregate's locks in their order (event, the code it uses, the registration); the registration as it now stands. */
 async function lockAggregate(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
-  const eventId = await repo.eventIdOf(trx, reference);
-  if (eventId === undefined) return undefined;
-  await repo.lockEvent(trx, eventId);
-  const id = await repo.idOf(trx, reference);
-  const codeId = id === undefined ? undefined : await codeIdOf(trx, id);
+  const ids = await repo.idsOf(trx, reference);
+  if (!ids) return undefined;
+  await repo.lockEvent(trx, ids.eventId);
+  const codeId = await codeIdOf(trx, ids.id);
   if (codeId !== undefined) await repo.lockCode(trx, codeId);
-  return repo.lockByReference(trx, reference);
+  const r = await repo.lockByReference(trx, reference);
+  if (r) lockedIn.set(trx, r);
+  return r;
 }
+
+/**
+ * The registration as `expected` locked and read it, for `onPaid` in the same settling transaction (the core changes
+ * only the payment row between the two): read once under the event's lock instead of twice.
+ */
+const lockedIn = new WeakMap<Knex.Transaction, Registration>();
