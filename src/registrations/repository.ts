@@ -148,7 +148,9 @@ export async function findByFormSession(conn: Conn, formSessionId: string): Prom
  *   3. the registration row     its status, version, details and code
  *
  * The payment core's settlement holds the payment row before it calls the registration handler, which then takes
- * 1 to 3 in this order; no registration transaction locks a payment row after these. All of them run through
+ * 1 to 3 in this order, or 3 alone when it pays a live hold (nothing about places or codes is decided then; should the
+ * hold be found lapsed under 3, the transaction starts again and takes 1 to 3: src/registrations/paymentHandler.ts);
+ * no registration transaction locks a payment row after these. All of them run through
  * `lockingTransaction` (src/db/transaction.ts): READ COMMITTED on MySQL, so what is read after a lock is current,
  * and a deadlock or lock-wait timeout runs the transaction again instead of answering 500.
  */
@@ -157,7 +159,8 @@ export async function findByFormSession(conn: Conn, formSessionId: string): Prom
 export const eventKey = (eventId: number) => `event:${eventId}`;
 /**
  * The payment core's transactions on an event's registrations (a settlement after the card) queue apart from its
- * holds: each waits in MySQL for the event's lock behind the one hold running, not behind every hold queued here.
+ * holds: a live hold's settlement takes no event lock at all, and any other waits in MySQL for it behind the one hold
+ * running, not behind every hold queued here.
  */
 export const eventPaymentsKey = (eventId: number) => `event:${eventId}:payments`;
 
@@ -195,6 +198,12 @@ export async function teamPriceCents(conn: Conn, eventId: number): Promise<numbe
 export async function idOf(conn: Conn, reference: string): Promise<number | undefined> {
   const row = await conn<Row>("registrations").where({ reference }).first("id");
   return row ? Number(row.id) : undefined;
+}
+
+/** A registration's status and hold, read without a lock: a hint of which locks to take (what decides is read under them). */
+export async function holdStateOf(conn: Conn, reference: string): Promise<Pick<Registration, "status" | "reservedUntil"> | undefined> {
+  const row = await conn<Row>("registrations").where({ reference }).first("status", "reserved_until");
+  return row ? { status: String(row.status) as RegistrationStatus, reservedUntil: toDate(row.reserved_until) } : undefined;
 }
 
 /** A registration's id and event, read without a lock (neither ever changes): what its transactions lock first. */
