@@ -85,32 +85,57 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** A .cpuprofile's self time by where the code lives (a package, the app's folders, Node itself), and its costliest functions. */
-export function profileSummary(file: string, root: string): { totalMs: number; byPlace: [string, number][]; byFunction: [string, number][] } {
-  const profile = JSON.parse(fs.readFileSync(file, "utf8")) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+/**
+ * A .cpuprofile's busy time within `window` (process.hrtime microseconds: V8's profile clock is the same monotonic
+ * clock), by where the code lives (a package, the app's folders, Node itself) counting each sample where it ran and,
+ * for Node's own and native code, also where it was called from (the nearest package or app frame up the stack).
+ */
+export function profileSummary(
+  file: string,
+  root: string,
+  window: { fromUs: number; toUs: number },
+): { totalMs: number; byPlace: [string, number][]; byCaller: [string, number][]; byFunction: [string, number][] } {
+  const profile = JSON.parse(fs.readFileSync(file, "utf8")) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number };
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
-  const place = (url: string, fn: string) => {
-    if (!url) return fn === "(garbage collector)" ? "(garbage collector)" : fn === "(idle)" ? "(idle)" : fn === "(program)" ? "(program)" : "(native)";
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const place = (n: ProfileNode) => {
+    const { url, functionName: fn } = n.callFrame;
+    if (!url) return ["(garbage collector)", "(idle)", "(program)"].includes(fn) ? fn : "(native)";
     const rel = url.startsWith("file://") ? path.relative(root, new URL(url).pathname) : url;
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(rel);
     if (pkg) return pkg[1]!;
     if (rel.startsWith("node:")) return "node:" + rel.slice(5).split("/")[0];
     return rel.split("/").slice(0, 2).join("/");
   };
+  const isOwn = (p: string) => !p.startsWith("(") && !p.startsWith("node:");
+  const caller = (id: number) => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const p = place(nodes.get(at)!);
+      if (isOwn(p)) return p;
+    }
+    return place(nodes.get(id)!);
+  };
   const byPlace = new Map<string, number>();
+  const byCaller = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let totalMs = 0;
-  for (const [id, ms] of self) {
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at < window.fromUs || at > window.toUs) return;
     const n = nodes.get(id)!;
-    const p = place(n.callFrame.url, n.callFrame.functionName);
-    if (p === "(idle)") continue;
+    const p = place(n);
+    if (p === "(idle)") return;
+    const ms = delta / 1000;
     totalMs += ms;
     byPlace.set(p, (byPlace.get(p) ?? 0) + ms);
+    const c = caller(id);
+    byCaller.set(c, (byCaller.get(c) ?? 0) + ms);
     const f = `${n.callFrame.functionName || "(anonymous)"} ${p}:${n.callFrame.lineNumber + 1}`;
     byFunction.set(f, (byFunction.get(f) ?? 0) + ms);
-  }
+  });
   const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k);
-  return { totalMs, byPlace: top(byPlace, 14), byFunction: top(byFunction, 14) };
+  return { totalMs, byPlace: top(byPlace, 12), byCaller: top(byCaller, 12), byFunction: top(byFunction, 12) };
 }
