@@ -24,8 +24,9 @@ export function knexOptions(database: Config["database"]): Knex.Config {
       compileSqlOnError: false,
       connection: { uri: database.url, connectTimeout: 2000, dateStrings: false, timezone: "Z", charset: "utf8mb4" },
       // Opening day: each event's holds and its payments' settlements queue apart in this process (src/db/rowQueue.ts),
-      // so up to two connections per event wait for its row lock while pages and sessions still need theirs.
-      pool: { min: 0, max: 20 },
+      // so up to two connections per event wait for its row lock, while a crowd's pages and the holds' reads before
+      // the queue need theirs within the 2 s below.
+      pool: { min: 0, max: 30 },
       // A stopped MySQL must answer within 2 s instead of holding requests.
       acquireConnectionTimeout: 2000,
       migrations,
