@@ -342,7 +342,10 @@ try {
   }
 
   const lines: LockLine[] = servers.flatMap((_, i) => lockLines(path.join(runDir, `instance-${i + 1}.log`)));
-  console.log('\nqueries and lock times per request that took an event\'s lock (the instances\' "row lock" log lines):');
+  console.log(
+    '\nqueries and lock times per request that ran a queued locking transaction (the instances\' "row lock" log lines; ' +
+      "a hold locks its event's row, a settlement its payment's and registration's rows, and the event's only for a lapsed hold):",
+  );
   const routes = [...new Set(lines.map((l) => l.route))].sort();
   for (const route of routes) {
     const mine = lines.filter((l) => l.route === route);
