@@ -137,11 +137,10 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  // Development: each request's number of queries (debug), and a warning for a query it runs twice.
-  if (config.env === "development") {
-    countRequestQueries(db);
-    app.use(queryLog());
-  }
+  // A request that took a contended row lock logs its queries and lock times; development also each request's
+  // number of queries (debug), and a warning for a query it runs twice.
+  countRequestQueries(db);
+  app.use(queryLog({ development: config.env === "development" }));
 
   // 2. compression (pages and JSON; brotli at quality 4, gzip 6; built assets come precompressed), security headers, static files, health
   app.use(compression({ threshold: 1024 }));

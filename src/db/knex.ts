@@ -23,7 +23,10 @@ export function knexOptions(database: Config["database"]): Knex.Config {
       // knex would otherwise copy the bound values (e-mail addresses, names) into error messages, and so into logs.
       compileSqlOnError: false,
       connection: { uri: database.url, connectTimeout: 2000, dateStrings: false, timezone: "Z", charset: "utf8mb4" },
-      pool: { min: 0, max: 10 },
+      // Opening day: each event's holds and its payments' settlements queue apart in this process (src/db/rowQueue.ts),
+      // so up to two connections per event wait for its row lock, while a crowd's pages and the holds' reads before
+      // the queue need theirs within the 2 s below.
+      pool: { min: 0, max: 30 },
       // A stopped MySQL must answer within 2 s instead of holding requests.
       acquireConnectionTimeout: 2000,
       migrations,

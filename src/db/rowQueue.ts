@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "./knex.ts";
 import { lockingTransaction } from "./transaction.ts";
+import { timeLockedWork } from "./queryLog.ts";
 
 /**
  * Transactions that will wait for the same row lock run one at a time in this process. The database lock decides
@@ -8,8 +9,18 @@ import { lockingTransaction } from "./transaction.ts";
  * pooled connection while they wait for that lock, which would starve the pool and turn an answer into a 503.
  * `key` names the contended row, e.g. `event:2` (src/registrations/repository.ts: the aggregate's first lock).
  */
-export function queuedLockingTransaction<T>(db: Db, key: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return oneAtATime(db, key, () => lockingTransaction(db, work));
+export function queuedLockingTransaction<T>(
+  db: Db,
+  key: string,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  opts: { atHead?: () => Promise<void> } = {},
+): Promise<T> {
+  const queued = performance.now();
+  return oneAtATime(db, key, async () => {
+    // A request may give up at the head of the queue (its answer no longer needs the lock), before any connection is taken.
+    await opts.atHead?.();
+    return timeLockedWork(key, performance.now() - queued, () => lockingTransaction(db, work));
+  });
 }
 
 const queuesByDb = new WeakMap<Db, Map<string, Promise<void>>>();

@@ -11,6 +11,13 @@ export function isContention(err: unknown): boolean {
 }
 
 /**
+ * Thrown by a locking transaction's work that found, under the locks it took, that it needs one it may not take now
+ * (an earlier one in the lock order): the transaction is rolled back and run again from the start, where the work,
+ * told by its own state, takes every lock in order.
+ */
+export class RestartTransaction extends Error {}
+
+/**
  * A transaction that decides on locked rows: READ COMMITTED on MySQL, so that a row read after its lock is the
  * row as last committed (under REPEATABLE READ a read can return the snapshot taken before the lock was granted),
  * and run again from the start, a few times, when the database picked it as a deadlock's victim or its lock wait
@@ -22,6 +29,7 @@ export async function lockingTransaction<T>(db: Db, work: (trx: Knex.Transaction
     try {
       return await (mysql ? db.transaction(work, { isolationLevel: "read committed" }) : db.transaction(work));
     } catch (err) {
+      if (err instanceof RestartTransaction && attempt < CONTENTION_ATTEMPTS) continue;
       if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
     }

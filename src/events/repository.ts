@@ -168,10 +168,13 @@ export async function placesTaken(conn: Conn, eventId: number, now: Date, except
   if (opts.locking) {
     query.forShare();
     changes.forShare();
+    const row: Row | undefined = await query.sum({ taken: "places" }).first();
+    const held: Row | undefined = await changes.sum({ held: "places" }).first();
+    return (Number(row?.taken ?? 0) || 0) + (Number(held?.held ?? 0) || 0);
   }
-  const row: Row | undefined = await query.sum({ taken: "places" }).first();
-  const held: Row | undefined = await changes.sum({ held: "places" }).first();
-  return (Number(row?.taken ?? 0) || 0) + (Number(held?.held ?? 0) || 0);
+  // One round trip (a hold runs this under the event's lock): both sums as subqueries of one select.
+  const [row]: Row[] = await conn.select({ taken: query.sum("places"), held: changes.sum("places") });
+  return (Number(row?.taken ?? 0) || 0) + (Number(row?.held ?? 0) || 0);
 }
 
 /**
@@ -242,8 +245,17 @@ export async function placesLeft(
   opts: { locking?: boolean } = {},
 ): Promise<number> {
   const query = conn("events").where("id", eventId);
-  if (opts.locking) query.forShare();
-  const row: Row | undefined = await query.first("capacity");
-  if (!row) return 0;
-  return Math.max(0, num(row.capacity) - (await placesTaken(conn, eventId, now, exceptRegistrationId, opts)));
+  if (opts.locking) {
+    query.forShare();
+    const row: Row | undefined = await query.first("capacity");
+    if (!row) return 0;
+    return Math.max(0, num(row.capacity) - (await placesTaken(conn, eventId, now, exceptRegistrationId, opts)));
+  }
+  // One round trip (a hold asks this of every visitor before the event's queue): the capacity and both sums at once.
+  const taken = takingPlaces(conn, now).andWhere("event_id", eventId);
+  if (exceptRegistrationId !== undefined) taken.andWhereNot("id", exceptRegistrationId);
+  const held = changesHoldingPlaces(conn, now).andWhere("event_id", eventId);
+  const [row]: Row[] = await conn.select({ capacity: query.select("capacity"), taken: taken.sum("places"), held: held.sum("places") });
+  if (row?.capacity === null || row?.capacity === undefined) return 0;
+  return Math.max(0, num(row.capacity) - (Number(row.taken ?? 0) || 0) - (Number(row.held ?? 0) || 0));
 }

@@ -189,6 +189,12 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     const found = await repo.findByIntentId(db, intentId);
     if (!found) throw new UnknownPaymentError(`No payment for ${intentId}`);
     const handler = handlerFor(found.kind);
+    // Settled already (the return and the webhook both come): a settled status never goes back to open, so the
+    // answer needs neither Stripe nor the locks.
+    if (!OPEN_STATUSES.includes(found.status) && found.status !== "canceled" && found.expectedAmountCents === null) {
+      if (found.status === "refund_pending") refunds.job.wake();
+      return current(found);
+    }
     const intent = await gateway.retrieveIntent(intentId);
 
     type Step = { result: SettleResult; accepted: boolean; changed?: boolean };
@@ -369,8 +375,10 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         throw new PaymentNotOpenError(settled.payment);
       }
       const stored = await fresh(payment.id);
+      let changed = false;
       if (intent.amountCents !== input.amountCents || stored.amountCents !== input.amountCents) {
         intent = await changeAmount(stored, input.amountCents);
+        changed = true;
       }
       if (intent.description !== input.description || (input.email && intent.receiptEmail !== input.email)) {
         // The receipt goes to the e-mail given now; not worth failing the visitor's payment over.
@@ -380,8 +388,12 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         });
       }
       if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
-      if (input.version !== undefined && (await fresh(payment.id)).coversVersion !== input.version) await repo.setCoversVersion(db, payment.id, input.version);
-      return { payment: await fresh(payment.id), clientSecret: intent.clientSecret };
+      // An amount change leaves the version alone: `stored` tells it; the row is read again only when it changed.
+      if (input.version !== undefined && stored.coversVersion !== input.version) {
+        await repo.setCoversVersion(db, payment.id, input.version);
+        changed = true;
+      }
+      return { payment: changed ? await fresh(payment.id) : stored, clientSecret: intent.clientSecret };
     }
     throw new Error(`Could not obtain a live PaymentIntent for ${input.kind}:${input.reference}`);
   }

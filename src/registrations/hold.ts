@@ -4,7 +4,7 @@ import { toDate } from "../db/rows.ts";
 import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import { isUnavailable } from "../http/errors.ts";
 import { DomainError } from "../errors.ts";
-import { placesTaken } from "../events/repository.ts";
+import { placesLeft, placesTaken } from "../events/repository.ts";
 import { registrationClosingTime } from "../shared/events/rules.ts";
 import type { EventDetail } from "../shared/events/types.ts";
 import type { Db } from "../db/knex.ts";
@@ -44,7 +44,7 @@ export type HoldOutcome =
   | { status: "settled"; registration: Registration };
 
 /** What a registration of either kind asks of the hold. */
-interface HoldSpec {
+interface HoldSpec<P> {
   kind: repo.RegistrationKind;
   formSessionId: string;
   places: number;
@@ -52,8 +52,10 @@ interface HoldSpec {
   code?: string;
   /** The answer when fewer than `places` are left. */
   fullMessage(left: number): string;
+  /** What the rows are written from, read before the lock (the package's or the team's price as stored now). */
+  prepare(db: Db): Promise<P>;
   /** Writes the pending rows (new, or the same form's row again, at `version`) under the locks; returns the row's id and list price. */
-  write(trx: Knex.Transaction, ctx: { current: Registration | undefined; reference: string; now: Date; reservedUntil: Date; version: number }): Promise<{ id: number; listCents: number }>;
+  write(trx: Knex.Transaction, prepared: P, ctx: { current: Registration | undefined; reference: string; now: Date; reservedUntil: Date; version: number }): Promise<{ id: number; listCents: number }>;
 }
 
 /** What a registration pays for, to tell whether a change makes a new version. */
@@ -70,7 +72,7 @@ const ownedBy = (r: Registration, visitor: Visitor) => visitor.owned.includes(r.
  * settled; a payment being confirmed at Stripe is checked first, outside the transaction. Then, outside it, the one
  * PaymentIntent for the amount and version just written.
  */
-async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec, onHeld: (reference: string) => void): Promise<HoldOutcome> {
+async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, onHeld: (reference: string) => void): Promise<HoldOutcome> {
   const earlier = await repo.findByFormSession(deps.db, spec.formSessionId);
   if (earlier && (!ownedBy(earlier, visitor) || earlier.eventId !== event.id || earlier.kind !== spec.kind)) {
     throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
@@ -78,6 +80,8 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
   if (earlier && (isSettled(earlier.status) || (await paymentUnderWay(deps, earlier.reference)))) {
     return settled(deps.db, earlier.reference);
   }
+  await refuseWhenFull(deps, event, spec, earlier);
+  const prepared = await spec.prepare(deps.db);
 
   const written = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx): Promise<{ reference: string; settled: boolean }> => {
     const now = deps.clock();
@@ -94,8 +98,9 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
     if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
     if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
     const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
-    // Less the places the waiting list keeps back; a live hold keeps its own (README: Waiting list).
+    // Less the places the waiting list keeps back; a live hold keeps its own (docs/operators.md: Waiting list).
     const left = await placesForSale(trx, event.id, free, now, current && holdIsLive(current, now) ? current.places : 0);
+    freeAfterLastHold(deps.db).set(event.id, left < spec.places ? left : left - spec.places);
     if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)));
     const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
     const cap = deps.limits.maxHeldPlacesPerVisitor;
@@ -106,20 +111,26 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
     const reservedUntil = new Date(Math.max(now.getTime() + HOLD_MINUTES * 60_000, current && holdIsLive(current, now) ? current.reservedUntil!.getTime() : 0));
     if (!current) {
       // A new registration: version 1, the code entered with the form (if any) priced on the list price.
-      const { id, listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: 1 });
+      const { id, listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 });
       if (code) await repo.setAmount(trx, id, (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents, 1, now);
       return { reference, settled: false };
     }
     // The same form again: written anew; a change to what it pays for makes a new version.
     const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code);
     if (!(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
-    const { listCents } = await spec.write(trx, { current, reference, now, reservedUntil, version: current.version });
+    const { listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: current.version });
     const after = (await repo.findByReference(trx, reference))!;
     // The code entered with this form, or the one the registration already held, priced at the new list price.
     const amountCents = code ? (await holdUse(trx, code, after, now)).finalCents : await repriceHeldUse(trx, after.id, holdIsLive(current, now), listCents, now);
     const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code);
     await repo.setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
     return { reference, settled: false };
+  }, {
+    // Queued while the event filled up: when this process's last decision left fewer places than asked for, a cheap
+    // read at the head of the queue answers "sold out" without taking the lock.
+    atHead: async () => {
+      if ((freeAfterLastHold(deps.db).get(event.id) ?? Infinity) < spec.places) await refuseWhenFull(deps, event, spec, earlier);
+    },
   });
   if (written.settled) return settled(deps.db, written.reference);
   // From here the visitor owns the hold, so a retry of the same form reuses it whatever happens next.
@@ -130,6 +141,30 @@ async function hold(deps: RegistrationDeps, event: EventDetail, visitor: Visitor
   } catch (err) {
     return paymentSetupFailed(deps, registration, err);
   }
+}
+
+/** Places left after this process's last locked hold decision, per event: a hint for the queue's head, never a decision. */
+const freeAfter = new WeakMap<Db, Map<number, number>>();
+function freeAfterLastHold(db: Db): Map<number, number> {
+  let m = freeAfter.get(db);
+  if (!m) freeAfter.set(db, (m = new Map<number, number>()));
+  return m;
+}
+
+/**
+ * A cheap read before the event's queue (and again at its head, see hold): when the event has fewer free places than asked for, "sold out" is answered
+ * at once instead of after every hold queued for the lock. It only refuses what the locked decision would refuse
+ * (that one counts the waiting list too); a place freed meanwhile goes to the next visitor, as if this one had come a
+ * moment earlier. A form whose registration appeared meanwhile (a double submit) is left to the locked decision.
+ */
+async function refuseWhenFull<P>(deps: RegistrationDeps, event: EventDetail, spec: HoldSpec<P>, earlier: Registration | undefined): Promise<void> {
+  const now = deps.clock();
+  // The locked decision gives these answers first.
+  if (event.registrationClosesAt.getTime() <= now.getTime() || (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes)) return;
+  const free = await placesLeft(deps.db, event.id, now, earlier?.id);
+  if (free >= spec.places) return;
+  if (!earlier && (await repo.findByFormSession(deps.db, spec.formSessionId))) return;
+  throw new DomainError("conflict", spec.fullMessage(free));
 }
 
 async function settled(db: Db, reference: string): Promise<HoldOutcome> {
@@ -165,11 +200,14 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
       places: 1,
       code: opts.code,
       fullMessage: () => REGISTRATION_ERRORS.soldOut,
-      async write(trx, { current, reference, now, reservedUntil, version }) {
-        const priceCents = await repo.packagePriceCents(trx, event.id, data.registrationType);
+      async prepare(db) {
+        const priceCents = await repo.packagePriceCents(db, event.id, data.registrationType);
         const pkg = findPackage(event, data.registrationType);
         if (priceCents === undefined || !pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
-        const h: repo.IndividualHold = { eventId: event.id, packageLabel: pkg.label, priceCents, reservedUntil, data };
+        return { priceCents, packageLabel: pkg.label };
+      },
+      async write(trx, { priceCents, packageLabel }, { current, reference, now, reservedUntil, version }) {
+        const h: repo.IndividualHold = { eventId: event.id, packageLabel, priceCents, reservedUntil, data };
         if (!current) return { id: await repo.insertIndividual(trx, reference, h, visitor.holder, now), listCents: h.priceCents };
         await repo.rewriteIndividual(trx, current.id, h, visitor.holder, version, now);
         return { id: current.id, listCents: h.priceCents };
@@ -179,7 +217,7 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
   );
 }
 
-/** A coach's team: one place per athlete at the event's team price, read under the event lock. */
+/** A coach's team: one place per athlete at the event's team price as stored when it is posted. */
 export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamRegistration, visitor: Visitor, opts: { code?: string; onHeld: (reference: string) => void }): Promise<HoldOutcome> {
   const places = data.athletes.length;
   return hold(
@@ -192,9 +230,12 @@ export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamR
       places,
       code: opts.code,
       fullMessage: (left) => TEAM_TEXT.notEnoughPlaces(left, places),
-      async write(trx, { current, reference, now, reservedUntil, version }) {
-        const teamPriceCents = await repo.teamPriceCents(trx, event.id);
+      async prepare(db) {
+        const teamPriceCents = await repo.teamPriceCents(db, event.id);
         if (!Number.isInteger(teamPriceCents) || teamPriceCents <= 0) throw new DomainError("conflict", TEAM_TEXT.registrationErrorDefault);
+        return teamPriceCents;
+      },
+      async write(trx, teamPriceCents, { current, reference, now, reservedUntil, version }) {
         const h: repo.TeamHold = { eventId: event.id, teamPriceCents, dayIds: event.days.map((d) => d.id), reservedUntil, data };
         if (!current) return { id: await repo.insertTeam(trx, reference, h, visitor.holder, now), listCents: teamPriceCents * places };
         await repo.rewriteTeam(trx, current.id, h, visitor.holder, version, now);

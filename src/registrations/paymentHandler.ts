@@ -5,17 +5,19 @@ import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../payments/core.t
 import type { PaymentRow } from "../payments/repository.ts";
 import * as repo from "./repository.ts";
 import type { Registration } from "./repository.ts";
-import { canTransition } from "./states.ts";
+import { canTransition, REGISTRATION_TRANSITIONS } from "./states.ts";
 import { codeIdOf, redeemUse } from "./codes.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail } from "./email.ts";
 import { confirmationManageUrl } from "./manage/links.ts";
 import { queueFamilyLinks } from "./manage/family.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
+import { RestartTransaction } from "../db/transaction.ts";
 import { registerChangePayments, syncRegistrationRefunds } from "./manage/paidChanges.ts";
 
 /**
  * The registrations' handler in the payment core. The core locks the payment row, then `expected` takes the
- * aggregate's locks in their order (event, code, registration) and says what the registration now asks for: its
+ * aggregate's locks in their order (event, code, registration; the registration's alone for a live hold, see
+ * lockLiveHold) and says what the registration now asks for: its
  * amount and version. The core compares them with the PaymentIntent and the version it was made for; only a match
  * reaches `onPaid`, any difference goes to `onReview` (needs_review: the places stay held for the operator).
  */
@@ -29,16 +31,17 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(REGISTRATION_KIND, {
     async queueKey(db, reference) {
       const eventId = await repo.eventIdOf(db, reference);
-      return eventId === undefined ? undefined : repo.eventKey(eventId);
+      return eventId === undefined ? undefined : repo.eventPaymentsKey(eventId);
     },
 
     async expected(trx, reference) {
-      const r = await lockAggregate(trx, reference);
+      const r = (await lockLiveHold(trx, reference, deps.clock())) ?? (await lockAggregate(trx, reference));
       return r ? { amountCents: r.amountCents, version: r.version } : null;
     },
 
     async onPaid(trx, payment) {
-      const r = await repo.findByReference(trx, payment.reference);
+      const locked = lockedIn.get(trx);
+      const r = locked?.reference === payment.reference ? locked : await repo.findByReference(trx, payment.reference);
       if (!r) return { reject: "no such registration" };
       if (r.status === "paid") return "duplicate";
       const now = deps.clock();
@@ -50,6 +53,8 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       }
       if (!canTransition(r.status, "pay")) return { reject: `the registration is ${r.status}` };
       const held = holdIsLive(r, now);
+      // Locked as a live hold (without the event's lock) but lapsed since: run again with every lock.
+      if (!held && liveHoldLocked.has(trx)) restartWithEveryLock(payment.reference);
       // A payment for a lapsed hold takes its places only when they are still free (the event row is locked).
       if (!held && (await placesLeft(trx, r.eventId, now, r.id)) < r.places) return { reject: "the hold expired and the event is full" };
       return confirm(trx, r, payment, "pay", held, now);
@@ -102,8 +107,10 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {
     const discount = await redeemUse(trx, r.id, held, now);
     if ("reject" in discount) return { reject: `${DISCOUNT_REJECTION}${discount.reject}` };
-    await repo.transition(trx, r.id, step, now, { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null });
-    const paid = (await repo.findByReference(trx, r.reference))!;
+    const fields = { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null };
+    await repo.transition(trx, r.id, step, now, fields);
+    // The row as just written (the transition's target is paid), without reading it back under the lock.
+    const paid: Registration = { ...r, status: REGISTRATION_TRANSITIONS[step].to, amountPaidCents: payment.amountCents, paidAt: now, reservedUntil: null };
     const event = await findEvent(trx, paid.eventId);
     if (event) {
       await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
@@ -113,13 +120,50 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   }
 }
 
+/**
+ * A hold paid well within its time needs no event lock: its places are counted already and stay counted once paid,
+ * and so does its code's use, so neither the places left nor the code's limit is decided. The registration's own lock
+ * orders it with everything else that changes the registration (the sweep, a re-post of its form). The settlement
+ * then holds no lock that the event's holds wait for (a status change does not check the foreign key to the event
+ * either: migrations/20261127090000_registrations_event_fk_index.ts). Anything else (a lapsed or lapsing hold,
+ * another status) takes the aggregate's locks in their order; so does a run that found the hold no longer live under
+ * the registration's lock, restarted (taking the event's lock after the registration's would break the lock order).
+ */
+const LIVE_MARGIN_MS = 60_000;
+const liveHoldLocked = new WeakSet<Knex.Transaction>();
+const needsEveryLock = new Set<string>();
+
+function restartWithEveryLock(reference: string): never {
+  needsEveryLock.add(reference);
+  throw new RestartTransaction(`registration ${reference}: its hold is no longer live, settled with every lock`);
+}
+
+async function lockLiveHold(trx: Knex.Transaction, reference: string, now: Date): Promise<Registration | undefined> {
+  if (needsEveryLock.delete(reference)) return undefined;
+  const seen = await repo.holdStateOf(trx, reference);
+  const withMargin = new Date(now.getTime() + LIVE_MARGIN_MS);
+  if (!seen || !holdIsLive(seen, withMargin)) return undefined;
+  const r = await repo.lockByReference(trx, reference);
+  if (!r || !holdIsLive(r, withMargin)) restartWithEveryLock(reference);
+  liveHoldLocked.add(trx);
+  lockedIn.set(trx, r);
+  return r;
+}
+
 /** The aggregate's locks in their order (event, the code it uses, the registration); the registration as it now stands. */
 async function lockAggregate(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
-  const eventId = await repo.eventIdOf(trx, reference);
-  if (eventId === undefined) return undefined;
-  await repo.lockEvent(trx, eventId);
-  const id = await repo.idOf(trx, reference);
-  const codeId = id === undefined ? undefined : await codeIdOf(trx, id);
+  const ids = await repo.idsOf(trx, reference);
+  if (!ids) return undefined;
+  await repo.lockEvent(trx, ids.eventId);
+  const codeId = await codeIdOf(trx, ids.id);
   if (codeId !== undefined) await repo.lockCode(trx, codeId);
-  return repo.lockByReference(trx, reference);
+  const r = await repo.lockByReference(trx, reference);
+  if (r) lockedIn.set(trx, r);
+  return r;
 }
+
+/**
+ * The registration as `expected` locked and read it, for `onPaid` in the same settling transaction (the core changes
+ * only the payment row between the two): read once under the event's lock instead of twice.
+ */
+const lockedIn = new WeakMap<Knex.Transaction, Registration>();

@@ -148,13 +148,21 @@ export async function findByFormSession(conn: Conn, formSessionId: string): Prom
  *   3. the registration row     its status, version, details and code
  *
  * The payment core's settlement holds the payment row before it calls the registration handler, which then takes
- * 1 to 3 in this order; no registration transaction locks a payment row after these. All of them run through
+ * 1 to 3 in this order, or 3 alone when it pays a live hold (nothing about places or codes is decided then; should the
+ * hold be found lapsed under 3, the transaction starts again and takes 1 to 3: src/registrations/paymentHandler.ts);
+ * no registration transaction locks a payment row after these. All of them run through
  * `lockingTransaction` (src/db/transaction.ts): READ COMMITTED on MySQL, so what is read after a lock is current,
  * and a deadlock or lock-wait timeout runs the transaction again instead of answering 500.
  */
 
 /** The name under which this process queues the transactions that take an event's lock (src/db/rowQueue.ts). */
 export const eventKey = (eventId: number) => `event:${eventId}`;
+/**
+ * The payment core's transactions on an event's registrations (a settlement after the card) queue apart from its
+ * holds: a live hold's settlement takes no event lock at all, and any other waits in MySQL for it behind the one hold
+ * running, not behind every hold queued here.
+ */
+export const eventPaymentsKey = (eventId: number) => `event:${eventId}:payments`;
 
 /** 1. The event row; undefined when there is no such event. */
 export async function lockEvent(trx: Knex.Transaction, eventId: number): Promise<Record<string, unknown> | undefined> {
@@ -190,6 +198,18 @@ export async function teamPriceCents(conn: Conn, eventId: number): Promise<numbe
 export async function idOf(conn: Conn, reference: string): Promise<number | undefined> {
   const row = await conn<Row>("registrations").where({ reference }).first("id");
   return row ? Number(row.id) : undefined;
+}
+
+/** A registration's status and hold, read without a lock: a hint of which locks to take (what decides is read under them). */
+export async function holdStateOf(conn: Conn, reference: string): Promise<Pick<Registration, "status" | "reservedUntil"> | undefined> {
+  const row = await conn<Row>("registrations").where({ reference }).first("status", "reserved_until");
+  return row ? { status: String(row.status) as RegistrationStatus, reservedUntil: toDate(row.reserved_until) } : undefined;
+}
+
+/** A registration's id and event, read without a lock (neither ever changes): what its transactions lock first. */
+export async function idsOf(conn: Conn, reference: string): Promise<{ id: number; eventId: number } | undefined> {
+  const row = await conn<Row>("registrations").where({ reference }).first("id", "event_id");
+  return row ? { id: Number(row.id), eventId: Number(row.event_id) } : undefined;
 }
 
 /** The event a registration belongs to, read without a lock (it never changes): the first lock of its transactions. */
@@ -231,15 +251,18 @@ export async function placesHeldBy(trx: Knex.Transaction, holder: Holder, now: D
     trx.raw("coalesce(sum(case when holder_session = ? then places else 0 end), 0) as by_session", [holder.session]),
     trx.raw("coalesce(sum(case when holder_address = ? then places else 0 end), 0) as by_address", [holder.address]),
   ];
-  const row: Row | undefined = await q.select(...bySessionAndAddress).first();
   // Athletes being added to a paid team hold places too (registration_changes).
-  const changes: Row | undefined = await trx<Row>("registration_changes")
+  const changes = trx<Row>("registration_changes")
     .where("status", "pending")
     .andWhere("reserved_until", ">", now)
     .andWhere((w) => { w.where("holder_session", holder.session).orWhere("holder_address", holder.address); })
-    .select(...bySessionAndAddress)
-    .first();
-  return { session: Number(row?.by_session ?? 0) + Number(changes?.by_session ?? 0), address: Number(row?.by_address ?? 0) + Number(changes?.by_address ?? 0) };
+    .select(...bySessionAndAddress);
+  // One round trip (a hold runs this under the event's lock): both sums in one statement.
+  const rows: Row[] = await trx.select("*").from(q.select(...bySessionAndAddress).unionAll(changes).as("held"));
+  return {
+    session: rows.reduce((sum, r) => sum + Number(r.by_session ?? 0), 0),
+    address: rows.reduce((sum, r) => sum + Number(r.by_address ?? 0), 0),
+  };
 }
 
 /** What a pending individual registration holds: its package, price and the athlete's details. */

@@ -12,7 +12,7 @@ export const RUSH_CODE = { code: "RUSH10", percent: 10, maxRedemptions: 60 } as 
 
 export interface FamilyPlan {
   id: number;
-  /** The app instance this family is pinned to (a sticky proxy: each instance runs its own offline Stripe). */
+  /** The app instance this family is pinned to (as a sticky proxy would). */
   instance: number;
   /** Its own client address, as the proxy forwards it. */
   address: string;
@@ -106,11 +106,10 @@ class Client {
   }
 
   /**
-   * The offline Stripe.js's confirmCardPayment: the card goes to the app's /__offline-stripe pass-through with the
-   * publishable key and the client secret, without the site's cookies, and (Stripe being another origin, not behind
-   * the site's proxy) from this machine's own address, which is the only one the pass-through answers.
+   * Stripe.js's confirmCardPayment: the card goes to Stripe (here the fake Stripe process at `stripeUrl`) with the
+   * publishable key and the client secret, without the site's cookies: Stripe is another origin.
    */
-  async confirmCard(publishableKey: string, clientSecret: string, card: string, name: string) {
+  async confirmCard(stripeUrl: string, publishableKey: string, clientSecret: string, card: string, name: string) {
     const intentId = clientSecret.split("_secret_")[0] ?? "";
     const body = new URLSearchParams({
       key: publishableKey,
@@ -123,7 +122,7 @@ class Client {
       "payment_method_data[billing_details][name]": name,
       "payment_method_data[billing_details][address][postal_code]": "35203",
     });
-    const res = await this.send("confirm", `${this.base}/__offline-stripe/v1/payment_intents/${encodeURIComponent(intentId)}/confirm`, {
+    const res = await this.send("confirm", `${stripeUrl}/v1/payment_intents/${encodeURIComponent(intentId)}/confirm`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body,
@@ -209,7 +208,7 @@ function teamData(plan: FamilyPlan, props: Json) {
 }
 
 /** One family's visit, start to end; never throws (a failed call is recorded with its status, 0 for no answer). */
-export async function runFamily(base: string, plan: FamilyPlan): Promise<FamilyResult> {
+export async function runFamily(base: string, stripeUrl: string, plan: FamilyPlan): Promise<FamilyResult> {
   const client = new Client(base, plan.address);
   let formSessionId: string | undefined = undefined; // set once the form is read; done() reports it
   const done = (outcome: FamilyResult["outcome"], extra: Partial<FamilyResult> = {}): FamilyResult => ({ plan, calls: client.calls, outcome, formSessionId, ...extra });
@@ -241,7 +240,7 @@ export async function runFamily(base: string, plan: FamilyPlan): Promise<FamilyR
   }
   if (!clientSecret || !publishableKey) return done("failed", { reference });
 
-  const confirmed = await client.confirmCard(publishableKey, clientSecret, PAYING_CARD, `${person(plan.id, 0).first} ${person(plan.id, 0).last}`);
+  const confirmed = await client.confirmCard(stripeUrl, publishableKey, clientSecret, PAYING_CARD, `${person(plan.id, 0).first} ${person(plan.id, 0).last}`);
   if (confirmed.status !== 200 || confirmed.json.status !== "succeeded") return done("failed", { reference });
   const intentId = String(confirmed.json.id);
   const charged = { intentId, amountCents: Number(confirmed.json.amount_received), reference };

@@ -75,6 +75,7 @@ const prefix = `cluster-${randomBytes(4).toString("hex")}:`;
 const database = await createMysqlDatabase();
 const db: Knex = knexFactory({ client: "mysql2", connection: { uri: database.url, timezone: "Z" } as never, pool: { min: 0, max: 2 } });
 const stripe = await startFakeStripe();
+const STRIPE_URL = `http://${stripe.host}:${stripe.port}`;
 const shopify = await startFakeShopify();
 const smtp = await startSmtpServer();
 const ports = [await freePort(), await freePort()];
@@ -96,7 +97,7 @@ const env = (i: number): Record<string, string> => ({
   STRIPE_SECRET_KEY: stripe.secretKey,
   STRIPE_PUBLISHABLE_KEY: stripe.publishableKey,
   STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-  STRIPE_API_URL: `http://${stripe.host}:${stripe.port}`,
+  STRIPE_API_URL: STRIPE_URL,
   SMTP_URL: smtp.url,
   ...shopify.env(),
   PAGE_CACHE_MS: String(PAGE_CACHE_MS),
@@ -207,7 +208,7 @@ try {
   check(kept.kept && kept.left === "2", `A keeps /events/${EVENT_ID} showing 2 of 2 places left (kept: ${kept.kept}, left: ${kept.left})`);
 
   const writeSent = performance.now();
-  const first = await runFamily(B.url, family(1));
+  const first = await runFamily(B.url, STRIPE_URL, family(1));
   check(first.outcome === "abandoned", `a family holds a place on B (got ${first.outcome}: ${JSON.stringify(first.calls.at(-1))})`);
   let staleReads = 0;
   let seen = await eventPage(A.url);
@@ -222,7 +223,7 @@ try {
   showed(`A's kept page showed B's hold ${Math.round(forgotMs)} ms after B was asked (bound ${STALE_BOUND_MS} ms = PAGE_CACHE_MS ${PAGE_CACHE_MS} + events cache ${EVENT_CACHE_MS}; ${staleReads} stale reads before)`);
 
   // The last place: a family on A and a family on B ask for it at the same moment; one holds it, the other is refused.
-  const race = await Promise.all([runFamily(A.url, family(2)), runFamily(B.url, family(3))]);
+  const race = await Promise.all([runFamily(A.url, STRIPE_URL, family(2)), runFamily(B.url, STRIPE_URL, family(3))]);
   const outcomes = race.map((r) => r.outcome);
   check(outcomes.filter((o) => o === "abandoned").length === 1 && outcomes.filter((o) => o === "sold out").length === 1, `of two families racing for the last place on A and B, one holds it and one is refused (got ${outcomes.join(", ")})`);
   const held = await db("registrations").where({ event_id: EVENT_ID, status: "pending_payment" }).select("reference", "places");

@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from "../support/app.ts";
 import { createLogger } from "../../src/logger.ts";
 import { eventCaches } from "../../src/events/cache.ts";
 import { countRequestQueries, queryLog } from "../../src/db/queryLog.ts";
+import { queuedLockingTransaction } from "../../src/db/rowQueue.ts";
 
 /**
  * Development's per-request query log, read back from the log: every page type runs no SQL text twice, with
@@ -126,7 +127,7 @@ describe("the repeat warning", () => {
     const app = express();
     app.use(pinoHttp({ logger }));
     countRequestQueries(t.db);
-    app.use(queryLog());
+    app.use(queryLog({ development: true }));
     const byEmail = () => t.db("newsletter_subscribers").where({ email: "someone@example.com" }).first();
     app.get("/twice", async (_req, res) => {
       await byEmail();
@@ -151,5 +152,43 @@ describe("the repeat warning", () => {
     await request(app).get("/again-under-lock").expect(200);
     await expect.poll(() => own.some((l) => l.msg === "database queries")).toBe(true);
     expect(own.filter((l) => l.msg === REPEATED)).toEqual([]);
+  });
+});
+
+describe("the row lock line", () => {
+  it("tells a request's queries outside and inside its queued locking transaction, and its lock times, in production too", async () => {
+    const own: Line[] = [];
+    const logger = createLogger("info", { write: (s: string) => void own.push(JSON.parse(s) as Line) });
+    const app = express();
+    app.use(pinoHttp({ logger }));
+    countRequestQueries(t.db);
+    app.use(queryLog({ development: false }));
+    app.get("/locked", async (_req, res) => {
+      await t.db("events").where({ id: 1 }).first("id");
+      await queuedLockingTransaction(t.db, "event:1", async (trx) => {
+        await trx("events").where({ id: 1 }).forUpdate().first("id");
+        await trx("event_packages").where({ event_id: 1 }).first("id");
+      });
+      res.end();
+    });
+    app.get("/unlocked", async (_req, res) => {
+      await t.db("events").where({ id: 1 }).first("id");
+      res.end();
+    });
+
+    await request(app).get("/unlocked").expect(200);
+    await request(app).get("/locked").expect(200);
+    await expect.poll(() => own.some((l) => l.msg === "row lock")).toBe(true);
+    const lines = own.filter((l) => l.msg === "row lock");
+    expect(lines).toHaveLength(1);
+    const line = lines[0] as Line & { route: string; lock: string; queries: { outside: number; inside: number }; transactions: number; ms: Record<string, number> };
+    expect(line.route).toBe("GET /locked");
+    expect(line.lock).toBe("event:1");
+    expect(line.queries.outside).toBe(1);
+    // BEGIN (and SET TRANSACTION on MySQL), the two statements, COMMIT.
+    expect(line.queries.inside).toBeGreaterThanOrEqual(4);
+    expect(line.transactions).toBe(1);
+    expect(Object.keys(line.ms).sort()).toEqual(["held", "lockWait", "queued"]);
+    expect(own.some((l) => l.msg === "database queries")).toBe(false);
   });
 });

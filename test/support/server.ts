@@ -16,7 +16,7 @@ export interface RunningServer {
  * Starts `src/server.ts` as `npm start` does (without the build) and waits for its "listening" log line.
  * With `logFile`, every line the process writes is also appended there (a benchmark keeps its servers' logs).
  */
-export function startServer(env: Record<string, string>, options: { logFile?: string } = {}): Promise<RunningServer> {
+export function startServer(env: Record<string, string>, options: { logFile?: string; nodeArgs?: string[] } = {}): Promise<RunningServer> {
   return spawnServer(env, options).listening;
 }
 
@@ -28,8 +28,8 @@ export interface StartingServer {
 }
 
 /** Spawns `src/server.ts`; its output can be read while it starts. */
-export function spawnServer(env: Record<string, string>, options: { logFile?: string } = {}): StartingServer {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+export function spawnServer(env: Record<string, string>, options: { logFile?: string; nodeArgs?: string[] } = {}): StartingServer {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/server.ts"], {
     cwd: root,
     // LOG_LEVEL stays info: the "listening" line tells the port.
     env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" },

@@ -249,3 +249,41 @@ describe("webhook retries and a restart (https://docs.stripe.com/webhooks#retrie
     }
   });
 });
+
+describe("the standalone fake's webhooks to several instances (npm run stripe:fake)", () => {
+  it("sends each event, signed, to the next webhook URL in turn, as a load balancer in front of two instances would", async () => {
+    const received: { at: string; type: string; signed: boolean }[] = [];
+    const instance = (name: string) =>
+      http.createServer((req, res) => {
+        let body = "";
+        req.on("data", (c: Buffer) => (body += c.toString()));
+        req.on("end", () => {
+          const signed = (() => {
+            try {
+              stripe.webhooks.constructEvent(body, String(req.headers["stripe-signature"]), fake.webhookSecret);
+              return true;
+            } catch {
+              return false;
+            }
+          })();
+          received.push({ at: name, type: (JSON.parse(body) as { type: string }).type, signed });
+          res.end("{}");
+        });
+      });
+    const servers = [instance("a"), instance("b")];
+    await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, "127.0.0.1", r))));
+    try {
+      fake.setWebhookUrls(servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/api/stripe/webhook`));
+      fake.autoDeliver = true;
+      for (let i = 0; i < 2; i++) expect(fake.confirm((await create()).id, { number: "4242424242424242" }).status).toBe(200);
+      await fake.idle();
+      const succeeded = received.filter((r) => r.type === "payment_intent.succeeded");
+      expect(succeeded).toHaveLength(2);
+      expect(received.every((r) => r.signed)).toBe(true);
+      expect(new Set(received.map((r) => r.at))).toEqual(new Set(["a", "b"]));
+    } finally {
+      fake.setWebhookUrl(undefined);
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    }
+  });
+});

@@ -102,6 +102,8 @@ export interface FakeStripe {
   deliveries: Delivery[];
   /** Where events go; until it is set, events are only recorded. */
   setWebhookUrl(url: string | undefined): void;
+  /** Several webhook URLs, each event sent to the next in turn (its retries too). */
+  setWebhookUrls(urls: string[]): void;
   /** false: events are recorded but not sent (tests deliver them by hand, in any order, any number of times). */
   autoDeliver: boolean;
   /** Sends one event now, signed (or with a given Stripe-Signature header); resolves with the HTTP status. */
@@ -210,6 +212,11 @@ const listOf = (v: unknown): string[] => (v && typeof v === "object" ? Object.va
 export interface FakeStripeOptions {
   logger?: Logger;
   webhookSecret?: string;
+  /** The standalone fake (`npm run stripe:fake`) takes the keys it is given, so the app's configuration can name them. */
+  secretKey?: string;
+  publishableKey?: string;
+  /** Where it listens (default: a free port on 127.0.0.1). */
+  port?: number;
   /** Development: the fake's state is kept in this file (under var/), so it survives a restart of the app. */
   stateFile?: string;
   /** Stripe's webhook retry schedule times this (1: real time; default: TEST_WEBHOOK_RETRY_SCALE). */
@@ -218,8 +225,8 @@ export interface FakeStripeOptions {
 
 export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<FakeStripe> {
   const saved = readState(opts.stateFile, opts.logger);
-  const secretKey = saved?.secretKey ?? `sk_test_offline_${randomBytes(12).toString("hex")}`;
-  const publishableKey = saved?.publishableKey ?? `pk_test_offline_${randomBytes(12).toString("hex")}`;
+  const secretKey = saved?.secretKey ?? opts.secretKey ?? `sk_test_offline_${randomBytes(12).toString("hex")}`;
+  const publishableKey = saved?.publishableKey ?? opts.publishableKey ?? `pk_test_offline_${randomBytes(12).toString("hex")}`;
   const webhookSecret = saved?.webhookSecret ?? opts.webhookSecret ?? `whsec_offline_${randomBytes(16).toString("hex")}`;
   const intents = new Map<string, FakePaymentIntent>();
   const refunds = new Map<string, FakeRefund>();
@@ -234,7 +241,9 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   /** Refunds whose status changes later, with where they go. */
   const laterRefunds = new Map<string, { to: "succeeded" | "failed"; timer?: NodeJS.Timeout }>();
   const inFlight = new Set<Promise<unknown>>();
-  let webhookUrl: string | undefined;
+  /** Where events go: one URL, or several taking turns (a load balancer in front of several instances). */
+  let webhookUrls: string[] = [];
+  let nextUrl = 0;
   let closed = false;
 
   function sign(payload: string, timestamp = Math.floor(Date.now() / 1000)): string {
@@ -243,7 +252,8 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   }
 
   async function deliver(event: FakeEvent, signature?: string): Promise<number> {
-    if (!webhookUrl) throw new Error("fake Stripe has no webhook URL");
+    if (webhookUrls.length === 0) throw new Error("fake Stripe has no webhook URL");
+    const webhookUrl = webhookUrls[nextUrl++ % webhookUrls.length]!;
     const payload = JSON.stringify(event, null, 2);
     const res = await fetch(webhookUrl, {
       method: "POST",
@@ -319,8 +329,10 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     events,
     deliveries,
     autoDeliver: true,
-    setWebhookUrl: (url) => {
-      webhookUrl = url;
+    setWebhookUrl: (url) => fake.setWebhookUrls(url ? [url] : []),
+    setWebhookUrls: (urls) => {
+      webhookUrls = [...urls];
+      const url = urls[0];
       // Events a restart interrupted go out again on their schedule, as Stripe's retries would reach the new process.
       if (!url) return;
       for (const { event, attempt, dueAt } of [...resumable]) {
@@ -389,7 +401,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       data: { object: structuredClone(object) },
     };
     events.push(event);
-    if (!fake.autoDeliver || !webhookUrl) return;
+    if (!fake.autoDeliver || webhookUrls.length === 0) return;
     track(deliverWithRetries(event));
   }
 
@@ -782,7 +794,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     }
     opts.logger?.info({ intents: intents.size, undelivered: pending.size }, "offline Stripe: state restored from its file");
   }
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   fake.port = (server.address() as AddressInfo).port;
   // The keys are kept from the first start: a page opened before a restart still talks to the same "account".
   save();
