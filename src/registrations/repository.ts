@@ -538,6 +538,11 @@ export async function signWaiver(trx: Knex.Transaction, registrationId: number, 
   });
 }
 
+/** A signature that no longer counts (the athlete who signed for themself is a minor now): the waiver is unsigned again. */
+export async function voidWaiver(trx: Knex.Transaction, registrationId: number, position: number): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ waiver_version: null, waiver_signed_name: null, waiver_signer_relationship: null, waiver_signed_at: null });
+}
+
 /** Registrations of an event made with this contact address (any case) that a registrant can still open. */
 export async function manageableReferences(conn: Conn, eventId: number, email: string, statuses: readonly RegistrationStatus[]): Promise<string[]> {
   const rows: Row[] = await conn("registrations")

@@ -262,6 +262,49 @@ describe("npm run export -- registrations", () => {
   });
 });
 
+describe("who may sign a waiver is decided from the athlete's age, again when it changes", () => {
+  it("voids an athlete's own signature when the family link makes the athlete a minor: page, roster, export, and the family asked again", async () => {
+    const { reference, coachPath, families } = await paidTeam("minor-again");
+    const kid2 = families.get(2)!;
+    const family = await browserAt(kid2);
+    // At 14 the athlete cannot sign for themself.
+    const refused = await family.post(`${kid2}/waiver`, { signedName: "Kid Two", relationship: "Athlete (18 or older)", agrees: "on" });
+    expect(refused.status).toBe(400);
+    expect(textOf(refused.text)).toContain("An athlete under 18 needs a parent or legal guardian to sign.");
+    // The probe's path: age set to 18, the athlete signs, age set back to 14.
+    expect((await family.post(`${kid2}/details`, { ...kidFields(2, "minor-again", { "athlete[age]": "18" }), version: family.version })).status).toBe(303);
+    expect((await family.post(`${kid2}/waiver`, { signedName: "Kid Two", relationship: "Athlete (18 or older)", agrees: "on" })).status).toBe(303);
+    const adult = await browserAt(kid2);
+    expect(textOf(adult.page.text)).toContain("Signed by Kid Two (Athlete (18 or older))");
+    const back = await adult.post(`${kid2}/details`, { ...kidFields(2, "minor-again", { "athlete[age]": "14" }), version: adult.version });
+    expect(back.status).toBe(303);
+    const page = textOf((await adult.get()).text);
+    expect(page).toContain("Kid2 is under 18 now, so Kid2's own signature no longer counts: a parent or legal guardian must sign the waiver and medical release.");
+    expect(page).not.toContain("Signed by Kid Two");
+    expect(page).toContain("An athlete under 18 needs a parent or legal guardian to sign.");
+    const id = (await t.db("registrations").where({ reference }).first()).id;
+    expect(await t.db("registration_athletes").where({ registration_id: id, position: 2 }).first()).toMatchObject({ age: 14, waiver_version: null, waiver_signer_relationship: null });
+    const [row] = await t.db("registration_roster").where({ reference, athlete_name: "Kid2 Nguyen" });
+    expect(row).toMatchObject({ waiver_version: null, missing: "waiver and medical release" });
+    const chunks: Buffer[] = [];
+    await runExport(t.db, { name: "registrations", eventId: 2 }, new Writable({ write: (c: Buffer, _e, done) => (chunks.push(Buffer.from(c)), done()) }));
+    const line = Buffer.concat(chunks).toString("utf8").split("\r\n").find((l) => l.startsWith(`${reference},`) && l.includes("Kid2 Nguyen"))!;
+    expect(line.endsWith(",waiver and medical release")).toBe(true);
+    // The coach's roster says so; the family is asked again for a parent's signature.
+    const coach = textOf((await request(t.app).get(coachPath).set("x-forwarded-for", `198.19.3.${address++ % 250}`)).text);
+    expect(coach).toContain("Waiver not signed yet");
+    const [asked] = await emailsOf(reference, "registration_family_reminder");
+    expect(asked.to_address).toBe("kid2.minor-again@example.com");
+    expect(asked.text_body).toContain("- sign the waiver and medical release (a parent or legal guardian: Kid2 is under 18)");
+    const [changed] = (await emailsOf(reference, "registration_changed")).slice(-1);
+    expect(changed.text_body).toContain("the athlete's own signature of the waiver voided (under 18)");
+    // A parent signs through the new link.
+    const again = await browserAt(`/my-registration/${tokenIn(asked.text_body)}`);
+    expect((await again.post(`/my-registration/${tokenIn(asked.text_body)}/waiver`, { signedName: "Parent Two", relationship: "Parent", agrees: "on" })).status).toBe(303);
+    expect((await t.db("registration_roster").where({ reference, athlete_name: "Kid2 Nguyen" }))[0]).toMatchObject({ missing: null });
+  });
+});
+
 describe("every registration e-mail", () => {
   it("greets the contact (a family, the coach or the athlete), names the athlete or team, and lists the days with the hours in the event's zone", async () => {
     const { reference } = await paidTeam("mails");
