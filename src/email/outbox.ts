@@ -78,6 +78,7 @@ export function createOutbox(opts: { db: Db; transport: MailTransport; from: str
     async run(row) {
       await transport.send({
         from,
+        messageId: `<outbox-${row.id}@${/@([^>\s]+)/.exec(from)?.[1] ?? "localhost"}>`,
         to: String(row.to_address),
         replyTo: (row.reply_to as string | null) ?? undefined,
         subject: String(row.subject),

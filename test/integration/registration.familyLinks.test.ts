@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sentText } from "../support/mail.ts";
 import request from "supertest";
 import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
@@ -61,7 +62,7 @@ async function expectOneLinkPerFamily(reference: string, tag: string) {
   expect(mails.map((m: { to_address: string }) => m.to_address).sort()).toEqual([1, 2, 3, 4, 5].map((i) => `kid${i}.${tag}@example.com`));
   for (const mail of mails as { to_address: string; text_body: string; subject: string }[]) {
     const i = Number(/^kid(\d)/.exec(mail.to_address)![1]);
-    const page = await request(t.app).get(`/my-registration/${tokenIn(mail.text_body)}`).set("x-forwarded-for", `198.19.0.${address++ % 250}`);
+    const page = await request(t.app).get(`/my-registration/${tokenIn(sentText(t.mailDir, mail))}`).set("x-forwarded-for", `198.19.0.${address++ % 250}`);
     expect(page.status).toBe(200);
     const text = textOf(page.text);
     expect(text).toContain(`Kid${i} Nguyen`);
@@ -162,7 +163,7 @@ describe("a team's families get their own link e-mail when the team is paid", ()
     t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
     expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
     const [coach] = await emailsOf(reference, "team_registration_confirmation");
-    const path = `/my-registration/${tokenIn(coach.text_body)}`;
+    const path = `/my-registration/${tokenIn(sentText(t.mailDir, coach))}`;
     const agent = request.agent(t.app);
     const ip = `198.19.1.${address++ % 250}`;
     const page = await agent.get(path).set("x-forwarded-for", ip);
@@ -173,7 +174,7 @@ describe("a team's families get their own link e-mail when the team is paid", ()
     const resent = mails.at(-1);
     expect(resent.to_address).toBe("kid3.resend@example.com");
     expect(resent.text_body).toContain("Hi Parent 3,");
-    expect(tokenIn(resent.text_body)).not.toBe(tokenIn(mails.find((m: { to_address: string }) => m.to_address === "kid3.resend@example.com").text_body));
+    expect(tokenIn(sentText(t.mailDir, resent))).not.toBe(tokenIn(sentText(t.mailDir, mails.find((m: { to_address: string }) => m.to_address === "kid3.resend@example.com"))));
   });
 });
 
@@ -184,8 +185,8 @@ async function paidTeam(tag: string, size = 5) {
   expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
   const [coach] = await emailsOf(reference, "team_registration_confirmation");
   const families = new Map<number, string>();
-  for (const m of (await emailsOf(reference, "registration_family_link")) as { to_address: string; text_body: string }[]) families.set(Number(/^kid(\d+)/.exec(m.to_address)![1]), `/my-registration/${tokenIn(m.text_body)}`);
-  return { reference, coachPath: `/my-registration/${tokenIn(coach.text_body)}`, families };
+  for (const m of (await emailsOf(reference, "registration_family_link")) as { to_address: string; text_body: string }[]) families.set(Number(/^kid(\d+)/.exec(m.to_address)![1]), `/my-registration/${tokenIn(sentText(t.mailDir, m))}`);
+  return { reference, coachPath: `/my-registration/${tokenIn(sentText(t.mailDir, coach))}`, families };
 }
 
 /** A browser without JavaScript on a manage page: its own address, cookie and CSRF token; posts forms. */
@@ -299,8 +300,8 @@ describe("who may sign a waiver is decided from the athlete's age, again when it
     const [changed] = (await emailsOf(reference, "registration_changed")).slice(-1);
     expect(changed.text_body).toContain("the athlete's own signature of the waiver voided (under 18)");
     // A parent signs through the new link.
-    const again = await browserAt(`/my-registration/${tokenIn(asked.text_body)}`);
-    expect((await again.post(`/my-registration/${tokenIn(asked.text_body)}/waiver`, { signedName: "Parent Two", relationship: "Parent", agrees: "on" })).status).toBe(303);
+    const again = await browserAt(`/my-registration/${tokenIn(sentText(t.mailDir, asked))}`);
+    expect((await again.post(`/my-registration/${tokenIn(sentText(t.mailDir, asked))}/waiver`, { signedName: "Parent Two", relationship: "Parent", agrees: "on" })).status).toBe(303);
     expect((await t.db("registration_roster").where({ reference, athlete_name: "Kid2 Nguyen" }))[0]).toMatchObject({ missing: null });
   });
 });
