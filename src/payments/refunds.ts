@@ -176,12 +176,15 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
       if (!payment.providerPaymentId) throw new Error(`payment ${payment.id} has no PaymentIntent to refund`);
       let answer: RefundSnapshot;
       try {
-        // The key is the row's: a retry after a timeout (or a worker that died) gets Stripe's first refund back.
-        answer = await gateway.refundIntent(payment.providerPaymentId, { amountCents: refund.amountCents, idempotencyKey: `refund-request-${refund.id}`, reason: refund.reason, refundRequestId: refund.id });
+        // The key is kept with the row: a retry after a timeout (or a worker that died) gets Stripe's first refund back.
+        const idempotencyKey = await ledger.idempotencyKeyOf(db, refund.id, payment.providerPaymentId);
+        answer = await gateway.refundIntent(payment.providerPaymentId, { amountCents: refund.amountCents, idempotencyKey, reason: refund.reason, refundRequestId: refund.id });
       } catch (err) {
-        const e = err as { statusCode?: number; rawType?: string; message?: string };
-        if (!FINAL_HTTP_STATUSES.has(e.statusCode ?? 0) || e.rawType === "idempotency_error") throw err;
-        await applyOutcome(refund.id, { status: "failed", failureReason: `Stripe refused it: ${String(e.message).split("\n")[0]}` });
+        const e = err as { statusCode?: number; rawType?: string; type?: string; message?: string };
+        // A key Stripe already saw with other parameters never goes through however often it is sent: final, for an operator.
+        const keyRefused = e.rawType === "idempotency_error" || e.type === "StripeIdempotencyError";
+        if (!FINAL_HTTP_STATUSES.has(e.statusCode ?? 0) && !keyRefused) throw err;
+        await applyOutcome(refund.id, { status: "failed", failureReason: `Stripe refused it${keyRefused ? " (idempotency_error: its key was used for another request)" : ""}: ${String(e.message).split("\n")[0]}` });
         return;
       }
       await applyOutcome(refund.id, { status: answer.status, providerRefundId: answer.id, failureReason: answer.failureReason });
