@@ -523,7 +523,7 @@ export async function linkByManageTokenHash(conn: Conn, tokenHash: string, now =
     .join("registrations as r", "r.id", "l.registration_id")
     .where("l.token_hash", tokenHash)
     // A link revoked with a grace period still opens until then.
-    .where((q) => q.whereNull("l.revoked_at").orWhere("l.revoked_at", ">", now))
+    .where((q) => { q.whereNull("l.revoked_at").orWhere("l.revoked_at", ">", now); })
     .first("r.reference", "l.athlete_position");
   if (!row) return undefined;
   return { reference: String(row.reference), athletePosition: row.athlete_position === null || row.athlete_position === undefined ? null : Number(row.athlete_position) };
