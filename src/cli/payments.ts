@@ -8,7 +8,8 @@ import { ReviewNotAcceptedError, UnknownPaymentError } from "../payments/core.ts
 import { findById, type PaymentRow } from "../payments/repository.ts";
 import { parsePaymentsArgs, PAYMENTS_USAGE, type PaymentsCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
-import { refundPayment } from "./refund.ts";
+import { refundPayment, retryKey } from "./refund.ts";
+import type { RefundRow } from "../payments/refundLedger.ts";
 import type { Row } from "../db/rows.ts";
 
 /** What the paid-for row says now: the amount it asks for and who pays (null when the row is gone). */
@@ -61,17 +62,19 @@ export async function listReview(ctx: OperatorContext, now: Date): Promise<strin
 }
 
 export async function listFailedRefunds(ctx: OperatorContext, now: Date): Promise<string> {
-  const refunds = await ctx.paymentCore.failedRefunds();
-  if (refunds.length === 0) return "No refund has failed.";
+  // A failed refund asked for again (npm run refund) leaves the list; if that retry fails too, the retry is listed.
+  const owed: RefundRow[] = [];
+  for (const r of await ctx.paymentCore.failedRefunds()) if (!(await ctx.paymentCore.refundsOf(r.paymentId)).some((x) => x.requestKey === retryKey(r.id))) owed.push(r);
+  if (owed.length === 0) return "No refund has failed.";
   const rows = await Promise.all(
-    refunds.map(async (r) => {
+    owed.map(async (r) => {
       const payment = await findById(ctx.db, r.paymentId);
       const row = payment ? await paidFor(ctx.db, payment) : null;
       return [String(r.id), String(r.paymentId), payment?.kind ?? "-", payment?.reference ?? "-", formatPrice(r.amountCents), `${ageText(r.updatedAt, now)} ago`, row ? maskEmail(row.email) : "-", r.failureReason ?? ""];
     }),
   );
   const head = ["refund", "payment", "kind", "reference", "amount", "failed", "payer", "reason"];
-  return `${table(head, rows)}\n${refunds.length} refund(s) failed: the money is still with the shop. Refund again with npm run refund and another --reason.`;
+  return `${table(head, rows)}\n${owed.length} refund(s) failed: the money is still with the shop. Send each again with npm run refund -- KIND REFERENCE --reason "..." (without --amount: the failed amount, once).`;
 }
 
 export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsCommand, out: (line: string) => void = console.log): Promise<number> {

@@ -119,6 +119,10 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
         if (payment.status === "refund_pending" && !stillOpen) {
           await repo.transition(trx, payment.id, "refundFailed", { review_reason: `refund failed: ${now.failureReason ?? "unknown"}`.slice(0, 2000) });
           payment = (await repo.findById(trx, payment.id))!;
+        } else if (payment.status === "refunded" && total < payment.amountCents) {
+          // Stripe took the refund and then failed it: the money is with the merchant again, so it can be refunded again.
+          await repo.transition(trx, payment.id, "refundReversed", { refunded_at: null });
+          payment = (await repo.findById(trx, payment.id))!;
         }
         await hooks.onRefundFailed(trx, payment, now);
       }
