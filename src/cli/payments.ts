@@ -77,6 +77,17 @@ export async function listFailedRefunds(ctx: OperatorContext, now: Date): Promis
   return `${table(head, rows)}\n${owed.length} refund(s) failed: the money is still with the shop. Send each again with npm run refund -- KIND REFERENCE --reason "..." (without --amount: the failed amount, once).`;
 }
 
+/** What an accept would keep against what the paid-for row asks for now, when they differ (a code applied meanwhile). */
+async function differenceOf(ctx: OperatorContext, paymentId: number): Promise<string | null> {
+  const payment = await findById(ctx.db, paymentId);
+  // Charged another amount than the row says: the core refuses the accept itself (only a refund settles it).
+  if (!payment || payment.status !== "needs_review" || payment.chargedCents !== payment.amountCents) return null;
+  const row = await paidFor(ctx.db, payment);
+  if (!row || row.dueCents === payment.chargedCents) return null;
+  const gap = payment.chargedCents - row.dueCents;
+  return `Payment ${payment.id} took ${formatPrice(payment.chargedCents)}; ${payment.kind} ${payment.reference} asks for ${formatPrice(row.dueCents)} now: ${formatPrice(Math.abs(gap))} ${gap > 0 ? "more" : "less"} than it asks.`;
+}
+
 export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsCommand, out: (line: string) => void = console.log): Promise<number> {
   switch (cmd.command) {
     case "list":
@@ -87,7 +98,10 @@ export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsComm
       return 0;
     case "accept":
       try {
+        const difference = await differenceOf(ctx, cmd.paymentId);
+        if (difference && !cmd.acceptDifference) throw new OperatorError(`${difference} Keep it as it is with review accept ${cmd.paymentId} --accept-difference, or refund it with review refund ${cmd.paymentId} --reason "...": nothing changed.`);
         const payment = await ctx.paymentCore.acceptReview(cmd.paymentId);
+        if (difference) out(`${difference} Kept as it is (--accept-difference).`);
         out(`Accepted payment ${payment.id}: ${formatPrice(payment.amountCents)} kept; ${payment.kind} ${payment.reference} is paid and its confirmation e-mail is queued.`);
         return 0;
       } catch (err) {

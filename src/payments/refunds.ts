@@ -74,7 +74,8 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
     }
     const payment = (await repo.findById(trx, paymentId))!;
     if (!REFUNDABLE.includes(payment.status) || payment.provider === "none") throw new RefundNotAllowedError(payment);
-    const left = ledger.refundableCents(payment.amountCents, await ledger.refundsOfPayment(trx, payment.id));
+    // What Stripe charged: a payment in review may have been charged another amount than its row says.
+    const left = ledger.refundableCents(payment.chargedCents, await ledger.refundsOfPayment(trx, payment.id));
     const amount = request.amountCents ?? left;
     if (!Number.isInteger(amount) || amount < 1 || amount > left) throw new RefundExceedsBalanceError(amount, left);
     const row = await ledger.insertRefund(trx, { paymentId: payment.id, amountCents: amount, reason: request.reason, requestKey: request.key });
@@ -109,7 +110,7 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
       let payment = (await repo.findById(trx, found.id))!;
       const now = (await ledger.findRefund(trx, refund.id))!;
       if (effect === "succeeded") {
-        const full = total >= payment.amountCents;
+        const full = total >= payment.chargedCents;
         if (full) await repo.transition(trx, payment.id, "refunded", { refunded_at: new Date(), refund_reason: payment.refundReason ?? refund.reason, provider_refund_id: now.providerRefundId });
         payment = (await repo.findById(trx, payment.id))!;
         await hooks.onRefunded(trx, payment, { amountRefundedCents: total, full, refund: now });
@@ -119,7 +120,7 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
         if (payment.status === "refund_pending" && !stillOpen) {
           await repo.transition(trx, payment.id, "refundFailed", { review_reason: `refund failed: ${now.failureReason ?? "unknown"}`.slice(0, 2000) });
           payment = (await repo.findById(trx, payment.id))!;
-        } else if (payment.status === "refunded" && total < payment.amountCents) {
+        } else if (payment.status === "refunded" && total < payment.chargedCents) {
           // Stripe took the refund and then failed it: the money is with the merchant again, so it can be refunded again.
           await repo.transition(trx, payment.id, "refundReversed", { refunded_at: null });
           payment = (await repo.findById(trx, payment.id))!;
