@@ -60,15 +60,35 @@ export function maskEmail(email: string): string {
 /** Query parameters whose values are secrets (the offline Stripe.js sends a client secret, forms a CSRF token). */
 const SECRET_PARAM = /secret|token|csrf|key|password|signature|card|cvc|email/i;
 
-/** A path segment that is a link's secret (src/http/secretLinks.ts: an order's status link, a registration's manage link). */
-const SECRET_SEGMENT = /(?<=\/)[A-Za-z0-9_-]{43}(?=\/|$)/g;
+/**
+ * The routes whose path carries a link's secret, matched by route, not by the token's shape: any length, any
+ * alphabet. `/my-registration/{token}/...` (manage and family links), `/orders/{token}` (an order's status link),
+ * and everything under `/waiting-list/` that is not an event id or one of the routes' own words (offer, leave,
+ * confirmation links and whatever link that list adds: an unknown segment there is taken for a secret).
+ */
+const SECRET_AFTER = ["my-registration", "orders"];
+const WAITING_LIST_WORDS = new Set(["waiting-list", "offer", "leave", "take", "decline", "confirm", "join", "cancel"]);
+
+/** A path with every secret segment replaced by `[redacted]` (or the placeholder given). */
+export function pathForLog(path: string, placeholder = "[redacted]"): string {
+  const parts = path.split("/");
+  const start = parts[1] === "api" ? 2 : 1;
+  const root = parts[start];
+  for (let i = start + 1; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === "") continue;
+    const secret = root === "waiting-list" ? !/^\d{1,12}$/.test(part) && !WAITING_LIST_WORDS.has(part) : SECRET_AFTER.includes(root ?? "") && i === start + 1;
+    if (secret) parts[i] = placeholder;
+  }
+  return parts.join("/");
+}
 
 /** A request URL for the log, with secret-looking query values and link tokens in the path replaced. */
-export function urlForLog(url: string): string {
+export function urlForLog(url: string, placeholder = "[redacted]"): string {
   const q = url.indexOf("?");
-  const path = (q < 0 ? url : url.slice(0, q)).replace(SECRET_SEGMENT, "[redacted]");
+  const path = pathForLog(q < 0 ? url : url.slice(0, q), placeholder);
   if (q < 0) return path;
   const params = new URLSearchParams(url.slice(q + 1));
-  const kept = [...params].map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_PARAM.test(k) ? "[redacted]" : encodeURIComponent(v)}`);
+  const kept = [...params].map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_PARAM.test(k) ? placeholder : encodeURIComponent(v)}`);
   return `${path}?${kept.join("&")}`;
 }

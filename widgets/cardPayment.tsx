@@ -5,8 +5,9 @@
  *   same as `redirect: "if_required"`): it resolves once the challenge is over, with the intent or the error.
  * - `succeeded` and `processing`: the card went through (or the bank is still deciding); the widget never offers to
  *   pay again. `processing` says the confirmation comes by e-mail; the webhook decides.
- * - A return call that fails after the card went through: the visitor is told the payment was received and the
- *   confirmation follows by e-mail, and the call is retried in the background (the webhook records it anyway).
+ * - A return call that fails after the card went through (a network error, any 5xx, or no answer within
+ *   RETURN_PATIENCE_MS): the visitor is told the payment was received and the confirmation follows by e-mail, and the
+ *   call is retried in the background (the webhook records it anyway).
  */
 import type { Stripe, StripeCardElement } from "@stripe/stripe-js";
 
@@ -16,7 +17,7 @@ export const CARD_STATE_TEXT = {
     description: "Your bank is still confirming this payment. We'll e-mail you as soon as it is confirmed; there is nothing more to do here, and your place or order is kept meanwhile.",
   },
   received: {
-    title: "Payment received",
+    title: "Payment received: we will e-mail your confirmation",
     description: "Your card payment went through, but we could not finish here just now. Your confirmation will follow by e-mail; please do not pay again.",
   },
   authenticationFailed: "Your bank could not confirm this payment, so nothing was charged. Try again, or use another card.",
@@ -58,21 +59,33 @@ export async function confirmCard(
 
 /** Pauses between the background retries of a failed return call (the first try is at once). */
 export const RETURN_RETRY_MS = [2_000, 5_000, 10_000, 20_000, 40_000];
+/** A return call still unanswered after this long is taken as failed for what the visitor reads (it keeps waiting). */
+export const RETURN_PATIENCE_MS = 6_000;
 
 /**
  * The browser's return call, tried at once and then again in the background until it answers. Resolves with the
  * answer, or undefined when every try failed (the webhook and the reconciliation job still record the payment).
- * `onFirstFailure` runs once, when the first try fails, so the widget can say the payment was received meanwhile.
+ * `onFirstFailure` runs once, when the first try fails or is still unanswered after `patienceMs`, so the widget can
+ * say the payment was received meanwhile.
  */
-export async function reportReturn<T>(call: () => Promise<T>, onFirstFailure: () => void, pauses: readonly number[] = RETURN_RETRY_MS): Promise<T | undefined> {
+export async function reportReturn<T>(call: () => Promise<T>, onFirstFailure: () => void, pauses: readonly number[] = RETURN_RETRY_MS, patienceMs = RETURN_PATIENCE_MS): Promise<T | undefined> {
+  let told = false;
+  const tell = () => {
+    if (told) return;
+    told = true;
+    onFirstFailure();
+  };
   for (let attempt = 0; ; attempt++) {
+    const slow = setTimeout(tell, patienceMs);
     try {
       return await call();
     } catch {
-      if (attempt === 0) onFirstFailure();
+      tell();
       const pause = pauses[attempt];
       if (pause === undefined) return undefined;
       await new Promise((r) => setTimeout(r, pause));
+    } finally {
+      clearTimeout(slow);
     }
   }
 }

@@ -13,7 +13,7 @@ export const DEFAULT_WAIT_SECONDS = 60;
 
 export type PaymentsCommand =
   | { command: "list" }
-  | { command: "accept"; paymentId: number }
+  | { command: "accept"; paymentId: number; acceptDifference?: boolean }
   | { command: "refund"; paymentId: number; reason: string; waitSeconds: number }
   | { command: "failedRefunds" };
 
@@ -36,7 +36,7 @@ type Parsed<T> = T | { help: true } | { error: string };
 export const PAYMENTS_USAGE = [
   "Usage:",
   "  npm run payments -- review list",
-  "  npm run payments -- review accept PAYMENT_ID",
+  "  npm run payments -- review accept PAYMENT_ID [--accept-difference]",
   '  npm run payments -- review refund PAYMENT_ID --reason "..." [--wait SECONDS]',
   "  npm run payments -- refunds failed",
   "",
@@ -139,7 +139,8 @@ export function parsePaymentsArgs(argv: string[]): Parsed<PaymentsCommand> {
     case "accept": {
       const paymentId = parseId(id);
       if (typeof paymentId !== "number") return paymentId;
-      return rest.length ? { error: `review accept takes no argument ${rest[0]!} (see --help).` } : { command: "accept", paymentId };
+      const other = rest.find((a) => a !== "--accept-difference");
+      return other !== undefined ? { error: `review accept takes no argument ${other} (see --help).` } : { command: "accept", paymentId, ...(rest.includes("--accept-difference") ? { acceptDifference: true } : {}) };
     }
     case "refund": {
       const paymentId = parseId(id);

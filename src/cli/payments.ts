@@ -8,7 +8,8 @@ import { ReviewNotAcceptedError, UnknownPaymentError } from "../payments/core.ts
 import { findById, type PaymentRow } from "../payments/repository.ts";
 import { parsePaymentsArgs, PAYMENTS_USAGE, type PaymentsCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
-import { refundPayment } from "./refund.ts";
+import { refundPayment, retryKey } from "./refund.ts";
+import type { RefundRow } from "../payments/refundLedger.ts";
 import type { Row } from "../db/rows.ts";
 
 /** What the paid-for row says now: the amount it asks for and who pays (null when the row is gone). */
@@ -61,17 +62,30 @@ export async function listReview(ctx: OperatorContext, now: Date): Promise<strin
 }
 
 export async function listFailedRefunds(ctx: OperatorContext, now: Date): Promise<string> {
-  const refunds = await ctx.paymentCore.failedRefunds();
-  if (refunds.length === 0) return "No refund has failed.";
+  // A failed refund asked for again (npm run refund) leaves the list; if that retry fails too, the retry is listed.
+  const owed: RefundRow[] = [];
+  for (const r of await ctx.paymentCore.failedRefunds()) if (!(await ctx.paymentCore.refundsOf(r.paymentId)).some((x) => x.requestKey === retryKey(r.id))) owed.push(r);
+  if (owed.length === 0) return "No refund has failed.";
   const rows = await Promise.all(
-    refunds.map(async (r) => {
+    owed.map(async (r) => {
       const payment = await findById(ctx.db, r.paymentId);
       const row = payment ? await paidFor(ctx.db, payment) : null;
       return [String(r.id), String(r.paymentId), payment?.kind ?? "-", payment?.reference ?? "-", formatPrice(r.amountCents), `${ageText(r.updatedAt, now)} ago`, row ? maskEmail(row.email) : "-", r.failureReason ?? ""];
     }),
   );
   const head = ["refund", "payment", "kind", "reference", "amount", "failed", "payer", "reason"];
-  return `${table(head, rows)}\n${refunds.length} refund(s) failed: the money is still with the shop. Refund again with npm run refund and another --reason.`;
+  return `${table(head, rows)}\n${owed.length} refund(s) failed: the money is still with the shop. Send each again with npm run refund -- KIND REFERENCE --reason "..." (without --amount: the failed amount, once).`;
+}
+
+/** What an accept would keep against what the paid-for row asks for now, when they differ (a code applied meanwhile). */
+async function differenceOf(ctx: OperatorContext, paymentId: number): Promise<string | null> {
+  const payment = await findById(ctx.db, paymentId);
+  // Charged another amount than the row says: the core refuses the accept itself (only a refund settles it).
+  if (!payment || payment.status !== "needs_review" || payment.chargedCents !== payment.amountCents) return null;
+  const row = await paidFor(ctx.db, payment);
+  if (!row || row.dueCents === payment.chargedCents) return null;
+  const gap = payment.chargedCents - row.dueCents;
+  return `Payment ${payment.id} took ${formatPrice(payment.chargedCents)}; ${payment.kind} ${payment.reference} asks for ${formatPrice(row.dueCents)} now: ${formatPrice(Math.abs(gap))} ${gap > 0 ? "more" : "less"} than it asks.`;
 }
 
 export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsCommand, out: (line: string) => void = console.log): Promise<number> {
@@ -84,7 +98,10 @@ export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsComm
       return 0;
     case "accept":
       try {
+        const difference = await differenceOf(ctx, cmd.paymentId);
+        if (difference && !cmd.acceptDifference) throw new OperatorError(`${difference} Keep it as it is with review accept ${cmd.paymentId} --accept-difference, or refund it with review refund ${cmd.paymentId} --reason "...": nothing changed.`);
         const payment = await ctx.paymentCore.acceptReview(cmd.paymentId);
+        if (difference) out(`${difference} Kept as it is (--accept-difference).`);
         out(`Accepted payment ${payment.id}: ${formatPrice(payment.amountCents)} kept; ${payment.kind} ${payment.reference} is paid and its confirmation e-mail is queued.`);
         return 0;
       } catch (err) {

@@ -7,7 +7,7 @@ import { lockForUpdate } from "../db/locks.ts";
 import { lockingTransaction } from "../db/transaction.ts";
 import { formatPrice } from "../shared/money.ts";
 import { findById, type PaymentRow } from "../payments/repository.ts";
-import { findRefund, findRefundByKey, type RefundRow } from "../payments/refundLedger.ts";
+import { findRefund, findRefundByKey, refundsOfPayment, type RefundRow } from "../payments/refundLedger.ts";
 import { RefundExceedsBalanceError, RefundNotAllowedError } from "../payments/refunds.ts";
 import type { PaymentStatus } from "../payments/transitions.ts";
 import { parseRefundArgs, REFUND_USAGE, type RefundCommand } from "./operatorArgs.ts";
@@ -39,17 +39,30 @@ async function paymentOf(ctx: OperatorContext, cmd: Pick<RefundCommand, "kind" |
   return (await findById(ctx.db, Number(paid.id)))!;
 }
 
-/** Writes the refund request (refused, writing nothing, when it asks for more than is left); the row, new or the earlier one. */
-async function request(ctx: OperatorContext, payment: PaymentRow, opts: RefundOptions): Promise<{ refund: RefundRow; again: boolean }> {
-  const { amountCents, reason } = opts;
-  const key = operatorRefundKey(payment.id, amountCents, reason);
+/** The request key of the one retry of a refund that failed. */
+export const retryKey = (failedRefundId: number) => `retry:refund:${failedRefundId}`;
+
+/** The payment's oldest failed refund not yet asked for again: what the payer is still owed. */
+export function owedRefund(refunds: readonly RefundRow[]): RefundRow | undefined {
+  return refunds.find((f) => f.status === "failed" && !refunds.some((r) => r.requestKey === retryKey(f.id)));
+}
+
+/**
+ * Writes the refund request (refused, writing nothing, when it asks for more than is left); the row, new or the earlier
+ * one. Without --amount, a payment with a failed refund gets that refund again, for its amount, once (its key).
+ */
+async function request(ctx: OperatorContext, payment: PaymentRow, opts: RefundOptions): Promise<{ refund: RefundRow; again: boolean; retried?: RefundRow }> {
+  const { reason } = opts;
   try {
     return await lockingTransaction(ctx.db, async (trx) => {
       await lockForUpdate(trx, "payments", payment.id);
       const status = (await findById(trx, payment.id))!.status;
       if (opts.onlyIf && status !== opts.onlyIf) throw new OperatorError(`Payment ${payment.id} is ${status}, not ${opts.onlyIf}: nothing was written.`);
+      const owed = opts.amountCents === undefined ? owedRefund(await refundsOfPayment(trx, payment.id)) : undefined;
+      const amountCents = owed ? owed.amountCents : opts.amountCents;
+      const key = owed ? retryKey(owed.id) : operatorRefundKey(payment.id, amountCents, reason);
       const earlier = await findRefundByKey(trx, key);
-      return { refund: await ctx.paymentCore.requestRefund(trx, payment, { amountCents, reason, key }), again: earlier !== undefined };
+      return { refund: await ctx.paymentCore.requestRefund(trx, payment, { amountCents, reason, key }), again: earlier !== undefined, retried: owed };
     });
   } catch (err) {
     if (err instanceof RefundExceedsBalanceError) {
@@ -81,8 +94,8 @@ export interface RefundOptions {
 
 /** Requests the refund of a payment, waits for it, prints the outcome; answers the exit code (REFUND_EXIT). */
 export async function refundPayment(ctx: OperatorContext, payment: PaymentRow, opts: RefundOptions, out: (line: string) => void): Promise<number> {
-  const { refund, again } = await request(ctx, payment, opts);
-  const what = `refund ${refund.id} of ${formatPrice(refund.amountCents)} (${payment.kind} ${payment.reference}, payment ${payment.id})`;
+  const { refund, again, retried } = await request(ctx, payment, opts);
+  const what = `refund ${refund.id} of ${formatPrice(refund.amountCents)} (${payment.kind} ${payment.reference}, payment ${payment.id}${retried ? `: failed refund ${retried.id} again` : ""})`;
   out(again ? `The same refund was asked for before: ${what}; nothing more is refunded.` : `Requested ${what}.`);
   let row: RefundRow;
   try {

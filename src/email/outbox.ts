@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
-import { maskEmail } from "../logger.ts";
+import { maskEmail, urlForLog } from "../logger.ts";
 import { createJobQueue, type JobQueue } from "../db/jobQueue.ts";
 import { readStoredFile } from "../db/storedFiles.ts";
 import type { MailAttachment, MailMessage, MailTransport, SendableAttachment } from "./transport.ts";
@@ -49,6 +49,20 @@ export async function enqueueEmail(trx: Knex | Knex.Transaction, email: Outgoing
   return Number(id);
 }
 
+/** What a sent e-mail's links become in the outbox: the secret part of each link (by its route) is gone. */
+export const SENT_LINK_PLACEHOLDER = "link-removed-after-sending";
+
+/**
+ * A sent e-mail's text with every link's secret replaced (manage, family, waiting-list and order-status links: the
+ * routes `urlForLog` knows), so the outbox keeps what was said and to whom, never a link that still opens anything.
+ */
+export function withoutLinkSecrets(text: string): string {
+  return text.replace(/\bhttps?:\/\/[^\s"'<>()]+/g, (url) => {
+    const origin = /^https?:\/\/[^/?#]+/.exec(url)![0];
+    return origin + urlForLog(url.slice(origin.length) || "/", SENT_LINK_PLACEHOLDER);
+  });
+}
+
 /** Sends what is due (also runs on a timer); wake() after a commit sends at once. */
 export type Outbox = JobQueue;
 
@@ -64,6 +78,7 @@ export function createOutbox(opts: { db: Db; transport: MailTransport; from: str
     async run(row) {
       await transport.send({
         from,
+        messageId: `<outbox-${row.id}@${/@([^>\s]+)/.exec(from)?.[1] ?? "localhost"}>`,
         to: String(row.to_address),
         replyTo: (row.reply_to as string | null) ?? undefined,
         subject: String(row.subject),
@@ -72,6 +87,12 @@ export function createOutbox(opts: { db: Db; transport: MailTransport; from: str
         attachments: row.attachments_json ? await sendable(opts.db, JSON.parse(toText(row.attachments_json)) as MailAttachment[]) : undefined,
       });
       opts.logger.info({ emailId: row.id, kind: row.kind, to: maskEmail(String(row.to_address)) }, "email sent");
+      // Stored with the row's "sent" status in one update: once sent, the outbox holds no working link.
+      return {
+        text_body: withoutLinkSecrets(String(row.text_body)),
+        html_body: row.html_body ? withoutLinkSecrets(toText(row.html_body)) : null,
+        attachments_json: row.attachments_json ? withoutLinkSecrets(toText(row.attachments_json)) : null,
+      };
     },
   });
 }

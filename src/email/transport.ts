@@ -17,6 +17,8 @@ export type SendableAttachment = { filename: string; contentType: string } & ({ 
 
 export interface MailMessage {
   from: string;
+  /** `<outbox-{id}@{sender's domain}>`: the same on every attempt, so a message can be matched to its outbox row. */
+  messageId?: string;
   to: string;
   replyTo?: string;
   subject: string;

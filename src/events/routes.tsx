@@ -34,9 +34,13 @@ function origin(req: Request, res: Response): string {
   return siteOrigin(req, ctx.publicUrl);
 }
 
+/** The heading of an event page that could not be read (a database outage): never "Not Found". */
+const EVENT_UNAVAILABLE_TITLE = "Temporarily Unavailable";
+
 function renderNotFound(req: Request, res: Response, status: number, message = EVENT_NOT_FOUND_TEXT): void {
-  renderPage(req, res, <EventNotFoundPage message={message} />, {
-    title: EVENT_NOT_FOUND_TITLE,
+  const title = status === 503 ? EVENT_UNAVAILABLE_TITLE : EVENT_NOT_FOUND_TITLE;
+  renderPage(req, res, <EventNotFoundPage message={message} title={title} />, {
+    title,
     description: message,
     status,
     noindex: true,

@@ -3,7 +3,7 @@ import { createElement } from "react";
 import { renderPage } from "./render.tsx";
 import { ErrorPage } from "../../views/pages/ErrorPage.tsx";
 import { NotFoundPage } from "../../views/pages/NotFoundPage.tsx";
-import type { Logger } from "../logger.ts";
+import { pathForLog, type Logger } from "../logger.ts";
 import { DomainError, type DomainErrorKind } from "../errors.ts";
 import { ForbiddenOriginError } from "./security.ts";
 import { buildPageContext, type PageContextOptions } from "./pageContext.ts";
@@ -143,9 +143,9 @@ export function notFound(): RequestHandler {
 export function errorHandler(logger: Logger, pages: PageContextOptions): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const { status, title, message } = classify(err);
-    if (status >= 500) logger.error({ err: errorForLog(err), method: req.method, path: req.path }, "request failed");
-    else if (status === 404 || status === 405) logger.info({ status, method: req.method, path: req.path }, "not found");
-    else logger.warn({ status, method: req.method, path: req.path, reason: refusalReason(err) }, "request refused");
+    if (status >= 500) logger.error({ err: errorForLog(err), method: req.method, path: pathForLog(req.path) }, "request failed");
+    else if (status === 404 || status === 405) logger.info({ status, method: req.method, path: pathForLog(req.path) }, "not found");
+    else logger.warn({ status, method: req.method, path: pathForLog(req.path), reason: refusalReason(err) }, "request refused");
     if (res.headersSent) {
       res.end();
       return;

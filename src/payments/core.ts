@@ -230,7 +230,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
           return { result: { status: "paid", newlyPaid: true, payment: await now() }, accepted: outcome === "accepted" };
         }
         case "review":
-          await repo.transition(trx, payment.id, "flagForReview", { review_reason: verdict.reason });
+          await repo.transition(trx, payment.id, "flagForReview", { review_reason: verdict.reason, amount_received_cents: intent.amountCents === payment.amountCents ? null : intent.amountCents });
           await handler.onReview?.(trx, await now(), verdict.reason);
           logger.error({ ...logFields(payment), reason: verdict.reason }, "succeeded PaymentIntent does not match its payment: needs_review");
           return { result: { status: "mismatch", reason: verdict.reason, needsReview: true, payment: await now() }, accepted: false, changed: true };

@@ -121,6 +121,15 @@ export interface StripeGatewayOptions {
  * second; 2 s leaves room for a slow moment without keeping a visitor long on a hung connection.
  */
 export const STRIPE_ATTEMPT_MS = 2_000;
+
+/**
+ * Stripe is still running an earlier request with the same idempotency key (a hung or slow first try of the same
+ * form): a 409 idempotency_error. Nothing failed; the answer comes once that first request finishes.
+ */
+export function isRequestInFlight(err: unknown): boolean {
+  const e = (err ?? {}) as { statusCode?: number; rawType?: string; type?: string };
+  return e.statusCode === 409 && (e.rawType === "idempotency_error" || e.type === "StripeIdempotencyError");
+}
 /**
  * The SDK's own retries: one more attempt after a lost connection, a timeout, a 409 (a request still in flight
  * with the same idempotency key), a 429 or a 5xx, after its backoff (0.5 s at most here). Every POST carries an

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { type Row, toDate } from "../db/rows.ts";
@@ -102,6 +103,16 @@ export async function moveRefund(conn: Conn, id: number, from: readonly RefundSt
 /** Records Stripe's id for a refund still under way (its status stays). */
 export async function setProviderRefundId(conn: Conn, id: number, providerRefundId: string): Promise<void> {
   await conn("payment_refunds").where({ id }).whereNull("provider_refund_id").update({ provider_refund_id: providerRefundId, updated_at: new Date() });
+}
+
+/**
+ * The key a refund is sent to Stripe with: made once (from the PaymentIntent and a random part, so no other database's
+ * row can have it) and kept with the row, so a retry after a timeout gets Stripe's first answer back.
+ */
+export async function idempotencyKeyOf(conn: Conn, id: number, intentId: string): Promise<string> {
+  await conn("payment_refunds").where({ id }).whereNull("idempotency_key").update({ idempotency_key: `refund-${intentId}-${randomBytes(12).toString("base64url")}` });
+  const row = await conn<Row>("payment_refunds").where({ id }).first("idempotency_key");
+  return String(row!.idempotency_key);
 }
 
 /** What Stripe has refunded of a payment: the sum of its succeeded refunds. */

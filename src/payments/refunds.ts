@@ -74,7 +74,8 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
     }
     const payment = (await repo.findById(trx, paymentId))!;
     if (!REFUNDABLE.includes(payment.status) || payment.provider === "none") throw new RefundNotAllowedError(payment);
-    const left = ledger.refundableCents(payment.amountCents, await ledger.refundsOfPayment(trx, payment.id));
+    // What Stripe charged: a payment in review may have been charged another amount than its row says.
+    const left = ledger.refundableCents(payment.chargedCents, await ledger.refundsOfPayment(trx, payment.id));
     const amount = request.amountCents ?? left;
     if (!Number.isInteger(amount) || amount < 1 || amount > left) throw new RefundExceedsBalanceError(amount, left);
     const row = await ledger.insertRefund(trx, { paymentId: payment.id, amountCents: amount, reason: request.reason, requestKey: request.key });
@@ -109,7 +110,7 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
       let payment = (await repo.findById(trx, found.id))!;
       const now = (await ledger.findRefund(trx, refund.id))!;
       if (effect === "succeeded") {
-        const full = total >= payment.amountCents;
+        const full = total >= payment.chargedCents;
         if (full) await repo.transition(trx, payment.id, "refunded", { refunded_at: new Date(), refund_reason: payment.refundReason ?? refund.reason, provider_refund_id: now.providerRefundId });
         payment = (await repo.findById(trx, payment.id))!;
         await hooks.onRefunded(trx, payment, { amountRefundedCents: total, full, refund: now });
@@ -118,6 +119,10 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
         const stillOpen = refunds.some((r) => r.status === "requested" || r.status === "pending");
         if (payment.status === "refund_pending" && !stillOpen) {
           await repo.transition(trx, payment.id, "refundFailed", { review_reason: `refund failed: ${now.failureReason ?? "unknown"}`.slice(0, 2000) });
+          payment = (await repo.findById(trx, payment.id))!;
+        } else if (payment.status === "refunded" && total < payment.chargedCents) {
+          // Stripe took the refund and then failed it: the money is with the merchant again, so it can be refunded again.
+          await repo.transition(trx, payment.id, "refundReversed", { refunded_at: null });
           payment = (await repo.findById(trx, payment.id))!;
         }
         await hooks.onRefundFailed(trx, payment, now);
@@ -176,12 +181,15 @@ export function createRefunds(opts: { db: Db; gateway: PaymentGateway; logger: L
       if (!payment.providerPaymentId) throw new Error(`payment ${payment.id} has no PaymentIntent to refund`);
       let answer: RefundSnapshot;
       try {
-        // The key is the row's: a retry after a timeout (or a worker that died) gets Stripe's first refund back.
-        answer = await gateway.refundIntent(payment.providerPaymentId, { amountCents: refund.amountCents, idempotencyKey: `refund-request-${refund.id}`, reason: refund.reason, refundRequestId: refund.id });
+        // The key is kept with the row: a retry after a timeout (or a worker that died) gets Stripe's first refund back.
+        const idempotencyKey = await ledger.idempotencyKeyOf(db, refund.id, payment.providerPaymentId);
+        answer = await gateway.refundIntent(payment.providerPaymentId, { amountCents: refund.amountCents, idempotencyKey, reason: refund.reason, refundRequestId: refund.id });
       } catch (err) {
-        const e = err as { statusCode?: number; rawType?: string; message?: string };
-        if (!FINAL_HTTP_STATUSES.has(e.statusCode ?? 0) || e.rawType === "idempotency_error") throw err;
-        await applyOutcome(refund.id, { status: "failed", failureReason: `Stripe refused it: ${String(e.message).split("\n")[0]}` });
+        const e = err as { statusCode?: number; rawType?: string; type?: string; message?: string };
+        // A key Stripe already saw with other parameters never goes through however often it is sent: final, for an operator.
+        const keyRefused = e.rawType === "idempotency_error" || e.type === "StripeIdempotencyError";
+        if (!FINAL_HTTP_STATUSES.has(e.statusCode ?? 0) && !keyRefused) throw err;
+        await applyOutcome(refund.id, { status: "failed", failureReason: `Stripe refused it${keyRefused ? " (idempotency_error: its key was used for another request)" : ""}: ${String(e.message).split("\n")[0]}` });
         return;
       }
       await applyOutcome(refund.id, { status: answer.status, providerRefundId: answer.id, failureReason: answer.failureReason });

@@ -28,6 +28,8 @@ export interface PaymentRow {
   coversVersion: number | null;
   /** Refunded so far (a partial refund leaves the payment paid). */
   amountRefundedCents: number;
+  /** What Stripe charged: the row's amount, or what a payment in review was really charged (amount_received_cents). */
+  chargedCents: number;
 }
 
 type Conn = Db | Knex.Transaction;
@@ -55,6 +57,7 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
     refundedAt: toDate(r.refunded_at),
     coversVersion: r.covers_version === null || r.covers_version === undefined ? null : Number(r.covers_version),
     amountRefundedCents: Number(r.amount_refunded_cents ?? 0),
+    chargedCents: r.amount_received_cents === null || r.amount_received_cents === undefined ? Number(r.amount_cents) : Number(r.amount_received_cents),
   };
 }
 

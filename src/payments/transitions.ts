@@ -12,6 +12,8 @@ import type { IntentSnapshot } from "./gateway.ts";
  *   refund_pending -> refunded (Stripe's refund went through), needs_review (the refund failed: the money is still
  *               here and an operator decides)
  *   canceled -> needs_review (money arrived on a PaymentIntent we had canceled: never dropped)
+ *   refunded -> paid (a refund Stripe accepted, then failed: card 4000 0000 0000 5126; the money is back with the
+ *               merchant and may be refunded again; the row keeps no live_key, its reference never takes a new one)
  */
 export const PAYMENT_STATUSES = ["pending", "failed", "paid", "needs_review", "refund_pending", "refunded", "canceled"] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -25,6 +27,7 @@ export const TRANSITIONS = {
   acceptReview: { from: ["needs_review"], to: "paid" },
   refunded: { from: ["paid", "needs_review", "refund_pending"], to: "refunded" },
   refundFailed: { from: ["refund_pending"], to: "needs_review" },
+  refundReversed: { from: ["refunded"], to: "paid" },
 } as const satisfies Record<string, { from: readonly PaymentStatus[]; to: PaymentStatus }>;
 
 export type Transition = keyof typeof TRANSITIONS;

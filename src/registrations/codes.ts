@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import { DomainError } from "../errors.ts";
+import { PaymentNotOpenError } from "../payments/core.ts";
 import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import * as codes from "../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../shared/discounts/rules.ts";
@@ -139,6 +140,9 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
   try {
     applied.clientSecret = await preparePayment(deps, held);
   } catch (err) {
+    // The card was confirmed meanwhile (another tab): the payment is settled as it was charged (in review, since the
+    // amount changed) and the visitor is told, never asked to refresh a page that can no longer pay.
+    if (err instanceof PaymentNotOpenError) throw err;
     deps.logger.error({ err: (err as Error).message, reference: held.reference }, "discount held, but the PaymentIntent's amount could not be changed");
     applied.paymentUpdated = false;
   }

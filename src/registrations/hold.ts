@@ -15,7 +15,8 @@ import type { Holder, Registration } from "./repository.ts";
 import { isSettled } from "./states.ts";
 import { holdIsLive, HOLD_MINUTES, type RegistrationDeps } from "./deps.ts";
 import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
-import { PAYMENT_SETUP_ERROR, paymentUnderWay, preparePayment } from "./payment.ts";
+import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, preparePayment } from "./payment.ts";
+import { isRequestInFlight } from "../payments/gateway.ts";
 import { placesForSale } from "./waitlist/forSale.ts";
 
 export const HOLD_TEXT = {
@@ -176,6 +177,7 @@ async function settled(db: Db, reference: string): Promise<HoldOutcome> {
  * meanwhile), that payment decides; otherwise the hold gives its places back at once, unless it changed meanwhile.
  */
 async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: unknown): Promise<HoldOutcome> {
+  if (isRequestInFlight(err)) throw new DomainError("conflict", PAYMENT_STILL_CONFIRMING);
   if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
   deps.logger.error({ err: (err as Error).message, reference: r.reference }, "could not set up the registration's PaymentIntent; hold released");
   await queuedLockingTransaction(deps.db, repo.eventKey(r.eventId), async (trx) => {

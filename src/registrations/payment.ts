@@ -11,6 +11,9 @@ export const PAYMENT_SETUP_ERROR = {
   message: "Payment system is temporarily unavailable. Please try again in a few moments.",
 } as const;
 
+/** The same form again while Stripe still runs its first request (hung or slow): the hold stays, the visitor waits. */
+export const PAYMENT_STILL_CONFIRMING = "We are still confirming with the card company, try again in a minute.";
+
 /** What Stripe's dashboard and the card statement's receipt say about a registration's payment. */
 export function intentDescription(event: { title: string }, r: Registration): string {
   return r.kind === "team"

@@ -12,7 +12,7 @@ import { confirmationManageUrl } from "./manage/links.ts";
 import { queueFamilyLinks } from "./manage/family.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "./deps.ts";
 import { RestartTransaction } from "../db/transaction.ts";
-import { registerChangePayments, syncRegistrationRefunds } from "./manage/paidChanges.ts";
+import { registerChangePayments, registrationRefundFailed, syncRegistrationRefunds } from "./manage/paidChanges.ts";
 
 /**
  * The registrations' handler in the payment core. The core locks the payment row, then `expected` takes the
@@ -91,6 +91,13 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       }
       // The registration's amount refunded is the total over its own payment and its paid changes' (manage/paidChanges.ts).
       await syncRegistrationRefunds(deps, trx, r, refund.full);
+    },
+
+    async onRefundFailed(trx, payment, refund) {
+      // A rejected payment's refund that failed waits in review for the operator (the core moved it there).
+      if (refund.requestKey.startsWith(REJECTED_REFUND_KEY_PREFIX)) return;
+      const r = await lockAggregate(trx, payment.reference);
+      if (r) await registrationRefundFailed(deps, trx, r, refund);
     },
 
     async afterPaid() {

@@ -541,14 +541,26 @@ export async function insertManageLink(conn: Conn, registrationId: number, token
 }
 
 /** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */
-export async function linkByManageTokenHash(conn: Conn, tokenHash: string): Promise<{ reference: string; athletePosition: number | null } | undefined> {
+export async function linkByManageTokenHash(conn: Conn, tokenHash: string, now = new Date()): Promise<{ reference: string; athletePosition: number | null } | undefined> {
   const row: Row | undefined = await conn<Row>("registration_manage_links as l")
     .join("registrations as r", "r.id", "l.registration_id")
     .where("l.token_hash", tokenHash)
-    .whereNull("l.revoked_at")
+    // A link revoked with a grace period still opens until then.
+    .where((q) => { q.whereNull("l.revoked_at").orWhere("l.revoked_at", ">", now); })
     .first("r.reference", "l.athlete_position");
   if (!row) return undefined;
   return { reference: String(row.reference), athletePosition: row.athlete_position === null || row.athlete_position === undefined ? null : Number(row.athlete_position) };
+}
+
+/** How many links of this source a registration was sent since `since` (the lost-confirmation's daily cap). */
+export async function manageLinksSentSince(trx: Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, since: Date): Promise<number> {
+  const row = await trx("registration_manage_links").where({ registration_id: registrationId, sent_by: sentBy }).andWhere("created_at", ">=", since).count({ n: "*" }).first();
+  return Number(row?.n ?? 0);
+}
+
+/** The registration's whole-registration links (not a family's) still live stop opening at `at`. */
+export async function revokeWholeLinks(trx: Knex.Transaction, registrationId: number, at: Date): Promise<void> {
+  await trx("registration_manage_links").where({ registration_id: registrationId }).whereNull("athlete_position").whereNull("revoked_at").update({ revoked_at: at });
 }
 
 /** A family signs the waiver and medical release for its athlete. */
@@ -559,6 +571,11 @@ export async function signWaiver(trx: Knex.Transaction, registrationId: number, 
     waiver_signer_relationship: w.relationship,
     waiver_signed_at: now,
   });
+}
+
+/** A signature that no longer counts (the athlete who signed for themself is a minor now): the waiver is unsigned again. */
+export async function voidWaiver(trx: Knex.Transaction, registrationId: number, position: number): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ waiver_version: null, waiver_signed_name: null, waiver_signer_relationship: null, waiver_signed_at: null });
 }
 
 /** Registrations of an event made with this contact address (any case) that a registrant can still open. */

@@ -13,11 +13,14 @@
  *   paid            -> withdrawn (canceled by its registrant through the manage link: its places are free at once and
  *                      the cancellation policy's refund is requested in the same transaction)
  *   withdrawn       -> refunded (that refund was the whole amount paid, and Stripe says it succeeded)
+ *   refunded, withdrawn -> refund_failed (its refund failed, even after Stripe said it succeeded: the money is still
+ *                      with the shop; the payer is told, the operator retries it with `npm run refund`)
+ *   refund_failed   -> refunded (that retry went through)
  *
  * Places: `paid` and `needs_review` registrations keep theirs (money was taken: the place stays until an operator
  * decides); a `pending_payment` one keeps them while its hold lasts; the others hold none.
  */
-export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded", "withdrawn"] as const;
+export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded", "withdrawn", "refund_failed"] as const;
 export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
 
 export const REGISTRATION_TRANSITIONS = {
@@ -27,8 +30,9 @@ export const REGISTRATION_TRANSITIONS = {
   cancelHold: { from: ["pending_payment"], to: "canceled" },
   flagForReview: { from: ["pending_payment", "expired", "canceled"], to: "needs_review" },
   acceptReview: { from: ["needs_review"], to: "paid" },
-  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled", "withdrawn"], to: "refunded" },
+  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled", "withdrawn", "refund_failed"], to: "refunded" },
   withdraw: { from: ["paid"], to: "withdrawn" },
+  refundFailed: { from: ["refunded", "withdrawn"], to: "refund_failed" },
 } as const satisfies Record<string, { from: readonly RegistrationStatus[]; to: RegistrationStatus }>;
 
 export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
@@ -39,7 +43,7 @@ export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
  * (see `isFrozenPayment`).
  */
 export function isSettled(status: RegistrationStatus): boolean {
-  return status === "paid" || status === "needs_review" || status === "refunded" || status === "withdrawn";
+  return status === "paid" || status === "needs_review" || status === "refunded" || status === "withdrawn" || status === "refund_failed";
 }
 
 /** Stripe statuses of a PaymentIntent whose confirmation has begun: the registration it pays for is frozen. */

@@ -148,6 +148,47 @@ describe("individual registration in Chromium", () => {
     await context.close();
   });
 
+  for (const fault of ["a 503 from the server", "no answer at all"] as const) {
+    it(`a card that went through while the return call got ${fault}: 'Payment received: we will e-mail your confirmation', never an error`, async () => {
+      const { page, context } = await newVisit(browser, { viewport: MOBILE });
+      try {
+        await page.goto("/register/4");
+        await hydrated(page);
+        await page.getByLabel(/Single Day/).check();
+        await page.getByLabel("Tuesday, June 15").check();
+        await fillStep1(page, `fault.${fault.length}@example.com`);
+        await page.getByRole("button", { name: "Proceed to Payment" }).click();
+        await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+        // The database, Redis or Stripe in trouble: the return route answers 503 (or nothing) until it is let through.
+        let released = false;
+        const held: (() => Promise<void>)[] = [];
+        await page.route("**/api/events/4/stripe-payment-success", async (route) => {
+          if (released) return route.continue();
+          if (fault === "no answer at all") return void held.push(() => route.continue());
+          await route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: "Payment system is temporarily unavailable. Please try again in a few moments." }) });
+        });
+        await fillCard(page, "4242 4242 4242 4242");
+        await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
+        const received = page.getByTestId("payment-received");
+        await received.waitFor({ timeout: 20_000 });
+        // Its words as written (the heading's style shows it in capitals).
+        const text = (await received.textContent()) ?? "";
+        expect(text).toContain("Payment received: we will e-mail your confirmation");
+        expect(text).not.toMatch(/temporarily unavailable|error/i);
+        expect(await page.getByRole("alert").count()).toBe(0);
+        expect(await page.getByRole("button", { name: /Complete Payment/ }).count()).toBe(0);
+        // The trouble ends: the payment is recorded once and the visitor lands on the confirmation.
+        released = true;
+        for (const go of held) await go();
+        await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: 60_000 });
+        const intentId = new URL(page.url()).searchParams.get("paymentIntentId");
+        expect(await e2eDb()("payments").where({ provider_payment_id: intentId })).toHaveLength(1);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
   it("works without JavaScript through step 1: errors with kept values, then the held place and step 2's summary", async () => {
     const { page, context } = await newVisit(browser, { javaScript: false });
     await page.goto("/register/1");

@@ -275,7 +275,7 @@ describe("POST /api/validate-discount", () => {
 });
 
 describe("free registrations", () => {
-  it("a 100% code: applying makes no Stripe call, completing cancels the earlier intent and records the registration free", async () => {
+  it("a 100% code: applying changes nothing at Stripe, completing cancels the earlier intent and records the registration free", async () => {
     await createCode("create FULLFREE --percent 100");
     fake.autoDeliver = false;
     const v = await visitorFrom(t.app);
@@ -283,7 +283,8 @@ describe("free registrations", () => {
     const calls = stripeCalls();
     const applied = await validate(v, "FULLFREE");
     expect(applied.body).toMatchObject({ success: true, valid: true, title: "100% Discount Applied", message: "Your registration is free! Complete your registration below.", discount: { finalPrice: 0, discountAmount: 299, isFree: true } });
-    expect(calls()).toEqual({});
+    // One read: whether the step-1 intent's card is being confirmed in another tab (then the code is refused).
+    expect(calls()).toEqual({ retrieveIntent: 1 });
 
     // Step 2 and /stripe-checkout switch to the free registration, still without Stripe.
     const step2 = textOf((await v.get("/register/2?step=payment")).text);
@@ -291,13 +292,13 @@ describe("free registrations", () => {
     expect(step2).not.toContain("Complete Payment");
     const checkout = textOf((await v.get("/stripe-checkout?eventId=2")).text);
     expect(checkout).toContain("Complete FREE Registration");
-    expect(calls()).toEqual({});
+    expect(calls()).toEqual({ retrieveIntent: 1 });
 
     const done = await v.post("/api/events/2/stripe-payment-success").send({ freeRegistration: true, discountCode: "FULLFREE", eventId: 2, amount: 0, paymentIntentId: `free_registration_${Date.now()}` });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ success: true, status: "paid", free: true, title: "Registration Complete!" });
     // The only Stripe call: canceling the intent made at step 1 (nothing created, changed or charged).
-    expect(calls()).toEqual({ cancelIntent: 1 });
+    expect(calls()).toEqual({ retrieveIntent: 1, cancelIntent: 1 });
     expect(fake.intents.get(intentId!)!.status).toBe("canceled");
     const s = await rowOf(reference);
     expect(s.registration).toMatchObject({ status: "paid", amount_paid_cents: 0, amount_cents: 0 });
@@ -478,5 +479,48 @@ describe("npm run discount", () => {
     expect(list).toMatch(/TEAM25\s+\$25\.00\s+0\s+0\s+none\s+always\s+2\s+team\s+yes/);
     expect(await createCode("deactivate team25")).toContain("Deactivated TEAM25");
     expect(await createCode("list")).toMatch(/TEAM25\s.*\sno$/m);
+  });
+});
+
+describe("a code from another tab while the card is being confirmed", () => {
+  it("answers 409 with a clear message, changes nothing, and the payment is settled as charged", async () => {
+    await createCode("create TAB2 --percent 10");
+    fake.autoDeliver = false;
+    const v = await visitorFrom(t.app);
+    const { reference, intentId } = await register(v, 2);
+    // The first tab's card is charged; its return call has not come yet.
+    expect(fake.confirm(intentId!, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    const answer = await validate(v, "TAB2");
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({ success: false, message: "Your card payment for this registration is being confirmed, so a discount code can no longer change it. If the payment fails, you can try the code again." });
+    const removed = await v.post("/api/validate-discount").send({ eventId: 2, remove: true });
+    expect(removed.status).toBe(409);
+    const form = await v.form("/register/2/discount", { discountCode: "TAB2" });
+    expect(form.status).toBe(303);
+    const { registration, redemption, payments } = await rowOf(reference);
+    expect(registration).toMatchObject({ status: "paid", amount_cents: 29900, amount_paid_cents: 29900 });
+    expect(redemption).toBeUndefined();
+    expect(payments.map((p: { status: string }) => p.status)).toEqual(["paid"]);
+  });
+
+  it("never answers 5xx when the code and the confirmation come at once (MySQL: 10 registrations)", async () => {
+    await createCode("create TABRACE --percent 10");
+    fake.autoDeliver = false;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const v = await visitorFrom(t.app);
+        const { reference, intentId } = await register(v, 2);
+        const [code] = await Promise.all([
+          validate(v, "TABRACE"),
+          (async () => {
+            fake.confirm(intentId!, { number: "4242 4242 4242 4242" });
+            return v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId });
+          })(),
+        ]);
+        return { code: code.status, reference };
+      }),
+    );
+    for (const r of results) expect([200, 409]).toContain(r.code);
+    for (const r of results) expect(["paid", "needs_review"]).toContain((await rowOf(r.reference)).registration.status);
   });
 });

@@ -350,7 +350,9 @@ describe("when the database fails", () => {
     await broken.db.destroy();
     try {
       const detail = await request(broken.app).get("/events/2").expect(503);
-      expect(textOf(detail.text)).toContain("Could not load event data. Please try again later. Return to Events");
+      expect(textOf(detail.text)).toContain("Temporarily Unavailable Could not load event data. Please try again later. Return to Events");
+      // An outage is not a missing event: neither the heading nor the title says "Not Found".
+      expect(detail.text).not.toMatch(/not found/i);
       const list = await request(broken.app).get("/events").expect(503);
       expect(textOf(list.text)).toContain("Could not load event data. Please try again later.");
       const api = await request(broken.app).get("/api/events/2").expect(503);

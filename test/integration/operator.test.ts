@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { sentText } from "../support/mail.ts";
 import os from "node:os";
 import path from "node:path";
 import { execFile } from "node:child_process";
@@ -126,8 +127,11 @@ describe("payments review", () => {
     expect(list.split("\n").at(-1)).toMatch(/^\d+ payment\(s\) in review\./);
 
     const { lines, out } = printed();
-    expect(await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, out)).toBe(0);
-    expect(lines).toEqual([`Accepted payment ${payment.id}: $149.00 kept; registration ${reference} is paid and its confirmation e-mail is queued.`]);
+    expect(await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, out)).toBe(0);
+    expect(lines).toEqual([
+      `Payment ${payment.id} took $149.00; registration ${reference} asks for $50.00 now: $99.00 more than it asks. Kept as it is (--accept-difference).`,
+      `Accepted payment ${payment.id}: $149.00 kept; registration ${reference} is paid and its confirmation e-mail is queued.`,
+    ]);
     const after = await registration(reference);
     expect(after.row).toMatchObject({ status: "paid", amount_paid_cents: 14900, reserved_until: null });
     expect(after.payments[0]).toMatchObject({ status: "paid", paid_via: "operator" });
@@ -137,14 +141,14 @@ describe("payments review", () => {
     expect(roster[0]).toMatchObject({ status: "paid" });
 
     // Accepting it again changes nothing: one line, no second e-mail.
-    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, out)).rejects.toThrow(new OperatorError(`Payment ${payment.id} is paid, not needs_review: nothing changed.`));
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, out)).rejects.toThrow(new OperatorError(`Payment ${payment.id} is paid, not needs_review: nothing changed.`));
     expect((await registration(reference)).emails).toHaveLength(1);
   });
 
   it("two operators accepting the same payment at once: one accept, one e-mail", async () => {
     const { reference } = await paidRegistration({ asks: 9900 });
     const payment = (await registration(reference)).payments[0];
-    const results = await Promise.allSettled([0, 1].map(() => runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {})));
+    const results = await Promise.allSettled([0, 1].map(() => runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, () => {})));
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     expect(await registration(reference)).toMatchObject({ row: { status: "paid" }, payments: [{ status: "paid" }], emails: [{ kind: "registration_confirmation" }] });
   });
@@ -154,19 +158,19 @@ describe("payments review", () => {
     const payment = await t.db("payments").where({ kind: "order", reference }).first();
     expect(payment.status).toBe("needs_review");
     expect(await listReview(ctx, new Date())).toContain("q***@example.com");
-    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {});
+    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, () => {});
     expect(await t.db("orders").where({ reference }).first()).toMatchObject({ status: "paid" });
     expect(await t.db("payments").where({ id: payment.id }).first()).toMatchObject({ status: "paid", paid_via: "operator" });
     expect(await t.db("email_outbox").where({ reference: `order:${reference}` })).toHaveLength(1);
   });
 
   it("refuses an accept the kind cannot take, and a payment that is not in review, changing nothing", async () => {
-    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: 987654 }, () => {})).rejects.toThrow(new OperatorError("There is no payment 987654."));
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: 987654, acceptDifference: true }, () => {})).rejects.toThrow(new OperatorError("There is no payment 987654."));
 
     // Stripe took another amount than the payment records: only a refund settles it.
     const charged = await paidRegistration({ charged: 5000 });
     const inReview = (await registration(charged.reference)).payments[0];
-    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: inReview.id }, () => {})).rejects.toThrow(
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: inReview.id, acceptDifference: true }, () => {})).rejects.toThrow(
       new OperatorError(`Payment ${inReview.id} cannot be accepted (amount 5000 is not the payment's 14900): Stripe took what the payment does not record; refund it instead.`),
     );
     expect(await registration(charged.reference)).toMatchObject({ row: { status: "needs_review" }, payments: [{ status: "needs_review", paid_via: null }], emails: [] });
@@ -175,7 +179,7 @@ describe("payments review", () => {
     const reference = await orderInReview();
     const payment = await t.db("payments").where({ kind: "order", reference }).first();
     await t.db("orders").where({ reference }).update({ status: "paid" });
-    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {})).rejects.toThrow(
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, () => {})).rejects.toThrow(
       new OperatorError(`The order ${reference} cannot take this payment (the order is already paid): nothing changed; refund it instead.`),
     );
     expect(await t.db("payments").where({ id: payment.id }).first()).toMatchObject({ status: "needs_review", paid_via: null });
@@ -197,11 +201,12 @@ describe("resend", () => {
     expect(emails).toHaveLength(2);
     // Only a hash of the first manage link is kept, so the new e-mail carries a new one; everything else is the same.
     const linkOf = (text: string) => /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
-    const unlinked = (text: string) => text.replace(/\/my-registration\/[A-Za-z0-9_-]{43}/g, "/my-registration/-");
+    const unlinked = (text: string) => text.replace(/\/my-registration\/[A-Za-z0-9_-]+/g, "/my-registration/-");
     expect(emails[1]).toMatchObject({ kind: first.kind, to_address: first.to_address, subject: first.subject, status: "pending" });
     expect([unlinked(emails[1].text_body), unlinked(emails[1].html_body)]).toEqual([unlinked(first.text_body), unlinked(first.html_body)]);
-    expect(linkOf(emails[1].text_body)).not.toBe(linkOf(first.text_body));
-    expect((await (await visitor(t.app)).get(`/my-registration/${linkOf(emails[1].text_body)}`)).status).toBe(200);
+    // The first, sent, kept no working link.
+    expect(first.text_body).toContain("/my-registration/link-removed-after-sending");
+    expect((await (await visitor(t.app)).get(`/my-registration/${linkOf(sentText(t.mailDir, emails[1]))}`)).status).toBe(200);
     // The calendar file is the same but for its DTSTAMP (when it was made).
     const stamped = (json: string) => json.replace(/DTSTAMP:\d{8}T\d{6}Z/g, "DTSTAMP:-");
     expect(stamped(emails[1].attachments_json)).toBe(stamped(first.attachments_json));
@@ -213,7 +218,7 @@ describe("resend", () => {
   it("queues an order's confirmation with a new status link that works; the earlier link stops working", async () => {
     const reference = await orderInReview();
     const payment = await t.db("payments").where({ kind: "order", reference }).first();
-    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {});
+    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, () => {});
     const linkOf = (text: string) => /\/orders\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
     const [first] = await t.db("email_outbox").where({ reference: `order:${reference}` });
     await runResendCommand(ctx, { kind: "order", reference }, () => {});
@@ -221,8 +226,8 @@ describe("resend", () => {
     expect(emails).toHaveLength(2);
     expect(emails[1]).toMatchObject({ kind: "order_confirmation", to_address: "quinn.ray@example.com", subject: first.subject });
     const v = await visitor(t.app);
-    expect((await v.get(`/orders/${linkOf(emails[1].text_body)}`)).status).toBe(200);
-    expect((await v.get(`/orders/${linkOf(first.text_body)}`)).status).toBe(404);
+    expect((await v.get(`/orders/${linkOf(sentText(t.mailDir, emails[1]))}`)).status).toBe(200);
+    expect((await v.get(`/orders/${linkOf(sentText(t.mailDir, first))}`)).status).toBe(404);
   });
 
   it("refuses what has no confirmation, writing nothing", async () => {
@@ -341,7 +346,7 @@ describe("refund", () => {
     const { reference } = await paidRegistration({ asks: 8800 });
     const payment = (await registration(reference)).payments[0];
     const [accepted, refunded] = await Promise.allSettled([
-      runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {}),
+      runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, () => {}),
       runPaymentsCommand(ctx, { command: "refund", paymentId: payment.id, reason: "Race", waitSeconds: 20 }, () => {}),
     ]);
     const refunds = await refundsOf(reference);
@@ -360,7 +365,7 @@ describe("refund", () => {
   it("one after the other: no review refund once accepted, no accept once a refund is asked for", async () => {
     const first = await paidRegistration({ asks: 8800 });
     const accepted = (await registration(first.reference)).payments[0];
-    await runPaymentsCommand(ctx, { command: "accept", paymentId: accepted.id }, () => {});
+    await runPaymentsCommand(ctx, { command: "accept", paymentId: accepted.id, acceptDifference: true }, () => {});
     // The operator's list was read before another operator accepted it.
     const stale: PaymentRow = { ...(await findById(t.db, accepted.id))!, status: "needs_review" };
     await expect(refundPayment(ctx, stale, { reason: "Late", waitSeconds: 0, onlyIf: "needs_review" }, () => {})).rejects.toThrow(
@@ -373,7 +378,7 @@ describe("refund", () => {
       const second = await paidRegistration({ asks: 8800 });
       const inReview = (await registration(second.reference)).payments[0];
       expect(await runPaymentsCommand(ctx, { command: "refund", paymentId: inReview.id, reason: "Queued", waitSeconds: 0 }, () => {})).toBe(REFUND_EXIT.queued);
-      await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: inReview.id }, () => {})).rejects.toThrow(
+      await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: inReview.id, acceptDifference: true }, () => {})).rejects.toThrow(
         new OperatorError(`Payment ${inReview.id} has a refund asked for or made: nothing changed.`),
       );
       expect(await registration(second.reference)).toMatchObject({ row: { status: "needs_review" }, payments: [{ status: "needs_review" }] });
@@ -395,10 +400,36 @@ describe("refund", () => {
     );
   });
 
+  it("refunds a review payment for what Stripe charged ($50 on a $149 row), and the registration leaves needs_review and frees its place", async () => {
+    const { reference, intentId } = await paidRegistration({ charged: 5000 });
+    const payment = (await registration(reference)).payments[0];
+    expect(payment).toMatchObject({ status: "needs_review", amount_cents: 14900, amount_received_cents: 5000 });
+    const placesBefore = await placesLeft(t.db, 3, new Date());
+    const lines: string[] = [];
+    expect(await runPaymentsCommand(ctx, { command: "refund", paymentId: payment.id, reason: "Charged another amount", waitSeconds: 20 }, (l) => void lines.push(l))).toBe(REFUND_EXIT.succeeded);
+    expect(lines[0]).toMatch(/^Requested refund \d+ of \$50\.00 /);
+    expect([...fake.refunds.values()].filter((r) => r.payment_intent === intentId).map((r) => r.amount)).toEqual([5000]);
+    expect(await registration(reference)).toMatchObject({ row: { status: "refunded" }, payments: [{ status: "refunded", amount_refunded_cents: 5000 }] });
+    expect(await placesLeft(t.db, 3, new Date())).toBe(placesBefore + 1);
+  });
+
+  it("an accept that would keep another amount than the registration asks for now shows the difference and needs --accept-difference", async () => {
+    const { reference } = await paidRegistration({ asks: 13410 });
+    const payment = (await registration(reference)).payments[0];
+    await expect(runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {})).rejects.toThrow(
+      new OperatorError(`Payment ${payment.id} took $149.00; registration ${reference} asks for $134.10 now: $14.90 more than it asks. Keep it as it is with review accept ${payment.id} --accept-difference, or refund it with review refund ${payment.id} --reason "...": nothing changed.`),
+    );
+    expect(await registration(reference)).toMatchObject({ row: { status: "needs_review" }, payments: [{ status: "needs_review" }] });
+    const lines: string[] = [];
+    expect(await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, (l) => void lines.push(l))).toBe(0);
+    expect(lines[0]).toBe(`Payment ${payment.id} took $149.00; registration ${reference} asks for $134.10 now: $14.90 more than it asks. Kept as it is (--accept-difference).`);
+    expect(await registration(reference)).toMatchObject({ row: { status: "paid" }, payments: [{ status: "paid" }] });
+  });
+
   it("refunds an order; refuses what has nothing to refund, writing nothing", async () => {
     const reference = await orderInReview();
     const payment = await t.db("payments").where({ kind: "order", reference }).first();
-    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id }, () => {});
+    await runPaymentsCommand(ctx, { command: "accept", paymentId: payment.id, acceptDifference: true }, () => {});
     expect(await runRefundCommand(ctx, { kind: "order", reference, amountCents: 1000, reason: "Late delivery", waitSeconds: 20 }, () => {})).toBe(REFUND_EXIT.succeeded);
     expect(await t.db("payments").where({ id: payment.id }).first()).toMatchObject({ status: "paid", amount_refunded_cents: 1000 });
     const emails = await t.db("email_outbox").where({ reference: `order:${reference}` }).orderBy("id");

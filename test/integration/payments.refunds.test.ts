@@ -215,6 +215,39 @@ describe("the refund job", () => {
   });
 });
 
+describe("refund keys that cannot collide", () => {
+  it("a refund whose row id was used before (a database recreated, Stripe's keys kept) still goes through; a key Stripe refuses is final", async () => {
+    const first = await paidPayment();
+    const sent = await core.refund(first.payment, { reason: "camp canceled", key: `cancel:${first.reference}` });
+    await core.refundJobs.drain();
+    const usedKey = String((await t.db("payment_refunds").where({ id: sent.id }).first()).idempotency_key);
+    expect(usedKey).toMatch(new RegExp(`^refund-${first.intentId}-[A-Za-z0-9_-]{16}$`));
+    // As after `rm var/app.sqlite3` or a restore: the next refund row gets the same id again.
+    await t.db("payment_refunds").where({ id: sent.id }).delete();
+    if (t.backend === "mysql") await t.db.raw("alter table payment_refunds auto_increment = 1");
+    else await t.db.raw("update sqlite_sequence set seq = ? where name = 'payment_refunds'", [sent.id - 1]);
+    const second = await paidPayment();
+    const again = await core.refund(second.payment, { reason: "camp canceled", key: `cancel:${second.reference}` });
+    expect(again.id).toBe(sent.id);
+    await core.refundJobs.drain();
+    expect((await core.refundsOf(second.payment.id))[0]).toMatchObject({ status: "succeeded" });
+    expect(refundsAtStripe(second.intentId)).toHaveLength(1);
+
+    // A key Stripe has seen with other parameters: failed at once, for the operator, never sent again.
+    const third = await paidPayment();
+    const refused = await core.refund(third.payment, { reason: "camp canceled", key: `cancel:${third.reference}` });
+    await t.db("payment_refunds").where({ id: refused.id }).update({ idempotency_key: usedKey });
+    await core.refundJobs.drain();
+    const row = await t.db("payment_refunds").where({ id: refused.id }).first();
+    expect(row).toMatchObject({ status: "failed", send_status: "sent" });
+    expect(Number(row.attempts)).toBe(1);
+    expect(row.failure_reason).toContain("idempotency_error");
+    expect((await core.failedRefunds()).map((r) => r.id)).toContain(refused.id);
+    expect(failed.get(third.reference)).toHaveLength(1);
+    expect(refundsAtStripe(third.intentId)).toHaveLength(0);
+  });
+});
+
 describe("refunds the site did not ask for, and rejected payments", () => {
   it("a refund made in Stripe's dashboard arrives as charge.refunded: its own row, the payment refunded", async () => {
     const { payment, intentId, reference } = await paidPayment();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sentText } from "../support/mail.ts";
 import request from "supertest";
 import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf } from "../support/http.ts";
@@ -265,7 +266,7 @@ describe("adding athletes to a paid team", () => {
 
     expect((await b.post(`${path}/family`, { athlete: "1" })).status).toBe(303);
     const mail = await t.db("email_outbox").where({ kind: "registration_family_link", to_address: "kid1full@example.com" }).first();
-    const family = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(String(mail.text_body))![1]!}`;
+    const family = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, mail))![1]!}`;
     const f = await kit.browser(family);
     const familyPage = await f.get(`${family}/athletes`);
     expect(familyPage.status).toBe(403);

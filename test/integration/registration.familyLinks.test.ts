@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sentText } from "../support/mail.ts";
 import request from "supertest";
 import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
@@ -61,7 +62,7 @@ async function expectOneLinkPerFamily(reference: string, tag: string) {
   expect(mails.map((m: { to_address: string }) => m.to_address).sort()).toEqual([1, 2, 3, 4, 5].map((i) => `kid${i}.${tag}@example.com`));
   for (const mail of mails as { to_address: string; text_body: string; subject: string }[]) {
     const i = Number(/^kid(\d)/.exec(mail.to_address)![1]);
-    const page = await request(t.app).get(`/my-registration/${tokenIn(mail.text_body)}`).set("x-forwarded-for", `198.19.0.${address++ % 250}`);
+    const page = await request(t.app).get(`/my-registration/${tokenIn(sentText(t.mailDir, mail))}`).set("x-forwarded-for", `198.19.0.${address++ % 250}`);
     expect(page.status).toBe(200);
     const text = textOf(page.text);
     expect(text).toContain(`Kid${i} Nguyen`);
@@ -162,7 +163,7 @@ describe("a team's families get their own link e-mail when the team is paid", ()
     t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
     expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
     const [coach] = await emailsOf(reference, "team_registration_confirmation");
-    const path = `/my-registration/${tokenIn(coach.text_body)}`;
+    const path = `/my-registration/${tokenIn(sentText(t.mailDir, coach))}`;
     const agent = request.agent(t.app);
     const ip = `198.19.1.${address++ % 250}`;
     const page = await agent.get(path).set("x-forwarded-for", ip);
@@ -173,7 +174,7 @@ describe("a team's families get their own link e-mail when the team is paid", ()
     const resent = mails.at(-1);
     expect(resent.to_address).toBe("kid3.resend@example.com");
     expect(resent.text_body).toContain("Hi Parent 3,");
-    expect(tokenIn(resent.text_body)).not.toBe(tokenIn(mails.find((m: { to_address: string }) => m.to_address === "kid3.resend@example.com").text_body));
+    expect(tokenIn(sentText(t.mailDir, resent))).not.toBe(tokenIn(sentText(t.mailDir, mails.find((m: { to_address: string }) => m.to_address === "kid3.resend@example.com"))));
   });
 });
 
@@ -184,8 +185,8 @@ async function paidTeam(tag: string, size = 5) {
   expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
   const [coach] = await emailsOf(reference, "team_registration_confirmation");
   const families = new Map<number, string>();
-  for (const m of (await emailsOf(reference, "registration_family_link")) as { to_address: string; text_body: string }[]) families.set(Number(/^kid(\d+)/.exec(m.to_address)![1]), `/my-registration/${tokenIn(m.text_body)}`);
-  return { reference, coachPath: `/my-registration/${tokenIn(coach.text_body)}`, families };
+  for (const m of (await emailsOf(reference, "registration_family_link")) as { to_address: string; text_body: string }[]) families.set(Number(/^kid(\d+)/.exec(m.to_address)![1]), `/my-registration/${tokenIn(sentText(t.mailDir, m))}`);
+  return { reference, coachPath: `/my-registration/${tokenIn(sentText(t.mailDir, coach))}`, families };
 }
 
 /** A browser without JavaScript on a manage page: its own address, cookie and CSRF token; posts forms. */
@@ -259,6 +260,49 @@ describe("npm run export -- registrations", () => {
     expect(missing.some((l) => l.includes("Kid1 ") || l.includes("Kid3 "))).toBe(false);
     const [row] = await t.db("registration_roster").where({ reference, athlete_name: "Kid3 Nguyen" });
     expect(row).toMatchObject({ waiver_version: "2026-11-26", missing: null });
+  });
+});
+
+describe("who may sign a waiver is decided from the athlete's age, again when it changes", () => {
+  it("voids an athlete's own signature when the family link makes the athlete a minor: page, roster, export, and the family asked again", async () => {
+    const { reference, coachPath, families } = await paidTeam("minor-again");
+    const kid2 = families.get(2)!;
+    const family = await browserAt(kid2);
+    // At 14 the athlete cannot sign for themself.
+    const refused = await family.post(`${kid2}/waiver`, { signedName: "Kid Two", relationship: "Athlete (18 or older)", agrees: "on" });
+    expect(refused.status).toBe(400);
+    expect(textOf(refused.text)).toContain("An athlete under 18 needs a parent or legal guardian to sign.");
+    // The probe's path: age set to 18, the athlete signs, age set back to 14.
+    expect((await family.post(`${kid2}/details`, { ...kidFields(2, "minor-again", { "athlete[age]": "18" }), version: family.version })).status).toBe(303);
+    expect((await family.post(`${kid2}/waiver`, { signedName: "Kid Two", relationship: "Athlete (18 or older)", agrees: "on" })).status).toBe(303);
+    const adult = await browserAt(kid2);
+    expect(textOf(adult.page.text)).toContain("Signed by Kid Two (Athlete (18 or older))");
+    const back = await adult.post(`${kid2}/details`, { ...kidFields(2, "minor-again", { "athlete[age]": "14" }), version: adult.version });
+    expect(back.status).toBe(303);
+    const page = textOf((await adult.get()).text);
+    expect(page).toContain("Kid2 is under 18 now, so Kid2's own signature no longer counts: a parent or legal guardian must sign the waiver and medical release.");
+    expect(page).not.toContain("Signed by Kid Two");
+    expect(page).toContain("An athlete under 18 needs a parent or legal guardian to sign.");
+    const id = (await t.db("registrations").where({ reference }).first()).id;
+    expect(await t.db("registration_athletes").where({ registration_id: id, position: 2 }).first()).toMatchObject({ age: 14, waiver_version: null, waiver_signer_relationship: null });
+    const [row] = await t.db("registration_roster").where({ reference, athlete_name: "Kid2 Nguyen" });
+    expect(row).toMatchObject({ waiver_version: null, missing: "waiver and medical release" });
+    const chunks: Buffer[] = [];
+    await runExport(t.db, { name: "registrations", eventId: 2 }, new Writable({ write: (c: Buffer, _e, done) => (chunks.push(Buffer.from(c)), done()) }));
+    const line = Buffer.concat(chunks).toString("utf8").split("\r\n").find((l) => l.startsWith(`${reference},`) && l.includes("Kid2 Nguyen"))!;
+    expect(line.endsWith(",waiver and medical release")).toBe(true);
+    // The coach's roster says so; the family is asked again for a parent's signature.
+    const coach = textOf((await request(t.app).get(coachPath).set("x-forwarded-for", `198.19.3.${address++ % 250}`)).text);
+    expect(coach).toContain("Waiver not signed yet");
+    const [asked] = await emailsOf(reference, "registration_family_reminder");
+    expect(asked.to_address).toBe("kid2.minor-again@example.com");
+    expect(asked.text_body).toContain("- sign the waiver and medical release (a parent or legal guardian: Kid2 is under 18)");
+    const [changed] = (await emailsOf(reference, "registration_changed")).slice(-1);
+    expect(changed.text_body).toContain("the athlete's own signature of the waiver voided (under 18)");
+    // A parent signs through the new link.
+    const again = await browserAt(`/my-registration/${tokenIn(sentText(t.mailDir, asked))}`);
+    expect((await again.post(`/my-registration/${tokenIn(sentText(t.mailDir, asked))}/waiver`, { signedName: "Parent Two", relationship: "Parent", agrees: "on" })).status).toBe(303);
+    expect((await t.db("registration_roster").where({ reference, athlete_name: "Kid2 Nguyen" }))[0]).toMatchObject({ missing: null });
   });
 });
 

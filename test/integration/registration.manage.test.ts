@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sentText } from "../support/mail.ts";
 import request from "supertest";
 import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { csrfFrom, executableScripts, textOf, visitor } from "../support/http.ts";
@@ -53,7 +54,7 @@ async function paidRegistration(extra: Record<string, unknown> = {}) {
   expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
   expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
   const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" }).first();
-  const link = /https?:\/\/[^\s]+\/my-registration\/([A-Za-z0-9_-]{43})/.exec(email.text_body);
+  const link = /https?:\/\/[^\s]+\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email));
   expect(link, "the confirmation e-mail carries the manage link").not.toBeNull();
   return { v, reference, intentId, email, path: `/my-registration/${link![1]}`, token: link![1]! };
 }
@@ -74,7 +75,7 @@ async function paidTeam(n: number) {
   expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
   expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
   const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "team_registration_confirmation" }).first();
-  const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(email.text_body)![1]!;
+  const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!;
   return { reference, path: `/my-registration/${token}` };
 }
 
@@ -301,7 +302,7 @@ describe("cancellation under the policy", () => {
     t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
     expect((await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
     const mail = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" }).first();
-    const path = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(mail.text_body)![1]}`;
+    const path = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, mail))![1]}`;
     await t.db("events").where({ id: 4 }).update({ start_date: soon.toISOString().slice(0, 10), end_date: soon.toISOString().slice(0, 10) });
     try {
       const b = await freshBrowser(path);
@@ -405,7 +406,7 @@ describe("the coach's roster and the families' own links", () => {
     const mail = (await emailsOf(reference, "registration_family_link")).at(-1);
     expect(mail.to_address).toBe("kid2@example.com");
     for (const part of ["Hi Parent 2,", "Dana Brooks has registered Kid2 Brooks for National Champ Camp with Steel City WC", "- Saturday, June 5: 9:00 AM - 4:00 PM PDT"]) expect(mail.text_body, part).toContain(part);
-    const familyPath = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(mail.text_body)![1]}`;
+    const familyPath = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, mail))![1]}`;
 
     const family = await freshBrowser(familyPath);
     const page = textOf(family.page.text);
@@ -474,7 +475,7 @@ describe("reminders before the freeze date", () => {
     expect(sent.map((m: { to_address: string }) => m.to_address).sort()).toEqual(["kid2@example.com", "kid3@example.com", "kid4@example.com", "kid5@example.com", "kid6@example.com"]);
     expect(sent[0].subject).toMatch(/^Reminder: Kid\d Brooks: National Champ Camp with Steel City WC/);
     expect(sent[0].text_body).toContain("still needs the waiver and medical release, and details can change only until");
-    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sent[0].text_body)![1]!;
+    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, sent[0]))![1]!;
     expect((await request(t.app).get(`/my-registration/${token}`)).status).toBe(200);
   });
 });
@@ -498,7 +499,7 @@ describe("Lost your confirmation?", () => {
     await until(async () => (await emailsOf(reference, "registration_manage_link")).length === 1);
     const [mail] = await emailsOf(reference, "registration_manage_link");
     expect(mail.to_address).toBe("maya.parent@example.com");
-    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(mail.text_body)![1]!;
+    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, mail))![1]!;
     expect((await request(t.app).get(`/my-registration/${token}`)).status).toBe(200);
     expect(await t.db("email_outbox").where({ to_address: "nobody@example.com" })).toHaveLength(0);
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sentText } from "../support/mail.ts";
 import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
@@ -168,7 +169,7 @@ describe("waiting list", () => {
     expect(await entry(COACH.email)).toMatchObject({ position: 2, places: 6, kind: "team", package_code: "team", status: "waiting" });
     const [mail] = await emailsTo(JOIN.email, "waiting_list_joined");
     expect(mail.text_body).toContain("You are number 1 on the waiting list");
-    const leave = linkIn(mail.text_body, "/waiting-list/leave");
+    const leave = linkIn(sentText(t.mailDir, mail), "/waiting-list/leave");
     expect(leave).toBeDefined();
     // The token is stored only as its hash.
     expect(JSON.stringify(await entry(JOIN.email))).not.toContain(leave!.split("/").pop());
@@ -197,7 +198,7 @@ describe("waiting list", () => {
     const holds = await t.db("waiting_list_holds as h").join("registrations as r", "r.id", "h.registration_id").where("h.entry_id", offered.id).select("r.*");
     expect(holds.map((r: { status: string; places: number }) => [r.status, Number(r.places)])).toEqual([["pending_payment", 1], ["pending_payment", 1]]);
     const [mail] = await emailsTo(JOIN.email, "waiting_list_offer");
-    const link = linkIn(mail.text_body, "/waiting-list/offer")!;
+    const link = linkIn(sentText(t.mailDir, mail), "/waiting-list/offer")!;
     expect(mail.text_body).toContain("2 places at");
     // The confirmation link's page now says the places are held, until when.
     const [confirmMail] = await emailsTo(JOIN.email, "waiting_list_confirm");
@@ -244,7 +245,7 @@ describe("waiting list", () => {
     const [hold] = await t.db("waiting_list_holds as h").join("registrations as r", "r.id", "h.registration_id").where("h.entry_id", offered.id).select("r.*");
     expect(hold).toMatchObject({ kind: "team", status: "pending_payment", places: 6 });
     const [mail] = await emailsTo(COACH.email, "waiting_list_offer");
-    const link = linkIn(mail.text_body, "/waiting-list/offer")!;
+    const link = linkIn(sentText(t.mailDir, mail), "/waiting-list/offer")!;
     const coach = await newVisitor();
     const take = await coach.form(`${link}/take`, { place: "1" });
     expect(take.headers.location).toBe(`/team-register/${EVENT}`);
@@ -281,12 +282,12 @@ describe("waiting list", () => {
     expect((await entry("first@example.com")).status).toBe("expired");
     expect((await entry("third@example.com")).status).toBe("offered");
     const [mail] = await emailsTo("first@example.com", "waiting_list_offer");
-    const ended = await a.get(linkIn(mail.text_body, "/waiting-list/offer")!);
+    const ended = await a.get(linkIn(sentText(t.mailDir, mail), "/waiting-list/offer")!);
     expect(textOf(ended.text)).toContain(WAITLIST_TEXT.offerEnded);
 
     // The second declines: its place goes back, nobody is left to offer it to, and the event shows one place left.
     const [second] = await emailsTo("second.in.line@example.com", "waiting_list_offer");
-    const declined = await b.form(`${linkIn(second.text_body, "/waiting-list/offer")!}/decline`, {});
+    const declined = await b.form(`${linkIn(sentText(t.mailDir, second), "/waiting-list/offer")!}/decline`, {});
     expect(textOf(declined.text)).toContain(WAITLIST_TEXT.declined);
     await rounds();
     expect((await entry("second.in.line@example.com")).status).toBe("declined");
@@ -298,7 +299,7 @@ describe("waiting list", () => {
     const v = await newVisitor();
     await joinConfirmed(v, { ...JOIN, places: "3", email: "leaver@example.com" });
     const [mail] = await emailsTo("leaver@example.com", "waiting_list_joined");
-    const left = await v.form(linkIn(mail.text_body, "/waiting-list/leave")!, {});
+    const left = await v.form(linkIn(sentText(t.mailDir, mail), "/waiting-list/leave")!, {});
     expect(textOf(left.text)).toContain(WAITLIST_TEXT.left);
     expect((await entry("leaver@example.com")).status).toBe("left");
     expect((await v.get("/waiting-list/offer/not-a-real-token-at-all-xyz")).status).toBe(404);

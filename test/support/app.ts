@@ -128,8 +128,8 @@ export interface PayingTestApp extends TestApp {
 }
 
 /** The app listening on a port, with the offline Stripe fake delivering its signed webhooks to it, as Stripe would. */
-export async function createPayingTestApp(env: Record<string, string> = {}): Promise<PayingTestApp> {
-  const t = await createTestApp(env);
+export async function createPayingTestApp(env: Record<string, string> = {}, options: TestOptions & { logger?: Logger } = {}): Promise<PayingTestApp> {
+  const t = await createTestApp(env, options);
   const fake = t.gateway.offline!;
   const server = t.app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));

@@ -1,4 +1,5 @@
 import type { Express } from "express";
+import { sentText } from "./mail.ts";
 import request from "supertest";
 import { expect } from "vitest";
 import type { Db } from "../../src/db/knex.ts";
@@ -25,7 +26,7 @@ const nextIp = () => {
   return `198.19.${Math.floor(address / 250) % 250}.${address % 250}`;
 };
 
-export function paidChangesKit(t: { app: Express; db: Db; fake: FakeStripe }) {
+export function paidChangesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir: string }) {
   /** A paid 2-day registration (June 5 and 7), or another package; its manage link from the confirmation e-mail. */
   async function paidRegistration(registrationType = "2day", days: Record<string, boolean> = { day1: true, day3: true }) {
     const v = await visitor(t.app);
@@ -39,7 +40,7 @@ export function paidChangesKit(t: { app: Express; db: Db; fake: FakeStripe }) {
     expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
     expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
     const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" }).first();
-    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(String(email.text_body))![1]!;
+    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!;
     return { reference, path: `/my-registration/${token}` };
   }
 
@@ -56,7 +57,7 @@ export function paidChangesKit(t: { app: Express; db: Db; fake: FakeStripe }) {
     expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
     expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
     const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "team_registration_confirmation" }).first();
-    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(String(email.text_body))![1]!;
+    const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!;
     return { reference, path: `/my-registration/${token}` };
   }
 

@@ -9,6 +9,7 @@ describe("npm run payments -- review ...", () => {
   it("reads list, accept ID and refund ID --reason [--wait]", () => {
     expect(parsePaymentsArgs(["review", "list"])).toEqual({ command: "list" });
     expect(parsePaymentsArgs(["refunds", "failed"])).toEqual({ command: "failedRefunds" });
+    expect(parsePaymentsArgs(["review", "accept", "7", "--accept-difference"])).toEqual({ command: "accept", paymentId: 7, acceptDifference: true });
     expect(parsePaymentsArgs(["refunds", "failed", "3"])).toEqual({ error: "refunds failed takes no argument 3." });
     expect(parsePaymentsArgs(["refunds"])).toEqual({ error: "Name a refunds command: refunds failed (see --help)." });
     expect(parsePaymentsArgs(["review", "accept", "17"])).toEqual({ command: "accept", paymentId: 17 });

@@ -61,14 +61,15 @@ describe("payment transitions", () => {
     }
   });
 
-  it("is one table: every step goes between known statuses, paid is reached only from open ones (and by an operator from needs_review), and the live slot follows", () => {
+  it("is one table: every step goes between known statuses, paid is reached only from open ones (by an operator from needs_review, and back from refunded when Stripe fails a refund), and the live slot follows", () => {
     for (const { from, to } of Object.values(TRANSITIONS)) {
       for (const s of [...from, to]) expect(PAYMENT_STATUSES).toContain(s);
     }
-    const { acceptReview, ...others } = TRANSITIONS;
+    const { acceptReview, refundReversed, ...others } = TRANSITIONS;
     const intoPaid = Object.values(others).filter((t) => t.to === "paid");
     expect(intoPaid.flatMap((t) => t.from)).toEqual([...OPEN_STATUSES]);
     expect(acceptReview).toEqual({ from: ["needs_review"], to: "paid" });
+    expect(refundReversed).toEqual({ from: ["refunded"], to: "paid" });
     expect(PAYMENT_STATUSES.filter((s) => !isLive(s))).toEqual(["refunded", "canceled"]);
   });
 });

@@ -71,4 +71,20 @@ describe("request logs", () => {
     expect(urlForLog(`/orders/${token}`)).toBe("/orders/[redacted]");
     expect(urlForLog("/events/2")).toBe("/events/2");
   });
+
+  it("redact a link's secret by its route, whatever its length: the probe's 32-character offer tokens, short and odd ones", async () => {
+    const { pathForLog, urlForLog } = await import("../../src/logger.ts");
+    for (const token of ["k3J9x0QpL2mN8vB4c7D1e6F5g0H2i9J8", "abc", "x".repeat(60), "with.dot~tilde"]) {
+      expect(urlForLog(`/waiting-list/offer/${token}`)).toBe("/waiting-list/offer/[redacted]");
+      expect(urlForLog(`/waiting-list/offer/${token}/take`)).toBe("/waiting-list/offer/[redacted]/take");
+      expect(urlForLog(`/waiting-list/leave/${token}?a=1`)).toBe("/waiting-list/leave/[redacted]?a=1");
+      // A waiting-list link route not written yet (an e-mail confirmation) is covered too.
+      expect(pathForLog(`/waiting-list/confirm/${token}`)).toBe("/waiting-list/confirm/[redacted]");
+      expect(pathForLog(`/waiting-list/${token}`)).toBe("/waiting-list/[redacted]");
+      expect(pathForLog(`/my-registration/${token}/changes/12/paid`)).toBe("/my-registration/[redacted]/changes/12/paid");
+      expect(pathForLog(`/orders/${token}`)).toBe("/orders/[redacted]");
+    }
+    expect(pathForLog("/waiting-list/2")).toBe("/waiting-list/2");
+    expect(pathForLog("/events/2/register")).toBe("/events/2/register");
+  });
 });

@@ -4,7 +4,7 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { formatEventDateTime } from "../../shared/events/rules.ts";
 import { formatPrice } from "../../shared/money.ts";
 import type { Registration, RegistrationAthlete } from "../repository.ts";
-import { attendanceLines } from "../email.ts";
+import { attendanceLines, registrationSubject } from "../email.ts";
 import { cancellationPolicyLines, refundText } from "../../shared/registrations/changePolicy.ts";
 
 /** Who a registration's e-mails are about: the athlete, or the team. */
@@ -132,4 +132,19 @@ export function changeRefundedEmail(site: Site, event: EventDetail, r: Registrat
     "",
     ...attendanceLines(event, r),
   ]);
+}
+
+/** The payer's correction: the refund they were told of did not reach them; the money is still with the shop. */
+export function refundFailedEmail(site: Site, event: EventDetail, r: Registration, refundCents: number): OutgoingEmail {
+  const text = [
+    `Hi ${r.contact.firstName},`,
+    "",
+    `The refund of ${formatPrice(refundCents)} for ${registrationSubject(r)} at ${event.title} (registration ${r.reference}) did not go through: your card company sent it back to us, so the money is still with us.`,
+    "We are sending it again and will e-mail you when it is on its way. If the card you paid with is closed, reply to this e-mail and tell us how you would like to be refunded.",
+    "",
+    `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
+    "",
+    site.displayName,
+  ].join("\n");
+  return { kind: "registration_refund_failed", reference: `registration:${r.reference}`, to: r.contact.email, replyTo: site.email, subject: `Your refund did not go through: ${event.title} (${r.reference})`, text };
 }

@@ -23,6 +23,12 @@ import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 /** Who may sign for an athlete; an athlete under 18 needs a parent or guardian. */
 export const SIGNER_RELATIONSHIPS = ["Parent", "Legal guardian", "Athlete (18 or older)"] as const;
 export const ADULT_AGE = 18;
+const ATHLETE_SIGNS: (typeof SIGNER_RELATIONSHIPS)[number] = "Athlete (18 or older)";
+
+/** Whether a signer may sign for an athlete of this age: the athlete only at 18 or older (an unknown age is a minor's). */
+export function maySign(relationship: string, age: number | null): boolean {
+  return relationship !== ATHLETE_SIGNS || (age !== null && age >= ADULT_AGE);
+}
 
 export const FAMILY_TEXT = {
   linkSent: (name: string) => `We've e-mailed ${name}'s family their own link.`,
@@ -30,6 +36,8 @@ export const FAMILY_TEXT = {
   minorSigner: "An athlete under 18 needs a parent or legal guardian to sign.",
   agree: "Please tick the box to agree to the liability waiver and medical release",
   alreadySigned: (by: string) => `The waiver and medical release are already signed (by ${by}).`,
+  ownSignatureVoided: (first: string) =>
+    `${first} is under 18 now, so ${first}'s own signature no longer counts: a parent or legal guardian must sign the waiver and medical release.`,
 } as const;
 
 /** A team athlete's details as the team form's row (its field names and values), for the family's form. */
@@ -139,7 +147,7 @@ export async function changeTeamAthlete(
   deps: RegistrationDeps,
   event: EventDetail,
   input: { reference: string; position: number; shownVersion: number; phase: ChangePhase; athlete: TeamAthlete; specialRequirements: string | null },
-): Promise<"changed" | "unchanged"> {
+): Promise<"changed" | "unchanged" | "waiverVoided"> {
   const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
     const now = deps.clock();
     const { locked, r, athlete } = await lockAthlete(trx, event, input.reference, input.position);
@@ -159,14 +167,25 @@ export async function changeTeamAthlete(
     if (differs(["emergencyContactName", "emergencyContactPhone"])) what.push("parent's contact");
     if (differs(["specialRequirements"])) what.push("medical notes and special requirements");
     if (what.length === 0) return "unchanged" as const;
+    // Who may sign is decided again with the new age: an athlete who is a minor now cannot have signed for themself.
+    const voided = athlete.waiver !== null && !maySign(athlete.waiver.relationship, next.age);
     await repo.updateAthlete(trx, r.id, athlete.position, next);
+    if (voided) await repo.voidWaiver(trx, r.id, athlete.position);
+    if (voided) what.push("the athlete's own signature of the waiver voided (under 18)");
     await repo.setVersion(trx, r.id, r.version + 1, now);
     const changed = (await repo.findByReference(trx, r.reference))!;
     // The coach hears of it: the contact of the team's registration.
     await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [`${athlete.firstName} ${athlete.lastName}: ${what.join(", ")}`]));
+    if (voided) {
+      // The family is asked again, at the athlete's address as it now stands, for a parent's or guardian's signature.
+      const asNow = changed.athletes.find((x) => x.position === athlete.position)!;
+      const token = await issueManageLink(trx, r.id, "family", now, athlete.position);
+      await enqueueEmail(trx, familyLinkEmail(deps.site, event, changed, asNow, manageUrl(deps.publicUrl, token), await familyDue(trx, event, asNow, now), true));
+      return "waiverVoided" as const;
+    }
     return "changed" as const;
   });
-  if (outcome === "changed") deps.outbox.wake();
+  if (outcome !== "unchanged") deps.outbox.wake();
   return outcome;
 }
 
@@ -175,7 +194,7 @@ export async function signFamilyWaiver(deps: RegistrationDeps, event: EventDetai
   await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
     const { r, athlete } = await lockAthlete(trx, event, input.reference, input.position);
     if (r.status !== "paid") throw new DomainError("conflict", "This registration is not active.");
-    if (input.relationship === "Athlete (18 or older)" && (athlete.age === null || athlete.age < ADULT_AGE)) throw new DomainError("invalid", FAMILY_TEXT.minorSigner);
+    if (!maySign(input.relationship, athlete.age)) throw new DomainError("invalid", FAMILY_TEXT.minorSigner);
     // A second tab or a re-post does not replace the signature already given for this version.
     if (athlete.waiver?.version === AGREEMENTS_VERSION) throw new DomainError("conflict", FAMILY_TEXT.alreadySigned(athlete.waiver.signedName));
     await repo.signWaiver(trx, r.id, athlete.position, { version: AGREEMENTS_VERSION, signedName: input.signedName, relationship: input.relationship }, deps.clock());

@@ -13,7 +13,7 @@ export const MANAGE_PATH = "/my-registration";
 export const manageUrl = (publicUrl: string, token: string) => `${publicUrl}${MANAGE_PATH}/${token}`;
 
 /** Registrations a manage link opens, and "Lost your confirmation?" finds: paid, in review or canceled by the registrant. */
-export const MANAGEABLE_STATUSES = ["paid", "needs_review", "withdrawn", "refunded"] as const;
+export const MANAGEABLE_STATUSES = ["paid", "needs_review", "withdrawn", "refunded", "refund_failed"] as const;
 
 /** A new private link for a registration: the token goes to the registrant, its hash into the database. */
 export async function issueManageLink(conn: Db | Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<string> {
@@ -36,23 +36,33 @@ export async function registrationByToken(db: Db, token: string): Promise<{ regi
   return { registration: r, athletePosition: link.athletePosition };
 }
 
+/** "Lost your confirmation?": link e-mails per registration per day, and how long the link it replaces still opens. */
+export const LOST_CONFIRMATION_LIMITS = { perRegistrationPerDay: 3, graceMs: 15 * 60_000 } as const;
+
 /**
- * "Lost your confirmation?": each registration of this event made with this address gets a new link by e-mail.
- * The caller answers the same whatever is found, so nobody learns whether an address registered.
+ * "Lost your confirmation?": each registration of this event made with this address gets a new link by e-mail, at
+ * most 3 a day; the new link replaces the earlier ones (the confirmation's too), which stop opening 15 minutes later.
+ * Each registration is decided under its row's lock, so posts at once cannot go past the cap. The caller answers the
+ * same whatever is found or sent, so nobody learns whether an address registered.
  */
 export async function resendManageLinks(deps: RegistrationDeps, eventId: number, email: string): Promise<number> {
   const event = await findEvent(deps.db, eventId);
   if (!event) return 0;
-  const sent = await deps.db.transaction(async (trx) => {
-    const references = await repo.manageableReferences(trx, eventId, email, MANAGEABLE_STATUSES);
-    const now = deps.clock();
-    for (const reference of references) {
-      const r = (await repo.findByReference(trx, reference))!;
+  const references = await repo.manageableReferences(deps.db, eventId, email, MANAGEABLE_STATUSES);
+  let sent = 0;
+  for (const reference of references) {
+    const queued = await deps.db.transaction(async (trx) => {
+      const r = await repo.lockByReference(trx, reference);
+      if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return false;
+      const now = deps.clock();
+      if ((await repo.manageLinksSentSince(trx, r.id, "resend", new Date(now.getTime() - 86_400_000))) >= LOST_CONFIRMATION_LIMITS.perRegistrationPerDay) return false;
+      await repo.revokeWholeLinks(trx, r.id, new Date(now.getTime() + LOST_CONFIRMATION_LIMITS.graceMs));
       const token = await issueManageLink(trx, r.id, "resend", now);
       await enqueueEmail(trx, manageLinkEmail(deps.site, event, r, manageUrl(deps.publicUrl, token)));
-    }
-    return references.length;
-  });
+      return true;
+    });
+    if (queued) sent += 1;
+  }
   if (sent > 0) deps.outbox.wake();
   return sent;
 }

@@ -8,6 +8,7 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { formatPrice } from "../../shared/money.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
+import type { RefundRow } from "../../payments/refundLedger.ts";
 import { refundableCents, refundsOfPayment } from "../../payments/refundLedger.ts";
 import { OPEN_STATUSES } from "../../payments/transitions.ts";
 import * as repo from "../repository.ts";
@@ -18,7 +19,7 @@ import { REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
 import { PAYMENT_SETUP_ERROR } from "../payment.ts";
 import { placesFreed } from "../waitlist/offers.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
-import { changeRefundedEmail, registrationChangedEmail } from "./email.ts";
+import { changeRefundedEmail, refundFailedEmail, registrationChangedEmail } from "./email.ts";
 import { queueFamilyLinks } from "./family.ts";
 import { permissions } from "./rules.ts";
 import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
@@ -155,6 +156,12 @@ export function registerChangePayments(deps: RegistrationDeps): void {
       await syncRegistrationRefunds(deps, trx, locked.r);
     },
 
+    async onRefundFailed(trx, payment, refund) {
+      if (refund.requestKey.startsWith(REJECTED_REFUND_KEY_PREFIX)) return; // the change's payment waits in review
+      const locked = await lockChangeAggregate(trx, changeId(payment.reference));
+      if (locked) await registrationRefundFailed(deps, trx, locked.r, refund);
+    },
+
     async afterPaid() {
       deps.outbox.wake();
     },
@@ -222,13 +229,8 @@ export async function requestRefundAcross(deps: RegistrationDeps, trx: Knex.Tran
 const payable = (money: Awaited<ReturnType<typeof moneyPayments>>) =>
   [money.own, ...money.changes.map((c) => c.payment)].filter((p): p is PaymentRow => p !== undefined && p.provider !== "none");
 
-/**
- * A refund of one of a registration's payments succeeded: the registration's amount refunded becomes the total over
- * every payment that paid it, and once that is everything paid, the registration is refunded (its places freed, the
- * contact e-mailed). Under the aggregate's locks, in the refund's transaction.
- */
-export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.Transaction, r: Registration, ownPaymentFullyRefunded = false): Promise<void> {
-  const now = deps.clock();
+/** What Stripe has refunded over every payment that paid the registration (its own and its paid changes'). */
+export async function refundedAcross(trx: Knex.Transaction, r: Registration): Promise<number> {
   const changeRefs = (await repo.changesOf(trx, r.id, ["paid"])).map((c) => String(c.id));
   const row = (await trx("payments")
     .where((w) => {
@@ -237,7 +239,17 @@ export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.
     })
     .sum({ refunded: "amount_refunded_cents" })
     .first()) as Record<string, unknown> | undefined;
-  const total = Number(row?.refunded ?? 0) || 0;
+  return Number(row?.refunded ?? 0) || 0;
+}
+
+/**
+ * A refund of one of a registration's payments succeeded: the registration's amount refunded becomes the total over
+ * every payment that paid it, and once that is everything paid, the registration is refunded (its places freed, the
+ * contact e-mailed). Under the aggregate's locks, in the refund's transaction.
+ */
+export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.Transaction, r: Registration, ownPaymentFullyRefunded = false): Promise<void> {
+  const now = deps.clock();
+  const total = await refundedAcross(trx, r);
   if (total > r.amountRefundedCents) await repo.setAmountRefunded(trx, r.id, total, now);
   // A registration in review was never counted as paid (amount_paid_cents 0): its own payment refunded in full is all of it.
   const paid = r.amountPaidCents ?? 0;
@@ -247,6 +259,23 @@ export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.
   await placesFreed(trx, r.eventId);
   const event = await findEvent(trx, r.eventId);
   if (event) await enqueueEmail(trx, registrationRefundedEmail(deps.site, event, r, total));
+}
+
+/**
+ * A refund of the registration's money failed for good (Stripe refused it, or took it and then failed it: card 5126),
+ * under the aggregate's locks in the refund's transaction, once per refund: the amount refunded goes back to what
+ * Stripe still holds as refunded, a canceled or refunded registration reads `refund_failed` (its places stay free; the
+ * roster shows it) and its payer gets the correction. The operator sees it in `npm run payments -- refunds failed`.
+ */
+export async function registrationRefundFailed(deps: RegistrationDeps, trx: Knex.Transaction, r: Registration, refund: RefundRow): Promise<void> {
+  const now = deps.clock();
+  await repo.setAmountRefunded(trx, r.id, await refundedAcross(trx, r), now);
+  // Only a payer who was told of a refund (a cancellation's receipt, the refunded e-mail) is told it failed.
+  if (await repo.transition(trx, r.id, "refundFailed", now)) {
+    const event = await findEvent(trx, r.eventId);
+    if (event) await enqueueEmail(trx, refundFailedEmail(deps.site, event, r, refund.amountCents));
+  }
+  deps.logger.error({ reference: r.reference, refundId: refund.id, amountCents: refund.amountCents }, "registration refund failed: the payer is told, an operator must refund it again");
 }
 
 /**

@@ -7,6 +7,8 @@ import * as repo from "../repository.ts";
 import type { Registration } from "../repository.ts";
 import { DiscountRefused, applyCode, removeCode } from "../codes.ts";
 import { completeFree } from "../completeFree.ts";
+import { paymentUnderWay } from "../payment.ts";
+import { AmountChangeInFlightError, PaymentNotOpenError } from "../../payments/core.ts";
 import { RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "./shared.tsx";
 import { formBody, formPost, jsonPost, type JsonAnswer, type Redirect } from "../../http/forms.ts";
 
@@ -47,12 +49,24 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
     return reference ? repo.findByReference(deps.db, reference) : undefined;
   }
 
+  /**
+   * A code may change the amount only while no card payment of the registration is confirmed or being confirmed
+   * (another tab's card form): then it is refused with 409 and nothing changes; a payment found confirmed is settled.
+   */
+  async function refuseWhilePaying(registration: Registration): Promise<void> {
+    if (await paymentUnderWay(deps, registration.reference)) throw new DiscountRefused(DISCOUNT_REASONS.paymentUnderWay, 409);
+  }
+
+  /** The payment became confirmed between that check and the change: the same 409, never a 5xx. */
+  const confirmedMeanwhile = (err: unknown) => err instanceof PaymentNotOpenError || err instanceof AmountChangeInFlightError;
+
   function refused(err: DiscountRefused): JsonAnswer {
     const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : err.status === 409 ? DISCOUNT_TEXT.errorTitle : DISCOUNT_TEXT.invalidTitle;
     return { status: err.status, json: { success: false, valid: false, title, message: err.message, error: err.message } };
   }
 
   function failed(req: Request, err: unknown): JsonAnswer {
+    if (confirmedMeanwhile(err)) return refused(new DiscountRefused(DISCOUNT_REASONS.paymentUnderWay, 409));
     req.log.error({ err: (err as Error).message }, "discount code could not be applied");
     return { status: 503, json: { success: false, valid: false, title: DISCOUNT_TEXT.errorTitle, message: DISCOUNT_TEXT.error, error: DISCOUNT_TEXT.error } };
   }
@@ -68,6 +82,7 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
         const remove = input.remove === true || input.remove === "true";
         if (!remove && !codeText(input.discountCode).trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
         if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+        await refuseWhilePaying(registration);
         if (remove) {
           const { clientSecret, amountCents } = await removeCode(deps, registration);
           return { json: { success: true, valid: false, removed: true, clientSecret, finalPriceCents: amountCents, finalPrice: dollars(amountCents) } };
@@ -90,6 +105,7 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
   const backTo = (req: Request, eventId: string) => (formBody(req).from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}` : `/register/${eventId}?step=payment`);
 
   function codeFailed(req: Request, err: unknown, eventId: string): Redirect {
+    if (confirmedMeanwhile(err)) err = new DiscountRefused(DISCOUNT_REASONS.paymentUnderWay, 409);
     if (!(err instanceof DiscountRefused)) {
       req.log.error({ err: (err as Error).message }, "discount code could not be applied");
       return { redirect: backTo(req, eventId), toast: { title: DISCOUNT_TEXT.errorTitle, description: DISCOUNT_TEXT.error, variant: "destructive" } };
@@ -104,6 +120,7 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
     run: async (req, _res, input, eventId: string) => {
       const registration = await ownRegistration(req, eventId, input.option);
       if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      await refuseWhilePaying(registration);
       if (input.remove) {
         await removeCode(deps, registration);
         return { redirect: backTo(req, eventId), toast: { title: "Discount Removed", description: "The discount code was removed.", variant: "default" } };

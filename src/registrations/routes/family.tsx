@@ -25,6 +25,7 @@ export function familyDetailsPost(deps: RegistrationDeps): (req: Request, res: R
     page: (req, res, { o }, details, status) => showFamily(deps, req, res, o, { status, details }),
     run: async (req, _res, { athlete, specialRequirements }, { o, p }) => {
       const outcome = await changeTeamAthlete(deps, o.event, { reference: o.r.reference, position: o.athletePosition!, shownVersion: versionOf(formBody(req)), phase: p.phase, athlete, specialRequirements });
+      if (outcome === "waiverVoided") return { redirect: o.base, toast: { title: MANAGE_TEXT.changed, description: FAMILY_TEXT.ownSignatureVoided(athlete.firstName) } };
       return { redirect: o.base, toast: { title: outcome === "changed" ? MANAGE_TEXT.changed : MANAGE_TEXT.nothingChanged } };
     },
     refused: (req, res, err) => showRefused(deps, req, res, err),

@@ -21,6 +21,7 @@ import { permissions, type Permissions } from "../manage/rules.ts";
 import { tierDeadlines } from "../../shared/registrations/changePolicy.ts";
 import { activeAthletes, cancellationQuote } from "../manage/cancel.ts";
 import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
+import { withRefundState } from "../manage/refundState.ts";
 import { ADULT_AGE, athleteRowOf, missingFor, SIGNER_RELATIONSHIPS } from "../manage/family.ts";
 import { AGREEMENTS_VERSION } from "../../shared/registrations/agreements.ts";
 import { downgradeOptions } from "../manage/downgrade.ts";
@@ -69,6 +70,7 @@ const STATUS_LABEL: Record<string, string> = {
   needs_review: "Payment being reviewed",
   withdrawn: "Canceled",
   refunded: "Refunded",
+  refund_failed: "Canceled: the refund did not go through, and we are sending it again",
 };
 
 /** The version of the registration the posted page showed (-1 when missing: the change is then refused as stale). */
@@ -114,6 +116,7 @@ export async function showManage(deps: RegistrationDeps, req: Request, res: Resp
   const p = await allowed(deps, o);
   const form = extra.form ?? (o.r.kind === "individual" ? { values: formValuesOf(individualOf(o.r), o.event), errors: {} } : undefined);
   const view = manageView(deps, o, p);
+  view.statusLabel = await withRefundState(deps, o.r, view.statusLabel);
   // A registration paid with a code is not offered the change (an operator decides its share of the code).
   if (await repo.redemptionOf(deps.db, o.r.id)) view.downgrades = [];
   view.pending = await pendingChangeOf(deps, o);

@@ -50,6 +50,8 @@ export const DISCOUNT_TEXT = {
 
 /** Our own reasons (the spec leaves them to the server). */
 export const DISCOUNT_REASONS = {
+  /** A code posted (from another tab) while the registration's card payment is being confirmed: 409, nothing changes. */
+  paymentUnderWay: "Your card payment for this registration is being confirmed, so a discount code can no longer change it. If the payment fails, you can try the code again.",
   unknown: "This discount code does not exist. Please check it and try again.",
   inactive: "This discount code is no longer available.",
   expired: "This discount code has expired.",
