@@ -7,6 +7,7 @@ import { ADDRESS } from "../support/address.ts";
 import { textOf, visitor } from "../support/http.ts";
 import { createLogger } from "../../src/logger.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
+import { sentText } from "../support/mail.ts";
 
 /**
  * Every flow that e-mails a link (confirmation and "Lost your confirmation?" manage links, a team's family links,
@@ -108,6 +109,9 @@ describe("no live link token in a log line or a table", () => {
     const family = await newVisitor();
     const joined = await family.form(`/waiting-list/${EVENT}`, { firstName: "Lena", lastName: "Park", email: "lena.park@example.com", phone: "(205) 555-0111", kind: "individual", places: "1", registrationType: "full" });
     expect(joined.status).toBe(200);
+    const [asked] = await t.db("email_outbox").where({ kind: "waiting_list_confirm" });
+    const confirm = /https?:\/\/[^\s]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(sentText(t.mailDir, asked))![1]!;
+    expect((await family.form(confirm, {})).status).toBe(200);
     await t.gateway.refundIntent(first, { idempotencyKey: `secrets-refund-${first}`, reason: "canceled by the family" });
     await t.fake.idle();
     await (t.app.locals.offerQueue as JobQueue).drain();
@@ -124,6 +128,7 @@ describe("no live link token in a log line or a table", () => {
     expect(kinds("/orders/")).toBe(1);
     expect(kinds("/waiting-list/leave/")).toBe(1);
     expect(kinds("/waiting-list/offer/")).toBe(1);
+    expect(kinds("/waiting-list/confirm/")).toBe(1);
     expect(await t.db("email_outbox").whereNot({ status: "sent" })).toEqual([]);
 
     // Each link opens its page (live), and a post without its CSRF token is refused and logged.

@@ -3,6 +3,7 @@ import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { textOf, visitor } from "../support/http.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { WAITLIST_TEXT } from "../../src/shared/registrations/waitingList.ts";
+import { sentText } from "../support/mail.ts";
 
 /**
  * Each guard of the waiting list on its own (SQLite here, MySQL + Redis in integration-mysql), with a per-visitor cap
@@ -56,7 +57,7 @@ const hold = async (eventId: number, v?: V) =>
   (v ?? (await newVisitor())).post(`/api/events/${eventId}/create-payment-intent`).send({ option: "full", formSessionId: `guard-form-${++seq}-${Date.now()}`, registrationData: ATHLETE });
 const confirmLink = async (email: string) => {
   const mails = await t.db("email_outbox").where({ to_address: email, kind: "waiting_list_confirm" }).orderBy("id");
-  return /https?:\/\/[^\s]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(mails.at(-1).text_body)![1]!;
+  return /https?:\/\/[^\s]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(sentText(t.mailDir, mails.at(-1)))![1]!;
 };
 const rounds = async () => {
   await (t.app.locals.askForOfferRounds as () => Promise<number>)();
@@ -180,7 +181,7 @@ describe("an offer's places", () => {
     expect(refusedCap(await joiner.form("/waiting-list/4", family("offered.more@example.com", 1)))).toBe(true);
 
     const [mail] = await t.db("email_outbox").where({ to_address: "offered@example.com", kind: "waiting_list_offer" });
-    const link = /https?:\/\/[^\s]+(\/waiting-list\/offer\/[A-Za-z0-9_-]+)/.exec(mail.text_body)![1]!;
+    const link = /https?:\/\/[^\s]+(\/waiting-list\/offer\/[A-Za-z0-9_-]+)/.exec(sentText(t.mailDir, mail))![1]!;
     // A visitor with 12 places asked for cannot take one more.
     const full = await newVisitor();
     expect((await full.form("/waiting-list/3", team("full.visitor@example.com", 10))).status).toBe(200);

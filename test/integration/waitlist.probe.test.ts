@@ -5,6 +5,7 @@ import { textOf, visitor } from "../support/http.ts";
 import { placesTaken } from "../../src/events/repository.ts";
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { PASSES_BEFORE_BLOCKING, WAITLIST_TEXT } from "../../src/shared/registrations/waitingList.ts";
+import { sentText } from "../support/mail.ts";
 
 /**
  * The outside probe's attack, replayed (SQLite here, MySQL + Redis in integration-mysql): one anonymous post of a
@@ -46,7 +47,7 @@ const TEAM_60 = { kind: "team", places: "60", teamName: "Nobody WC", firstName: 
 const family = (email: string) => ({ kind: "individual", places: "1", registrationType: "full", firstName: "Lena", lastName: "Park", email, phone: "(205) 555-0111" });
 const confirmLink = async (email: string) => {
   const mails = await t.db("email_outbox").where({ to_address: email, kind: "waiting_list_confirm" }).orderBy("id");
-  return /https?:\/\/[^\s]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(mails.at(-1).text_body)![1]!;
+  return /https?:\/\/[^\s]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(sentText(t.mailDir, mails.at(-1)))![1]!;
 };
 async function joinConfirmed(eventId: number, form: Record<string, string>) {
   const v = await newVisitor();
@@ -137,7 +138,7 @@ describe("the line's rule when places free up", () => {
 
   it("while it holds the line, a place an offer gives back waits for it (nobody buys it); after one offer window it is for sale", async () => {
     const [mail] = await t.db("email_outbox").where({ to_address: "first.family@example.com", kind: "waiting_list_offer" });
-    const link = /https?:\/\/[^\s]+(\/waiting-list\/offer\/[A-Za-z0-9_-]+)/.exec(mail.text_body)![1]!;
+    const link = /https?:\/\/[^\s]+(\/waiting-list\/offer\/[A-Za-z0-9_-]+)/.exec(sentText(t.mailDir, mail))![1]!;
     const declined = await (await newVisitor()).form(`${link}/decline`, {});
     expect(textOf(declined.text)).toContain(WAITLIST_TEXT.declined);
     await rounds();
