@@ -43,7 +43,7 @@ const valid = {
   gender: "Male",
   schoolName: "Central High",
   emergencyContactName: "Maria Reyes",
-  emergencyContactPhone: "555.987.6543",
+  emergencyContactPhone: "555.987.6543", adult: "on",
   agrees: "on",
 };
 
