@@ -160,3 +160,9 @@ export function refundLines(partsCents: readonly number[]): string[] {
   if (parts.length === 1) return [`On your card: one refund of ${formatPrice(parts[0]!)}.`];
   return [`On your card: ${parts.length} separate refunds,`, ...parts.map((c) => `- ${formatPrice(c)}`)];
 }
+
+/** How long a hold lasts, for one place or a team's: "Your place is held for 30 minutes while you pay". */
+export function heldText(team: boolean, capital = true, minutes = 30): string {
+  const text = `${team ? "your team's places are" : "your place is"} held for ${minutes} minutes while you pay`;
+  return capital ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+}

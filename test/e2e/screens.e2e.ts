@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { DESKTOP, launchBrowser, MOBILE, newVisit } from "../support/browser.ts";
-import { payTeam } from "../support/manageJourney.ts";
+import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit } from "../support/browser.ts";
+import { mailsTo, payTeam } from "../support/manageJourney.ts";
 import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
 import { focusSeen, scrollSettled, smallTargets } from "../support/screens.ts";
 
@@ -176,4 +176,110 @@ describe("every link and control is at least 24 × 24 px at 375 px (WCAG 2.2 2.5
       }
     });
   }
+});
+
+describe("the individual form asks for a parent or guardian of an athlete under 18", () => {
+  it("without JavaScript at 375 px: leaving them out opens the page at the error summary, naming each field", async () => {
+    const { page, context } = await newVisit(browser, { javaScript: false, viewport: PHONE });
+    try {
+      await page.goto("/register/2");
+      const step1 = page.locator("form", { has: page.getByLabel(/I agree to the terms and conditions/) });
+      const kid = maya("guardian.nojs@example.com");
+      for (const [label, value] of [["First Name", kid.firstName], ["Last Name", kid.lastName], ["Email", kid.email], ["Phone Number", kid.phone], ["Grade", kid.grade], ["School Name", kid.schoolName], ["Emergency Contact Name", kid.emergencyContactName], ["Emergency Contact Phone", kid.emergencyContactPhone]] as const) {
+        await (label === "Email" ? step1.getByRole("textbox", { name: "Email", exact: true }) : step1.getByLabel(label)).fill(value);
+      }
+      await step1.getByLabel("Gender").selectOption("Female");
+      await step1.getByLabel(/I agree to the terms and conditions/).check();
+      await step1.getByRole("button", { name: "Proceed to Payment" }).click();
+      await page.locator(".form-errors").waitFor();
+      await scrollSettled(page);
+      const seen = await focusSeen(page);
+      expect(seen.onScreen, JSON.stringify(seen)).toBe(true);
+      for (const line of ["Parent or guardian name: This field is required", "Parent or guardian email: This field is required", "Parent or guardian phone: This field is required"]) expect(seen.text).toContain(line);
+      // What was typed is kept.
+      expect(await step1.getByLabel("School Name").inputValue()).toBe("Desert High");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("with JavaScript: the e-mail goes to the guardian and greets them", async () => {
+    const { page, context } = await newVisit(browser, { viewport: PHONE });
+    try {
+      await page.goto("/register/2");
+      await formStarted(page, "RegistrationSteps");
+      await fillRegistrationStep1(page, { ...maya("maya.kid.e2e@example.com"), guardian: { name: "Ana Ortiz", email: "ana.guardian.e2e@example.com", phone: "(702) 555-0188" } });
+      await page.getByRole("button", { name: "Proceed to Payment" }).click();
+      await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+      await fillCard(page, "4242 4242 4242 4242", "89101");
+      await page.getByRole("button", { name: "Complete Payment - $299.00" }).click();
+      await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: 15_000 });
+      expect(await page.locator(".registration-confirmed").innerText()).toContain("ana.guardian.e2e@example.com");
+      let mail: string | undefined;
+      for (let i = 0; i < 100 && !mail; i++) {
+        mail = mailsTo("ana.guardian.e2e@example.com").find((m) => m.includes("National Champ Camp"));
+        if (!mail) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(mail).toBeDefined();
+      expect(mail).toMatch(/Hi Ana,/);
+      expect(mail).not.toMatch(/Hi Maya,/);
+      expect(mailsTo("maya.kid.e2e@example.com")).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe("the waiting list of an event with fewer places than a team needs", () => {
+  it("never offers '5 to 2 for a team'", async () => {
+    const db = e2eDb();
+    const { page, context } = await newVisit(browser, { viewport: PHONE });
+    try {
+      const before = (await db("events").where({ id: 4 }).first()) as { capacity: number };
+      await db("events").where({ id: 4 }).update({ capacity: 2 });
+      try {
+        await page.goto("/waiting-list/4");
+        const form = await page.getByRole("form", { name: "Join the waiting list" }).innerText();
+        expect(form).not.toContain("5 to 2");
+        expect(form).toContain("1 for one athlete, 2 for siblings, no team: a team needs at least 5 places");
+        expect(await page.getByLabel("Who is joining").locator("option").allTextContents()).toEqual(["Please choose", "An athlete, or up to 2 siblings"]);
+      } finally {
+        await db("events").where({ id: 4 }).update({ capacity: before.capacity });
+      }
+    } finally {
+      await context.close();
+      await db.destroy();
+    }
+  });
+});
+
+describe("the shop's thank-you page", () => {
+  it("links the order's status page", async () => {
+    const { page, context } = await newVisit(browser, { viewport: PHONE });
+    try {
+      await page.goto("/shop");
+      await page.locator(".product-card", { hasText: "Snapback Cap" }).getByRole("button", { name: "Add to Cart" }).click();
+      await page.waitForURL("**/shop");
+      await page.goto("/cart");
+      await page.locator(".cart-layout").hover({ position: { x: 5, y: 5 } });
+      await page.locator('[data-widget="CardForm"][data-hydrated="true"]').waitFor();
+      for (const [label, value] of [["First Name", "Jordan"], ["Last Name", "Burroughs"], ["Email", "thanks.e2e@example.com"], ["Full Name", "Jordan Burroughs"], ["Address Line 1", "2100 1st Avenue North"], ["City", "Birmingham"]] as const) {
+        await page.getByLabel(label).fill(value);
+      }
+      await page.getByLabel("State").selectOption("AL");
+      await page.getByLabel(/^ZIP Code/).fill("35203");
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await page.getByLabel("Expiration date MM / YY").fill("1234");
+      await page.getByLabel("Security code (CVC)").fill("123");
+      await page.getByLabel("ZIP code", { exact: true }).fill("35203");
+      await page.getByRole("button", { name: /^Pay \$/ }).click();
+      await page.waitForURL("**/shop?success=true", { timeout: 15_000 });
+      await page.getByRole("link", { name: "Follow your order" }).click();
+      await page.waitForURL("**/orders/just-paid");
+      expect(await page.locator("main").innerText()).toContain("Snapback Cap");
+      expect(await smallTargets(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -19,7 +19,7 @@ export async function fillRegistrationStep1(page: Page, a: Step1Athlete): Promis
   const step1 = page.locator("form", { has: page.getByLabel(/I agree to the terms and conditions/) });
   await step1.getByLabel("First Name").fill(a.firstName);
   await step1.getByLabel("Last Name").fill(a.lastName);
-  await step1.getByLabel("Email").fill(a.email);
+  await step1.getByRole("textbox", { name: "Email", exact: true }).fill(a.email);
   await step1.getByLabel("Phone Number").fill(a.phone);
   await step1.getByLabel("Grade").fill(a.grade);
   await step1.getByLabel("Gender").selectOption(a.gender);

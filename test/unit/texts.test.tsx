@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
-import { completeCount, countOf, deadlineText, declinedText, fieldLabel, missingBadge, momentText, refundLines, stampText, timeText } from "../../src/shared/texts.ts";
+import { completeCount, countOf, deadlineText, heldText, declinedText, fieldLabel, missingBadge, momentText, refundLines, stampText, timeText } from "../../src/shared/texts.ts";
 import { buildSite } from "../../src/shared/site.ts";
 import type { EventDetail } from "../../src/shared/events/types.ts";
 import type { Registration } from "../../src/registrations/repository.ts";
@@ -47,6 +47,8 @@ describe("the site's phrases", () => {
     expect(missingBadge(["waiver", "medical release", "shirt size"])).toBe("Missing: waiver, medical release and shirt size");
     expect(countOf(1, "place")).toBe("1 place");
     expect(countOf(6, "place")).toBe("6 places");
+    expect(heldText(false)).toBe("Your place is held for 30 minutes while you pay");
+    expect(heldText(true)).toBe("Your team's places are held for 30 minutes while you pay");
   });
 
   it("says nothing was charged after a decline, once", () => {

@@ -12,7 +12,7 @@ import { formatPrice } from "../../src/shared/money.ts";
 import { CsrfContext, Form } from "../../views/components/Form.tsx";
 import { DiscountBox, type DiscountChange, type DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
-import { declinedText } from "../../src/shared/texts.ts";
+import { declinedText, heldText } from "../../src/shared/texts.ts";
 import { focusAndReveal } from "../focus.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
 
@@ -31,7 +31,7 @@ export interface PaymentStep {
 }
 
 export const REGISTRATION_TEXT = {
-  needsJavaScript: "Card payment needs JavaScript. Please turn JavaScript on in your browser to pay by card; your place is held for 30 minutes.",
+  needsJavaScript: (team: boolean) => `Card payment needs JavaScript. Please turn JavaScript on in your browser to pay by card; ${heldText(team, false)}.`,
   setupErrorTitle: "Payment Setup Error",
   paymentFailedTitle: "Payment Failed",
   paymentFailed: (m: string) => `Payment could not be processed: ${m}`,
@@ -187,7 +187,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
           ) : null}
           <div className="summary-total"><dt>Total</dt><dd data-testid="registration-total">{total}</dd></div>
         </dl>
-        <p className="muted">Reference {payment.reference}. Your place is held for 30 minutes while you pay.</p>
+        <p className="muted">{`Reference ${payment.reference}. ${heldText(option === "team")}.`}</p>
       </section>
       <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}
         disabled={busy} onChange={applyChange} />
@@ -198,7 +198,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
           <fieldset disabled={busy}>
             <legend>Card Details</legend>
-            {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
+            {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}
             {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
             {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
           </fieldset>
