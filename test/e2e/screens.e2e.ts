@@ -58,6 +58,7 @@ describe("a registration's steps land where the eye is", () => {
         await page.locator(".payment-error").waitFor();
         await scrollSettled(page);
         const declined = await focusSeen(page);
+        expect(declined.className, JSON.stringify(declined)).toBe("payment-error");
         expect(declined.text, JSON.stringify(declined)).toContain("Your card was declined.");
         expect(declined.text).toContain("Nothing was charged.");
         expect(declined.onScreen, JSON.stringify(declined)).toBe(true);
@@ -119,6 +120,7 @@ describe("a failed save opens at its error summary", () => {
         await page.locator(".form-errors").waitFor();
         await scrollSettled(page);
         const seen = await focusSeen(page);
+        expect(seen.className, JSON.stringify(seen)).toBe("form-errors");
         expect(seen.text, JSON.stringify(seen)).toContain("Please correct the highlighted fields.");
         expect(seen.text).toContain("Emergency contact phone: Please enter a valid 10-digit phone number");
         expect(seen.onScreen, JSON.stringify(seen)).toBe(true);
@@ -194,6 +196,7 @@ describe("the individual form asks for a parent or guardian of an athlete under 
       await page.locator(".form-errors").waitFor();
       await scrollSettled(page);
       const seen = await focusSeen(page);
+      expect(seen.className, JSON.stringify(seen)).toBe("form-errors");
       expect(seen.onScreen, JSON.stringify(seen)).toBe(true);
       for (const line of ["Parent or guardian name: This field is required", "Parent or guardian email: This field is required", "Parent or guardian phone: This field is required"]) expect(seen.text).toContain(line);
       // What was typed is kept.

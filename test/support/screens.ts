@@ -29,7 +29,7 @@ export async function smallTargets(page: Page): Promise<string[]> {
 }
 
 /** Where the focus is and whether it is on screen: the focused element's tag, text and top/bottom in the viewport. */
-export async function focusSeen(page: Page): Promise<{ tag: string; text: string; top: number; bottom: number; onScreen: boolean; scrollY: number }> {
+export async function focusSeen(page: Page): Promise<{ tag: string; className: string; text: string; top: number; bottom: number; onScreen: boolean; scrollY: number }> {
   return page.evaluate(() => {
     const el = document.activeElement as HTMLElement | null;
     const box = el?.getBoundingClientRect();
@@ -37,6 +37,7 @@ export async function focusSeen(page: Page): Promise<{ tag: string; text: string
     const bottom = box?.bottom ?? -1;
     return {
       tag: el?.tagName.toLowerCase() ?? "",
+      className: typeof el?.className === "string" ? el.className : "",
       text: (el?.innerText ?? "").trim(),
       top,
       bottom,
