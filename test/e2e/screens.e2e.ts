@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit } from "../support/browser.ts";
-import { mailsTo, payTeam } from "../support/manageJourney.ts";
+import { familyAddress, familyLinksFor, mailsTo, payTeam } from "../support/manageJourney.ts";
 import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
 import { focusSeen, scrollSettled, smallTargets } from "../support/screens.ts";
 
@@ -281,6 +281,30 @@ describe("the shop's thank-you page", () => {
       await page.waitForURL("**/orders/just-paid");
       expect(await page.locator("main").innerText()).toContain("Snapback Cap");
       expect(await smallTargets(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe("a family's waiver signed without ticking the box, JavaScript off at 375 px", () => {
+  it("opens at the error summary, focused, whose link leads to the box", async () => {
+    await payTeam(browser, "waiver.coach@example.com", "waiverfocus");
+    const [link] = await familyLinksFor(familyAddress(1, "waiverfocus"));
+    const { page, context } = await newVisit(browser, { javaScript: false, viewport: PHONE });
+    try {
+      await page.goto(link!);
+      const waiver = page.getByRole("form", { name: "Sign the waiver and medical release" });
+      await waiver.getByLabel("Your full name").fill("Parent 1");
+      await waiver.getByLabel("Relationship to the athlete").selectOption({ index: 1 });
+      await waiver.getByRole("button", { name: "Sign" }).click();
+      await page.locator(".form-errors").waitFor();
+      await scrollSettled(page);
+      const seen = await focusSeen(page);
+      expect(seen.className, JSON.stringify(seen)).toBe("form-errors");
+      expect(seen.onScreen, JSON.stringify(seen)).toBe(true);
+      const toBox = page.locator(".form-errors a").first();
+      expect(await page.locator(`${(await toBox.getAttribute("href"))!}[type=checkbox]`).count()).toBe(1);
     } finally {
       await context.close();
     }

@@ -36,6 +36,11 @@ export function useFieldId(name: string): string {
   return prefix ? `${prefix}${name.replace(/[^A-Za-z0-9_-]/g, "-")}` : own;
 }
 
+/** A hand-made control inside a form of the kit, given the id its error summary links to: `{(id) => <input id={id} />}`. */
+export function WithFieldId({ name, children }: { name: string; children: (id: string) => ReactNode }) {
+  return <>{children(useFieldId(name))}</>;
+}
+
 /** Gives the fields inside a hand-made form (not `<Form>`) linkable ids. */
 export function FieldIdScope({ children }: { children: ReactNode }) {
   const id = useId().replace(/[^A-Za-z0-9]/g, "");

@@ -2,7 +2,7 @@ import type { FormState } from "../../../src/shared/forms.ts";
 import { SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
 import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
 import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
-import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton, WithFieldId } from "../../components/Form.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
 
 /** A family's page: one athlete of a team, opened by the link the coach sent. */
@@ -95,8 +95,8 @@ function WaiverSection({ view, form }: { view: FamilyView; form: FormState }) {
             <Field {...f("relationship")} label="Relationship to the athlete" required options={view.relationships} placeholder="Choose one" />
             <div className={`registration-agreement${form.errors.agrees ? " field-invalid" : ""}`}>
               <label className="check">
-                <input type="checkbox" name="agrees" defaultChecked={form.values.agrees === "on"} aria-invalid={form.errors.agrees ? true : undefined}
-                  aria-describedby={form.errors.agrees ? "waiver-agrees-error" : undefined} />
+                <WithFieldId name="agrees">{(id) => <input id={id} type="checkbox" name="agrees" defaultChecked={form.values.agrees === "on"} aria-invalid={form.errors.agrees ? true : undefined}
+                  aria-describedby={form.errors.agrees ? "waiver-agrees-error" : undefined} />}</WithFieldId>
                 <span>{`I have read and agree to the liability waiver and medical release for ${view.athleteName}.`}</span>
               </label>
               {form.errors.agrees ? <p className="field-error" id="waiver-agrees-error">{form.errors.agrees}</p> : null}

@@ -3,7 +3,7 @@ import { formatPrice } from "../../../src/shared/money.ts";
 import { GENDERS, SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
 import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
 import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
-import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton, WithFieldId } from "../../components/Form.tsx";
 import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
 import { CHANGE_TEXT } from "../../../src/shared/registrations/changeTexts.ts";
 import { pendingLine, type PendingChange } from "./ChangePages.tsx";
@@ -186,7 +186,8 @@ function ChangeForm({ view, form }: { view: ManageView; form: FormState }) {
             </div>
             <GuardianFields field={f} adult={form.values.adult === "on"} boxed={false} />
             {view.everyDay ? null : (
-              <fieldset className="fieldset" aria-describedby={dayError ? "manage-days-error" : undefined}>
+              <WithFieldId name="days">{(id) => (
+              <fieldset className="fieldset" id={id} aria-describedby={dayError ? "manage-days-error" : undefined}>
                 <legend>Days (tick {view.dayCount === 1 ? "1 day" : `${view.dayCount} days`} for your package)</legend>
                 <div className="check-grid">
                   {view.days.map((d, i) => (
@@ -198,6 +199,7 @@ function ChangeForm({ view, form }: { view: ManageView; form: FormState }) {
                 </div>
                 {dayError ? <p className="field-error" id="manage-days-error">{dayError}</p> : null}
               </fieldset>
+              )}</WithFieldId>
             )}
           </>
         ) : null}
