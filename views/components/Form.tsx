@@ -241,7 +241,7 @@ export function FormErrors({ errors, focus = false, labels = {} }: { errors: Fie
   if (Object.keys(errors).length === 0) return null;
   const fields = Object.entries(errors).filter(([name]) => name !== "_form");
   return (
-    <div className="form-errors" role="alert" tabIndex={-1} autoFocus={focus} data-focus-on-load={focus || undefined}>
+    <div className="form-errors" role="alert" tabIndex={-1} autoFocus={focus}>
       <p>{errors._form ?? FORM_TEXT.fixFields}</p>
       {fields.length > 0 ? (
         <ul>
