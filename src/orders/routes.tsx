@@ -5,7 +5,7 @@ import * as repo from "./repository.ts";
 import type { Order } from "../shared/orders/types.ts";
 import { STATUS_TOKEN_PATTERN, statusTokenHash, type OrdersDeps } from "./checkout.ts";
 import { OrderStatusPage } from "../../views/pages/orders/OrderStatusPage.tsx";
-import { OrderConfirmation } from "../../views/pages/orders/OrderConfirmation.tsx";
+import { JUST_PAID_STATUS_PATH, OrderConfirmation } from "../../views/pages/orders/OrderConfirmation.tsx";
 
 /**
  * The order this visitor session has just paid (the confirmation panel on /shop?success=true): the session
@@ -30,6 +30,13 @@ export function justPaidPanel(orders: OrdersDeps): (req: Request) => Promise<Rea
 /** GET /orders/{token}: the status page the confirmation e-mail links to. */
 export function orderRoutes(orders: OrdersDeps): Router {
   const router = Router();
+  // The thank-you panel's link: the order this session just paid, on the same status page the e-mail links to.
+  router.get(JUST_PAID_STATUS_PATH, async (req, res, next) => {
+    const order = await justPaidOrder(orders, req);
+    if (!order) return next();
+    res.set("cache-control", "private, no-store");
+    renderPage(req, res, <OrderStatusPage order={order} supportEmail={orders.site.email} />, { title: `Order ${order.reference}`, description: "The status of your order.", noindex: true });
+  });
   router.get("/orders/:token", async (req: Request<{ token: string }>, res, next) => {
     const token = req.params.token;
     const order = STATUS_TOKEN_PATTERN.test(token) ? await repo.findOrderByStatusTokenHash(orders.db, statusTokenHash(token)) : undefined;

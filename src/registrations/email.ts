@@ -7,6 +7,15 @@ import { eventHoursText } from "../shared/events/rules.ts";
 import type { Registration } from "./repository.ts";
 import { FAMILIES_EMAILED } from "../shared/registrations/teamRules.ts";
 
+
+/**
+ * Who a registration's e-mails greet and go to: an individual athlete's parent or guardian when the form named one
+ * (an athlete under 18), else the registration's contact (an adult athlete, a team's coach).
+ */
+export function addresseeOf(r: Pick<Registration, "contact" | "guardian">): { firstName: string; email: string } {
+  if (!r.guardian) return { firstName: r.contact.firstName, email: r.contact.email };
+  return { firstName: r.guardian.name.split(/\s+/)[0] || r.guardian.name, email: r.guardian.email };
+}
 /** The discount code a registration used, as the e-mail shows it. */
 export interface EmailDiscount {
   code: string;
@@ -97,7 +106,7 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
 export function lateRegistrationRefundEmail(site: Site, event: EventDetail, registration: Registration, amountCents: number, why: "full" | "discount" = "full"): OutgoingEmail {
   const gone = why === "full" ? "the event had filled up" : "every use of your discount code had been taken";
   const text = [
-    `Hi ${registration.contact.firstName},`,
+    `Hi ${addresseeOf(registration).firstName},`,
     "",
     `Your payment of ${formatPrice(amountCents)} for ${registrationSubject(registration)} at ${event.title} (registration ${registration.reference}) arrived after the 30 minutes we hold a place, and by then ${gone}.`,
     "We have refunded the full amount to your card; depending on your bank it shows within 5 to 10 business days.",
@@ -112,7 +121,7 @@ export function lateRegistrationRefundEmail(site: Site, event: EventDetail, regi
   return {
     kind: "registration_refund",
     reference: `registration:${registration.reference}`,
-    to: registration.contact.email,
+    to: addresseeOf(registration).email,
     replyTo: site.email,
     subject: why === "full" ? `Refund: ${event.title} is full (${registration.reference})` : `Refund: ${event.title} (${registration.reference})`,
     text,
@@ -122,7 +131,7 @@ export function lateRegistrationRefundEmail(site: Site, event: EventDetail, regi
 /** A paid registration refunded in full (by the site's operator or in Stripe's dashboard): its places are free again. */
 export function registrationRefundedEmail(site: Site, event: EventDetail, registration: Registration, amountCents: number): OutgoingEmail {
   const text = [
-    `Hi ${registration.contact.firstName},`,
+    `Hi ${addresseeOf(registration).firstName},`,
     "",
     `Your payment of ${formatPrice(amountCents)} for ${registrationSubject(registration)} at ${event.title} (registration ${registration.reference}) has been refunded in full, and the registration is canceled.`,
     "Depending on your bank, the refund shows on your card within 5 to 10 business days.",
@@ -137,7 +146,7 @@ export function registrationRefundedEmail(site: Site, event: EventDetail, regist
   return {
     kind: "registration_refunded",
     reference: `registration:${registration.reference}`,
-    to: registration.contact.email,
+    to: addresseeOf(registration).email,
     replyTo: site.email,
     subject: `Refunded: ${event.title} (${registration.reference})`,
     text,
@@ -201,7 +210,7 @@ function confirmation(
   parts: { kind: OutgoingEmail["kind"]; subject: string; intro: string; headingHtml: string; facts: Fact[]; rosterText?: string[]; rosterHtml?: string; manageUrl?: string },
 ): OutgoingEmail {
   const text = [
-    `Hi ${registration.contact.firstName},`,
+    `Hi ${addresseeOf(registration).firstName},`,
     "",
     `${parts.intro} ${registration.amountPaidCents === 0 ? "Your registration is free: nothing was charged." : "Your payment was received."}`,
     "",
@@ -229,7 +238,7 @@ ${parts.rosterHtml ?? ""}${parts.manageUrl ? `<p>${escapeHtml(MANAGE_TEXT)}<br><
   return {
     kind: parts.kind,
     reference: `registration:${registration.reference}`,
-    to: registration.contact.email,
+    to: addresseeOf(registration).email,
     replyTo: site.email,
     subject: parts.subject,
     text,

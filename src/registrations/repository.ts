@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toDate } from "../db/rows.ts";
-import type { IndividualRegistration } from "../shared/registrations/rules.ts";
+import type { Guardian, IndividualRegistration } from "../shared/registrations/rules.ts";
 import { TEAM_PACKAGE, type TeamRegistration } from "../shared/registrations/teamRules.ts";
 import { REGISTRATION_TRANSITIONS, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
 import { toText } from "../shared/toText.ts";
@@ -50,6 +50,8 @@ export interface Registration {
   amountCents: number;
   amountPaidCents: number | null;
   contact: { firstName: string; lastName: string; email: string; phone: string };
+  /** An individual athlete's parent or guardian (under 18): the e-mails greet them and go to their address. */
+  guardian: Guardian | null;
   formSessionId: string;
   reservedUntil: Date | null;
   createdAt: Date;
@@ -118,6 +120,7 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
       email: String(row.contact_email),
       phone: String(row.contact_phone),
     },
+    guardian: str(row.guardian_email) ? { name: str(row.guardian_name) ?? "", email: str(row.guardian_email)!, phone: str(row.guardian_phone) ?? "" } : null,
     formSessionId: String(row.form_session_id),
     reservedUntil: toDate(row.reserved_until),
     createdAt: toDate(row.created_at)!,
@@ -285,6 +288,9 @@ function individualColumns(h: IndividualHold, now: Date) {
     contact_last_name: h.data.lastName,
     contact_email: h.data.email,
     contact_phone: h.data.phone,
+    guardian_name: h.data.guardian?.name ?? null,
+    guardian_email: h.data.guardian?.email ?? null,
+    guardian_phone: h.data.guardian?.phone ?? null,
     reserved_until: h.reservedUntil,
     agreed_at: now,
     updated_at: now,
@@ -578,11 +584,14 @@ export async function voidWaiver(trx: Knex.Transaction, registrationId: number, 
   await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ waiver_version: null, waiver_signed_name: null, waiver_signer_relationship: null, waiver_signed_at: null });
 }
 
-/** Registrations of an event made with this contact address (any case) that a registrant can still open. */
+/** Registrations of an event made with this contact or guardian address (any case) that a registrant can still open. */
 export async function manageableReferences(conn: Conn, eventId: number, email: string, statuses: readonly RegistrationStatus[]): Promise<string[]> {
+  const address = email.toLowerCase();
   const rows: Row[] = await conn("registrations")
     .where({ event_id: eventId })
-    .whereRaw("lower(contact_email) = ?", [email.toLowerCase()])
+    .where((q) => {
+      void q.whereRaw("lower(contact_email) = ?", [address]).orWhereRaw("lower(guardian_email) = ?", [address]);
+    })
     .whereIn("status", [...statuses])
     .orderBy("id")
     .limit(20)
@@ -628,6 +637,11 @@ export async function updateAthlete(trx: Knex.Transaction, registrationId: numbe
 /** An individual's contact is the athlete who registered: it follows the corrected details. */
 export async function updateContact(trx: Knex.Transaction, id: number, c: Registration["contact"], now: Date): Promise<void> {
   await trx("registrations").where({ id }).update({ contact_first_name: c.firstName, contact_last_name: c.lastName, contact_email: c.email, contact_phone: c.phone, updated_at: now });
+}
+
+/** An individual's parent or guardian, as corrected on the manage page (null: the athlete is 18 or older). */
+export async function updateGuardian(trx: Knex.Transaction, id: number, g: Guardian | null, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ guardian_name: g?.name ?? null, guardian_email: g?.email ?? null, guardian_phone: g?.phone ?? null, updated_at: now });
 }
 
 export async function replaceDays(trx: Knex.Transaction, registrationId: number, dayIds: number[]): Promise<void> {

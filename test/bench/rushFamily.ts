@@ -183,7 +183,7 @@ function individualData(plan: FamilyPlan, props: Json) {
       clubName: "",
       tShirtSize: SIZES[plan.id % SIZES.length],
       emergencyContactName: "Pat Family",
-      emergencyContactPhone: "205-555-0101",
+      emergencyContactPhone: "205-555-0101", adult: "on",
       specialRequirements: "",
       agrees: "on",
       ...(plan.useCode ? { discountCode: RUSH_CODE.code } : {}),

@@ -210,7 +210,7 @@ describe("cart and card checkout in Chromium", () => {
     await page.getByLabel(/^ZIP Code/).fill("352");
     await page.getByRole("button", { name: "Check Details and Shipping" }).click();
     await page.waitForURL("**/cart/checkout");
-    expect(await page.locator(".form-errors").innerText()).toBe("Please fill in all required fields.");
+    expect(await page.locator(".form-errors > p").innerText()).toBe("Please fill in all required fields.");
     expect(await page.getByText("Please fill in all required fields.").count()).toBe(1);
     expect(await page.locator(".field-error").allInnerTexts()).toEqual([
       "Enter your last name", "Enter your email address", "Enter the name of the person receiving the order", "Enter the street address", "Choose a state", "Enter a 5-digit ZIP code (or ZIP+4)",
@@ -236,7 +236,7 @@ describe("cart and card checkout in Chromium", () => {
     // With the form's errors shown (the same fields and messages as without JavaScript), at 1280 and 375 px.
     await page.getByRole("button", { name: /^Pay / }).click();
     await page.locator(".form-errors").waitFor();
-    expect(await page.locator(".form-errors").innerText()).toBe("Please fill in all required fields.");
+    expect(await page.locator(".form-errors > p").innerText()).toBe("Please fill in all required fields.");
     expect(await page.locator("main").getByText("Please fill in all required fields.").count()).toBe(1);
     expect(await page.locator(".field-error").allInnerTexts()).toContain("Enter the street address");
     expect(await seriousA11yViolations(page)).toEqual([]);

@@ -72,7 +72,7 @@ for (const javaScript of [true, false]) {
         const late = await newVisit(browser, { javaScript, viewport: MOBILE });
         await late.page.goto(link!);
         expect(await late.page.locator(".family-stored").innerText()).toContain("Parent 2, 205-555-0177");
-        expect(await late.page.locator("body").innerText()).toMatch(/The deadline for changes was .*: only the medical notes can still change/);
+        expect(await late.page.locator("body").innerText()).toMatch(/Changes had to be made by .*: only the medical notes can still change/);
         expect(await late.page.getByLabel("Parent Phone Number").count()).toBe(0);
         await checked(late.page, javaScript);
         await late.context.close();

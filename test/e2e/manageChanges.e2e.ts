@@ -36,7 +36,7 @@ async function paidTwoDays(email: string): Promise<string> {
   const { page, context } = await newVisit(browser);
   await page.goto("/register/2");
   const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute("content"))!;
-  const data = { firstName: "Maya", lastName: "Ortiz", email, phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High", emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", agrees: "on", registrationType: "2day", day1: true, day3: true };
+  const data = { firstName: "Maya", lastName: "Ortiz", email, phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High", emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", adult: "on", agrees: "on", registrationType: "2day", day1: true, day3: true };
   const held = await context.request.post("/api/events/2/create-payment-intent", { headers: { "x-csrf-token": csrf }, data: { option: "2day", formSessionId: `changes-e2e-${email.replace(/[^a-z]/g, "")}-${Date.now()}`, registrationData: data } });
   expect(held.status()).toBe(200);
   const link = await payHeld(context, page, csrf, ((await held.json()) as { clientSecret: string }).clientSecret);

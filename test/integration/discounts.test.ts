@@ -35,7 +35,7 @@ const ATHLETE = {
   gender: "Male",
   schoolName: "Central High",
   emergencyContactName: "Maria Reyes",
-  emergencyContactPhone: "205-555-0199",
+  emergencyContactPhone: "205-555-0199", adult: "on",
   agrees: "on",
 };
 

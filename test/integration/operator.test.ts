@@ -76,7 +76,7 @@ async function paidRegistration(opts: { asks?: number; charged?: number; pay?: f
     formSessionId: `operator-form-${++formSeq}-${Date.now()}`,
     registrationData: {
       registrationType: "1day", day2: "on", firstName: "Jordan", lastName: "Reyes", email: "jordan.reyes@example.com", phone: "(205) 555-0100", grade: "10th",
-      gender: "Male", schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Maria Reyes", emergencyContactPhone: "205-555-0199",
+      gender: "Male", schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Maria Reyes", emergencyContactPhone: "205-555-0199", adult: "on",
       agrees: "on",
     },
   });

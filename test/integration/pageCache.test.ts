@@ -114,7 +114,7 @@ describe("pages kept for visitors without state", () => {
     const v = await visitor(t.app);
     const held = await v.form("/register/1", {
       firstName: "Kept", lastName: "Page", email: "kept.page@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
-      schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Page", emergencyContactPhone: "205-555-0199",
+      schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Page", emergencyContactPhone: "205-555-0199", adult: "on",
       agrees: "on", formSessionId: `page-cache-form-session-${Date.now()}`, registrationType: "full",
     });
     expect(held.status).toBe(303);

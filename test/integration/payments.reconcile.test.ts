@@ -56,7 +56,7 @@ async function chargedRegistration(app = t.app, stripe = fake): Promise<string> 
     formSessionId: `reconcile-form-${Date.now()}-${Math.random().toString(36).slice(2)}`,
     registrationData: {
       registrationType: "full", firstName: "Sam", lastName: "Lost", email: "sam.lost@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
-      schoolName: "Central High", emergencyContactName: "Pat Lost", emergencyContactPhone: "205-555-0199", agrees: "on",
+      schoolName: "Central High", emergencyContactName: "Pat Lost", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
     },
   });
   expect(res.status).toBe(200);

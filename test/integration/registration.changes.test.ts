@@ -72,7 +72,7 @@ describe("moving to a dearer package", () => {
     expect(manage.text).toContain(`href="${posted.headers.location}"`);
 
     // While it waits for its payment, nothing else changes the registration.
-    const details = await b.post(`${path}/details`, { version: b.version, firstName: "Maya", lastName: "Ortiz", email: "maya.parent@example.com", phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High", tShirtSize: "Large", emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", day1: "on", day3: "on" });
+    const details = await b.post(`${path}/details`, { version: b.version, firstName: "Maya", lastName: "Ortiz", email: "maya.parent@example.com", phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High", tShirtSize: "Large", emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", adult: "on", day1: "on", day3: "on" });
     expect(details.status).toBe(409);
     expect(textOf(details.text)).toContain(CHANGE_TEXT.pendingElsewhere);
 

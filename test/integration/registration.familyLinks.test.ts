@@ -85,7 +85,7 @@ describe("a team's families get their own link e-mail when the team is paid", ()
       "Hi Parent 2,",
       "Dana Nguyen has registered Kid2 Nguyen for National Champ Camp with Magic City WC",
       // Event 2 starts on June 5, 2027 (Los Angeles): the default freeze date is 7 days before, at 00:00 there.
-      "What we need from you before May 29, 2027 at 12:00 AM PDT:",
+      "What we need from you by the end of May 28 (Pacific time):",
       "- sign the waiver and medical release (a parent or legal guardian: Kid2 is under 18)",
       "After that date only the medical notes can change.",
       "- Saturday, June 5: 9:00 AM - 4:00 PM PDT",
@@ -214,7 +214,7 @@ describe("after the freeze date a family's link", () => {
     await t.db("events").where({ id: 2 }).update({ changes_freeze_at: new Date(Date.now() - 60_000) });
     const family = await browserAt(families.get(2)!);
     const text = textOf(family.page.text);
-    expect(text).toMatch(/The deadline for changes was .* P[SD]T: only the medical notes can still change/);
+    expect(text).toMatch(/Changes had to be made by .* \(Pacific time\): only the medical notes can still change/);
     expect(text).not.toContain("can still be canceled");
     // The details as stored, not as fields.
     expect(family.page.text).not.toContain('name="athlete[firstName]"');

@@ -33,7 +33,7 @@ const ATHLETE = {
   clubName: "Vegas WC",
   tShirtSize: "Small",
   emergencyContactName: "Ana Ortiz",
-  emergencyContactPhone: "702-555-0199",
+  emergencyContactPhone: "702-555-0199", adult: "on",
   specialRequirements: "",
   agrees: "on",
 };
@@ -139,7 +139,7 @@ describe("the private manage link", () => {
     for (const p of [path, pageLink!]) {
       const page = await request(t.app).get(p).expect(200);
       const text = textOf(page.text);
-      for (const part of [reference, "Paid", "National Champ Camp", "June 5-7, 2027", "9:00 AM - 4:00 PM PDT", "2 Days", "Saturday, June 5; Monday, June 7", "Maya Ortiz", "$238.00", "You can change these until May 29, 2027 at 12:00 AM PDT", "Cancelled 30 days or more before the camp's first day: a full refund."]) {
+      for (const part of [reference, "Paid", "National Champ Camp", "June 5-7, 2027", "9:00 AM - 4:00 PM PDT", "2 Days", "Saturday, June 5; Monday, June 7", "Maya Ortiz", "$238.00", "You can change these by the end of May 28 (Pacific time)", "Canceled 30 days or more before the camp's first day: a full refund."]) {
         expect(text, part).toContain(part);
       }
       expect(page.headers["cache-control"]).toContain("no-store");
@@ -262,7 +262,7 @@ describe("cancellation under the policy", () => {
     const b = await freshBrowser(path);
     const confirm = await b.get(`${path}/cancel`).expect(200);
     expect(textOf(confirm.text)).toContain("You get back $238.00 (100% of $238.00).");
-    expect(textOf(confirm.text)).toContain("Cancelled 30 days or more before the camp's first day: a full refund.");
+    expect(textOf(confirm.text)).toContain("Canceled 30 days or more before the camp's first day: a full refund.");
     expect(executableScripts(confirm.text)).toEqual([]);
     const version = /name="version" value="(\d+)"/.exec(confirm.text)![1]!;
 
@@ -370,7 +370,7 @@ describe("cancellation under the policy", () => {
 
     // At 5 athletes no single one can go; the whole team can.
     const again = await b.get(`${path}/cancel`);
-    expect(textOf(again.text)).toContain("so no single athlete can be cancelled");
+    expect(textOf(again.text)).toContain("so no single athlete can be canceled");
     const v2 = /name="version" value="(\d+)"/.exec(again.text)![1]!;
     expect((await b.post(`${path}/cancel`, { version: v2, scope: "athlete", athlete: "1" })).status).toBe(409);
     expect((await b.post(`${path}/cancel`, { version: v2, scope: "all" })).status).toBe(303);
@@ -474,7 +474,7 @@ describe("reminders before the freeze date", () => {
     const sent = await reminders();
     expect(sent.map((m: { to_address: string }) => m.to_address).sort()).toEqual(["kid2@example.com", "kid3@example.com", "kid4@example.com", "kid5@example.com", "kid6@example.com"]);
     expect(sent[0].subject).toMatch(/^Reminder: Kid\d Brooks: National Champ Camp with Steel City WC/);
-    expect(sent[0].text_body).toContain("still needs the waiver and medical release, and details can change only until");
+    expect(sent[0].text_body).toContain("still needs the waiver and medical release, and details can change only by ");
     const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, sent[0]))![1]!;
     expect((await request(t.app).get(`/my-registration/${token}`)).status).toBe(200);
   });
@@ -518,8 +518,8 @@ describe("the camp's policy pages", () => {
     for (const [path, words] of [
       ["/camp-waiver", "Liability Waiver"],
       ["/camp-medical-release", "Medical Release"],
-      ["/camp-cancellation-policy", "Cancelled 29 to 7 days before the camp's first day: 50% of the amount paid back."],
-      ["/terms", "Cancelled less than 7 days before the first day, or once the camp has started: no refund."],
+      ["/camp-cancellation-policy", "Canceled 29 to 7 days before the camp's first day: 50% of the amount paid back."],
+      ["/terms", "Canceled less than 7 days before the first day, or once the camp has started: no refund."],
     ] as const) {
       expect(textOf((await request(t.app).get(path).expect(200)).text), path).toContain(words);
     }

@@ -28,7 +28,7 @@ beforeEach(() => {
 
 const ATHLETE = {
   firstName: "Casey", lastName: "Lane", email: "casey.lane@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
-  schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Lane", emergencyContactPhone: "205-555-0199", agrees: "on",
+  schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Lane", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
 };
 let n = 0;
 async function held(address: string) {

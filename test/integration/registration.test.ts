@@ -34,7 +34,7 @@ const ATHLETE = {
   schoolName: "Central High",
   clubName: "Steel City WC",
   emergencyContactName: "Maria Reyes",
-  emergencyContactPhone: "205-555-0199",
+  emergencyContactPhone: "205-555-0199", adult: "on",
   specialRequirements: "Peanut allergy",
   agrees: "on",
 };
@@ -217,9 +217,15 @@ describe("holding a place and paying", () => {
     expect((await request(t.app).get("/api/events/2")).body.placesLeft).toBe(199);
     expect(textOf((await request(t.app).get("/events/2")).text)).toContain("199 of 200 places left");
 
-    // Someone else's browser, a forged link: neutral page, no confirmation.
+    // Someone else's browser with the confirmation address: it says paid and what the payment bought, nothing more
+    // than the PaymentIntent the address names proves (no name, address, reference or manage link).
     const other = await visitor(t.app);
-    const forged = await other.get(`/event-registration/2?paymentSuccess=true&paymentIntentId=${intentId}`);
+    const elsewhere = textOf((await other.get(`/event-registration/2?paymentSuccess=true&paymentIntentId=${intentId}`)).text);
+    expect(elsewhere).toContain("Payment Confirmed - Registration Complete!");
+    for (const part of ["2 Days", "Saturday, June 5; Monday, June 7", "$238.00"]) expect(elsewhere).toContain(part);
+    for (const secret of ["jordan@example.com", "Jordan", "Reyes", reference, "my-registration"]) expect(elsewhere).not.toContain(secret);
+    // A made-up intent, or none: neutral.
+    const forged = await other.get("/event-registration/2?paymentSuccess=true&paymentIntentId=pi_forged");
     expect(textOf(forged.text)).toContain("Payment Not Confirmed");
     expect(textOf(forged.text)).not.toContain("Registration Complete");
     expect((await other.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).status).toBe(403);

@@ -36,7 +36,7 @@ afterAll(async () => {
 
 const ATHLETE = {
   firstName: "Hung", lastName: "Stripe", email: "hung.stripe@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
-  schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Stripe", emergencyContactPhone: "205-555-0199", agrees: "on",
+  schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Stripe", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
 };
 const UNAVAILABLE = "Payment system is temporarily unavailable. Please try again in a few moments.";
 

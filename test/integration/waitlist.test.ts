@@ -50,7 +50,7 @@ async function newVisitor(): Promise<V> {
 
 const ATHLETE = {
   firstName: "Maya", lastName: "Okafor", email: "maya@example.com", phone: "(205) 555-0100", grade: "9th", gender: "Female",
-  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", agrees: "on",
+  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
 };
 const athletes = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ firstName: `Kid${i + 1}`, lastName: "Brooks", age: 12, email: `kid${i + 1}@example.com`, shirtSize: "Small", parentName: `Parent ${i + 1}`, parentPhoneNumber: "205-555-0100" }));

@@ -62,6 +62,9 @@ const athlete = (prefix: string) => ({
   [`${prefix}tShirtSize`]: choice("Medium"),
   [`${prefix}emergencyContactName`]: line("Maria Reyes"),
   [`${prefix}emergencyContactPhone`]: line("205-555-0199"),
+  [`${prefix}guardianName`]: line("Maria Reyes"),
+  [`${prefix}guardianEmail`]: email("maria.reyes@example.com"),
+  [`${prefix}guardianPhone`]: line("205-555-0142"),
   [`${prefix}specialRequirements`]: text("Peanut allergy.\nBring an EpiPen."),
   [`${prefix}agrees`]: choice("on"),
 });

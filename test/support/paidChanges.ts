@@ -12,7 +12,7 @@ import { csrfFrom, visitor } from "./http.ts";
  */
 export const ATHLETE = {
   firstName: "Maya", lastName: "Ortiz", email: "maya.parent@example.com", phone: "(702) 555-0100", grade: "9th", gender: "Female",
-  schoolName: "Desert High", clubName: "Vegas WC", tShirtSize: "Small", emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", specialRequirements: "", agrees: "on",
+  schoolName: "Desert High", clubName: "Vegas WC", tShirtSize: "Small", emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", adult: "on", specialRequirements: "", agrees: "on",
 };
 const SIZES = ["Small", "Medium", "Large", "XL", "XXL", "3XL", "4XL"];
 export const teamAthlete = (i: number, tag = "") => ({ firstName: `Kid${i}${tag}`, lastName: "Brooks", age: 12, email: `kid${i}${tag}@example.com`, shirtSize: SIZES[i % 7]!, parentName: `Parent ${i}`, parentPhoneNumber: "205-555-0100" });

@@ -10,6 +10,8 @@ export interface Step1Athlete {
   schoolName: string;
   emergencyContactName: string;
   emergencyContactPhone: string;
+  /** The parent or guardian of an athlete under 18; without it, the box "The athlete is 18 or older" is ticked. */
+  guardian?: { name: string; email: string; phone: string };
 }
 
 /** Fills step 1 of /register/{id} by its labels, inside its own form (on /register/3 the coach dialog has an 'Email' too). */
@@ -17,13 +19,20 @@ export async function fillRegistrationStep1(page: Page, a: Step1Athlete): Promis
   const step1 = page.locator("form", { has: page.getByLabel(/I agree to the terms and conditions/) });
   await step1.getByLabel("First Name").fill(a.firstName);
   await step1.getByLabel("Last Name").fill(a.lastName);
-  await step1.getByLabel("Email").fill(a.email);
+  await step1.getByRole("textbox", { name: "Email", exact: true }).fill(a.email);
   await step1.getByLabel("Phone Number").fill(a.phone);
   await step1.getByLabel("Grade").fill(a.grade);
   await step1.getByLabel("Gender").selectOption(a.gender);
   await step1.getByLabel("School Name").fill(a.schoolName);
   await step1.getByLabel("Emergency Contact Name").fill(a.emergencyContactName);
   await step1.getByLabel("Emergency Contact Phone").fill(a.emergencyContactPhone);
+  if (a.guardian) {
+    await step1.getByLabel("Parent or Guardian Name").fill(a.guardian.name);
+    await step1.getByLabel("Parent or Guardian Email").fill(a.guardian.email);
+    await step1.getByLabel("Parent or Guardian Phone").fill(a.guardian.phone);
+  } else {
+    await step1.getByLabel(/The athlete is 18 or older/).check();
+  }
   await step1.getByLabel(/I agree to the terms and conditions/).check();
 }
 

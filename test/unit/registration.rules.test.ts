@@ -43,7 +43,7 @@ const valid = {
   gender: "Male",
   schoolName: "Central High",
   emergencyContactName: "Maria Reyes",
-  emergencyContactPhone: "555.987.6543",
+  emergencyContactPhone: "555.987.6543", adult: "on",
   agrees: "on",
 };
 
@@ -141,5 +141,30 @@ describe("the schema's messages", () => {
   });
   it("refuses a missing or malformed form session id", () => {
     expect(validate(schema, { ...valid, formSessionId: "x" })).toMatchObject({ ok: false, errors: { formSessionId: expect.any(String) } });
+  });
+});
+
+describe("the parent or guardian of an athlete under 18", () => {
+  const schema = registrationSchema(champCamp);
+  const { adult: _adult, ...minor } = valid;
+  it("is asked unless the athlete is 18 or older, with the spec's messages", () => {
+    const r = validate(schema, { ...minor, guardianEmail: "nope@", guardianPhone: "555" });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.errors).toMatchObject({ guardianName: "This field is required", guardianEmail: "Please enter a valid email address", guardianPhone: "Please enter a valid 10-digit phone number" });
+    }
+    const ok = validate(schema, { ...minor, guardianName: " Maria Reyes ", guardianEmail: "maria@example.com", guardianPhone: "(555) 222-3333" });
+    expect(ok.ok && ok.data.guardian).toEqual({ name: "Maria Reyes", email: "maria@example.com", phone: "(555) 222-3333" });
+    const adult = validate(schema, valid);
+    expect(adult.ok && adult.data.guardian).toBeNull();
+  });
+  it("comes back on the form as it was entered, or as the ticked box", () => {
+    const ok = validate(schema, { ...minor, guardianName: "Maria Reyes", guardianEmail: "maria@example.com", guardianPhone: "(555) 222-3333" });
+    if (!ok.ok) throw new Error("valid form refused");
+    expect(formValuesOf(ok.data, champCamp)).toMatchObject({ guardianName: "Maria Reyes", guardianEmail: "maria@example.com", guardianPhone: "(555) 222-3333" });
+    expect(formValuesOf(ok.data, champCamp).adult).toBeUndefined();
+    const adult = validate(schema, valid);
+    if (!adult.ok) throw new Error("valid form refused");
+    expect(formValuesOf(adult.data, champCamp).adult).toBe("on");
   });
 });

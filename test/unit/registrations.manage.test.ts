@@ -33,9 +33,9 @@ describe("the camp cancellation policy", () => {
 
   it("says the same tiers in words, and their deadlines", () => {
     expect(cancellationPolicyLines().slice(0, 3)).toEqual([
-      "Cancelled 30 days or more before the camp's first day: a full refund.",
-      "Cancelled 29 to 7 days before the camp's first day: 50% of the amount paid back.",
-      "Cancelled less than 7 days before the first day, or once the camp has started: no refund.",
+      "Canceled 30 days or more before the camp's first day: a full refund.",
+      "Canceled 29 to 7 days before the camp's first day: 50% of the amount paid back.",
+      "Canceled less than 7 days before the first day, or once the camp has started: no refund.",
     ]);
     expect(tierDeadlines(start).map((t) => [t.percent, t.until.toISOString()])).toEqual([
       [100, "2027-05-06T07:00:00.000Z"],

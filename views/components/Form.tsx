@@ -18,9 +18,34 @@
  */
 import { createContext, useContext, useId, type FormEvent, type ReactNode, type Ref } from "react";
 import type { FieldErrors, FormState } from "../../src/shared/forms.ts";
+import { FORM_TEXT, fieldLabel } from "../../src/shared/texts.ts";
 
 /** The CSRF token of the page being rendered: renderPage provides it; a widget provides its csrfToken prop. */
 export const CsrfContext = createContext("");
+
+/**
+ * A form's prefix for its controls' ids, so its error summary can link to each field (`#{prefix}{name}`) before the
+ * fields have rendered. Empty outside a form of the kit: a field then keeps its own generated id.
+ */
+const FieldIdContext = createContext("");
+
+/** The id of a form's control for a field path: what the error summary's links point at. */
+export function useFieldId(name: string): string {
+  const prefix = useContext(FieldIdContext);
+  const own = useId();
+  return prefix ? `${prefix}${name.replace(/[^A-Za-z0-9_-]/g, "-")}` : own;
+}
+
+/** A hand-made control inside a form of the kit, given the id its error summary links to: `{(id) => <input id={id} />}`. */
+export function WithFieldId({ name, children }: { name: string; children: (id: string) => ReactNode }) {
+  return <>{children(useFieldId(name))}</>;
+}
+
+/** Gives the fields inside a hand-made form (not `<Form>`) linkable ids. */
+export function FieldIdScope({ children }: { children: ReactNode }) {
+  const id = useId().replace(/[^A-Za-z0-9]/g, "");
+  return <FieldIdContext value={`f${id}-`}>{children}</FieldIdContext>;
+}
 
 export function Form({ ref, ...props }: {
   action: string;
@@ -39,7 +64,7 @@ export function Form({ ref, ...props }: {
     <form method="post" action={props.action} encType={props.encType} className={props.className} id={props.id} aria-label={props.label} noValidate
       onSubmit={props.onSubmit} ref={ref}>
       <input type="hidden" name="_csrf" value={token} />
-      {props.children}
+      <FieldIdScope>{props.children}</FieldIdScope>
     </form>
   );
 }
@@ -112,7 +137,7 @@ export interface FieldProps {
 
 /** One labelled control (input, textarea or select) with its hint and error. */
 export function Field(props: FieldProps) {
-  const id = useId();
+  const id = useFieldId(props.name);
   const { error, hint, onChange } = props;
   const common = {
     id,
@@ -174,7 +199,7 @@ export type ChoicesProps = ChoicesCommon &
 
 /** A group of checkboxes or radio buttons in a fieldset, with its hint and error. */
 export function Choices(props: ChoicesProps) {
-  const id = useId();
+  const id = useFieldId(props.name);
   const { error, hint } = props;
   const checked: readonly string[] = props.type === "radio" ? (props.value ? [props.value] : []) : (props.value ?? []);
   const controlled = props.onChange !== undefined;
@@ -183,7 +208,7 @@ export function Choices(props: ChoicesProps) {
     else props.onChange?.(on ? [...checked, value] : checked.filter((v) => v !== value));
   };
   return (
-    <fieldset className="fieldset" aria-describedby={describedBy(id, hint, error)}>
+    <fieldset className="fieldset" id={id} aria-describedby={describedBy(id, hint, error)}>
       <legend>
         {props.legend}
         {props.required ? <span aria-hidden="true"> *</span> : null}
@@ -206,12 +231,26 @@ export function Choices(props: ChoicesProps) {
   );
 }
 
-/** The form's summary, announced to screen readers: the form-level message, else a pointer to the fields. */
-export function FormErrors({ errors }: { errors: FieldErrors }) {
+/**
+ * The form's summary, announced to screen readers: the form-level message, then one link per field in error (to
+ * the field itself). `focus`: a form re-rendered by the server after a failed post opens here, focused and in view
+ * (autofocus works without JavaScript), so nobody has to scroll to learn the save failed.
+ */
+export function FormErrors({ errors, focus = false, labels = {} }: { errors: FieldErrors; focus?: boolean; labels?: Record<string, string> }) {
+  const prefix = useContext(FieldIdContext);
   if (Object.keys(errors).length === 0) return null;
+  const fields = Object.entries(errors).filter(([name]) => name !== "_form");
   return (
-    <div className="form-errors" role="alert">
-      <p>{errors._form ?? "Please correct the highlighted fields."}</p>
+    <div className="form-errors" role="alert" tabIndex={-1} autoFocus={focus}>
+      <p>{errors._form ?? FORM_TEXT.fixFields}</p>
+      {fields.length > 0 ? (
+        <ul>
+          {fields.map(([name, message]) => {
+            const label = labels[name] ?? fieldLabel(name);
+            return <li key={name}>{prefix ? <a href={`#${prefix}${name.replace(/[^A-Za-z0-9_-]/g, "-")}`}>{`${label}: ${message}`}</a> : `${label}: ${message}`}</li>;
+          })}
+        </ul>
+      ) : null}
     </div>
   );
 }

@@ -9,7 +9,7 @@ export function TestPage({ form }: { form: FormState }) {
         <h1>Test fixture</h1>
         <Widget name="TestCounter" props={{ start: 3, label: "Counter" }} />
         <Form action="/__test/form" label="Test form">
-          <FormErrors errors={form.errors} />
+          <FormErrors errors={form.errors} focus />
           <Field {...stateField(form, "name")} label="Name" required />
           <SubmitButton>Save</SubmitButton>
         </Form>

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent, type SyntheticEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent, type SyntheticEvent } from "react";
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
 import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "../../views/components/Form.tsx";
@@ -12,6 +12,8 @@ import type { CartState } from "./CartStepper.tsx";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { formatPrice, parsePriceCents } from "../../src/shared/money.ts";
+import { declinedText } from "../../src/shared/texts.ts";
+import { focusAndReveal } from "../focus.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
 
 export interface CardFormProps {
@@ -63,6 +65,11 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   const [busy, setBusy] = useState(false);
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
+  const errorRef = useRef<HTMLDivElement>(null);
+  // A decline or a failed bank check: the message is where the focus and the eye go (not left on <body>).
+  useEffect(() => {
+    if (paymentError !== null) focusAndReveal(errorRef.current);
+  }, [paymentError]);
   const [addressReady, setAddressReady] = useState(() => knownAddress(form.values) !== null);
   /** The card went through: the form gives way to what happens next (never a second payment). */
   const [charged, setCharged] = useState<"processing" | "received" | null>(null);
@@ -150,7 +157,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         return;
       }
       if (confirmed.kind === "declined") {
-        fail(confirmed.message);
+        fail(declinedText(confirmed.message));
         return;
       }
       if (confirmed.processing) setCharged("processing");
@@ -201,7 +208,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
       <CsrfContext value={csrfToken}>
         <div className="checkout-form-wrap" onInput={addressChanged} onChange={addressChanged}>
         <Form action={action} className="checkout-form" label="Checkout" onSubmit={(e) => void submit(e)}>
-          <FormErrors errors={state.errors} />
+          <FormErrors errors={state.errors} focus={state === form} />
           <fieldset disabled={busy}>
             <legend>Customer Information</legend>
             <div className="field-row">
@@ -233,7 +240,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
             {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
           </fieldset>
           {paymentError ? (
-            <div className="payment-error" role="alert">
+            <div className="payment-error" role="alert" tabIndex={-1} ref={errorRef}>
               <p className="payment-error-title">{CART_TEXT.paymentFailedTitle}</p>
               <p>{paymentError}</p>
             </div>

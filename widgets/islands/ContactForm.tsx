@@ -23,7 +23,7 @@ export default function ContactForm(props: FormWidgetProps & { supportHours: str
   return (
     <CsrfContext value={props.csrfToken}>
       <Form action="/contact" className="message-form" label="Send us a message" ref={formRef} onSubmit={(e) => void f.onSubmit(e)}>
-        <FormErrors errors={f.errors} />
+        <FormErrors errors={f.errors} focus={f.errors === props.errors} />
         <div className="form-grid">
           <Field {...f.field("name")} label="Name" required autoComplete="name" />
           <Field {...f.field("email")} label="Email" type="email" required autoComplete="email" />

@@ -3,7 +3,7 @@
  * (RegistrationSteps imports it). Its own island, so the checkout page does not download the registration form and
  * its schema.
  */
-import { useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
 import { apiFetch, ApiError } from "../api.ts";
@@ -12,6 +12,8 @@ import { formatPrice } from "../../src/shared/money.ts";
 import { CsrfContext, Form } from "../../views/components/Form.tsx";
 import { DiscountBox, type DiscountChange, type DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
+import { declinedText, heldText } from "../../src/shared/texts.ts";
+import { focusAndReveal } from "../focus.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
 
 /** What step 2 shows and pays. The client secret travels in the page's props or a JSON answer, never in a URL. */
@@ -29,7 +31,7 @@ export interface PaymentStep {
 }
 
 export const REGISTRATION_TEXT = {
-  needsJavaScript: "Card payment needs JavaScript. Please turn JavaScript on in your browser to pay by card; your place is held for 30 minutes.",
+  needsJavaScript: (team: boolean) => `Card payment needs JavaScript. Please turn JavaScript on in your browser to pay by card; ${heldText(team, false)}.`,
   setupErrorTitle: "Payment Setup Error",
   paymentFailedTitle: "Payment Failed",
   paymentFailed: (m: string) => `Payment could not be processed: ${m}`,
@@ -77,6 +79,11 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
   const [busy, setBusy] = useState(false);
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
+  const errorRef = useRef<HTMLDivElement>(null);
+  // A decline or a failed bank check: the message is where the focus and the eye go (not left on <body>).
+  useEffect(() => {
+    if (paymentError !== null) focusAndReveal(errorRef.current);
+  }, [paymentError]);
   /** The card went through: the form gives way to what happens next (never a second payment). */
   const [charged, setCharged] = useState<"processing" | "received" | null>(null);
   /** The server's final word that is not "paid" (refunded: the event filled up; in review). */
@@ -109,7 +116,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         setRefreshRequired(true);
         return fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
       }
-      if (confirmed.kind === "declined") return fail(confirmed.message);
+      if (confirmed.kind === "declined") return fail(declinedText(confirmed.message));
       const { intentId } = confirmed;
       if (confirmed.processing) setCharged("processing");
       // The server's answer (a 4xx is an answer); a network error or a 5xx is retried in the background meanwhile.
@@ -180,7 +187,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
           ) : null}
           <div className="summary-total"><dt>Total</dt><dd data-testid="registration-total">{total}</dd></div>
         </dl>
-        <p className="muted">Reference {payment.reference}. Your place is held for 30 minutes while you pay.</p>
+        <p className="muted">{`Reference ${payment.reference}. ${heldText(option === "team")}.`}</p>
       </section>
       <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}
         disabled={busy} onChange={applyChange} />
@@ -191,12 +198,12 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
           <fieldset disabled={busy}>
             <legend>Card Details</legend>
-            {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript}</p> : null}
+            {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}
             {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
             {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
           </fieldset>
           {paymentError ? (
-            <div className="payment-error" role="alert">
+            <div className="payment-error" role="alert" tabIndex={-1} ref={errorRef}>
               <p className="payment-error-title">Payment Error</p>
               <p>{paymentError || REGISTRATION_TEXT.unknownError}</p>
             </div>

@@ -21,7 +21,7 @@ export default function QuoteForm(props: FormWidgetProps) {
   return (
     <CsrfContext value={props.csrfToken}>
       <Form action="/custom-apparel/quote" className="message-form" label="Request a custom quote" ref={formRef} onSubmit={(e) => void f.onSubmit(e)}>
-        <FormErrors errors={f.errors} />
+        <FormErrors errors={f.errors} focus={f.errors === props.errors} />
         {reference ? (
           <p className="reference-design">
             Similar to: <strong>{reference}</strong>

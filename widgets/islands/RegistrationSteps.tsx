@@ -9,12 +9,14 @@ import { useHydrated } from "../useHydrated.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { withScreenValues } from "../formDom.ts";
+import { firstHeading, focusAndReveal } from "../focus.ts";
 import { validate, type FieldErrors } from "../../src/shared/forms.ts";
 import type { EventDay, EventPackage } from "../../src/shared/events/types.ts";
 import { formatPrice } from "../../src/shared/money.ts";
 import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../../src/shared/registrations/rules.ts";
-import { Field, FormErrors } from "../../views/components/Form.tsx";
+import { Field, FieldIdScope, FormErrors, useFieldId } from "../../views/components/Form.tsx";
 import { AgreementWords, CancellationPolicyNote } from "../../views/components/CampAgreements.tsx";
+import { GuardianFields } from "../../views/components/GuardianFields.tsx";
 import type { DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
 import PaymentPanel, { REGISTRATION_TEXT, type PaymentStep } from "./PaymentPanel.tsx";
@@ -42,11 +44,22 @@ export default function RegistrationSteps(props: RegistrationStepsProps) {
   const [values, setValues] = useState<Record<string, string>>(props.values);
   const [paidIntent, setPaidIntent] = useState<string | null>(null);
   const step = paidIntent ? 3 : payment ? 2 : 1;
+  const rootRef = useRef<HTMLDivElement>(null);
+  const shownStep = useRef(step);
+  useEffect(() => {
+    // A step the visitor moved to (not the one the page opened on): its heading is where the eye goes next.
+    if (shownStep.current === step) return;
+    shownStep.current = step;
+    focusAndReveal(firstHeading(rootRef.current?.querySelector<HTMLElement>(".registration-step")));
+  }, [step]);
   return (
-    <div className="registration-steps">
+    <div className="registration-steps" ref={rootRef}>
       <StepsBar step={step} />
+      <div className="registration-step">
       {step === 1 ? (
-        <RegistrationForm {...props} values={values} onValues={setValues} onPayment={setPayment} />
+        <FieldIdScope>
+          <RegistrationForm {...props} values={values} onValues={setValues} onPayment={setPayment} />
+        </FieldIdScope>
       ) : step === 2 && payment ? (
         <PaymentPanel
           eventId={props.eventId}
@@ -66,6 +79,7 @@ export default function RegistrationSteps(props: RegistrationStepsProps) {
           <a className="btn btn-primary" href={`/event-registration/${props.eventId}?paymentSuccess=true&paymentIntentId=${encodeURIComponent(paidIntent ?? "")}`}>Complete Registration</a>
         </div>
       )}
+      </div>
     </div>
   );
 }
@@ -94,6 +108,11 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
   const [live, setLive] = useState(Object.keys(props.errors).length > 0);
   const formRef = useRef<HTMLFormElement>(null);
   const uid = useId();
+  const genderId = useFieldId("gender");
+  const shirtId = useFieldId("tShirtSize");
+  const agreesId = useFieldId("agrees");
+  const packageId = useFieldId("registrationType");
+  const daysId = useFieldId("days");
   // Until the widget runs (and always without JavaScript) every day box stays enabled: the package is only known
   // to the server at submit, which checks the day count. Once running, a full package ticks and locks them all.
   const running = useHydrated();
@@ -176,11 +195,11 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
     <form method="post" action={props.action} className="registration-form" aria-label="Registration" noValidate ref={formRef} onSubmit={(e) => void onSubmit(e)}>
       <input type="hidden" name="_csrf" value={props.csrfToken} />
       <input type="hidden" name="formSessionId" value={values.formSessionId ?? ""} />
-      <FormErrors errors={errors} />
+      <FormErrors errors={errors} focus={errors === props.errors} />
 
       <fieldset className="card registration-section">
         <legend>Registration Options</legend>
-        <div className="package-options" {...(errors.registrationType ? { "aria-describedby": `${uid}-registrationType-error` } : {})}>
+        <div className="package-options" id={packageId} {...(errors.registrationType ? { "aria-describedby": `${uid}-registrationType-error` } : {})}>
           {props.packages.map((p) => (
             <label key={p.code} className="package-option">
               <input type="radio" name="registrationType" value={p.code} checked={(values.registrationType || DEFAULT_PACKAGE) === p.code}
@@ -194,7 +213,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
       </fieldset>
 
       {props.days.length > 0 ? (
-        <fieldset className="card registration-section" {...(errors.days ? { "aria-describedby": `${uid}-days-error` } : {})}>
+        <fieldset className="card registration-section" id={daysId} {...(errors.days ? { "aria-describedby": `${uid}-days-error` } : {})}>
           <legend>Select Days</legend>
           <p className="field-hint">{dayChoiceHint({ packages: props.packages, days: props.days }, running ? chosen : undefined)}</p>
           <div className="check-grid">
@@ -226,8 +245,8 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         <div className="field-row">
           <Field {...field("grade")} label="Grade" required placeholder="e.g., 8th, 11th, etc." />
           <div className={`field${errors.gender ? " field-invalid" : ""}`}>
-            <label htmlFor={`${uid}-gender`}>Gender<span aria-hidden="true"> *</span></label>
-            <select id={`${uid}-gender`} name="gender" value={values.gender ?? ""} required onChange={(e) => set("gender", e.target.value)} {...invalid("gender")}>
+            <label htmlFor={genderId}>Gender<span aria-hidden="true"> *</span></label>
+            <select id={genderId} name="gender" value={values.gender ?? ""} required onChange={(e) => set("gender", e.target.value)} {...invalid("gender")}>
               <option value="">Select gender</option>
               {GENDERS.map((g) => <option key={g} value={g}>{g}</option>)}
             </select>
@@ -239,8 +258,8 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
           <Field {...field("clubName")} label="Club Name" placeholder="Wrestling Club" />
         </div>
         <div className={`field${errors.tShirtSize ? " field-invalid" : ""}`}>
-          <label htmlFor={`${uid}-tShirtSize`}>T-Shirt Size</label>
-          <select id={`${uid}-tShirtSize`} name="tShirtSize" value={values.tShirtSize ?? ""} onChange={(e) => set("tShirtSize", e.target.value)} {...invalid("tShirtSize")}>
+          <label htmlFor={shirtId}>T-Shirt Size</label>
+          <select id={shirtId} name="tShirtSize" value={values.tShirtSize ?? ""} onChange={(e) => set("tShirtSize", e.target.value)} {...invalid("tShirtSize")}>
             <option value="">Select size (optional)</option>
             {SHIRT_SIZES.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
@@ -256,6 +275,8 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         </div>
       </fieldset>
 
+      <GuardianFields field={field} adult={values.adult === "on"} hideWhenAdult={running} onAdult={(on) => set("adult", on ? "on" : undefined)} />
+
       <fieldset className="card registration-section">
         <legend>Special Requirements</legend>
         <Field {...field("specialRequirements")} label="Medical conditions, allergies or other needs (optional)" multiline />
@@ -268,7 +289,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
 
       <div className={`registration-agreement${errors.agrees ? " field-invalid" : ""}`}>
         <label className="check">
-          <input type="checkbox" name="agrees" checked={values.agrees === "on"} onChange={(e) => set("agrees", e.target.checked ? "on" : undefined)} {...invalid("agrees")} />
+          <input type="checkbox" id={agreesId} name="agrees" checked={values.agrees === "on"} onChange={(e) => set("agrees", e.target.checked ? "on" : undefined)} {...invalid("agrees")} />
           <span>
             <AgreementWords />, and confirm the information above is correct.<span aria-hidden="true"> *</span>
           </span>

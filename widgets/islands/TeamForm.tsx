@@ -179,7 +179,7 @@ export default function TeamForm(props: TeamFormProps) {
       <input type="hidden" name="formSessionId" value={values.formSessionId} />
       {/* The total this page shows on its button: the server refuses a register post that would charge another. */}
       <input type="hidden" name="shownTotalCents" value={String(totalCents)} />
-      <FormErrors errors={errors} />
+      <FormErrors errors={errors} focus={errors === props.errors} />
 
       <fieldset className="card registration-section" aria-describedby={errors.coachInfo ? `${fieldId("coachInfo")}-error` : undefined}>
         <legend>Coach Information</legend>

@@ -87,16 +87,17 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     } else if (!(await repo.transition(trx, r.id, "withdraw", now, { withdrawn_at: now, withdrawal_refund_cents: refundCents, version: r.version + 1 }))) {
       throw new DomainError("conflict", CANCEL_TEXT.alreadyCanceled);
     }
+    let refundParts: number[] = [];
     if (refundCents > 0 && payment) {
       const what = athlete ? `athlete:${athlete.position}` : "all";
-      await requestRefundAcross(deps, trx, money, refundCents, `canceled by the registrant (${quote.percent}% under the policy)`, `cancel:registration:${r.id}:${what}:v${r.version}`);
+      refundParts = await requestRefundAcross(deps, trx, money, refundCents, `canceled by the registrant (${quote.percent}% under the policy)`, `cancel:registration:${r.id}:${what}:v${r.version}`);
     }
     // The waiting list's hook: places were freed in this transaction (src/registrations/deps.ts).
     await placesFreed(trx, event.id);
 
     const after = (await repo.findByReference(trx, r.reference))!;
     const receiptOf = athlete ? { ...after, kind: "individual" as const, athletes: [athlete] } : after;
-    await enqueueEmail(trx, registrationCanceledEmail(deps.site, event, receiptOf, { cents: refundCents, percent: quote.percent, paidCents: quote.partCents }, now));
+    await enqueueEmail(trx, registrationCanceledEmail(deps.site, event, receiptOf, { cents: refundCents, percent: quote.percent, paidCents: quote.partCents, parts: refundParts }, now));
     if (athlete) await enqueueEmail(trx, athleteWithdrawnEmail(deps.site, event, after, athlete, now, athlete.age === null || athlete.age < ADULT_AGE));
     return { registration: after, refundCents, percent: quote.percent };
   });

@@ -8,6 +8,7 @@ import * as repo from "../repository.ts";
 import type { AthleteDetails, Registration } from "../repository.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import { registrationChangedEmail } from "./email.ts";
+import { addresseeOf } from "../email.ts";
 import { permissions } from "./rules.ts";
 import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
 import { refuseWhileChangePending } from "./paidChanges.ts";
@@ -32,6 +33,7 @@ export function individualOf(r: Registration): IndividualRegistration {
     emergencyContactName: a.emergencyContactName,
     emergencyContactPhone: a.emergencyContactPhone,
     specialRequirements: a.specialRequirements ?? undefined,
+    guardian: r.guardian,
     agrees: true,
   };
 }
@@ -43,6 +45,7 @@ function changesBetween(before: IndividualRegistration, after: IndividualRegistr
   if (differs(["firstName", "lastName", "email", "phone", "grade", "gender", "schoolName", "clubName"])) what.push("athlete details");
   if (differs(["tShirtSize"])) what.push("shirt size");
   if (differs(["emergencyContactName", "emergencyContactPhone"])) what.push("emergency contact");
+  if (differs(["guardian"])) what.push("parent or guardian contact");
   if (differs(["specialRequirements"])) what.push("medical notes and special requirements");
   if (differs(["dayIds"])) what.push("days");
   return what;
@@ -96,13 +99,14 @@ export async function changeIndividual(deps: RegistrationDeps, event: EventDetai
 
     await repo.updateAthlete(trx, r.id, 1, athleteDetails(after));
     await repo.updateContact(trx, r.id, { firstName: after.firstName, lastName: after.lastName, email: after.email, phone: after.phone }, now);
+    await repo.updateGuardian(trx, r.id, after.guardian, now);
     if (what.includes("days")) await repo.replaceDays(trx, r.id, after.dayIds);
     await repo.setVersion(trx, r.id, r.version + 1, now);
     const changed = (await repo.findByReference(trx, r.reference))!;
     await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, what));
     // A changed address: the old one hears of it too, so a link in the wrong hands cannot move the registration quietly.
-    if (r.contact.email.toLowerCase() !== changed.contact.email.toLowerCase()) {
-      await enqueueEmail(trx, registrationChangedEmail(deps.site, event, { ...changed, contact: { ...changed.contact, email: r.contact.email } }, what));
+    if (addresseeOf(r).email.toLowerCase() !== addresseeOf(changed).email.toLowerCase()) {
+      await enqueueEmail(trx, registrationChangedEmail(deps.site, event, { ...changed, contact: r.contact, guardian: r.guardian }, what));
     }
     return { status: "changed", registration: changed };
   });

@@ -1,10 +1,10 @@
 import type { Site } from "../../shared/site.ts";
 import type { OutgoingEmail } from "../../email/outbox.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { refundLines, stampText } from "../../shared/texts.ts";
 import { formatPrice } from "../../shared/money.ts";
 import type { Registration, RegistrationAthlete } from "../repository.ts";
-import { attendanceLines, registrationSubject } from "../email.ts";
+import { addresseeOf, attendanceLines, registrationSubject } from "../email.ts";
 import { cancellationPolicyLines, refundText } from "../../shared/registrations/changePolicy.ts";
 
 /** Who a registration's e-mails are about: the athlete, or the team. */
@@ -15,8 +15,8 @@ function subjectOf(r: Registration): string {
 }
 
 function plain(site: Site, r: Registration, kind: OutgoingEmail["kind"], subject: string, body: string[]): OutgoingEmail {
-  const text = [`Hi ${r.contact.firstName},`, "", ...body, "", `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`, "", site.displayName].join("\n");
-  return { kind, reference: `registration:${r.reference}`, to: r.contact.email, replyTo: site.email, subject, text };
+  const text = [`Hi ${addresseeOf(r).firstName},`, "", ...body, "", `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`, "", site.displayName].join("\n");
+  return { kind, reference: `registration:${r.reference}`, to: addresseeOf(r).email, replyTo: site.email, subject, text };
 }
 
 /** "Lost your confirmation?": a new private link to the registration. */
@@ -58,13 +58,13 @@ export function familyLinkEmail(site: Site, event: EventDetail, r: Registration,
   const text = [
     `Hi ${due.minor ? athlete.emergencyContactName : first},`,
     "",
-    ...(reminder && due.missing.length > 0 ? [`A reminder: ${first}'s registration still needs the ${due.missing.join(" and the ")}, and details can change only until ${due.until}.`, ""] : []),
+    ...(reminder && due.missing.length > 0 ? [`A reminder: ${first}'s registration still needs the ${due.missing.join(" and the ")}, and details can change only ${due.until}.`, ""] : []),
     `${r.contact.firstName} ${r.contact.lastName} has registered ${name} for ${event.title} with ${team} (reference ${r.reference}), and the registration is paid.`,
     "",
     `Your private link, for ${first} only:`,
     url,
     "",
-    `What we need from you before ${due.until}:`,
+    `What we need from you ${due.until}:`,
     ...needs,
     `After that date only the medical notes can change.${due.missing.length === 0 ? ` Nothing else is missing for ${first}.` : ""}`,
     "",
@@ -94,14 +94,15 @@ export function registrationChangedEmail(site: Site, event: EventDetail, r: Regi
 }
 
 /** The receipt of a cancellation: what was canceled, when, and what the policy refunds. */
-export function registrationCanceledEmail(site: Site, event: EventDetail, r: Registration, refund: { cents: number; percent: number; paidCents: number }, at: Date): OutgoingEmail {
+export function registrationCanceledEmail(site: Site, event: EventDetail, r: Registration, refund: { cents: number; percent: number; paidCents: number; parts?: number[] }, at: Date): OutgoingEmail {
   return plain(site, r, "registration_canceled", `Canceled: ${event.title} (${r.reference})`, [
-    `${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) was canceled on ${formatEventDateTime(at, event.timeZone)}. ${r.kind === "team" ? "The team's places are" : "The place is"} free for someone else.`,
+    `${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) was canceled on ${stampText(at, event.timeZone)}. ${r.kind === "team" ? "The team's places are" : "The place is"} free for someone else.`,
     "",
     ...attendanceLines(event, r),
     "",
     `Amount paid: ${formatPrice(refund.paidCents)}`,
     `Under our cancellation policy you get ${refundText(refund.cents, refund.percent, refund.paidCents)}.`,
+    ...refundLines(refund.parts ?? (refund.cents > 0 ? [refund.cents] : [])),
     ...(refund.cents > 0 ? ["The refund goes back to the card that paid; we e-mail you again when Stripe confirms it. Depending on your bank it shows within 5 to 10 business days."] : []),
     "",
     "Our camp refund and cancellation policy:",
@@ -115,7 +116,7 @@ export function athleteWithdrawnEmail(site: Site, event: EventDetail, r: Registr
   const text = [
     `Hi ${minor ? athlete.emergencyContactName : athlete.firstName},`,
     "",
-    `${r.contact.firstName} ${r.contact.lastName} withdrew ${name} from ${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) on ${formatEventDateTime(at, event.timeZone)}. ${athlete.firstName}'s place is free for someone else, and the private link we sent you for ${athlete.firstName} no longer opens.`,
+    `${r.contact.firstName} ${r.contact.lastName} withdrew ${name} from ${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) on ${stampText(at, event.timeZone)}. ${athlete.firstName}'s place is free for someone else, and the private link we sent you for ${athlete.firstName} no longer opens.`,
     "",
     `The team paid for the place, so any refund goes to the card that paid; please ask ${r.contact.firstName} about it. If this is a mistake, ${r.contact.firstName} can write to us at ${site.email}.`,
     "",

@@ -4,7 +4,7 @@ import { toDate } from "../../db/rows.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
-import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { deadlineText } from "../../shared/texts.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { validate, type FieldErrors, type Validation } from "../../shared/forms.ts";
 import { multiLine, singleLine } from "../../shared/text.ts";
@@ -61,7 +61,7 @@ export function missingFor(a: RegistrationAthlete): string[] {
 /** What a family's e-mail asks of it and until when: the event's freeze date (read in the caller's transaction). */
 export async function familyDue(conn: Knex.Transaction, event: EventDetail, athlete: RegistrationAthlete, now: Date): Promise<FamilyDue> {
   const { freezeAt } = permissions("paid", event, await repo.eventChangesFreezeAt(conn, event.id), now);
-  return { until: formatEventDateTime(freezeAt, event.timeZone), missing: missingFor(athlete), minor: athlete.age === null || athlete.age < ADULT_AGE };
+  return { until: deadlineText(freezeAt, event.timeZone), missing: missingFor(athlete), minor: athlete.age === null || athlete.age < ADULT_AGE };
 }
 
 /** The claim (a `registration_reminders` row) that a team athlete's family got its link at payment. */

@@ -211,10 +211,12 @@ export async function refundableAcross(trx: Knex.Transaction, money: Awaited<Ret
 /**
  * Asks for a refund of `cents` spread over the registration's payments, the newest change's first, each up to what is
  * left on it; `key` names the request (the registration's own payment keeps it as it is, a change's gets
- * `:change:{id}`), so a retry never refunds twice. In the caller's transaction, under the payments' locks.
+ * `:change:{id}`), so a retry never refunds twice. In the caller's transaction, under the payments' locks. Returns the
+ * refunds' amounts, one per payment, as the card will show them.
  */
-export async function requestRefundAcross(deps: RegistrationDeps, trx: Knex.Transaction, money: Awaited<ReturnType<typeof moneyPayments>>, cents: number, reason: string, key: string): Promise<void> {
+export async function requestRefundAcross(deps: RegistrationDeps, trx: Knex.Transaction, money: Awaited<ReturnType<typeof moneyPayments>>, cents: number, reason: string, key: string): Promise<number[]> {
   let left = cents;
+  const parts: number[] = [];
   const order = [...money.changes].reverse().map((c) => ({ payment: c.payment, key: `${key}:change:${c.change.id}` }));
   if (money.own && money.own.provider !== "none") order.push({ payment: money.own, key });
   for (const { payment, key: k } of order) {
@@ -222,8 +224,10 @@ export async function requestRefundAcross(deps: RegistrationDeps, trx: Knex.Tran
     const part = Math.min(left, refundableCents(payment.amountCents, await refundsOfPayment(trx, payment.id)));
     if (part <= 0) continue;
     await deps.paymentCore.requestRefund(trx, payment, { amountCents: part, reason, key: k });
+    parts.push(part);
     left -= part;
   }
+  return parts;
 }
 
 const payable = (money: Awaited<ReturnType<typeof moneyPayments>>) =>

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from "express";
 import { renderPage } from "../../http/render.tsx";
 import { formPost, jsonPost, type JsonAnswer } from "../../http/forms.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
-import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { momentText } from "../../shared/texts.ts";
 import { formatPrice } from "../../shared/money.ts";
 import { PaymentNotOpenError } from "../../payments/core.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
@@ -100,7 +100,7 @@ export function changePaymentRoutes(deps: RegistrationRouteDeps): Router {
       lines: linesOf(o, c),
       amountCents: c.amountCents,
       status,
-      until: formatEventDateTime(c.reservedUntil, o.event.timeZone),
+      until: momentText(c.reservedUntil, o.event.timeZone),
       card,
       setupError,
     };

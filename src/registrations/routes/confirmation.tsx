@@ -1,7 +1,10 @@
 import type { Request } from "express";
 import type { EventDetail } from "../../shared/events/types.ts";
-import { RegistrationConfirmed, RegistrationNotConfirmed } from "../../../views/pages/registration/RegisterPage.tsx";
+import { RegistrationConfirmed, RegistrationNotConfirmed, RegistrationSeenElsewhere } from "../../../views/pages/registration/RegisterPage.tsx";
 import * as repo from "../repository.ts";
+import * as payments from "../../payments/repository.ts";
+import { formatPrice } from "../../shared/money.ts";
+import { addresseeOf } from "../email.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
 import { confirmationPageManageHref } from "./manageLink.tsx";
 import { ownReference } from "./shared.tsx";
@@ -34,7 +37,10 @@ export async function confirmationContent(deps: RegistrationDeps, req: Request, 
   }
   if (matches && registration!.status === "paid") {
     const manageHref = await confirmationPageManageHref(req, deps, registration!);
-    return <RegistrationConfirmed email={registration!.contact.email} reference={registration!.reference} eventTitle={event.title} free={registration!.amountPaidCents === 0} manageHref={manageHref} />;
+    return (
+      <RegistrationConfirmed email={addresseeOf(registration!).email} reference={registration!.reference} eventTitle={event.title} free={registration!.amountPaidCents === 0}
+        manageHref={manageHref} facts={boughtFacts(event, registration!)} />
+    );
   }
   if (matches && (payment?.status === "needs_review" || registration!.status === "needs_review")) {
     return (
@@ -48,5 +54,35 @@ export async function confirmationContent(deps: RegistrationDeps, req: Request, 
         message={`Your bank is still confirming the payment for registration ${registration!.reference}. We'll e-mail you as soon as it is confirmed; your place is kept meanwhile.`} />
     );
   }
+  if (!matches && intentId) {
+    const elsewhere = await seenElsewhere(deps, event, intentId);
+    if (elsewhere) return elsewhere;
+  }
   return <RegistrationNotConfirmed email={site.email} phone={site.phone} />;
+}
+
+/**
+ * The confirmation address opened in another browser (another device, a shared link): the PaymentIntent it names
+ * is all it proves, so the page says what that payment bought (event, package, days, amount) and where the private
+ * link went, never who registered, their address, the reference or the manage link.
+ */
+async function seenElsewhere(deps: RegistrationDeps, event: EventDetail, intentId: string): Promise<React.ReactNode> {
+  const payment = await payments.findByIntentId(deps.db, intentId);
+  if (!payment || payment.kind !== REGISTRATION_KIND) return null;
+  const registration = await repo.findByReference(deps.db, payment.reference);
+  if (!registration || registration.eventId !== event.id || registration.kind !== "individual") return null;
+  const state = registration.status === "paid" ? "paid" : registration.status === "withdrawn" || registration.status === "canceled" || registration.status === "refunded" ? "canceled" : null;
+  if (!state) return null;
+  return <RegistrationSeenElsewhere state={state} eventTitle={event.title} dateText={event.dateText} facts={boughtFacts(event, registration)} />;
+}
+
+/** What a registration bought, as its confirmation lists it: package, days, amount paid (and refunded). */
+function boughtFacts(event: EventDetail, r: repo.Registration): [string, string][] {
+  const rows: [string, string][] = [
+    ["Package", r.kind === "team" ? `${r.packageLabel} (${r.places} athletes)` : r.packageLabel],
+    ["Days", event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label).join("; ")],
+    ["Amount paid", formatPrice(r.amountPaidCents ?? 0)],
+  ];
+  if (r.amountRefundedCents > 0) rows.push(["Refunded", formatPrice(r.amountRefundedCents)]);
+  return rows;
 }

@@ -4,7 +4,7 @@ import type { FormState, Validation } from "../../shared/forms.ts";
 import { formBody, formPost } from "../../http/forms.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
 import { visitorKeys } from "../../http/visitor.ts";
-import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { deadlineText } from "../../shared/texts.ts";
 import { AddAthletesPage } from "../../../views/pages/registration/ChangePages.tsx";
 import type { AthleteRow, TeamAthlete } from "../../shared/registrations/teamRules.ts";
 import * as repo from "../repository.ts";
@@ -42,7 +42,7 @@ export function manageAthleteRoutes(deps: RegistrationRouteDeps): Router {
       eventTitle: o.event.title,
       pricePerAthleteCents: await repo.teamPriceCents(deps.db, o.event.id),
       placesLeft: await placesOpen(deps.db, o.event.id, deps.clock()),
-      changesUntil: formatEventDateTime(p.freezeAt, o.event.timeZone),
+      changesUntil: deadlineText(p.freezeAt, o.event.timeZone),
       rows: Math.max(1, Math.min(maxRows, asked)),
       maxRows,
       reason,

@@ -4,7 +4,8 @@ import type { FormState } from "../../shared/forms.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
 import type { DomainError } from "../../errors.ts";
 import { findEvent } from "../../events/repository.ts";
-import { eventHoursText, formatEventDateTime } from "../../shared/events/rules.ts";
+import { eventHoursText } from "../../shared/events/rules.ts";
+import { deadlineText, stampText } from "../../shared/texts.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { formatPrice } from "../../shared/money.ts";
 import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView, type ManageView } from "../../../views/pages/registration/ManagePage.tsx";
@@ -145,9 +146,9 @@ export async function showFamily(deps: RegistrationDeps, req: Request, res: Resp
     location: o.event.location,
     version: o.r.version,
     phase: p.phase,
-    changesUntil: formatEventDateTime(p.freezeAt, zone),
+    changesUntil: deadlineText(p.freezeAt, zone),
     reason: p.reason,
-    waiver: a.waiver && { ...a.waiver, signedAt: formatEventDateTime(a.waiver.signedAt, zone) },
+    waiver: a.waiver && { ...a.waiver, signedAt: stampText(a.waiver.signedAt, zone) },
     waiverVersion: AGREEMENTS_VERSION,
     minor: a.age === null || a.age < ADULT_AGE,
     relationships: SIGNER_RELATIONSHIPS,
@@ -217,23 +218,24 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
       waiverText: a.waiver ? `Waiver signed (version ${a.waiver.version}) by ${a.waiver.signedName}, ${a.waiver.relationship}` : "Waiver not signed yet",
       missing: missingFor(a),
       name: `${a.firstName} ${a.lastName}${a.withdrawnAt ? " (canceled)" : ""}`,
-      detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ?? ""].filter(Boolean).join(", "),
+      detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ? `School: ${a.schoolName}` : ""].filter(Boolean),
       shirtSize: a.shirtSize ?? "",
       emergency: `${a.emergencyContactName}, ${a.emergencyContactPhone}`,
       medical: a.specialRequirements ?? "",
+      ...(r.kind === "individual" && r.guardian ? { guardian: `${r.guardian.name}, ${r.guardian.email}, ${r.guardian.phone}` } : {}),
     })),
     amountPaidCents: paid,
     amountRefundedCents: r.amountRefundedCents,
     canceledText: r.withdrawnAt
-      ? `Canceled on ${formatEventDateTime(r.withdrawnAt, zone)}. ${r.withdrawalRefundCents ? `The policy gave back ${formatPrice(r.withdrawalRefundCents)}; it shows under Refunded once Stripe confirms it.` : "The policy gave no refund."}`
+      ? `Canceled on ${stampText(r.withdrawnAt, zone)}. ${r.withdrawalRefundCents ? `The policy gave back ${formatPrice(r.withdrawalRefundCents)}; it shows under Refunded once Stripe confirms it.` : "The policy gave no refund."}`
       : null,
     phase: p.phase,
-    changesUntil: formatEventDateTime(p.freezeAt, zone),
+    changesUntil: deadlineText(p.freezeAt, zone),
     reason: p.reason,
     canCancel: p.canCancel,
     refundNowCents: cancellationQuote(r, { whole: true }, p.startsAt, deps.clock()).cents,
     refundNowPercent: p.refundPercent,
-    tierDeadlines: tierDeadlines(p.startsAt).map((t) => ({ percent: t.percent, until: formatEventDateTime(t.until, zone) })),
+    tierDeadlines: tierDeadlines(p.startsAt).map((t) => ({ percent: t.percent, until: deadlineText(t.until, zone) })),
     version: r.version,
     downgrades: p.phase === "open"
       ? downgradeOptions(event, r).map((d) => {

@@ -4,7 +4,7 @@ import { validate, type FormState } from "../../shared/forms.ts";
 import { formBody, formPost } from "../../http/forms.ts";
 import { domainErrorStatus } from "../../http/errors.ts";
 import { visitorKeys } from "../../http/visitor.ts";
-import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { deadlineText } from "../../shared/texts.ts";
 import { UpgradePage } from "../../../views/pages/registration/ChangePages.tsx";
 import { coversEveryDay, findPackage, formValuesOf, registrationSchema } from "../../shared/registrations/rules.ts";
 import * as repo from "../repository.ts";
@@ -43,7 +43,7 @@ export function manageUpgradeRoutes(deps: RegistrationRouteDeps): Router {
       eventTitle: o.event.title,
       packageLabel: o.r.packageLabel,
       paidListCents: o.r.listPriceCents,
-      changesUntil: formatEventDateTime(p.freezeAt, o.event.timeZone),
+      changesUntil: deadlineText(p.freezeAt, o.event.timeZone),
       version: o.r.version,
       days: o.event.days.map((d) => ({ id: d.id, label: d.label })),
       options,

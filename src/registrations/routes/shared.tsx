@@ -6,7 +6,8 @@ import { visitorKeys } from "../../http/visitor.ts";
 import { stripeScripts } from "../../payments/setup.ts";
 import type { PaymentGateway } from "../../payments/gateway.ts";
 import { findEvent } from "../../events/repository.ts";
-import { formatEventTime, parseEventId } from "../../shared/events/rules.ts";
+import { parseEventId } from "../../shared/events/rules.ts";
+import { timeText } from "../../shared/texts.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { DISCOUNT_REASONS } from "../../shared/discounts/rules.ts";
 import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
@@ -92,7 +93,7 @@ export async function paymentStep(deps: RegistrationDeps, event: EventDetail, r:
 }
 
 /** When a hold ends, as the checkout page prints it: in the event's own time zone, named. */
-export const holdEndsText = (until: Date, event: Pick<EventDetail, "timeZone">) => formatEventTime(until, event.timeZone);
+export const holdEndsText = (until: Date, event: Pick<EventDetail, "timeZone">) => timeText(until, event.timeZone);
 
 /** /stripe-checkout's shell: the payment page without the site's header and footer. */
 export function checkoutPage(req: Request, res: Response, gateway: PaymentGateway, content: React.ReactElement, opts: { status?: number; card?: boolean; description?: string } = {}): void {

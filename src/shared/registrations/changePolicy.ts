@@ -7,7 +7,7 @@ import { formatPrice } from "../money.ts";
 
 const DAY_MS = 86_400_000;
 
-/** Cancelled at least `daysBefore` days before the camp starts: `percent` of what was paid comes back. Longest notice first. */
+/** Canceled at least `daysBefore` days before the camp starts: `percent` of what was paid comes back. Longest notice first. */
 export const CANCELLATION_TIERS = [
   { daysBefore: 30, percent: 100 },
   { daysBefore: 7, percent: 50 },
@@ -46,10 +46,10 @@ export function cancellationPolicyLines(): string[] {
   const lines: string[] = CANCELLATION_TIERS.map((t, i) => {
     const previous = CANCELLATION_TIERS[i - 1];
     const window = previous ? `${previous.daysBefore - 1} to ${t.daysBefore} days before` : `${t.daysBefore} days or more before`;
-    return `Cancelled ${window} the camp's first day: ${share(t.percent)}.`;
+    return `Canceled ${window} the camp's first day: ${share(t.percent)}.`;
   });
   const last = CANCELLATION_TIERS[CANCELLATION_TIERS.length - 1]!;
-  lines.push(`Cancelled less than ${last.daysBefore} days before the first day, or once the camp has started: no refund.`);
+  lines.push(`Canceled less than ${last.daysBefore} days before the first day, or once the camp has started: no refund.`);
   lines.push("Refunds go back to the card that paid, through Stripe; depending on the bank they show within 5 to 10 business days.");
   return lines;
 }

@@ -124,8 +124,20 @@ export interface IndividualRegistration {
   emergencyContactName: string;
   emergencyContactPhone: string;
   specialRequirements: string | undefined;
+  /** The parent or guardian of an athlete under 18 (null: the form says the athlete is 18 or older). */
+  guardian: Guardian | null;
   agrees: true;
 }
+
+/** An individual athlete's parent or guardian: who the registration's e-mails greet and go to. */
+export interface Guardian {
+  name: string;
+  email: string;
+  phone: string;
+}
+
+/** The guardian block's fields: asked unless the box "The athlete is 18 or older" (`adult`) is ticked. */
+export const GUARDIAN_FIELDS = { adult: "adult", name: "guardianName", email: "guardianEmail", phone: "guardianPhone" } as const;
 
 /** Step 1's schema for one event: every field and rule of section 5, the day choice checked against the package. */
 export function registrationSchema(event: RegistrationEventFacts) {
@@ -154,6 +166,10 @@ export function registrationSchema(event: RegistrationEventFacts) {
       emergencyContactName: required(160),
       emergencyContactPhone: phone(),
       specialRequirements: optional(2000, "multi"),
+      adult: z.optional(z.unknown()),
+      guardianName: optional(160),
+      guardianEmail: optional(254),
+      guardianPhone: optional(40),
       agrees: z.unknown().check(z.refine(isChecked, REGISTRATION_MESSAGES.agreement)),
     })
     // The day choice is checked even while other fields are wrong, so every message shows at once.
@@ -166,6 +182,18 @@ export function registrationSchema(event: RegistrationEventFacts) {
           if (!pkg || coversEveryDay(pkg, event)) return;
           const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).length;
           if (chosen !== pkg.dayCount) ctx.addIssue({ code: "custom", path: ["days"], message: dayChoiceMessage(pkg.dayCount) });
+        },
+        { when: () => true },
+      ),
+      // An athlete under 18 (the box "18 or older" not ticked) needs a parent or guardian: name, e-mail and phone.
+      z.superRefine(
+        (raw, ctx) => {
+          const values = raw as Record<string, unknown>;
+          if (isChecked(values.adult)) return;
+          for (const [name, rule] of [["guardianName", required(160)], ["guardianEmail", email()], ["guardianPhone", phone()]] as const) {
+            const checked = z.safeParse(rule, values[name] ?? "");
+            if (!checked.success) ctx.addIssue({ code: "custom", path: [name], message: checked.error.issues[0]?.message ?? REGISTRATION_MESSAGES.required });
+          }
         },
         { when: () => true },
       ),
@@ -192,6 +220,7 @@ export function registrationSchema(event: RegistrationEventFacts) {
         emergencyContactName: v.emergencyContactName,
         emergencyContactPhone: v.emergencyContactPhone,
         specialRequirements: v.specialRequirements,
+        guardian: isChecked(v.adult) ? null : { name: v.guardianName ?? "", email: v.guardianEmail ?? "", phone: v.guardianPhone ?? "" },
         agrees: true,
       };
     }),
@@ -215,6 +244,7 @@ export function formValuesOf(r: IndividualRegistration, event: RegistrationEvent
     emergencyContactName: r.emergencyContactName,
     emergencyContactPhone: r.emergencyContactPhone,
     specialRequirements: r.specialRequirements ?? "",
+    ...(r.guardian ? { guardianName: r.guardian.name, guardianEmail: r.guardian.email, guardianPhone: r.guardian.phone } : { adult: "on" }),
     agrees: "on",
   };
   event.days.forEach((d, i) => {

@@ -38,7 +38,7 @@ export function CoachRegistrationPage({ event, open, form, logoNote }: CoachRegi
           {open ? (
             <CoachRequestForm event={event} field={(name) => stateField(form, name)} choices={(name) => stateChoices(form, name)}
               logoError={errorFor(form.errors, LOGO_FIELD)} logoNote={logoNote}>
-              <FormErrors errors={form.errors} />
+              <FormErrors errors={form.errors} focus />
             </CoachRequestForm>
           ) : (
             <div className="form-errors" role="status">

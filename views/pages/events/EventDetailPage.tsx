@@ -1,5 +1,6 @@
 import type { EventDetail } from "../../../src/shared/events/types.ts";
-import { REGISTRATION_STATUS_LABEL, eventHoursText, formatEventDateTime, teamSavingsCents, type RegistrationStatus } from "../../../src/shared/events/rules.ts";
+import { REGISTRATION_STATUS_LABEL, eventHoursText, teamSavingsCents, type RegistrationStatus } from "../../../src/shared/events/rules.ts";
+import { deadlineText } from "../../../src/shared/texts.ts";
 import { EventPrice } from "../../components/events/EventPrice.tsx";
 import { CalendarIcon, CheckIcon, ClockIcon, MapPinIcon, ShieldIcon, TagIcon, UsersIcon } from "../../components/events/EventIcons.tsx";
 import { formatPrice } from "../../../src/shared/money.ts";
@@ -209,7 +210,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
               ) : null}
               <div>
                 <dt>Registration Closes</dt>
-                <dd>{formatEventDateTime(event.registrationClosesAt, event.timeZone)}</dd>
+                <dd>{deadlineText(event.registrationClosesAt, event.timeZone, { year: true })}</dd>
               </div>
             </dl>
           </section>

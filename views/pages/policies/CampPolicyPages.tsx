@@ -8,10 +8,10 @@ import { PolicyPage } from "./PolicyPages.tsx";
 export function CancellationPolicyPage({ site }: { site: Site }) {
   return (
     <PolicyPage eyebrow="Camps and clinics" title="Camp Refund and Cancellation Policy" lead="What you get back when you cancel a camp registration, and until when you can change it.">
-      <h2>Cancelling</h2>
+      <h2>Canceling</h2>
       <p>Cancel through the link in your confirmation e-mail (lost it? ask for it again on the event's page). The refund depends on how long before the camp's first day you cancel:</p>
       <CancellationPolicyList />
-      <p>The manage page shows the exact amount before you confirm. Cancelling gives your places back at once. A coach can cancel one athlete of a team or the whole team; each athlete's share follows the same rule.</p>
+      <p>The manage page shows the exact amount before you confirm. Canceling gives your places back at once. A coach can cancel one athlete of a team or the whole team; each athlete's share follows the same rule.</p>
       <h2>Changing a registration</h2>
       <p>
         Until {DEFAULT_FREEZE_DAYS} days before the first day (or the deadline the event page names), you can correct the athlete's details, the shirt size,

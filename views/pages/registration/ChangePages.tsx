@@ -72,9 +72,9 @@ export function UpgradePage({ view, form, message }: { view: UpgradeView; form: 
       ) : (
         <section className="card registration-section" aria-labelledby="upgrade-heading">
           <h2 id="upgrade-heading">Choose the new package</h2>
-          <p className="muted">{`You have ${view.packageLabel} (${formatPrice(view.paidListCents)}). You pay the difference by card; the change applies when the payment goes through, until ${view.changesUntil}.`}</p>
+          <p className="muted">{`You have ${view.packageLabel} (${formatPrice(view.paidListCents)}). You pay the difference by card; the change applies when the payment goes through. You can make it ${view.changesUntil}.`}</p>
           <Form action={`${view.base}/upgrade`} label="Move to a bigger package">
-            <FormErrors errors={form.errors} />
+            <FormErrors errors={form.errors} focus />
             <input type="hidden" name="version" value={String(view.version)} />
             <PackageAndDays
               moves={view.options.map((o) => ({ ...o, line: `${o.label} (${formatPrice(o.priceCents)}): you pay ${formatPrice(o.differenceCents)} more` }))}
@@ -133,9 +133,9 @@ export function AddAthletesPage({ view, form, message }: { view: AddAthletesView
       ) : (
         <section className="card registration-section" aria-labelledby="add-heading">
           <h2 id="add-heading">New athletes</h2>
-          <p className="muted">{`${formatPrice(view.pricePerAthleteCents)} per athlete (the team price), paid by card. Their places are held for 30 minutes while you pay; ${view.placesLeft} ${view.placesLeft === 1 ? "place is" : "places are"} open now. You can add athletes until ${view.changesUntil}.`}</p>
+          <p className="muted">{`${formatPrice(view.pricePerAthleteCents)} per athlete (the team price), paid by card. Their places are held for 30 minutes while you pay; ${view.placesLeft} ${view.placesLeft === 1 ? "place is" : "places are"} open now. You can add athletes ${view.changesUntil}.`}</p>
           <Form action={`${view.base}/athletes`} label="Add athletes to the team">
-            <FormErrors errors={form.errors} />
+            <FormErrors errors={form.errors} focus />
             {form.errors.athletes ? <p className="field-error">{form.errors.athletes}</p> : null}
             {Array.from({ length: view.rows }, (_, i) => <AthleteRowFields key={i} form={form} index={i} />)}
             <input type="hidden" name="rows" value={String(view.rows)} />

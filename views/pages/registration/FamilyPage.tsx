@@ -2,7 +2,7 @@ import type { FormState } from "../../../src/shared/forms.ts";
 import { SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
 import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
 import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
-import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton, WithFieldId } from "../../components/Form.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
 
 /** A family's page: one athlete of a team, opened by the link the coach sent. */
@@ -27,7 +27,7 @@ export interface FamilyView {
 
 /** After the freeze date, why only the medical notes change (the coach's reason also speaks of canceling, which a family cannot). */
 function frozenText(view: Pick<FamilyView, "changesUntil">): string {
-  return `The deadline for changes was ${view.changesUntil}: only the medical notes can still change, so our staff know them at the camp. For anything else, ask your coach or write to us.`;
+  return `Changes had to be made ${view.changesUntil}: only the medical notes can still change, so our staff know them at the camp. For anything else, ask your coach or write to us.`;
 }
 
 /** The athlete's row as stored, shown when it can no longer change. */
@@ -48,9 +48,9 @@ function DetailsForm({ view, form }: { view: FamilyView; form: FormState }) {
   return (
     <section className="card registration-section" aria-labelledby="family-details">
       <h2 id="family-details">{`${view.athleteName}'s details`}</h2>
-      <p className="muted">{view.phase === "open" ? `You can change these until ${view.changesUntil}.` : frozenText(view)}</p>
+      <p className="muted">{view.phase === "open" ? `You can change these ${view.changesUntil}.` : frozenText(view)}</p>
       <Form action={`${view.base}/details`} label="Change the athlete's details">
-        <FormErrors errors={form.errors} />
+        <FormErrors errors={form.errors} focus />
         <input type="hidden" name="version" value={String(view.version)} />
         {view.phase === "open" ? (
           <div className="form-grid">
@@ -90,13 +90,13 @@ function WaiverSection({ view, form }: { view: FamilyView; form: FormState }) {
             (version {view.waiverVersion}).{view.minor ? " An athlete under 18 needs a parent or legal guardian to sign." : ""}
           </p>
           <Form action={`${view.base}/waiver`} label="Sign the waiver and medical release">
-            <FormErrors errors={form.errors} />
+            <FormErrors errors={form.errors} focus />
             <Field {...f("signedName")} label="Your full name" required autoComplete="name" />
             <Field {...f("relationship")} label="Relationship to the athlete" required options={view.relationships} placeholder="Choose one" />
             <div className={`registration-agreement${form.errors.agrees ? " field-invalid" : ""}`}>
               <label className="check">
-                <input type="checkbox" name="agrees" defaultChecked={form.values.agrees === "on"} aria-invalid={form.errors.agrees ? true : undefined}
-                  aria-describedby={form.errors.agrees ? "waiver-agrees-error" : undefined} />
+                <WithFieldId name="agrees">{(id) => <input id={id} type="checkbox" name="agrees" defaultChecked={form.values.agrees === "on"} aria-invalid={form.errors.agrees ? true : undefined}
+                  aria-describedby={form.errors.agrees ? "waiver-agrees-error" : undefined} />}</WithFieldId>
                 <span>{`I have read and agree to the liability waiver and medical release for ${view.athleteName}.`}</span>
               </label>
               {form.errors.agrees ? <p className="field-error" id="waiver-agrees-error">{form.errors.agrees}</p> : null}

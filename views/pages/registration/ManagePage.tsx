@@ -3,12 +3,14 @@ import { formatPrice } from "../../../src/shared/money.ts";
 import { GENDERS, SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
 import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
 import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
-import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton, WithFieldId } from "../../components/Form.tsx";
 import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
 import { CHANGE_TEXT } from "../../../src/shared/registrations/changeTexts.ts";
 import { pendingLine, type PendingChange } from "./ChangePages.tsx";
 import { PackageAndDays } from "./PackageAndDays.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
+import { GuardianFields } from "../../components/GuardianFields.tsx";
+import { completeCount, missingBadge } from "../../../src/shared/texts.ts";
 
 /** Everything the manage page shows, prepared by the route (dates already in the event's own time zone). */
 export interface ManageView {
@@ -28,7 +30,7 @@ export interface ManageView {
   /** The package covers every day: there is no day to move. */
   everyDay: boolean;
   dayCount: number;
-  athletes: { position: number; name: string; detail: string; shirtSize: string; emergency: string; medical: string; active: boolean; waiverText: string; missing: string[] }[];
+  athletes: { position: number; name: string; /** Grade or age, school: one line each. */ detail: string[]; shirtSize: string; /** The parent or guardian contact of an individual athlete under 18. */ guardian?: string; emergency: string; medical: string; active: boolean; waiverText: string; missing: string[] }[];
   /** A team's coach can send each family its own link. */
   familyLinks: boolean;
   amountPaidCents: number;
@@ -66,9 +68,9 @@ function DowngradeForm({ view, form }: { view: ManageView; form: FormState }) {
   return (
     <section className="card registration-section" aria-labelledby="manage-package">
       <h2 id="manage-package">Change to a smaller package</h2>
-      <p className="muted">{`Until ${view.changesUntil}. The difference goes back to your card.`}</p>
+      <p className="muted">{`You can do this ${view.changesUntil}. The difference goes back to your card.`}</p>
       <Form action={`${view.base}/package`} label="Change to a smaller package">
-        <FormErrors errors={form.errors} />
+        <FormErrors errors={form.errors} focus />
         <input type="hidden" name="version" value={String(view.version)} />
         <PackageAndDays
           moves={view.downgrades.map((d) => ({ ...d, line: `${d.label} (${formatPrice(d.priceCents)}): you get back ${formatPrice(d.refundCents)}` }))}
@@ -90,8 +92,8 @@ function PaidChangeLinks({ view }: { view: ManageView }) {
       <h2 id="manage-more">{team ? "Add athletes" : "Change to a bigger package"}</h2>
       <p className="muted">
         {team
-          ? `Add athletes to the team at the team price, paid by card, until ${view.changesUntil}.`
-          : `Add days by moving to a bigger package: you pay the difference by card, until ${view.changesUntil}.`}
+          ? `Add athletes to the team at the team price, paid by card, ${view.changesUntil}.`
+          : `Add days by moving to a bigger package: you pay the difference by card, ${view.changesUntil}.`}
       </p>
       <a className="btn btn-secondary" href={`${view.base}/${team ? "athletes" : "upgrade"}`}>{team ? "Add athletes…" : "Choose a bigger package…"}</a>
     </section>
@@ -114,21 +116,31 @@ function Facts({ view }: { view: ManageView }) {
   return <SummaryRows rows={rows} className="manage-facts" />;
 }
 
+/** One athlete per card: a name with its badge, then each fact on its own line; a team's count above the list. */
 function Athletes({ view }: { view: ManageView }) {
+  const team = view.kind === "team";
+  const active = view.athletes.filter((a) => a.active);
+  const complete = active.filter((a) => a.missing.length === 0).length;
   return (
     <section className="card registration-section" aria-labelledby="manage-athletes">
-      <h2 id="manage-athletes">{view.kind === "team" ? "Roster" : "Athlete"}</h2>
+      <h2 id="manage-athletes">{team ? "Roster" : "Athlete"}</h2>
       {view.familyLinks ? <p className="muted">Send each family its own link: they can correct their athlete's details, add medical notes and sign the waiver.</p> : null}
+      {team ? <p className="roster-count" data-testid="roster-count"><strong>{completeCount(complete, active.length)}</strong></p> : null}
       <ul className="manage-athletes">
         {view.athletes.map((a, i) => (
-          <li key={i}>
-            <strong>{a.name}</strong>
-            <span>{a.detail}</span>
-            {a.shirtSize ? <span>Shirt: {a.shirtSize}</span> : null}
-            <span>Emergency contact: {a.emergency}</span>
-            {a.medical ? <span>Medical notes: {a.medical}</span> : null}
-            {view.kind === "team" && a.active ? <span>{a.waiverText}</span> : null}
-            {view.kind === "team" && a.active ? <span className={a.missing.length > 0 ? "manage-missing" : "manage-complete"}>{a.missing.length > 0 ? `Missing: ${a.missing.join(", ")}` : "Complete"}</span> : null}
+          <li key={i} className={`roster-athlete${a.active ? "" : " is-withdrawn"}`}>
+            <div className="roster-head">
+              <h3 className="roster-name">{a.name}</h3>
+              {team && a.active ? <span className={`roster-badge ${a.missing.length > 0 ? "manage-missing" : "manage-complete"}`}>{missingBadge(a.missing)}</span> : null}
+            </div>
+            <ul className="roster-facts">
+              {a.detail.map((fact) => <li key={fact}>{fact}</li>)}
+              {a.shirtSize ? <li>Shirt: {a.shirtSize}</li> : null}
+              <li>Emergency contact: {a.emergency}</li>
+              {a.guardian ? <li>Parent or guardian: {a.guardian}</li> : null}
+              {a.medical ? <li>Medical notes: {a.medical}</li> : null}
+              {team && a.active ? <li>{a.waiverText}</li> : null}
+            </ul>
             {view.familyLinks && a.active ? (
               <Form action={`${view.base}/family`} label={`Send ${a.name}'s family their link`}>
                 <input type="hidden" name="athlete" value={String(a.position)} />
@@ -152,10 +164,10 @@ function ChangeForm({ view, form }: { view: ManageView; form: FormState }) {
     <section className="card registration-section" aria-labelledby="manage-change">
       <h2 id="manage-change">Change the details</h2>
       <p className="muted">
-        {view.phase === "open" ? `You can change these until ${view.changesUntil}.` : view.reason}
+        {view.phase === "open" ? `You can change these ${view.changesUntil}.` : view.reason}
       </p>
       <Form action={`${view.base}/details`} label="Change the registration's details">
-        <FormErrors errors={form.errors} />
+        <FormErrors errors={form.errors} focus />
         <input type="hidden" name="version" value={String(view.version)} />
         {view.phase === "open" ? (
           <>
@@ -172,8 +184,10 @@ function ChangeForm({ view, form }: { view: ManageView; form: FormState }) {
               <Field {...f("emergencyContactName")} label="Emergency Contact Name" required />
               <Field {...f("emergencyContactPhone")} label="Emergency Contact Phone" type="tel" required />
             </div>
+            <GuardianFields field={f} adult={form.values.adult === "on"} boxed={false} />
             {view.everyDay ? null : (
-              <fieldset className="fieldset" aria-describedby={dayError ? "manage-days-error" : undefined}>
+              <WithFieldId name="days">{(id) => (
+              <fieldset className="fieldset" id={id} aria-describedby={dayError ? "manage-days-error" : undefined}>
                 <legend>Days (tick {view.dayCount === 1 ? "1 day" : `${view.dayCount} days`} for your package)</legend>
                 <div className="check-grid">
                   {view.days.map((d, i) => (
@@ -185,6 +199,7 @@ function ChangeForm({ view, form }: { view: ManageView; form: FormState }) {
                 </div>
                 {dayError ? <p className="field-error" id="manage-days-error">{dayError}</p> : null}
               </fieldset>
+              )}</WithFieldId>
             )}
           </>
         ) : null}
@@ -200,13 +215,13 @@ function CancelSection({ view }: { view: ManageView }) {
     <section className="card registration-section" aria-labelledby="manage-cancel">
       <h2 id="manage-cancel">Cancel</h2>
       {view.refundNowPercent > 0 ? (
-        <p>Cancelling now gives back {formatPrice(view.refundNowCents)} ({view.refundNowPercent}% of what you paid).</p>
+        <p>Canceling now gives back {formatPrice(view.refundNowCents)} ({view.refundNowPercent}% of what you paid).</p>
       ) : (
-        <p>Cancelling now gives no refund, but frees the place for someone else.</p>
+        <p>Canceling now gives no refund, but frees the place for someone else.</p>
       )}
       <ul className="cancellation-deadlines">
         {view.tierDeadlines.map((t) => (
-          <li key={t.percent}>{t.percent === 100 ? "Full refund" : `${t.percent}% refund`} if you cancel before {t.until}</li>
+          <li key={t.percent}>{t.percent === 100 ? "Full refund" : `${t.percent}% refund`} if you cancel {t.until}</li>
         ))}
       </ul>
       <a className="btn btn-secondary" href={`${view.base}/cancel`}>Cancel this registration…</a>
@@ -230,7 +245,7 @@ export function ManagePage({ view, form, packageForm, message }: { view: ManageV
           <Facts view={view} />
           {view.canceledText ? <p>{view.canceledText}</p> : null}
           <p>
-            <a href={`${view.base}/calendar.ics`} download={`${view.reference}.ics`}>Add the camp days to your calendar (.ics)</a>
+            <a className="link-target" href={`${view.base}/calendar.ics`} download={`${view.reference}.ics`}>Add the camp days to your calendar (.ics)</a>
           </p>
           <p className="muted">Your receipt is the confirmation e-mail; Stripe also e-mails a card receipt when your bank asks for one.</p>
         </section>
@@ -241,7 +256,7 @@ export function ManagePage({ view, form, packageForm, message }: { view: ManageV
         {view.phase === "open" ? <PaidChangeLinks view={view} /> : null}
         {view.phase === "closed" ? <p className="card registration-section">{`Nothing can change any more: ${view.reason}`}</p> : null}
         {view.kind === "team" && view.phase !== "closed" ? (
-          <p className="card registration-section">{`Each athlete's family can change their athlete's details until ${view.changesUntil} through the link you send them; after that only the medical notes.`}</p>
+          <p className="card registration-section">{`Each athlete's family can change their athlete's details ${view.changesUntil} through the link you send them; after that only the medical notes.`}</p>
         ) : null}
         {view.canCancel ? <CancelSection view={view} /> : null}
         <section className="card registration-section" aria-labelledby="manage-policy">
@@ -284,7 +299,7 @@ export interface CancelView {
 }
 
 const refundWords = (cents: number, percent: number, partCents: number) =>
-  cents > 0 ? `You get back ${formatPrice(cents)} (${percent}% of ${formatPrice(partCents)}).` : `You get no refund (cancelled this close to the camp), but the place is freed for someone else.`;
+  cents > 0 ? `You get back ${formatPrice(cents)} (${percent}% of ${formatPrice(partCents)}).` : `You get no refund (canceled this close to the camp), but the place is freed for someone else.`;
 
 /** /my-registration/{token}/cancel: the refund the policy gives now, before anything is canceled. */
 export function CancelPage({ view, message }: { view: CancelView; message?: string }) {
@@ -303,7 +318,7 @@ export function CancelPage({ view, message }: { view: CancelView; message?: stri
         <section className="card registration-section" aria-labelledby="cancel-all">
           <h2 id="cancel-all">{view.kind === "team" ? "Cancel the whole team" : "Cancel the registration"}</h2>
           <p className="cancel-refund">{refundWords(view.whole.refundCents, view.whole.percent, view.whole.partCents)}</p>
-          <p>Cancelling cannot be undone: the {view.kind === "team" ? "places go" : "place goes"} to someone else at once. We e-mail you a receipt.</p>
+          <p>Canceling cannot be undone: the {view.kind === "team" ? "places go" : "place goes"} to someone else at once. We e-mail you a receipt.</p>
           <Form action={`${view.base}/cancel`} label="Confirm the cancellation">
             <input type="hidden" name="version" value={String(view.version)} />
             <input type="hidden" name="scope" value="all" />
@@ -324,7 +339,7 @@ export function CancelPage({ view, message }: { view: CancelView; message?: stri
                 </Form>
               </>
             ) : (
-              <p>{`A team needs at least ${view.teamMinimum} athletes, so no single athlete can be cancelled; cancel the whole team instead.`}</p>
+              <p>{`A team needs at least ${view.teamMinimum} athletes, so no single athlete can be canceled; cancel the whole team instead.`}</p>
             )}
           </section>
         ) : null}

@@ -5,6 +5,8 @@ import type { EventDetail } from "../../../src/shared/events/types.ts";
 import { StepsBar } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { ManageLinkNote } from "./CheckoutPage.tsx";
+import { SummaryRows } from "../../components/SummaryRows.tsx";
+import { CONFIRMATION_TEXT, WORDS } from "../../../src/shared/texts.ts";
 
 /**
  * /register/{id}: the header with the event's date and place, then the step content. An event that takes college
@@ -45,15 +47,36 @@ export function RegistrationUnavailable({ title, message, eventId }: { title: st
 }
 
 /** Step 3 as a page: shown only for a payment the server has confirmed for this visitor's registration. */
-export function RegistrationConfirmed({ email, reference, eventTitle, free = false, manageHref }: { email: string; reference: string; eventTitle: string; free?: boolean; manageHref: string }) {
+export function RegistrationConfirmed({ email, reference, eventTitle, free = false, manageHref, facts = [] }: { email: string; reference: string; eventTitle: string; free?: boolean; manageHref: string; facts?: [string, string][] }) {
   return (
     <>
       <StepsBar step={3} />
       <div className="card registration-section registration-confirmed" role="status">
         <h2>{free ? "Registration Complete!" : REGISTRATION_MESSAGES.confirmedTitle}</h2>
         <p>{`You are registered for ${eventTitle}.`} Registration reference <strong>{reference}</strong>.</p>
+        {facts.length > 0 ? <SummaryRows rows={facts} className="confirmed-facts" /> : null}
         <p>A confirmation e-mail with your registration details and a calendar file is on its way to <strong>{email}</strong>.</p>
         <ManageLinkNote href={manageHref} />
+        <a className="btn btn-primary" href="/">Return to Home</a>
+      </div>
+    </>
+  );
+}
+
+/**
+ * A confirmed registration seen from a browser that did not make it (its address names the payment): what the
+ * payment bought and where the private link went, nothing about who registered.
+ */
+export function RegistrationSeenElsewhere(p: { state: "paid" | "canceled"; eventTitle: string; dateText: string; facts: [string, string][] }) {
+  const rows: [string, string][] = [["Event", `${p.eventTitle} (${p.dateText})`], ...p.facts];
+  return (
+    <>
+      {p.state === "paid" ? <StepsBar step={3} /> : null}
+      <div className="card registration-section registration-confirmed" role="status" data-testid="registration-seen-elsewhere">
+        <h2>{p.state === "paid" ? REGISTRATION_MESSAGES.confirmedTitle : `Registration ${WORDS.canceled}`}</h2>
+        <p>{p.state === "paid" ? "This registration is paid." : `This registration was ${WORDS.canceledLower}; any refund goes back to the card that paid.`}</p>
+        <SummaryRows rows={rows} className="confirmed-facts" />
+        <p>{CONFIRMATION_TEXT.privateLinkPromise}</p>
         <a className="btn btn-primary" href="/">Return to Home</a>
       </div>
     </>

@@ -29,15 +29,24 @@ export function WaitingListPage({ event, title, children }: { event: Pick<EventD
 /** The join form: who is joining, how many places, the package, the contact. Posts without JavaScript. */
 export function JoinForm({ eventId, form, packages, maxTeam, waiting }: { eventId: number; form: FormState; packages: EventPackage[]; maxTeam: number; waiting: number }) {
   const kind = stateField(form, "kind");
+  // An event with fewer places than a team's minimum takes no team (never "5 to 2 for a team").
+  const teamsFit = maxTeam >= TEAM_MINIMUM;
+  const siblingsMax = Math.min(MAX_SIBLINGS, maxTeam);
+  const placesHint = [
+    "1 for one athlete",
+    siblingsMax > 2 ? `2 to ${siblingsMax} for siblings` : siblingsMax === 2 ? "2 for siblings" : "",
+    teamsFit ? `${TEAM_MINIMUM} to ${maxTeam} for a team (one per athlete)` : `no team: a team needs at least ${TEAM_MINIMUM} places`,
+  ].filter(Boolean).join(", ");
+  const who = [{ value: "individual", label: siblingsMax > 1 ? `An athlete, or up to ${siblingsMax} siblings` : "An athlete" }, ...(teamsFit ? [{ value: "team", label: "A coach with a team" }] : [])];
   return (
     <div className="card registration-section">
       <p>{WAITLIST_TEXT.explain}</p>
       <p>{waiting === 0 ? "Nobody is waiting yet: you would be first in line." : `${waiting} ${waiting === 1 ? "family or team is" : "families and teams are"} waiting now; you join at the end of the line.`}</p>
       <Form action={`/waiting-list/${eventId}`} label="Join the waiting list">
-        <FormErrors errors={form.errors} />
-        <Field {...kind} label="Who is joining" required options={[{ value: "individual", label: `An athlete, or up to ${MAX_SIBLINGS} siblings` }, { value: "team", label: "A coach with a team" }]} placeholder="Please choose" />
+        <FormErrors errors={form.errors} focus />
+        <Field {...kind} label="Who is joining" required options={who} placeholder="Please choose" />
         <Field {...stateField(form, "places")} label="Places needed" type="number" min={1} max={maxTeam} required
-          hint={`1 for one athlete, 2 to ${MAX_SIBLINGS} for siblings, ${TEAM_MINIMUM} to ${maxTeam} for a team (one per athlete)`} />
+          hint={placesHint} />
         <Field {...stateField(form, "registrationType")} label="Package (athletes and siblings)" options={packages.map((p) => ({ value: p.code, label: p.label }))} placeholder="Please choose"
           hint="Teams register for every day at the team price." />
         <Field {...stateField(form, "teamName")} label="Team name (teams, optional)" autoComplete="organization" />
