@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import knexFactory from "knex";
 import { afterAll, describe, expect, it } from "vitest";
 import { backend, createMysqlDatabase } from "../support/app.ts";
 import { spawnServer, startServer, type RunningServer, type StartingServer } from "../support/server.ts";
+import { spawnNodeScript } from "../support/children.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const migrationFiles = fs.readdirSync(path.join(root, "migrations")).filter((f) => f.endsWith(".ts"));
@@ -21,14 +22,14 @@ afterAll(async () => {
 
 /** Runs a script of the project until it exits; every line it printed, parsed as JSON (a stack trace would not parse). */
 function runToExit(script: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; lines: Record<string, unknown>[]; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const child = spawnNodeScript(script, args, {
     cwd: root,
     env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", MAIL_DIR: path.join(dir, "mail"), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   return new Promise((resolve) => {
     child.once("exit", (code) => {
       const lines = output.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -155,7 +156,8 @@ describe.runIf(backend === "mysql")("several instances starting on one MySQL dat
 });
 
 async function waitForOutput(starting: StartingServer, text: string): Promise<void> {
-  for (let i = 0; i < 300 && starting.child.exitCode === null; i++) {
+  const guard = Date.now() + scaledMs(120_000);
+  while (Date.now() < guard && starting.child.exitCode === null) {
     if (starting.output().includes(text)) return;
     await new Promise((r) => setTimeout(r, 100));
   }

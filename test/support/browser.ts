@@ -4,6 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { AxeBuilder } from "@axe-core/playwright";
 import knexFactory, { type Knex } from "knex";
 import { inject } from "vitest";
+import { trackLeftover } from "./children.ts";
 
 export const CHROMIUM_FLAGS = [
   "--no-sandbox",
@@ -22,12 +23,17 @@ export function baseUrl(): string {
   return inject("baseUrl");
 }
 
+/** Where Chromium is looked for: CHROMIUM_PATH, else Debian's package (`apt-get install chromium`). */
+export function chromiumPath(): string {
+  return process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+}
+
+/** Chromium, closed by the test that launched it, or after its file at the latest (test/support/stopLeftovers.ts). */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: CHROMIUM_FLAGS,
-  });
+  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS });
+  const untrack = trackLeftover(() => browser.close());
+  browser.once("disconnected", untrack);
+  return browser;
 }
 
 export interface Visit {
