@@ -30,6 +30,7 @@ COPY src ./src
 COPY views ./views
 COPY widgets ./widgets
 COPY migrations ./migrations
+COPY knexfile.ts ./
 RUN mkdir -p var && chown node:node var
 USER node
 EXPOSE 3000

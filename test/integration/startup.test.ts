@@ -38,6 +38,15 @@ function runToExit(script: string, env: Record<string, string>, args: string[] =
   });
 }
 
+/** `npm run knex -- ARGS`: knex's own CLI, as an admin runs it. */
+function runKnexCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawnNodeScript("node_modules/knex/bin/cli.js", args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, output })));
+}
+
 function fatalLines(lines: Record<string, unknown>[]): Record<string, unknown>[] {
   return lines.filter((l) => l.level === 60);
 }
@@ -88,6 +97,24 @@ describe("npm run migrate", () => {
     const bad = await runToExit("src/cli/migrate.ts", env, ["--force"]);
     expect(bad.code).toBe(1);
     expect(bad.lines).toEqual([expect.objectContaining({ level: 60, reason: "unknown argument --force" })]);
+    // The knex CLI reads knexfile.ts: the same database, every migration found done.
+    const status = await runKnexCli(["migrate:status"], env);
+    expect(status.output).toContain("No Pending Migration files Found.");
+    expect(status.output).toContain(`Found ${migrationFiles.length} Completed Migration file/files.`);
+    expect(status.code).toBe(0);
+  });
+
+  it("needs DATABASE_URL alone in production (no Stripe keys, SESSION_SECRET, PUBLIC_URL or SMTP)", async () => {
+    const env: Record<string, string> = { NODE_ENV: "production", SQLITE_PATH: path.join(dir, "alone.sqlite3") };
+    const refused = await runToExit("src/cli/migrate.ts", env);
+    expect(refused.code).toBe(1);
+    expect(refused.lines).toEqual([expect.objectContaining({ level: 60, step: "configuration", reason: "Production needs: DATABASE_URL (mysql://...)" })]);
+    if (backend !== "mysql") return;
+    const created = await createMysqlDatabase();
+    cleanups.push(created.drop);
+    const run = await runToExit("src/cli/migrate.ts", { NODE_ENV: "production", DATABASE_URL: created.url });
+    expect(run.code).toBe(0);
+    expect(run.lines.at(-1)).toMatchObject({ ran: migrationFiles.length });
   });
 });
 
