@@ -14,7 +14,7 @@ function projectsNamed(argv: string[]): string[] {
 }
 if (projectsNamed(process.argv).includes("integration-mysql") && !withServices) {
   // Without this, vitest would answer green having run nothing.
-  throw new Error("The integration-mysql project needs TEST_DATABASE_URL and TEST_REDIS_URL (see the README's Tests section)");
+  throw new Error("The integration-mysql project needs TEST_DATABASE_URL and TEST_REDIS_URL (see docs/running.md, Tests)");
 }
 
 export default defineConfig({
