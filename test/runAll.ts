@@ -56,7 +56,10 @@ process.stdout.write(`Timeouts scaled by ${env.TEST_TIMEOUT_SCALE} (load ${os.lo
 const extra = process.argv.slice(2);
 if (extra.length) process.exit((await vitest(extra, true)).code);
 
-const [checks, journeys] = await Promise.all([vitest(["--project", "!e2e"], true), vitest(["--project", "e2e"], false)]);
+// The unit and integration files mostly wait (on MySQL, Redis, a child process): vitest's default of one worker per
+// core but one (a single worker on two cores) left the cores idle, so they run one more file than there are cores.
+const checkWorkers = String(os.availableParallelism() + 1);
+const [checks, journeys] = await Promise.all([vitest(["--project", "!e2e", "--maxWorkers", checkWorkers], true), vitest(["--project", "e2e"], false)]);
 process.stdout.write(`\n--- browser journeys (e2e) ---\n${journeys.output}`);
 const failed = [checks.code && "unit/integration", journeys.code && "e2e"].filter(Boolean);
 if (failed.length) process.stderr.write(`\nFailed: ${failed.join(" and ")}\n`);
