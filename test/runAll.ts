@@ -38,6 +38,12 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   });
 }
 
+/** TEST_REPORT_DIR=<dir>: each half also writes vitest's JSON report there (per-file and per-test durations). */
+function reportArgs(half: string): string[] {
+  const dir = process.env.TEST_REPORT_DIR;
+  return dir ? ["--reporter=default", "--reporter=json", `--outputFile.json=${dir}/${half}.json`] : [];
+}
+
 function vitest(args: string[], streamed: boolean): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn("vitest", [...config, ...args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
@@ -59,7 +65,10 @@ if (extra.length) process.exit((await vitest(extra, true)).code);
 // The unit and integration files mostly wait (on MySQL, Redis, a child process): vitest's default of one worker per
 // core but one (a single worker on two cores) left the cores idle, so they run one more file than there are cores.
 const checkWorkers = String(os.availableParallelism() + 1);
-const [checks, journeys] = await Promise.all([vitest(["--project", "!e2e", "--maxWorkers", checkWorkers], true), vitest(["--project", "e2e"], false)]);
+const [checks, journeys] = await Promise.all([
+  vitest(["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true),
+  vitest(["--project", "e2e", ...reportArgs("e2e")], false),
+]);
 process.stdout.write(`\n--- browser journeys (e2e) ---\n${journeys.output}`);
 const failed = [checks.code && "unit/integration", journeys.code && "e2e"].filter(Boolean);
 if (failed.length) process.stderr.write(`\nFailed: ${failed.join(" and ")}\n`);
