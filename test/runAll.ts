@@ -16,9 +16,10 @@ const config = ["run", "--config", "test/vitest.config.ts"];
 /** The process groups of the vitest runs, kept after their leaders exit: a server in one may still be stopping. */
 const groups = new Set<number>();
 
-// A loaded machine (load above its cores) stretches every timeout: 2 on a quiet machine, up to 8.
+// A loaded machine (load above its cores) stretches every timeout: 2 on a quiet machine, up to 6 (a hang then takes
+// that much longer to be reported, so not more).
 const loadPerCore = os.loadavg()[0]! / os.availableParallelism();
-const env = { ...process.env, TEST_TIMEOUT_SCALE: process.env.TEST_TIMEOUT_SCALE ?? String(Math.min(8, 2 + Math.floor(loadPerCore))) };
+const env = { ...process.env, TEST_TIMEOUT_SCALE: process.env.TEST_TIMEOUT_SCALE ?? String(Math.min(6, 2 + Math.floor(loadPerCore / 2))) };
 
 function killGroups(signal: NodeJS.Signals): void {
   for (const group of groups) {

@@ -26,6 +26,9 @@ export default defineConfig({
     testTimeout: scaledMs(60_000),
     hookTimeout: scaledMs(120_000),
     teardownTimeout: scaledMs(60_000),
+    // expect.poll waits for something to become true (a dialog shown, a row written): 1 s by default, which a loaded
+    // machine's Chromium can miss; a guard it is.
+    expect: { poll: { timeout: scaledMs(10_000) } },
     // Whatever a file's tests started and left running (a test that timed out) is stopped after the file.
     setupFiles: ["test/support/stopLeftovers.ts"],
     projects: [

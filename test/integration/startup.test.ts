@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { backend, createMysqlDatabase } from "../support/app.ts";
 import { spawnServer, startServer, type RunningServer, type StartingServer } from "../support/server.ts";
 import { spawnNodeScript } from "../support/children.ts";
+import { MYSQL_MIGRATION_LOCK } from "../../src/db/knex.ts";
 import { scaledMs } from "../support/timeouts.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -127,10 +128,11 @@ describe.runIf(backend === "mysql")("several instances starting on one MySQL dat
 
   async function holdMigrationLock(url: string) {
     const conn = knexFactory({ client: "mysql2", connection: { uri: url } as never, pool: { min: 1, max: 1 } });
-    await conn.raw("SELECT GET_LOCK('ironside_migrations', 0)");
+    const [[held]] = (await conn.raw(`SELECT GET_LOCK(${MYSQL_MIGRATION_LOCK}, 0) AS got`)) as [{ got: number }[]];
+    expect(held?.got, "this test holds the database's migration lock").toBe(1);
     return {
       release: async () => {
-        await conn.raw("SELECT RELEASE_LOCK('ironside_migrations')");
+        await conn.raw(`SELECT RELEASE_LOCK(${MYSQL_MIGRATION_LOCK})`);
         await conn.destroy();
       },
     };

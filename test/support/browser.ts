@@ -5,6 +5,7 @@ import { AxeBuilder } from "@axe-core/playwright";
 import knexFactory, { type Knex } from "knex";
 import { inject } from "vitest";
 import { trackLeftover } from "./children.ts";
+import { scaledMs } from "./timeouts.ts";
 
 export const CHROMIUM_FLAGS = [
   "--no-sandbox",
@@ -66,7 +67,7 @@ const problemsOf = new WeakMap<Page, string[]>();
  * it has hydrated: widgets below the fold load their code when they come near the viewport. A timeout names what
  * the page logged, so a widget that failed to start says why.
  */
-export async function hydratedInView(page: Page, widget: string, timeout = 20_000): Promise<void> {
+export async function hydratedInView(page: Page, widget: string, timeout = scaledMs(20_000)): Promise<void> {
   const el = page.locator(`[data-widget="${widget}"]`).first();
   await el.evaluate((node) => node.scrollIntoView({ block: "center", behavior: "instant" }));
   try {
