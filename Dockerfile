@@ -14,7 +14,9 @@ COPY widgets ./widgets
 COPY migrations ./migrations
 COPY public ./public
 # The image's own node runs the app: the Node 24 that npm ci brings for older machines (node-linux-*) is dropped.
-RUN NODE_ENV=production npm run build && npm prune --omit=dev \
+COPY knexfile.ts ./
+# The operators' commands compiled once (build/cli), so `docker compose exec app npm run capacity ...` starts fast.
+RUN NODE_ENV=production npm run build && npm run build:cli && npm prune --omit=dev \
   && rm -rf node_modules/node-linux-* node_modules/.bin/node
 
 # Runtime stage: no compilers, no dev dependencies, a non-root user.
@@ -25,11 +27,13 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/public ./public
+COPY --from=build /app/build ./build
 COPY package.json tsconfig.json ./
 COPY src ./src
 COPY views ./views
 COPY widgets ./widgets
 COPY migrations ./migrations
+COPY knexfile.ts ./
 RUN mkdir -p var && chown node:node var
 USER node
 EXPOSE 3000

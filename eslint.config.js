@@ -27,7 +27,7 @@ const SERVER_PACKAGES = [
 ];
 
 export default defineConfig(
-  { ignores: ["node_modules/", "public/build/", ".cache/", "var/", "coverage/", "test-results/"] },
+  { ignores: ["node_modules/", "public/build/", "build/", ".cache/", "var/", "coverage/", "test-results/"] },
   {
     files: ["**/*.ts", "**/*.tsx"],
     languageOptions: { parser: tseslint.parser, sourceType: "module" },

@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): Express {
   const { config, db, redis, logger } = deps;
   const site = buildSite(config.brandName, { shipsStarting: config.shipsStartingDate });
   const assets = loadAssets();
-  const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.isProduction);
+  const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.https);
   const pageCache = createPageCache({ ttlMs: config.pageCacheMs });
   // Kept pages show events and places left: a change this process commits to them is shown at once.
   onCommittedWrites(db, [...EVENT_TABLES, "registrations", "waiting_list_entries"], () => pageCache.clear());
@@ -144,7 +144,7 @@ export function createApp(deps: AppDeps): Express {
 
   // 2. compression (pages and JSON; brotli at quality 4, gzip 6; built assets come precompressed), security headers, static files, health
   app.use(compression({ threshold: 1024 }));
-  app.use(securityHeaders(config.isProduction));
+  app.use(securityHeaders(config.https));
   app.use(noCookieOnPublicResponses);
   app.use(staticFiles(config.isProduction));
   app.use(healthRoutes(db, redis, config.isProduction ? deps.gateway : undefined));

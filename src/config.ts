@@ -47,6 +47,8 @@ const EnvSchema = z.object({
   /** How long a waiting-list offer holds its places for the invited family or team. */
   WAITING_LIST_OFFER_HOURS: z.coerce.number().int().min(1).max(168).default(24),
   ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
+  // Production over plain HTTP on this machine (compose.local.yaml): cookies without Secure. Only with a loopback http PUBLIC_URL.
+  LOCAL_HTTP_TRIAL: z.enum(["0", "1"]).default("0"),
   MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
 });
 
@@ -58,6 +60,8 @@ export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape);
 export interface Config {
   env: Env["NODE_ENV"];
   isProduction: boolean;
+  /** Served over HTTPS: Secure cookies (the visitor cookie's __Host- prefix), HSTS, upgrade-insecure-requests. Production, except a plain-HTTP local trial. */
+  https: boolean;
   host: string;
   port: number;
   publicUrl: string | undefined;
@@ -89,54 +93,107 @@ export interface Config {
   migrationLockWaitMs: number;
 }
 
-export class ConfigError extends Error {}
-
-/** Parses the environment into a Config; throws ConfigError with one readable line when it cannot. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+export class ConfigError extends Error {
+  /** Every problem found, each one short line; the message joins them. */
+  readonly problems: string[];
+  constructor(problems: string[] | string) {
+    const list = typeof problems === "string" ? [problems] : problems;
+    super(list.join("; "));
+    this.problems = list;
   }
-  const e = parsed.data;
-  const isProduction = e.NODE_ENV === "production";
+}
 
-  if (e.DATABASE_URL && !/^mysql2?:\/\//.test(e.DATABASE_URL)) {
-    throw new ConfigError("Invalid configuration: DATABASE_URL must be a mysql:// URL (leave it unset for SQLite)");
+/**
+ * Who the configuration is for. The site needs every production setting; an operator command (migrate, capacity,
+ * events...) works on the database alone, so in production it asks for DATABASE_URL and nothing else.
+ */
+export type ConfigPurpose = "site" | "command";
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** True for an http:// origin on this machine: the only PUBLIC_URL a plain-HTTP local trial accepts. */
+export function isLoopbackHttp(url: string | undefined): boolean {
+  if (!url) return false;
+  const u = new URL(url);
+  return u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname);
+}
+
+type ParsedEnv = Partial<Env>;
+
+/** Each variable on its own, so one start names every bad value, not the first. */
+function parseEach(env: NodeJS.ProcessEnv, problems: string[]): ParsedEnv {
+  const parsed: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(EnvSchema.shape)) {
+    const result = schema.safeParse(env[name]);
+    if (result.success) parsed[name] = result.data;
+    else problems.push(`${name}: ${result.error.issues.map((i) => i.message).join(", ")}`);
   }
+  return parsed;
+}
+
+function productionNeeds(e: ParsedEnv, purpose: ConfigPurpose): string[] {
+  const missing: string[] = [];
+  if (purpose === "site" && !e.SESSION_SECRET) missing.push("SESSION_SECRET");
+  if (!e.DATABASE_URL) missing.push("DATABASE_URL (mysql://...)");
+  if (purpose === "command") return missing;
+  if (!e.REDIS_URL) missing.push("REDIS_URL");
+  if (!e.PUBLIC_URL) missing.push("PUBLIC_URL (https://...)");
+  if (!e.STRIPE_SECRET_KEY) missing.push("STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET");
+  if (e.SESSION_SECRET && e.SESSION_SECRET.length < 32) missing.push("SESSION_SECRET of at least 32 characters");
+  if (!e.SMTP_URL && e.MAIL_FILES_IN_PRODUCTION !== "1") {
+    missing.push("SMTP_URL (smtp://user:pass@host:587), or MAIL_FILES_IN_PRODUCTION=1 to write e-mails as files to MAIL_DIR");
+  }
+  return missing;
+}
+
+function invalidCombinations(e: ParsedEnv, isProduction: boolean, purpose: ConfigPurpose): string[] {
+  const invalid: string[] = [];
+  if (e.DATABASE_URL && !/^mysql2?:\/\//.test(e.DATABASE_URL)) invalid.push("DATABASE_URL must be a mysql:// URL (leave it unset for SQLite)");
   const stripeParts = [e.STRIPE_SECRET_KEY, e.STRIPE_PUBLISHABLE_KEY, e.STRIPE_WEBHOOK_SECRET];
   if (stripeParts.some(Boolean) && !stripeParts.every(Boolean)) {
-    throw new ConfigError(
-      "Invalid configuration: set all of STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or none (offline test mode)",
-    );
+    invalid.push("set all of STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or none (offline test mode)");
   }
   if (Boolean(e.SHOPIFY_STORE_DOMAIN) !== Boolean(e.SHOPIFY_STOREFRONT_TOKEN)) {
-    throw new ConfigError("Invalid configuration: set both SHOPIFY_STORE_DOMAIN and SHOPIFY_STOREFRONT_TOKEN, or neither");
+    invalid.push("set both SHOPIFY_STORE_DOMAIN and SHOPIFY_STOREFRONT_TOKEN, or neither");
   }
-
-  if (isProduction) {
-    const missing: string[] = [];
-    if (!e.SESSION_SECRET) missing.push("SESSION_SECRET");
-    if (!e.DATABASE_URL) missing.push("DATABASE_URL (mysql://...)");
-    if (!e.REDIS_URL) missing.push("REDIS_URL");
-    if (!e.PUBLIC_URL) missing.push("PUBLIC_URL (https://...)");
-    if (!e.STRIPE_SECRET_KEY) missing.push("STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET");
-    if (missing.length > 0) {
-      throw new ConfigError(`Production needs: ${missing.join(", ")}`);
-    }
-    if (e.SESSION_SECRET!.length < 32) throw new ConfigError("Production needs: SESSION_SECRET of at least 32 characters");
-    if (!e.SMTP_URL && e.MAIL_FILES_IN_PRODUCTION !== "1") {
-      throw new ConfigError("Production needs: SMTP_URL (smtp://user:pass@host:587), or MAIL_FILES_IN_PRODUCTION=1 to write e-mails as files to MAIL_DIR");
-    }
-    if (!e.STRIPE_WEBHOOK_SECRET!.startsWith("whsec_")) {
-      throw new ConfigError("Invalid configuration: STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret (whsec_...)");
-    }
-    if (e.ENABLE_TEST_ROUTES === "1") throw new ConfigError("Invalid configuration: ENABLE_TEST_ROUTES is refused in production");
+  if (e.LOCAL_HTTP_TRIAL === "1" && !isLoopbackHttp(e.PUBLIC_URL)) {
+    invalid.push("LOCAL_HTTP_TRIAL=1 is only for a trial on this machine: PUBLIC_URL must be http://localhost[:port]");
   }
+  if (isProduction && purpose === "site") {
+    if (e.STRIPE_WEBHOOK_SECRET && !e.STRIPE_WEBHOOK_SECRET.startsWith("whsec_")) {
+      invalid.push("STRIPE_WEBHOOK_SECRET must be the endpoint's signing secret (whsec_...)");
+    }
+    if (e.LOCAL_HTTP_TRIAL === "1" && e.STRIPE_SECRET_KEY?.startsWith("sk_live_")) {
+      invalid.push("LOCAL_HTTP_TRIAL=1 takes Stripe test keys (sk_test_...), never live ones");
+    }
+    if (e.ENABLE_TEST_ROUTES === "1") invalid.push("ENABLE_TEST_ROUTES is refused in production");
+  }
+  return invalid;
+}
 
+/**
+ * Parses the environment into a Config. When it cannot, throws one ConfigError naming every missing and every
+ * invalid setting at once ("Production needs: ...; Invalid configuration: ..."), so a start is fixed in one round.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, purpose: ConfigPurpose = "site"): Config {
+  const badValues: string[] = [];
+  const e = parseEach(env, badValues);
+  const isProduction = e.NODE_ENV === "production";
+  const invalid = [...badValues, ...invalidCombinations(e, isProduction, purpose)];
+  const missing = isProduction ? productionNeeds(e, purpose) : [];
+  const problems = [
+    ...(missing.length ? [`Production needs: ${missing.join(", ")}`] : []),
+    ...(invalid.length ? [`Invalid configuration: ${invalid.join("; ")}`] : []),
+  ];
+  if (problems.length) throw new ConfigError(problems);
+  return toConfig(e as Env, isProduction);
+}
+
+function toConfig(e: Env, isProduction: boolean): Config {
   return {
     env: e.NODE_ENV,
     isProduction,
+    https: isProduction && e.LOCAL_HTTP_TRIAL !== "1",
     host: e.HOST,
     port: e.PORT,
     publicUrl: e.PUBLIC_URL ? new URL(e.PUBLIC_URL).origin : undefined,

@@ -4,26 +4,72 @@
  * two-core machine the two halves together take about as long as the longer one alone. The first half streams
  * its output; the journeys' output is held and printed whole when they end. With arguments (files or filters),
  * one vitest run takes them all, as `vitest run` would.
+ *
+ * Each vitest runs in a process group of its own; when this run is stopped (Ctrl-C, SIGTERM, SIGHUP) or ends, the
+ * groups are killed whole, so no worker, server or browser outlives it. Timeouts are guards scaled to the machine's
+ * load when the run starts (TEST_TIMEOUT_SCALE, test/support/timeouts.ts), unless it is set.
  */
 import { spawn } from "node:child_process";
+import os from "node:os";
 
 const config = ["run", "--config", "test/vitest.config.ts"];
+/** The process groups of the vitest runs, kept after their leaders exit: a server in one may still be stopping. */
+const groups = new Set<number>();
+
+// A loaded machine (load above its cores) stretches every timeout: 2 on a quiet machine, up to 6 (a hang then takes
+// that much longer to be reported, so not more).
+const loadPerCore = os.loadavg()[0]! / os.availableParallelism();
+const env = { ...process.env, TEST_TIMEOUT_SCALE: process.env.TEST_TIMEOUT_SCALE ?? String(Math.min(6, 2 + Math.floor(loadPerCore / 2))) };
+
+function killGroups(signal: NodeJS.Signals): void {
+  for (const group of groups) {
+    try {
+      process.kill(-group, signal);
+    } catch {
+      // the group is already gone
+    }
+  }
+}
+process.once("exit", () => killGroups("SIGKILL"));
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\nnpm test stopped (${signal}): stopping every test process\n`);
+    killGroups("SIGTERM");
+    setTimeout(() => process.exit(130), 2000);
+  });
+}
+
+/** TEST_REPORT_DIR=<dir>: each half also writes vitest's JSON report there (per-file and per-test durations). */
+function reportArgs(half: string): string[] {
+  const dir = process.env.TEST_REPORT_DIR;
+  return dir ? ["--reporter=default", "--reporter=json", `--outputFile.json=${dir}/${half}.json`] : [];
+}
 
 function vitest(args: string[], streamed: boolean): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn("vitest", [...config, ...args], { stdio: ["ignore", "pipe", "pipe"], env: process.env });
+    const child = spawn("vitest", [...config, ...args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
+    groups.add(child.pid!);
     let output = "";
     const take = (chunk: Buffer, to: NodeJS.WriteStream) => (streamed ? to.write(chunk) : (output += chunk.toString()));
     child.stdout.on("data", (chunk: Buffer) => take(chunk, process.stdout));
     child.stderr.on("data", (chunk: Buffer) => take(chunk, process.stderr));
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+    child.on("close", (code, signal) => {
+      resolve({ code: code ?? (signal ? 1 : 0), output });
+    });
   });
 }
 
+process.stdout.write(`Timeouts scaled by ${env.TEST_TIMEOUT_SCALE} (load ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores)\n`);
 const extra = process.argv.slice(2);
 if (extra.length) process.exit((await vitest(extra, true)).code);
 
-const [checks, journeys] = await Promise.all([vitest(["--project", "!e2e"], true), vitest(["--project", "e2e"], false)]);
+// The unit and integration files mostly wait (on MySQL, Redis, a child process): vitest's default of one worker per
+// core but one (a single worker on two cores) left the cores idle, so they run one more file than there are cores.
+const checkWorkers = String(os.availableParallelism() + 1);
+const [checks, journeys] = await Promise.all([
+  vitest(["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true),
+  vitest(["--project", "e2e", ...reportArgs("e2e")], false),
+]);
 process.stdout.write(`\n--- browser journeys (e2e) ---\n${journeys.output}`);
 const failed = [checks.code && "unit/integration", journeys.code && "e2e"].filter(Boolean);
 if (failed.length) process.stderr.write(`\nFailed: ${failed.join(" and ")}\n`);

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { scaledMs } from "./support/timeouts.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Integration tests run on the embedded defaults, and again on MySQL + Redis when both are given.
@@ -13,7 +14,7 @@ function projectsNamed(argv: string[]): string[] {
 }
 if (projectsNamed(process.argv).includes("integration-mysql") && !withServices) {
   // Without this, vitest would answer green having run nothing.
-  throw new Error("The integration-mysql project needs TEST_DATABASE_URL and TEST_REDIS_URL (see the README's Tests section)");
+  throw new Error("The integration-mysql project needs TEST_DATABASE_URL and TEST_REDIS_URL (see docs/running.md, Tests)");
 }
 
 export default defineConfig({
@@ -21,8 +22,15 @@ export default defineConfig({
   test: {
     pool: "forks",
     execArgv: ["--import", "tsx"],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Guards against a hang, scaled by TEST_TIMEOUT_SCALE (test/support/timeouts.ts): a test waits on readiness, not a clock.
+    testTimeout: scaledMs(60_000),
+    hookTimeout: scaledMs(120_000),
+    teardownTimeout: scaledMs(60_000),
+    // expect.poll waits for something to become true (a dialog shown, a row written): 1 s by default, which a loaded
+    // machine's Chromium can miss; a guard it is.
+    expect: { poll: { timeout: scaledMs(10_000) } },
+    // Whatever a file's tests started and left running (a test that timed out) is stopped after the file.
+    setupFiles: ["test/support/stopLeftovers.ts"],
     projects: [
       { extends: true as const, test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/unit/**/*.test.tsx"] } },
       { extends: true, test: { name: "integration", include: integration, env: { TEST_BACKEND: "sqlite" } } },
@@ -36,8 +44,8 @@ export default defineConfig({
           include: ["test/e2e/**/*.e2e.ts"],
           globalSetup: ["test/e2e/globalSetup.ts"],
           fileParallelism: false,
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          testTimeout: scaledMs(120_000),
+          hookTimeout: scaledMs(120_000),
         },
       },
     ],

@@ -20,7 +20,9 @@ export function parseCapacityArgs(argv: string[]): { eventId: number; capacity: 
 }
 
 async function main(): Promise<number> {
-  const cmd = parseCapacityArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv.includes("--help") || argv.includes("-h")) return (console.log(CAPACITY_USAGE), 0);
+  const cmd = parseCapacityArgs(argv);
   if ("error" in cmd) {
     console.error(cmd.error);
     return 1;

@@ -1,9 +1,12 @@
 import { ConfigError, loadConfig, type Config } from "../config.ts";
 
-/** The configuration an operator command runs with, or undefined once the one line saying what is wrong is printed. */
-export function commandConfig(): Config | undefined {
+/**
+ * The configuration an operator command runs with (in production it asks for DATABASE_URL alone: a command works on
+ * the database), or undefined once the one line naming every problem is printed.
+ */
+export function commandConfig(env: NodeJS.ProcessEnv = process.env): Config | undefined {
   try {
-    return loadConfig();
+    return loadConfig(env, "command");
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     console.error(err.message);

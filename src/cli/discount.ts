@@ -11,7 +11,7 @@ import { createDb, migrateLatest } from "../db/knex.ts";
 import { formatPrice } from "../shared/money.ts";
 import { describeValue } from "../shared/discounts/rules.ts";
 import * as repo from "../discounts/repository.ts";
-import { parseDiscountArgs, type DiscountCommand } from "./discountArgs.ts";
+import { parseDiscountArgs, USAGE, type DiscountCommand } from "./discountArgs.ts";
 
 class CliError extends Error {}
 
@@ -67,7 +67,9 @@ export async function runDiscountCommand(db: Db, cmd: Exclude<DiscountCommand, {
 
 async function main(): Promise<number> {
   const now = new Date();
-  const cmd = parseDiscountArgs(process.argv.slice(2), now);
+  const argv = process.argv.slice(2);
+  if (argv.includes("--help") || argv.includes("-h")) return (console.log(USAGE), 0);
+  const cmd = parseDiscountArgs(argv, now);
   if ("error" in cmd) {
     console.error(cmd.error);
     return 1;

@@ -7,6 +7,7 @@ import { createDb, migrateLatest } from "../db/knex.ts";
 const HELP = `Usage: npm run migrate
 
 Runs the database migrations that have not run yet (DATABASE_URL, or the embedded SQLite file) and exits 0.
+It needs DATABASE_URL alone, in production too. The knex CLI runs the same migrations through knexfile.ts.
 Waits up to MIGRATION_LOCK_WAIT_MS (default 120000) while another process migrates. Logs JSON lines.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -21,7 +22,7 @@ async function main(argv: string[]): Promise<number> {
   }
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, "command");
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     logger.fatal({ step: "configuration", reason: err.message }, `migrate failed: ${err.message}`);

@@ -78,7 +78,11 @@ export interface MigrateOptions {
 /** Thrown when another process kept the migration lock longer than the wait allows. */
 export class MigrationLockTimeout extends Error {}
 
-const MYSQL_LOCK = "ironside_migrations";
+/**
+ * GET_LOCK names are server-wide: the lock is named after the database, so migrations of other databases on the same
+ * server (another site, parallel test databases) never wait for each other. 64 characters at most.
+ */
+export const MYSQL_MIGRATION_LOCK = "LEFT(CONCAT('ironside_migrations:', DATABASE()), 64)";
 
 /**
  * Runs the pending migrations; returns the files it ran. Several instances may start at once on one database: on
@@ -117,7 +121,7 @@ export async function migrateLatest(db: Db, options: MigrateOptions = {}): Promi
   // GET_LOCK belongs to a connection: the transaction keeps one for the lock while the migrations use others.
   return db.transaction(async (holder) => {
     const tryLock = async (seconds: number) => {
-      const [rows] = (await holder.raw("SELECT GET_LOCK(?, ?) AS got", [MYSQL_LOCK, seconds])) as unknown as [{ got: number | null }[]];
+      const [rows] = (await holder.raw(`SELECT GET_LOCK(${MYSQL_MIGRATION_LOCK}, ?) AS got`, [seconds])) as unknown as [{ got: number | null }[]];
       return rows[0]?.got === 1;
     };
     if (!(await tryLock(0))) {
@@ -127,7 +131,7 @@ export async function migrateLatest(db: Db, options: MigrateOptions = {}): Promi
     try {
       return await latest();
     } finally {
-      await holder.raw("SELECT RELEASE_LOCK(?)", [MYSQL_LOCK]);
+      await holder.raw(`SELECT RELEASE_LOCK(${MYSQL_MIGRATION_LOCK})`);
     }
   });
 }

@@ -5,7 +5,7 @@ const STRIPE_SCRIPT = ["https://js.stripe.com", "https://*.js.stripe.com"];
 const STRIPE_FRAMES = ["https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"];
 
 /** helmet with a strict CSP: our own origin only, plus Stripe's domains for card entry. */
-export function securityHeaders(isProduction: boolean): RequestHandler {
+export function securityHeaders(https: boolean): RequestHandler {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -24,10 +24,10 @@ export function securityHeaders(isProduction: boolean): RequestHandler {
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
         objectSrc: ["'none'"],
-        ...(isProduction ? { upgradeInsecureRequests: [] } : {}),
+        ...(https ? { upgradeInsecureRequests: [] } : {}),
       },
     },
-    strictTransportSecurity: isProduction ? { maxAge: 31536000, includeSubDomains: true } : false,
+    strictTransportSecurity: https ? { maxAge: 31536000, includeSubDomains: true } : false,
     crossOriginEmbedderPolicy: false,
     // Matches frame-ancestors 'none' for browsers that only read the older header.
     xFrameOptions: { action: "deny" },

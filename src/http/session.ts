@@ -44,7 +44,7 @@ export function sessionMiddleware(config: Config, store: Store): RequestHandler 
     cookie: {
       httpOnly: true,
       sameSite: "lax",
-      secure: config.isProduction,
+      secure: config.https,
       maxAge: TWO_WEEKS_S * 1000,
     },
   });

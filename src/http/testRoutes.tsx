@@ -31,9 +31,11 @@ export function testRoutes({ rateLimiter }: { rateLimiter: RateLimiterFactory })
   router.get("/boom", () => {
     throw new Error("secret internal detail");
   });
+  // The status line and headers go out at once, so a test knows the request is in flight before the body ends.
   router.get("/slow", async (req, res) => {
+    res.status(200).type("application/json").flushHeaders();
     await new Promise((r) => setTimeout(r, Number(req.query.ms ?? 1000)));
-    res.json({ done: true });
+    res.end(JSON.stringify({ done: true }));
   });
   // Not a form: it answers the parsed body as it arrived, for the body parser's own tests.
   router.post("/echo", (req, res) => res.json({ ok: true, body: req.body as unknown }));

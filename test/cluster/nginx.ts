@@ -5,12 +5,13 @@
  * sends: nginx here plays the proxy that ends TLS). Everything else (timeouts, retries, keep-alive, headers) is the
  * file as deployed.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnTracked } from "../support/children.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const DEPLOY_NGINX_CONF = path.join(root, "deploy/nginx.conf");
@@ -51,30 +52,32 @@ function replaceOnce(text: string, from: string | RegExp, to: string): string {
   return text.replace(from, to);
 }
 
-/** deploy/nginx.conf for loopback: the instances, the port and the log folder. */
-export function siteConfig(instances: string[], port: number, logDir: string): string {
+/**
+ * deploy/nginx.conf for loopback: the instances, the port and the log folder. `https` says X-Forwarded-Proto https
+ * (the TLS listener's answer); a plain-HTTP trial (compose.local.yaml) keeps `$scheme`, as its nginx does.
+ */
+export function siteConfig(instances: string[], port: number, logDir: string, https = true): string {
   let conf = fs.readFileSync(DEPLOY_NGINX_CONF, "utf8");
   conf = replaceOnce(conf, /^( *)server app:3000( [^;]*)?;$/m, instances.map((hostPort) => `    server ${hostPort}$2;`).join("\n"));
   conf = replaceOnce(conf, /^ *listen 80;$/m, `    listen 127.0.0.1:${port};`);
-  conf = replaceOnce(conf, "proxy_set_header X-Forwarded-Proto $scheme;", "proxy_set_header X-Forwarded-Proto https;");
+  if (https) conf = replaceOnce(conf, "proxy_set_header X-Forwarded-Proto $scheme;", "proxy_set_header X-Forwarded-Proto https;");
   conf = replaceOnce(conf, "/var/log/nginx/access.log", path.join(logDir, "access.log"));
   return conf;
 }
 
 /** Starts nginx in the foreground (`daemon off`) with its pid, logs and temporary files in a folder of its own. */
-export async function startNginx(instances: string[]): Promise<RunningNginx> {
+export async function startNginx(instances: string[], options: { https?: boolean; port?: number } = {}): Promise<RunningNginx> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cluster-nginx-"));
   try {
-    return await startIn(dir, instances);
+    return await startIn(dir, instances, options.https ?? true, options.port ?? (await freePort()));
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function startIn(dir: string, instances: string[]): Promise<RunningNginx> {
-  const port = await freePort();
-  fs.writeFileSync(path.join(dir, "site.conf"), siteConfig(instances, port, dir));
+async function startIn(dir: string, instances: string[], https: boolean, port: number): Promise<RunningNginx> {
+  fs.writeFileSync(path.join(dir, "site.conf"), siteConfig(instances, port, dir, https));
   for (const t of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) fs.mkdirSync(path.join(dir, "tmp", t), { recursive: true });
   fs.writeFileSync(
     path.join(dir, "nginx.conf"),
@@ -93,7 +96,7 @@ async function startIn(dir: string, instances: string[]): Promise<RunningNginx> 
       "",
     ].join("\n"),
   );
-  const child: ChildProcess = spawn(NGINX, ["-p", dir, "-c", path.join(dir, "nginx.conf"), "-e", path.join(dir, "error.log")], { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawnTracked(NGINX, ["-p", dir, "-c", path.join(dir, "nginx.conf"), "-e", path.join(dir, "error.log")], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (output += c.toString()));

@@ -103,6 +103,45 @@ const env = (i: number): Record<string, string> => ({
   PAGE_CACHE_MS: String(PAGE_CACHE_MS),
   MAIL_DIR: path.join(runDir, "mail"),
 });
+/** compose.local.yaml's settings for the app, read from the file itself (the trial runs what the file says). */
+function localTrialSettings(): Record<string, string> {
+  const text = fs.readFileSync(path.join(import.meta.dirname, "../../compose.local.yaml"), "utf8");
+  return Object.fromEntries([...text.matchAll(/^ {6}([A-Z][A-Z0-9_]*): "?([^"\n]*)"?$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
+let trialNginx: RunningNginx | undefined;
+async function showLocalTrial(): Promise<void> {
+  const settings = localTrialSettings();
+  check(settings.LOCAL_HTTP_TRIAL === "1" && settings.PUBLIC_URL === "http://localhost", `compose.local.yaml sets LOCAL_HTTP_TRIAL=1 and PUBLIC_URL=http://localhost (got ${JSON.stringify(settings)})`);
+  const [appPort, proxyPort] = [await freePort(), await freePort()];
+  const publicUrl = `http://localhost:${proxyPort}`;
+  const trialEnv = { ...env(0), ...settings, PORT: String(appPort), PUBLIC_URL: publicUrl };
+  const refused = spawnServer({ ...trialEnv, PUBLIC_URL: "https://shop.example" });
+  starting.push(refused);
+  const refusal = await refused.listening.then(
+    () => "",
+    (err: Error) => err.message,
+  );
+  check(/exited with 1/.test(refusal) && refusal.includes("LOCAL_HTTP_TRIAL=1 is only for a trial on this machine"), `LOCAL_HTTP_TRIAL=1 with a real PUBLIC_URL is refused at start (got ${refusal.slice(0, 300)})`);
+  const trial = spawnServer(trialEnv);
+  starting.push(trial);
+  const app = await trial.listening;
+  trialNginx = await startNginx([`127.0.0.1:${appPort}`], { https: false, port: proxyPort });
+  const visitor = new Visitor(trialNginx.url, publicUrl);
+  const shop = await visitor.open("/shop");
+  const added = await visitor.post("/api/cart/add", { shopifyProductId: "gid://shopify/Product/1001", shopifyVariantId: "gid://shopify/ProductVariant/2003", quantity: 1 });
+  const cookies = added.headers.getSetCookie().concat(shop.headers.getSetCookie());
+  check(added.status === 200, `over plain HTTP, a cart add answers 200 (got ${added.status}: ${added.text.slice(0, 200)})`);
+  check(cookies.length > 0 && cookies.every((c) => !/;\s*secure/i.test(c)), `its cookies come without Secure (got ${cookies.join(" | ")})`);
+  const cart = await visitor.get("/api/cart");
+  const items = (cart.json.cartItems as unknown[] | undefined) ?? [];
+  check(items.length === 1, `the cart keeps the item over plain HTTP (got ${cart.text.slice(0, 200)})`);
+  await trialNginx.stop();
+  trialNginx = undefined;
+  await app.stop();
+  showed(`compose.local.yaml's plain-HTTP trial: a production instance with LOCAL_HTTP_TRIAL=1 behind nginx on ${publicUrl} keeps a cart (cookies without Secure); the same with PUBLIC_URL=https://shop.example refuses to start`);
+}
+
 const logFile = (i: number) => path.join(runDir, `instance-${i + 1}.log`);
 const logLines = (i: number) =>
   fs
@@ -332,9 +371,13 @@ try {
       `${posted} posts answered 201 and stored, ${posts.length - posted} answered 502 with their message and e-mail whole or absent; then 20 of 20 pages served by B`,
   );
 
+  // ---------- 7. the plain-HTTP trial (compose.local.yaml): works on localhost, refused for a real address ----------
+  await showLocalTrial();
+
   console.log(`\ntest:cluster: ${shown.length} claims shown in ${seconds()}.`);
 } catch (err) {
   exitCode = 1;
+  await trialNginx?.stop().catch(() => undefined);
   if (err instanceof BrokenClaim) console.error(`\nBROKEN CLAIM: ${err.message}`);
   else console.error(`\ntest:cluster failed: ${(err as Error).stack ?? String(err)}`);
   console.error(`after ${seconds()}; instance logs and nginx's kept in ${runDir}`);

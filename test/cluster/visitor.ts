@@ -24,7 +24,11 @@ function parse(text: string): Record<string, unknown> {
 export class Visitor {
   private cookies = new Map<string, string>();
   private token = "";
-  constructor(private base: string) {}
+  /** `origin`: the site's public origin, which its posts carry (a plain-HTTP trial has its own). */
+  constructor(
+    private base: string,
+    private origin = PUBLIC_URL,
+  ) {}
 
   private headers(extra: Record<string, string>): Record<string, string> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
@@ -60,7 +64,7 @@ export class Visitor {
   post(path: string, body: unknown, base = this.base): Promise<Answer> {
     return this.send(`${base}${path}`, {
       method: "POST",
-      headers: this.headers({ accept: "application/json", "content-type": "application/json", "x-csrf-token": this.token, origin: PUBLIC_URL }),
+      headers: this.headers({ accept: "application/json", "content-type": "application/json", "x-csrf-token": this.token, origin: this.origin }),
       body: JSON.stringify(body),
     });
   }

@@ -167,7 +167,7 @@ describe("the other exports", () => {
 
 describe("the command", () => {
   const run = (args: string[], cwd: string) =>
-    promisify(execFile)(process.execPath, ["--import", "tsx", path.join(root, "src/cli/export.ts"), ...args], {
+    promisify(execFile)(process.execPath, [path.join(root, "src/cli/run.mjs"), "export", ...args], {
       cwd: root,
       env: { ...process.env, ...cliEnv, INIT_CWD: cwd, NODE_ENV: "test" },
     }).then(

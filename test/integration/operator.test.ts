@@ -457,7 +457,7 @@ describe("the commands as processes", () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const run = (script: string, args: string[]) =>
-    promisify(execFile)(process.execPath, ["--import", "tsx", path.join(root, `src/cli/${script}.ts`), ...args], {
+    promisify(execFile)(process.execPath, [path.join(root, "src/cli/run.mjs"), script, ...args], {
       cwd: root,
       env: { ...process.env, SQLITE_PATH: file, DATABASE_URL: "", NODE_ENV: "test", LOG_LEVEL: "silent" },
     }).then(

@@ -1,12 +1,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import knexFactory from "knex";
 import { afterAll, describe, expect, it } from "vitest";
 import { backend, createMysqlDatabase } from "../support/app.ts";
 import { spawnServer, startServer, type RunningServer, type StartingServer } from "../support/server.ts";
+import { spawnNodeScript } from "../support/children.ts";
+import { MYSQL_MIGRATION_LOCK } from "../../src/db/knex.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const migrationFiles = fs.readdirSync(path.join(root, "migrations")).filter((f) => f.endsWith(".ts"));
@@ -21,20 +23,29 @@ afterAll(async () => {
 
 /** Runs a script of the project until it exits; every line it printed, parsed as JSON (a stack trace would not parse). */
 function runToExit(script: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; lines: Record<string, unknown>[]; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const child = spawnNodeScript(script, args, {
     cwd: root,
     env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", MAIL_DIR: path.join(dir, "mail"), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
   return new Promise((resolve) => {
     child.once("exit", (code) => {
       const lines = output.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
       resolve({ code, lines, output });
     });
   });
+}
+
+/** `npm run knex -- ARGS`: knex's own CLI, as an admin runs it. */
+function runKnexCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawnNodeScript("node_modules/knex/bin/cli.js", args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  return new Promise((resolve) => child.once("exit", (code) => resolve({ code, output })));
 }
 
 function fatalLines(lines: Record<string, unknown>[]): Record<string, unknown>[] {
@@ -87,6 +98,24 @@ describe("npm run migrate", () => {
     const bad = await runToExit("src/cli/migrate.ts", env, ["--force"]);
     expect(bad.code).toBe(1);
     expect(bad.lines).toEqual([expect.objectContaining({ level: 60, reason: "unknown argument --force" })]);
+    // The knex CLI reads knexfile.ts: the same database, every migration found done.
+    const status = await runKnexCli(["migrate:status"], env);
+    expect(status.output).toContain("No Pending Migration files Found.");
+    expect(status.output).toContain(`Found ${migrationFiles.length} Completed Migration file/files.`);
+    expect(status.code).toBe(0);
+  });
+
+  it("needs DATABASE_URL alone in production (no Stripe keys, SESSION_SECRET, PUBLIC_URL or SMTP)", async () => {
+    const env: Record<string, string> = { NODE_ENV: "production", SQLITE_PATH: path.join(dir, "alone.sqlite3") };
+    const refused = await runToExit("src/cli/migrate.ts", env);
+    expect(refused.code).toBe(1);
+    expect(refused.lines).toEqual([expect.objectContaining({ level: 60, step: "configuration", reason: "Production needs: DATABASE_URL (mysql://...)" })]);
+    if (backend !== "mysql") return;
+    const created = await createMysqlDatabase();
+    cleanups.push(created.drop);
+    const run = await runToExit("src/cli/migrate.ts", { NODE_ENV: "production", DATABASE_URL: created.url });
+    expect(run.code).toBe(0);
+    expect(run.lines.at(-1)).toMatchObject({ ran: migrationFiles.length });
   });
 });
 
@@ -99,10 +128,11 @@ describe.runIf(backend === "mysql")("several instances starting on one MySQL dat
 
   async function holdMigrationLock(url: string) {
     const conn = knexFactory({ client: "mysql2", connection: { uri: url } as never, pool: { min: 1, max: 1 } });
-    await conn.raw("SELECT GET_LOCK('ironside_migrations', 0)");
+    const [[held]] = (await conn.raw(`SELECT GET_LOCK(${MYSQL_MIGRATION_LOCK}, 0) AS got`)) as [{ got: number }[]];
+    expect(held?.got, "this test holds the database's migration lock").toBe(1);
     return {
       release: async () => {
-        await conn.raw("SELECT RELEASE_LOCK('ironside_migrations')");
+        await conn.raw(`SELECT RELEASE_LOCK(${MYSQL_MIGRATION_LOCK})`);
         await conn.destroy();
       },
     };
@@ -155,7 +185,8 @@ describe.runIf(backend === "mysql")("several instances starting on one MySQL dat
 });
 
 async function waitForOutput(starting: StartingServer, text: string): Promise<void> {
-  for (let i = 0; i < 300 && starting.child.exitCode === null; i++) {
+  const guard = Date.now() + scaledMs(120_000);
+  while (Date.now() < guard && starting.child.exitCode === null) {
     if (starting.output().includes(text)) return;
     await new Promise((r) => setTimeout(r, 100));
   }

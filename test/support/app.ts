@@ -16,7 +16,7 @@ import { createApp, type AppDeps } from "../../src/app.ts";
 import { createCatalogueSource } from "../../src/catalogue/createSource.ts";
 import { setUpPayments } from "../../src/payments/setup.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
-import { clearPrefix, createMysqlDatabase } from "./databases.ts";
+import { clearPrefix, createMigratedMysqlDatabase, createMysqlDatabase } from "./databases.ts";
 
 export { clearPrefix, createMysqlDatabase };
 
@@ -60,7 +60,8 @@ export async function testConfig(env: Record<string, string> = {}, options: Test
   };
   let dropDb = async () => {};
   if (backend === "mysql") {
-    const created = await createMysqlDatabase();
+    // Migrated already (a copy of a template): createTestApp's migrateLatest then finds nothing to run.
+    const created = await createMigratedMysqlDatabase();
     base.DATABASE_URL = viaPort(created.url, options.viaPorts?.database);
     base.REDIS_URL = viaPort(process.env.TEST_REDIS_URL!, options.viaPorts?.redis);
     base.REDIS_PREFIX = `test:${randomBytes(6).toString("hex")}:`;

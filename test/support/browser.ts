@@ -4,6 +4,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { AxeBuilder } from "@axe-core/playwright";
 import knexFactory, { type Knex } from "knex";
 import { inject } from "vitest";
+import { trackLeftover } from "./children.ts";
+import { scaledMs } from "./timeouts.ts";
 
 export const CHROMIUM_FLAGS = [
   "--no-sandbox",
@@ -22,12 +24,17 @@ export function baseUrl(): string {
   return inject("baseUrl");
 }
 
+/** Where Chromium is looked for: CHROMIUM_PATH, else Debian's package (`apt-get install chromium`). */
+export function chromiumPath(): string {
+  return process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+}
+
+/** Chromium, closed by the test that launched it, or after its file at the latest (test/support/stopLeftovers.ts). */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: CHROMIUM_FLAGS,
-  });
+  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS });
+  const untrack = trackLeftover(() => browser.close());
+  browser.once("disconnected", untrack);
+  return browser;
 }
 
 export interface Visit {
@@ -60,7 +67,7 @@ const problemsOf = new WeakMap<Page, string[]>();
  * it has hydrated: widgets below the fold load their code when they come near the viewport. A timeout names what
  * the page logged, so a widget that failed to start says why.
  */
-export async function hydratedInView(page: Page, widget: string, timeout = 20_000): Promise<void> {
+export async function hydratedInView(page: Page, widget: string, timeout = scaledMs(20_000)): Promise<void> {
   const el = page.locator(`[data-widget="${widget}"]`).first();
   await el.evaluate((node) => node.scrollIntoView({ block: "center", behavior: "instant" }));
   try {

@@ -1,9 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { spawnNodeScript } from "./children.ts";
+import { scaledMs } from "./timeouts.ts";
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** A guard against a start that hangs, not a budget: a loaded machine may take a while, so it is long and scaled. */
+const START_GUARD_MS = scaledMs(120_000);
 
 export interface RunningServer {
   url: string;
@@ -23,18 +28,21 @@ export function startServer(env: Record<string, string>, options: { logFile?: st
 export interface StartingServer {
   child: ChildProcess;
   output: () => string;
-  /** Resolves once the "listening" line is logged; rejects when the process exits first or takes 30 s. */
+  /** Resolves once the "listening" line is logged; rejects (and kills the process) when it exits first or hangs. */
   listening: Promise<RunningServer>;
 }
 
-/** Spawns `src/server.ts`; its output can be read while it starts. */
+/**
+ * Spawns `src/server.ts` (`nodeArgs` before it, e.g. `--cpu-prof`); its output can be read while it starts. The process
+ * is stopped with the test process at the latest (test/support/children.ts), and a start that hangs is killed.
+ */
 export function spawnServer(env: Record<string, string>, options: { logFile?: string; nodeArgs?: string[] } = {}): StartingServer {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "src/server.ts"], {
+  const child = spawnNodeScript("src/server.ts", [], {
     cwd: root,
     // LOG_LEVEL stays info: the "listening" line tells the port.
     env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
-  });
+  }, options.nodeArgs);
   // Only the tail is kept: a benchmark's server logs every request, and a growing string would slow this process.
   let log = "";
   const LOG_TAIL = 64 * 1024;
@@ -44,7 +52,10 @@ export function spawnServer(env: Record<string, string>, options: { logFile?: st
   // "close" comes after the last output (stdio closed); "exit" may come before it.
   child.once("close", () => file?.end());
   const url = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start within ${START_GUARD_MS / 1000} s:\n${log}`));
+    }, START_GUARD_MS);
     const onData = (chunk: Buffer) => {
       file?.write(chunk);
       log = (log + chunk.toString()).slice(-LOG_TAIL);
@@ -55,8 +66,8 @@ export function spawnServer(env: Record<string, string>, options: { logFile?: st
         resolve(m[1].replace("localhost", "127.0.0.1"));
       }
     };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
     void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log}`)));
   });
   const listening = url.then((u) => running(u));

@@ -20,12 +20,12 @@ describe("loadConfig", () => {
   it("refuses production without its services, in one line naming every missing variable", () => {
     expect(() => loadConfig({ NODE_ENV: "production" })).toThrowError(
       new ConfigError(
-        "Production needs: SESSION_SECRET, DATABASE_URL (mysql://...), REDIS_URL, PUBLIC_URL (https://...), STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET",
+        "Production needs: SESSION_SECRET, DATABASE_URL (mysql://...), REDIS_URL, PUBLIC_URL (https://...), STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET, SMTP_URL (smtp://user:pass@host:587), or MAIL_FILES_IN_PRODUCTION=1 to write e-mails as files to MAIL_DIR",
       ),
     );
     expect(() =>
-      loadConfig({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40), DATABASE_URL: "mysql://db/shop", STRIPE_SECRET_KEY: "sk", STRIPE_PUBLISHABLE_KEY: "pk", STRIPE_WEBHOOK_SECRET: "wh", PUBLIC_URL: "https://shop.example" }),
-    ).toThrowError("Production needs: REDIS_URL");
+      loadConfig({ NODE_ENV: "production", SESSION_SECRET: "x".repeat(40), DATABASE_URL: "mysql://db/shop", STRIPE_SECRET_KEY: "sk", STRIPE_PUBLISHABLE_KEY: "pk", STRIPE_WEBHOOK_SECRET: "whsec_x", PUBLIC_URL: "https://shop.example", MAIL_FILES_IN_PRODUCTION: "1" }),
+    ).toThrowError(new ConfigError("Production needs: REDIS_URL"));
   });
 
   it("accepts a complete production configuration and refuses test routes there", () => {
@@ -73,6 +73,51 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_test_x" })).toThrowError(/STRIPE_PUBLISHABLE_KEY/);
     expect(() => loadConfig({ PORT: "abc" })).toThrowError(/PORT/);
     expect(() => loadConfig({ PUBLIC_URL: "javascript://evil.example" })).toThrowError(/PUBLIC_URL/);
+  });
+
+  it("names every missing and every invalid setting in one error, so a start is fixed in one round", () => {
+    let error: unknown;
+    try {
+      loadConfig({ NODE_ENV: "production", PORT: "abc", SESSION_SECRET: "short", DATABASE_URL: "postgres://x/y", STRIPE_SECRET_KEY: "sk_live_x", REDIS_URL: "redis://r", LOG_LEVEL: "loud" });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toBe(
+      "Production needs: PUBLIC_URL (https://...), SESSION_SECRET of at least 32 characters, SMTP_URL (smtp://user:pass@host:587), or MAIL_FILES_IN_PRODUCTION=1 to write e-mails as files to MAIL_DIR",
+    );
+    for (const name of ["PORT", "LOG_LEVEL", "DATABASE_URL must be a mysql:// URL", "STRIPE_PUBLISHABLE_KEY"]) expect(problems[1]).toContain(name);
+    expect((error as ConfigError).message).toBe(problems.join("; "));
+  });
+
+  it("asks an operator command for DATABASE_URL alone in production, and still refuses a bad value", () => {
+    expect(() => loadConfig({ NODE_ENV: "production" }, "command")).toThrowError(new ConfigError("Production needs: DATABASE_URL (mysql://...)"));
+    const c = loadConfig({ NODE_ENV: "production", DATABASE_URL: "mysql://db/shop" }, "command");
+    expect(c.database).toEqual({ client: "mysql2", url: "mysql://db/shop" });
+    expect(() => loadConfig({ NODE_ENV: "production", DATABASE_URL: "mysql://db/shop", PORT: "abc" }, "command")).toThrowError(/PORT/);
+  });
+
+  it("allows cookies without Secure only for a plain-HTTP trial on this machine, never in a real deployment", () => {
+    const env = {
+      NODE_ENV: "production",
+      SESSION_SECRET: "x".repeat(40),
+      DATABASE_URL: "mysql://db/shop",
+      REDIS_URL: "redis://cache:6379",
+      STRIPE_SECRET_KEY: "sk_test_x",
+      STRIPE_PUBLISHABLE_KEY: "pk_test_x",
+      STRIPE_WEBHOOK_SECRET: "whsec_x",
+      MAIL_FILES_IN_PRODUCTION: "1",
+    };
+    expect(loadConfig({ ...env, PUBLIC_URL: "https://shop.example" }).https).toBe(true);
+    const trial = loadConfig({ ...env, PUBLIC_URL: "http://localhost:8080", LOCAL_HTTP_TRIAL: "1" });
+    expect(trial.https).toBe(false);
+    expect(trial.isProduction).toBe(true);
+    expect(() => loadConfig({ ...env, PUBLIC_URL: "https://shop.example", LOCAL_HTTP_TRIAL: "1" })).toThrowError(/LOCAL_HTTP_TRIAL=1 is only for a trial on this machine/);
+    expect(() => loadConfig({ ...env, PUBLIC_URL: "http://shop.example", LOCAL_HTTP_TRIAL: "1" })).toThrowError(/LOCAL_HTTP_TRIAL/);
+    expect(() => loadConfig({ ...env, PUBLIC_URL: "http://localhost:8080", LOCAL_HTTP_TRIAL: "1", STRIPE_SECRET_KEY: "sk_live_x" })).toThrowError(/never live ones/);
+    expect(loadConfig({}).https).toBe(false);
   });
 
   it("trusts no proxy unless told how many there are, so X-Forwarded-For cannot choose a client's address", () => {
