@@ -170,7 +170,8 @@ export async function createEvent(db: Db, likeEventId: number, changes: EventCha
     if (changes.changesFreezeOn === undefined) next.changesFreezeOn = null;
     refuseUnlessValid(next);
     const { id: _id, created_at: _c, updated_at: _u, ...copied } = like;
-    const [inserted] = await trx("events").insert({ ...copied, ...eventColumns(next, undefined), capacity: next.capacity, created_at: now, updated_at: now });
+    // The copied event's own promotion (a struck-through price, a line over its card picture) is not the new event's.
+    const [inserted] = await trx("events").insert({ ...copied, card_overlay: null, original_price_cents: null, ...eventColumns(next, undefined), capacity: next.capacity, created_at: now, updated_at: now });
     const id = Number(inserted);
     await writePackages(trx, id, next.packages);
     await writeDays(trx, id, next.startDate, next.endDate);

@@ -184,8 +184,11 @@ describe("a change shows on every instance at its next request", () => {
       await get(app, "/events");
       expect((await get(app, "/events")).headers.age).toBeDefined();
     }
-    await run("create", "--like", "2", "--title", "Winter Warmup", "--start", "2027-12-04", "--end", "2027-12-04", "--location", "Reno, NV", "--capacity", "30", "--package", "full=99");
+    const out = await run("create", "--like", "2", "--title", "Winter Warmup", "--start", "2027-12-04", "--end", "2027-12-04", "--location", "Reno, NV", "--capacity", "30", "--package", "full=99");
     for (const app of apps) expect((await get(app, "/events")).text).toContain("Winter Warmup");
+    // Event 2's struck-through promotional price is not the new event's.
+    const created = await operator("events").where({ id: Number(/Created event (\d+)\./.exec(out)![1]) }).first();
+    expect(created.original_price_cents).toBeNull();
   });
 
   it("a capacity set by npm run capacity (setCapacity) in the places both instances show", async () => {
