@@ -21,7 +21,8 @@ import { noCookieOnPublicResponses } from "./http/publicCache.ts";
 import { pageContext, type PageContextOptions } from "./http/pageContext.ts";
 import { createPageCache } from "./http/pageCache.ts";
 import { onCommittedWrites } from "./db/committedWrites.ts";
-import { EVENT_TABLES } from "./events/cache.ts";
+import { EVENT_TABLES, eventCaches } from "./events/cache.ts";
+import { eventsVersionCheck } from "./events/version.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
 import { PAYMENT_CREATION_LIMIT, rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
@@ -164,6 +165,11 @@ export function createApp(deps: AppDeps): Express {
   // The one multipart body (a coach's school logo, in memory) is parsed here, so the CSRF check can read its `_csrf`.
   app.use(coaches.beforeCsrf);
   app.use(csrf.protect);
+  // Another process's change of events (an operator's command) empties this instance's kept events and pages first.
+  app.use(eventsVersionCheck(db, () => {
+    eventCaches(db).events.invalidate();
+    pageCache.clear();
+  }));
   app.use(pageCache.serve);
 
   // 5. features

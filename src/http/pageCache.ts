@@ -10,8 +10,9 @@ import type { PageContext } from "./render.tsx";
  * kept page never holds anyone's token and no two visitors are given one form.
  * A page for a visitor with state can be kept too, under a key that names everything it shows for that state (the
  * cart page: the cart's lines as the catalogue prices them now), with the same placeholders (`answerKept`, `keepAs`).
- * Several instances each keep their own copies; a change made through one of them is seen by the others within
- * the time a page is kept.
+ * Several instances each keep their own copies; a change of events is seen by the others at their next request
+ * (src/events/version.ts), other changes within the time a page is kept. A page rendered while `clear()` ran may
+ * hold what was cleared: it is not kept.
  */
 export interface PageCache {
   /** Answers a stateless visitor's GET from a fresh copy, or lets the route render it (after the page context). */
@@ -116,15 +117,19 @@ export function createPageCache({ ttlMs, maxPages = 500 }: { ttlMs: number; maxP
   const forStateless = keptPages(ttlMs, maxPages);
   const byState = keptPages(ttlMs, maxPages);
   const stateKey = (req: Request, key: string) => `${keyOf(req)}\n${key}`;
+  // Bumped by clear(): a page whose request began before the last clear() is not kept.
+  let generation = 0;
   const keepable = (req: Request) => ttlMs > 0 && SAFE.has(req.method);
+  const unchanged = (res: Response) => res.locals.pageCacheGeneration === undefined || res.locals.pageCacheGeneration === generation;
   return {
     serve: (req, res, next) => {
+      res.locals.pageCacheGeneration = generation;
       const page = ttlMs > 0 && isStateless(req) ? forStateless.get(keyOf(req)) : undefined;
       if (!page) return next();
       sendKept(res, page);
     },
     keep: (req, res, html) => {
-      if (keepable(req) && isStateless(req)) forStateless.set(keyOf(req), res, html);
+      if (keepable(req) && unchanged(res) && isStateless(req)) forStateless.set(keyOf(req), res, html);
     },
     answerKept: (req, res, key) => {
       const page = keepable(req) ? byState.get(stateKey(req, key)) : undefined;
@@ -132,9 +137,10 @@ export function createPageCache({ ttlMs, maxPages = 500 }: { ttlMs: number; maxP
       return page !== undefined;
     },
     keepAs: (req, res, key, html) => {
-      if (keepable(req)) byState.set(stateKey(req, key), res, html);
+      if (keepable(req) && unchanged(res)) byState.set(stateKey(req, key), res, html);
     },
     clear: () => {
+      generation += 1;
       forStateless.clear();
       byState.clear();
     },

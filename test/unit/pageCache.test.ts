@@ -43,4 +43,17 @@ describe("createPageCache", () => {
     cache.clear();
     expect(served(cache, "/a")).toBe(false);
   });
+
+  it("does not keep a page whose request began before a clear (it may show what was cleared)", () => {
+    const cache = createPageCache({ ttlMs: 60_000 });
+    const { req, res } = visit("/events/2");
+    cache.serve(req, res, () => undefined);
+    cache.clear();
+    cache.keep(req, res, "<p>rendered from the data read before the clear</p>");
+    expect(served(cache, "/events/2")).toBe(false);
+    const again = visit("/events/2");
+    cache.serve(again.req, again.res, () => undefined);
+    cache.keep(again.req, again.res, "<p>rendered after it</p>");
+    expect(served(cache, "/events/2")).toBe(true);
+  });
 });

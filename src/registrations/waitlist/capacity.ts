@@ -1,4 +1,6 @@
+import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
+import { bumpEventsVersion } from "../../events/version.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { placesTaken } from "../../events/repository.ts";
 import * as regRepo from "../repository.ts";
@@ -14,12 +16,19 @@ export async function setCapacity(db: Db, eventId: number, capacity: number, now
   return queuedLockingTransaction(db, regRepo.eventKey(eventId), async (trx) => {
     const locked = await regRepo.lockEvent(trx, eventId);
     if (!locked) return { ok: false, reason: `There is no event ${eventId}.` };
-    const taken = await placesTaken(trx, eventId, now);
-    if (capacity < taken) return { ok: false, reason: `${taken} places of event ${eventId} are paid for or held: its capacity cannot go below that.` };
-    const from = Number(locked.capacity);
-    await trx("events").where({ id: eventId }).update({ capacity });
-    const raised = capacity > from;
-    if (raised) await placesFreed(trx, eventId);
-    return { ok: true, from, to: capacity, roundAsked: raised && (await trx("waiting_list_jobs").where({ event_id: eventId, status: "pending" }).first("id")) !== undefined };
+    return changeLockedCapacity(trx, eventId, locked, capacity, now);
   });
+}
+
+/** setCapacity's decision inside a caller's transaction whose first statement locked the event (`locked`, its row). */
+export async function changeLockedCapacity(trx: Knex.Transaction, eventId: number, locked: Record<string, unknown>, capacity: number, now: Date): Promise<CapacityChange> {
+  const taken = await placesTaken(trx, eventId, now);
+  if (capacity < taken) return { ok: false, reason: `${taken} places of event ${eventId} are paid for or held: its capacity cannot go below that.` };
+  const from = Number(locked.capacity);
+  await trx("events").where({ id: eventId }).update({ capacity });
+  // Every app instance shows the new places at its next request.
+  await bumpEventsVersion(trx);
+  const raised = capacity > from;
+  if (raised) await placesFreed(trx, eventId);
+  return { ok: true, from, to: capacity, roundAsked: raised && (await trx("waiting_list_jobs").where({ event_id: eventId, status: "pending" }).first("id")) !== undefined };
 }
