@@ -239,13 +239,13 @@ const payable = (money: Awaited<ReturnType<typeof moneyPayments>>) =>
  */
 async function refundedPartsAcross(trx: Knex.Transaction, r: Registration): Promise<number[]> {
   const changeRefs = (await repo.changesOf(trx, r.id, ["paid"])).map((c) => String(c.id));
-  const rows = (await trx("payments")
+  const rows: { amount_refunded_cents: unknown }[] = await trx("payments")
     .where((w) => {
       w.where({ kind: REGISTRATION_KIND, reference: r.reference });
       if (changeRefs.length > 0) w.orWhere((c) => { c.where("kind", CHANGE_KIND).whereIn("reference", changeRefs); });
     })
     .orderBy("id")
-    .select("amount_refunded_cents")) as { amount_refunded_cents: unknown }[];
+    .select("amount_refunded_cents");
   return rows.map((row) => Number(row.amount_refunded_cents) || 0).filter((c) => c > 0);
 }
 
