@@ -4,6 +4,7 @@ import type { OutgoingEmail } from "../email/outbox.ts";
 import type { EventDetail } from "../shared/events/types.ts";
 import { formatPrice } from "../shared/money.ts";
 import { eventHoursText } from "../shared/events/rules.ts";
+import { refundLines } from "../shared/texts.ts";
 import type { Registration } from "./repository.ts";
 import { FAMILIES_EMAILED } from "../shared/registrations/teamRules.ts";
 
@@ -129,11 +130,13 @@ export function lateRegistrationRefundEmail(site: Site, event: EventDetail, regi
 }
 
 /** A paid registration refunded in full (by the site's operator or in Stripe's dashboard): its places are free again. */
-export function registrationRefundedEmail(site: Site, event: EventDetail, registration: Registration, amountCents: number): OutgoingEmail {
+export function registrationRefundedEmail(site: Site, event: EventDetail, registration: Registration, refundedCents: readonly number[]): OutgoingEmail {
+  const total = refundedCents.reduce((sum, c) => sum + c, 0);
   const text = [
     `Hi ${addresseeOf(registration).firstName},`,
     "",
-    `Your payment of ${formatPrice(amountCents)} for ${registrationSubject(registration)} at ${event.title} (registration ${registration.reference}) has been refunded in full, and the registration is canceled.`,
+    `What you paid for ${registrationSubject(registration)} at ${event.title} (registration ${registration.reference}), ${formatPrice(total)}, has been refunded in full, and the registration is canceled.`,
+    ...refundLines(refundedCents),
     "Depending on your bank, the refund shows on your card within 5 to 10 business days.",
     "",
     "What was canceled:",

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 const ATHLETE = {
   firstName: "Maya", lastName: "Ortiz", email: "lost.parent@example.com", phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High",
-  emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", agrees: "on",
+  emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", adult: "on", agrees: "on",
 };
 
 async function until(check: () => Promise<boolean> | boolean) {

@@ -235,8 +235,12 @@ describe("refund keys that cannot collide", () => {
 
     // A key Stripe has seen with other parameters: failed at once, for the operator, never sent again.
     const third = await paidPayment();
-    const refused = await core.refund(third.payment, { reason: "camp canceled", key: `cancel:${third.reference}` });
-    await t.db("payment_refunds").where({ id: refused.id }).update({ idempotency_key: usedKey });
+    // Written with the used key in one transaction, so the refund job can never send it with its own key first.
+    const refused = await t.db.transaction(async (trx) => {
+      const row = await core.requestRefund(trx, third.payment, { reason: "camp canceled", key: `cancel:${third.reference}` });
+      await trx("payment_refunds").where({ id: row.id }).update({ idempotency_key: usedKey });
+      return row;
+    });
     await core.refundJobs.drain();
     const row = await t.db("payment_refunds").where({ id: refused.id }).first();
     expect(row).toMatchObject({ status: "failed", send_status: "sent" });

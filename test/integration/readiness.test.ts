@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from "../support/app.ts";
 import { startTcpProxy } from "../support/proxy.ts";
 import { createApp } from "../../src/app.ts";
 import { createStripeGateway, STRIPE_ATTEMPT_MS } from "../../src/payments/gateway.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 /** Production's /readyz asks Stripe whether it accepts the keys: here Stripe is the offline fake, reached through a proxy. */
 let t: TestApp;
@@ -42,7 +43,7 @@ describe("production /readyz and the Stripe keys", () => {
       const started = Date.now();
       const again = await request(app).get("/readyz");
       expect(again.status).toBe(200);
-      expect(Date.now() - started).toBeLessThan(500);
+      expect(Date.now() - started).toBeLessThan(scaledMs(500));
     } finally {
       proxy.resume();
     }
@@ -63,7 +64,7 @@ describe("production /readyz and the Stripe keys", () => {
       const res = await request(app).get("/readyz");
       expect(res.status).toBe(503);
       expect(res.body.stripe).toBe(`Stripe did not answer within ${STRIPE_ATTEMPT_MS} ms`);
-      expect(Date.now() - started).toBeLessThan(STRIPE_ATTEMPT_MS + 1000);
+      expect(Date.now() - started).toBeLessThan(scaledMs(STRIPE_ATTEMPT_MS + 1000));
     } finally {
       proxy.resume();
     }

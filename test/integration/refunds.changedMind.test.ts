@@ -27,7 +27,7 @@ afterAll(async () => {
 let seq = 0;
 const ATHLETE = {
   firstName: "Maya", lastName: "Ortiz", phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High",
-  emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", agrees: "on",
+  emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", adult: "on", agrees: "on",
 };
 const drainRefunds = async () => {
   await (t.app.locals.refundJobs as JobQueue).drain();

@@ -324,7 +324,7 @@ describe("every registration e-mail", () => {
       [registrationChangedEmail(site, event, team, ["Kid2 Nguyen: shirt size"]), "Hi Dana,", "Kid2 Nguyen"],
       [registrationCanceledEmail(site, event, one, { cents: 19900, percent: 100, paidCents: 19900 }, new Date()), "Hi Dana,", "Kid2 Nguyen"],
       [registrationCanceledEmail(site, event, team, { cents: 99500, percent: 100, paidCents: 99500 }, new Date()), "Hi Dana,", "Magic City WC"],
-      [registrationRefundedEmail(site, event, team, 99500), "Hi Dana,", "Magic City WC's 5 athletes"],
+      [registrationRefundedEmail(site, event, team, [99500]), "Hi Dana,", "Magic City WC's 5 athletes"],
       [lateRegistrationRefundEmail(site, event, team, 99500), "Hi Dana,", "Magic City WC's 5 athletes"],
     ] as const;
     for (const [mail, greeting, named] of mails) {

@@ -4,6 +4,7 @@ import { backend, createTestApp, type TestApp } from "../support/app.ts";
 import { startTcpProxy } from "../support/proxy.ts";
 import { textOf, visitor } from "../support/http.ts";
 import { SESSION_DOWN_NOTICE } from "../../src/http/pageContext.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -50,17 +51,17 @@ describe.runIf(backend === "mysql")("when Redis or MySQL stops", () => {
     const page = await timed(request(t.app).get("/about"));
     expect(page.value.status).toBe(200);
     expect(textOf(page.value.text)).toContain(SESSION_DOWN_NOTICE);
-    expect(page.ms).toBeLessThan(2000);
+    expect(page.ms).toBeLessThan(scaledMs(2000));
 
     const ready = await timed(request(t.app).get("/readyz"));
     expect(ready.value.status).toBe(503);
     expect(ready.value.body.unavailable).toEqual(["redis"]);
-    expect(ready.ms).toBeLessThan(2000);
+    expect(ready.ms).toBeLessThan(scaledMs(2000));
 
     const write = await timed(before.post("/__test/echo").set("accept", "application/json").send({ a: 1 }));
     expect(write.value.status).toBe(503);
     expect(write.value.body.error).toMatch(/session service is unavailable/);
-    expect(write.ms).toBeLessThan(2000);
+    expect(write.ms).toBeLessThan(scaledMs(2000));
 
     await redisProxy.up();
     await until(async () => (await request(t.app).get("/readyz")).status === 200);
@@ -73,11 +74,11 @@ describe.runIf(backend === "mysql")("when Redis or MySQL stops", () => {
     const ready = await timed(request(t.app).get("/readyz"));
     expect(ready.value.status).toBe(503);
     expect(ready.value.body.unavailable).toEqual(["database"]);
-    expect(ready.ms).toBeLessThan(2000);
+    expect(ready.ms).toBeLessThan(scaledMs(2000));
 
     const page = await timed(request(t.app).get("/about"));
     expect(page.value.status).toBe(200);
-    expect(page.ms).toBeLessThan(2000);
+    expect(page.ms).toBeLessThan(scaledMs(2000));
 
     await mysqlProxy.up();
     await until(async () => (await request(t.app).get("/readyz")).status === 200);

@@ -49,7 +49,7 @@ async function pay(v: V, clientSecret: string, option?: string) {
 
 const ATHLETE = {
   firstName: "Maya", lastName: "Okafor", phone: "(205) 555-0100", grade: "9th", gender: "Female",
-  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", agrees: "on",
+  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
 };
 
 async function individual(email: string) {

@@ -7,6 +7,7 @@ import { executableScripts, textOf } from "../support/http.ts";
 import { startFakeShopify, type FakeShopify } from "../fakes/shopify.ts";
 import type { Product } from "../../src/shared/catalogue/types.ts";
 import { loadAssets } from "../../src/http/assets.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 /** Pages link a picture's content-hashed copy in the build when there is one (a pattern of its URL). */
 const pictureUrl = (path: string) => loadAssets().image(path).replace(/\./g, "\\.");
@@ -286,7 +287,7 @@ describe("shop on Shopify: caching, retry and outages", () => {
     try {
       let started = Date.now();
       const shop = await request(t.app).get("/shop");
-      expect(Date.now() - started).toBeLessThan(3000);
+      expect(Date.now() - started).toBeLessThan(scaledMs(3000));
       expect(shop.status).toBe(503);
       const text = textOf(shop.text);
       expect(text).toContain("No Products Available");
@@ -294,7 +295,7 @@ describe("shop on Shopify: caching, retry and outages", () => {
 
       started = Date.now();
       const product = await request(t.app).get("/shop/heavyweight-tee");
-      expect(Date.now() - started).toBeLessThan(3000);
+      expect(Date.now() - started).toBeLessThan(scaledMs(3000));
       expect(product.status).toBe(503);
       expect(product.text).toMatch(/<h1[^>]*>Product not found<\/h1>/);
       expect(product.text).toContain('href="/shop"');

@@ -5,6 +5,7 @@ import { textOf, visitor } from "../support/http.ts";
 import { startTcpProxy } from "../support/proxy.ts";
 import { createApp } from "../../src/app.ts";
 import { createStripeGateway, STRIPE_ATTEMPT_MS, STRIPE_DEADLINE_MS } from "../../src/payments/gateway.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 /**
  * A hung Stripe (it accepts the connection and never answers) costs a visitor at most STRIPE_DEADLINE_MS (two
@@ -55,7 +56,8 @@ describe("when Stripe hangs", () => {
       const took = Date.now() - began;
       expect(res.status).toBe(502);
       expect(res.body).toMatchObject({ success: false, title: "Payment Setup Error", userFriendlyMessage: UNAVAILABLE });
-      expect(took).toBeLessThan(STRIPE_DEADLINE_MS + 500);
+      // Stripe never answers while paused: an answer at all is the deadline's. The bound is a guard, scaled with load.
+      expect(took).toBeLessThan(scaledMs(STRIPE_DEADLINE_MS + 500));
       // The SDK tried twice (its own retry), not once: the first attempt was given up after STRIPE_ATTEMPT_MS.
       expect(took).toBeGreaterThan(2 * STRIPE_ATTEMPT_MS - 100);
       // The place is not kept for a payment that could not start.
@@ -89,7 +91,7 @@ describe("when Stripe hangs", () => {
     try {
       const began = Date.now();
       const res = await v.form("/register/1", { ...ATHLETE, formSessionId: `stripe-deadline-form-${Date.now()}`, registrationType: "full" }).set("x-forwarded-for", "203.0.113.41");
-      expect(Date.now() - began).toBeLessThan(STRIPE_DEADLINE_MS + 500);
+      expect(Date.now() - began).toBeLessThan(scaledMs(STRIPE_DEADLINE_MS + 500));
       if (res.status === 303) {
         const next = await v.get(res.headers.location as string);
         expect(textOf(next.text)).toContain(UNAVAILABLE);

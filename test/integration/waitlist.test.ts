@@ -200,6 +200,9 @@ describe("waiting list", () => {
     const [mail] = await emailsTo(JOIN.email, "waiting_list_offer");
     const link = linkIn(sentText(t.mailDir, mail), "/waiting-list/offer")!;
     expect(sentText(t.mailDir, mail)).toContain("2 places at");
+    // The offer says what the places cost, at today's price: each and in all.
+    const price = /The price: (\$(\d+)\.00 per athlete \(.+\): \$(\d+)\.00 for 2 places)\./.exec(sentText(t.mailDir, mail));
+    expect(price && Number(price[3]) === 2 * Number(price[2]), sentText(t.mailDir, mail)).toBe(true);
     // The confirmation link's page now says the places are held, until when.
     const [confirmMail] = await emailsTo(JOIN.email, "waiting_list_confirm");
     const standing = textOf((await (await newVisitor()).get(linkIn(sentText(t.mailDir, confirmMail), "/waiting-list/confirm")!)).text);
@@ -216,6 +219,9 @@ describe("waiting list", () => {
     const family = await newVisitor();
     const offerPage = await family.get(link);
     expect(textOf(offerPage.text)).toContain("Register Athlete 2");
+    expect(textOf(offerPage.text)).toContain(`Price: ${price![1]}.`);
+    // A held place is named by its button alone, never an "Athlete 1:" label standing empty before it.
+    expect(textOf(offerPage.text)).not.toMatch(/Athlete 1:/);
     for (const place of [1, 2]) {
       const take = await family.form(`${link}/take`, { place: String(place) });
       expect(take.status).toBe(303);

@@ -97,7 +97,7 @@ function everyEmail() {
   return [
     registrationConfirmationEmail(site, event, registration, undefined, "https://example.test/my-registration/x"),
     lateRegistrationRefundEmail(site, event, registration, 23800),
-    registrationRefundedEmail(site, event, registration, 23800),
+    registrationRefundedEmail(site, event, registration, [18000, 5800]),
     teamRosterEmail(site, event, team, undefined, "https://example.test/my-registration/y"),
     manageLinkEmail(site, event, registration, "https://example.test/my-registration/z"),
     familyLinkEmail(site, event, team, athlete, "https://example.test/my-registration/f", { until: deadlineText(new Date("2027-05-29T07:00:00Z"), LA), missing: ["waiver and medical release"], minor: true }),
@@ -159,6 +159,9 @@ describe("every e-mail and page says things one way", () => {
   it("lists a refund over two payments as two lines, as the card shows them", () => {
     const canceled = everyEmail().find((m) => m.kind === "registration_canceled")!;
     expect(canceled.text).toContain("On your card: 2 separate refunds,\n- $180.00\n- $119.00");
+    const refunded = everyEmail().find((m) => m.kind === "registration_refunded")!;
+    expect(refunded.text).toContain("$238.00, has been refunded in full");
+    expect(refunded.text).toContain("On your card: 2 separate refunds,\n- $180.00\n- $58.00");
   });
 
   it("links each field of an error summary by its words", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validate } from "../../src/shared/forms.ts";
 import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES, type RegistrationEventFacts } from "../../src/shared/registrations/rules.ts";
-import { chooseOffers, holdsLine, joinSchema, PASSES_BEFORE_BLOCKING, WAITLIST_TEXT, type LineEntry } from "../../src/shared/registrations/waitingList.ts";
+import { chooseOffers, holdsLine, joinSchema, offerPriceText, PASSES_BEFORE_BLOCKING, WAITLIST_TEXT, type LineEntry } from "../../src/shared/registrations/waitingList.ts";
 
 const event: RegistrationEventFacts = {
   packages: [
@@ -85,5 +85,27 @@ describe("the line's rule", () => {
   it("offers nothing when nothing is free", () => {
     expect(choose(line([1]), 0)).toEqual({ offered: [], passed: [], heldBack: 0 });
     expect(choose(line([1]), -3).heldBack).toBe(0);
+  });
+});
+
+describe("offerPriceText: what an offer costs, on its page and in its e-mail", () => {
+  const offerEvent = {
+    packages: [
+      { code: "full" as const, label: "Full Event", priceCents: 29900, dayCount: 3 },
+      { code: "singleDay" as const, label: "Single Day Pass", priceCents: 11900, dayCount: 1 },
+    ],
+    days: [],
+    teamPriceCents: 19900,
+  };
+  it("names the package's price per athlete, and the total for several places", () => {
+    expect(offerPriceText(offerEvent, { kind: "individual", packageCode: "full", places: 1 })).toBe("$299.00 per athlete (Full Event)");
+    expect(offerPriceText(offerEvent, { kind: "individual", packageCode: "full", places: 2 })).toBe("$299.00 per athlete (Full Event): $598.00 for 2 places");
+    expect(offerPriceText(offerEvent, { kind: "individual", packageCode: "singleDay", places: 1 })).toBe("$119.00 per athlete (Single Day)");
+  });
+  it("a team pays the team price per athlete", () => {
+    expect(offerPriceText(offerEvent, { kind: "team", packageCode: "team", places: 6 })).toBe("$199.00 per athlete (team price): $1,194.00 for 6 athletes");
+  });
+  it("says nothing for a package the event no longer offers", () => {
+    expect(offerPriceText(offerEvent, { kind: "individual", packageCode: "2day", places: 1 })).toBe("");
   });
 });

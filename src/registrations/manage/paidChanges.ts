@@ -233,17 +233,25 @@ export async function requestRefundAcross(deps: RegistrationDeps, trx: Knex.Tran
 const payable = (money: Awaited<ReturnType<typeof moneyPayments>>) =>
   [money.own, ...money.changes.map((c) => c.payment)].filter((p): p is PaymentRow => p !== undefined && p.provider !== "none");
 
-/** What Stripe has refunded over every payment that paid the registration (its own and its paid changes'). */
-export async function refundedAcross(trx: Knex.Transaction, r: Registration): Promise<number> {
+/**
+ * What Stripe has refunded of each payment that paid the registration (its own and its paid changes'), oldest first:
+ * one part per payment, as the card shows the refunds.
+ */
+async function refundedPartsAcross(trx: Knex.Transaction, r: Registration): Promise<number[]> {
   const changeRefs = (await repo.changesOf(trx, r.id, ["paid"])).map((c) => String(c.id));
-  const row = (await trx("payments")
+  const rows: { amount_refunded_cents: unknown }[] = await trx("payments")
     .where((w) => {
       w.where({ kind: REGISTRATION_KIND, reference: r.reference });
       if (changeRefs.length > 0) w.orWhere((c) => { c.where("kind", CHANGE_KIND).whereIn("reference", changeRefs); });
     })
-    .sum({ refunded: "amount_refunded_cents" })
-    .first()) as Record<string, unknown> | undefined;
-  return Number(row?.refunded ?? 0) || 0;
+    .orderBy("id")
+    .select("amount_refunded_cents");
+  return rows.map((row) => Number(row.amount_refunded_cents) || 0).filter((c) => c > 0);
+}
+
+/** What Stripe has refunded over every payment that paid the registration. */
+export async function refundedAcross(trx: Knex.Transaction, r: Registration): Promise<number> {
+  return (await refundedPartsAcross(trx, r)).reduce((sum, c) => sum + c, 0);
 }
 
 /**
@@ -253,7 +261,8 @@ export async function refundedAcross(trx: Knex.Transaction, r: Registration): Pr
  */
 export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.Transaction, r: Registration, ownPaymentFullyRefunded = false): Promise<void> {
   const now = deps.clock();
-  const total = await refundedAcross(trx, r);
+  const parts = await refundedPartsAcross(trx, r);
+  const total = parts.reduce((sum, c) => sum + c, 0);
   if (total > r.amountRefundedCents) await repo.setAmountRefunded(trx, r.id, total, now);
   // A registration in review was never counted as paid (amount_paid_cents 0): its own payment refunded in full is all of it.
   const paid = r.amountPaidCents ?? 0;
@@ -262,7 +271,7 @@ export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.
   await releaseUse(trx, r.id, now);
   await placesFreed(trx, r.eventId);
   const event = await findEvent(trx, r.eventId);
-  if (event) await enqueueEmail(trx, registrationRefundedEmail(deps.site, event, r, total));
+  if (event) await enqueueEmail(trx, registrationRefundedEmail(deps.site, event, r, parts));
 }
 
 /**

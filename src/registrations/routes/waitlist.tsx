@@ -2,11 +2,11 @@ import { Router, type Request, type Response } from "express";
 import { renderPage } from "../../http/render.tsx";
 import { validate, type FormState } from "../../shared/forms.ts";
 import { formError, formPost } from "../../http/forms.ts";
-import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { momentText } from "../../shared/texts.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { JoinForm, LeaveConfirm, Notice, OfferDetails, WaitingListPage } from "../../../views/pages/registration/WaitingListPage.tsx";
 import { packageOptions } from "../../shared/registrations/rules.ts";
-import { CONFIRM_HOURS, joinSchema, WAITLIST_TEXT } from "../../shared/registrations/waitingList.ts";
+import { CONFIRM_HOURS, joinSchema, offerPriceText, WAITLIST_TEXT } from "../../shared/registrations/waitingList.ts";
 import * as repo from "../waitlist/repository.ts";
 import { joinLine } from "../waitlist/join.ts";
 import { findOffer, leaveLine, takePlace } from "../waitlist/accept.ts";
@@ -128,9 +128,9 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     const found = await byOfferToken(req, res);
     if (!found) return;
     const { offer, event, token } = found;
-    const until = offer.entry.offeredUntil ? formatEventDateTime(offer.entry.offeredUntil, event.timeZone) : "";
+    const until = offer.entry.offeredUntil ? momentText(offer.entry.offeredUntil, event.timeZone) : "";
     page(req, res, event, `Your Places at ${event.title}`,
-      <OfferDetails token={token} team={offer.entry.kind === "team"} places={offer.places} untilText={until} open={offer.open} />);
+      <OfferDetails token={token} team={offer.entry.kind === "team"} places={offer.places} untilText={until} priceText={offerPriceText(event, offer.entry)} open={offer.open} />);
   });
 
   type OfferFound = NonNullable<Awaited<ReturnType<typeof byOfferToken>>>;

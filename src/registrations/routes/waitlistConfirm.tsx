@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { formPost } from "../../http/forms.ts";
-import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { momentText } from "../../shared/texts.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { REGISTRATION_ERRORS } from "../../shared/registrations/rules.ts";
 import { WAITLIST_TEXT } from "../../shared/registrations/waitingList.ts";
@@ -52,7 +52,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
   async function standing(req: Request, res: Response, { event, token }: Found, entry: Entry, justConfirmed: boolean) {
     page(req, res, event, "Your Place in Line",
       <Standing action={`/waiting-list/confirm/${token}/leave`} status={entry.status} placeInLine={await repo.placeInLine(deps.db, entry)} waitingFor={waitingFor(event, entry)}
-        offerHours={deps.offerHours} offeredUntilText={entry.offeredUntil ? formatEventDateTime(entry.offeredUntil, event.timeZone) : ""} justConfirmed={justConfirmed} />);
+        offerHours={deps.offerHours} offeredUntilText={entry.offeredUntil ? momentText(entry.offeredUntil, event.timeZone) : ""} justConfirmed={justConfirmed} />);
   }
 
   /** Opened (maybe by a mail scanner), the link changes nothing: confirming is the button's form post. */
@@ -66,7 +66,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
     }
     if (request.confirmBy.getTime() <= deps.clock().getTime()) return linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
     page(req, res, event, "Confirm Your Place in Line",
-      <ConfirmAsk action={`/waiting-list/confirm/${token}`} waitingFor={waitingFor(event, request.join)} untilText={formatEventDateTime(request.confirmBy, event.timeZone)} />);
+      <ConfirmAsk action={`/waiting-list/confirm/${token}`} waitingFor={waitingFor(event, request.join)} untilText={momentText(request.confirmBy, event.timeZone)} />);
   });
 
   const confirmForm = formPost({

@@ -1,8 +1,8 @@
 import type { OutgoingEmail } from "../../email/outbox.ts";
 import type { Site } from "../../shared/site.ts";
-import { formatEventDateTime } from "../../shared/events/rules.ts";
+import { deadlineText, momentText } from "../../shared/texts.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import type { JoinRequest } from "../../shared/registrations/waitingList.ts";
+import { offerPriceText, type JoinRequest } from "../../shared/registrations/waitingList.ts";
 import type { Entry } from "./repository.ts";
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -30,7 +30,7 @@ export function confirmEmail(site: Site, event: EventDetail, join: JoinRequest, 
     [
       `Hi ${join.firstName},`,
       `You asked to join the waiting list for ${event.title} (${event.dateText}, ${event.location}) for ${placesText(join.places)}${join.kind === "team" ? " for your team" : ""}.`,
-      `Open the link below and press "Confirm My Place in Line" by ${formatEventDateTime(confirmBy, event.timeZone)}: only then do you take your place in line. The same link then shows where you stand and lets you leave the list.`,
+      `Open the link below and press "Confirm My Place in Line" ${deadlineText(confirmBy, event.timeZone)}: only then do you take your place in line. The same link then shows where you stand and lets you leave the list.`,
       "If you did not ask for this, ignore this e-mail: nothing happens.",
     ],
     { label: "Confirm my place in line", url: confirmUrl },
@@ -57,7 +57,8 @@ export function joinedEmail(site: Site, event: EventDetail, entry: Entry, positi
 
 /** The offer: the places held until when, and the personal link that registers them. */
 export function offerEmail(site: Site, event: EventDetail, entry: Entry, offerUrl: string, until: Date): OutgoingEmail {
-  const untilText = formatEventDateTime(until, event.timeZone);
+  const untilText = momentText(until, event.timeZone);
+  const price = offerPriceText(event, entry);
   return message(
     site,
     entry.contact.email,
@@ -67,6 +68,7 @@ export function offerEmail(site: Site, event: EventDetail, entry: Entry, offerUr
     [
       `Hi ${entry.contact.firstName},`,
       `Good news: ${placesText(entry.places)} at ${event.title} (${event.dateText}, ${event.location}) ${entry.places === 1 ? "is" : "are"} now held for you${entry.kind === "team" ? " and your team" : ""}, until ${untilText}.`,
+      ...(price ? [`The price: ${price}. Nothing is charged until you pay on the form.`] : []),
       `Open your personal link to register and pay before then. ${entry.kind === "team" ? "The team form" : "The registration form"} opens with your places held. This link is only for you: please do not forward it.`,
       "If you no longer need the places, decline on the same page so the next family or team gets them sooner.",
     ],

@@ -4,9 +4,10 @@
  */
 import * as z from "zod/mini";
 import type { RegistrationEventFacts } from "./rules.ts";
-import { contactRules, packageOptions, REGISTRATION_ERRORS } from "./rules.ts";
+import { contactRules, findPackage, packageOptions, REGISTRATION_ERRORS } from "./rules.ts";
 import { TEAM_MINIMUM, TEAM_PACKAGE } from "./teamRules.ts";
 import { toText } from "../toText.ts";
+import { formatPrice } from "../money.ts";
 
 export type EntryKind = "individual" | "team";
 export type EntryStatus = "waiting" | "offered" | "registered" | "expired" | "declined" | "left";
@@ -156,4 +157,18 @@ export interface OfferPlace {
   placeNumber: number;
   reference: string;
   state: "held" | "registered" | "released";
+}
+
+/**
+ * What an offer costs, as its page and e-mail say it: "$299.00 per athlete (Full Event): $598.00 for 2 places", or
+ * the team price per athlete for a team. Today's price, as the held registrations are priced.
+ */
+export function offerPriceText(event: RegistrationEventFacts & { teamPriceCents: number }, offer: { kind: "individual" | "team"; packageCode: string; places: number }): string {
+  const team = offer.kind === "team";
+  const pkg = team ? undefined : findPackage(event, offer.packageCode);
+  const each = team ? event.teamPriceCents : pkg?.priceCents;
+  if (each === undefined) return "";
+  const what = team ? "team price" : packageOptions(event).find((p) => p.code === pkg!.code)!.label;
+  const total = offer.places > 1 ? `: ${formatPrice(each * offer.places)} for ${offer.places} ${team ? "athletes" : "places"}` : "";
+  return `${formatPrice(each)} per athlete (${what})${total}`;
 }

@@ -83,7 +83,7 @@ export function LeaveConfirm({ action, offered }: { action: string; offered: boo
 }
 
 /** The offer: each place held (a button opens its registration form), registered, or released; and Decline. */
-export function OfferDetails({ token, team, places, untilText, open }: { token: string; team: boolean; places: OfferPlace[]; untilText: string; open: boolean }) {
+export function OfferDetails({ token, team, places, untilText, priceText, open }: { token: string; team: boolean; places: OfferPlace[]; untilText: string; priceText: string; open: boolean }) {
   return (
     <div className="card registration-section">
       {open ? (
@@ -93,10 +93,12 @@ export function OfferDetails({ token, team, places, untilText, open }: { token: 
       ) : (
         <p role="status">{WAITLIST_TEXT.offerEnded}</p>
       )}
+      {open && priceText ? <p>{`Price: ${priceText}. Nothing is charged until you pay on the form.`}</p> : null}
       <ul className="waiting-list-places">
         {places.map((p) => (
           <li key={p.placeNumber}>
-            <span>{team ? `Team (${p.reference})` : `Athlete ${p.placeNumber}`}: </span>
+            {/* A held place is named by its button alone; a label before it would read as an empty row. */}
+            {p.state === "held" ? null : <span>{team ? "Team" : `Athlete ${p.placeNumber}`}: </span>}
             {p.state === "held" ? (
               <Form action={`/waiting-list/offer/${token}/take`} label={team ? "Register your team" : `Register athlete ${p.placeNumber}`}>
                 <input type="hidden" name="place" value={p.placeNumber} />
