@@ -76,11 +76,19 @@ export async function runOperatorCommand<T extends object>(
   try {
     return await run(createOperatorContext(config, db, logger), cmd);
   } catch (err) {
-    console.error(err instanceof OperatorError ? err.message : `Nothing was changed: ${(err as Error).message.split("\n")[0]}`);
+    console.error(err instanceof OperatorError ? err.message : isUnmigrated(err) ? UNMIGRATED : `Nothing was changed: ${(err as Error).message.split("\n")[0]}`);
     return 1;
   } finally {
     await db.destroy();
   }
+}
+
+export const UNMIGRATED = "The database has no tables yet: run `npm run migrate` first (or start the site once with `npm start`). Nothing was changed.";
+
+/** A query on a database that was never migrated: SQLite's "no such table", MySQL's ER_NO_SUCH_TABLE. */
+function isUnmigrated(err: unknown): boolean {
+  const e = err as { errno?: number; code?: string; message?: string };
+  return e?.errno === 1146 || e?.code === "ER_NO_SUCH_TABLE" || /no such table/.test(String(e?.message));
 }
 
 /** True when this module is the script node was started with (not imported by a test). */

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { backend } from "../support/app.ts";
 import { spawnTracked } from "../support/children.ts";
+import { UNMIGRATED } from "../../src/cli/operatorContext.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const scripts = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
@@ -30,6 +31,12 @@ describe.runIf(backend === "sqlite")("the operators' commands through npm run", 
     const run = await npmRun([command, "--", "--help"]);
     expect(run.out).toMatch(/usage|npm run/i);
     expect(run.code, run.out).toBe(0);
+  });
+
+  it("on a database never migrated, say to migrate first in one line, and change nothing", async () => {
+    const run = await npmRun(["events", "--", "list"]);
+    expect(run.out.trim()).toBe(UNMIGRATED);
+    expect(run.code).toBe(1);
   });
 
   it("run compiled: the build holds every command", () => {
