@@ -66,7 +66,7 @@ export function batchedLockingTransaction<T>(
   if (!batches) all.set(key, (batches = { waiting: [], scheduled: false }));
   const b = batches;
   return new Promise<T>((resolve, reject) => {
-    b.waiting.push({ work, lock, atHead: opts.atHead, queued: performance.now(), request: currentRequest(), resolve: resolve as (v: unknown) => void, reject });
+    b.waiting.push({ work, lock, atHead: opts.atHead, queued: performance.now(), request: currentRequest(), resolve, reject });
     if (!b.scheduled) scheduleBatch(db, key, b);
   });
 }
@@ -91,7 +91,7 @@ function scheduleBatch(db: Db, key: string, b: Batches): void {
 
 async function runBatch(db: Db, key: string, taken: Queued[]): Promise<void> {
   // Each work may give up at the head of the queue (its answer no longer needs the lock), before any connection is taken.
-  const heads = await Promise.allSettled(taken.map((q) => q.atHead?.()));
+  const heads = await Promise.allSettled(taken.map((q) => q.atHead?.() ?? Promise.resolve()));
   const batch = taken.filter((q, i) => {
     const head = heads[i]!;
     if (head.status === "rejected") q.reject(head.reason);
