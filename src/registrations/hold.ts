@@ -85,9 +85,12 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
   const prepared = await spec.prepare(deps.db);
 
   // Decided with the other holds queued for this event, in one transaction that locks the event first (group commit:
-  // src/db/rowQueue.ts); this work runs in its own savepoint there, after the earlier holds of its batch.
+  // src/db/rowQueue.ts); this work runs in its own savepoint there, after the earlier holds of its batch. A hold with a
+  // code is decided alone: its code's row is shared by every event, and a batch would keep it locked for all its holds.
   const lockTheEvent = (trx: Knex.Transaction) => repo.lockEvent(trx, event.id);
-  const written = await batchedLockingTransaction(deps.db, repo.eventKey(event.id), lockTheEvent, async (trx): Promise<{ reference: string; settled: boolean }> => {
+  const queued = <T>(work: (trx: Knex.Transaction) => Promise<T>, opts: { atHead: () => Promise<void> }) =>
+    spec.code ? queuedLockingTransaction(deps.db, repo.eventKey(event.id), work, opts) : batchedLockingTransaction(deps.db, repo.eventKey(event.id), lockTheEvent, work, opts);
+  const written = await queued(async (trx): Promise<{ reference: string; settled: boolean }> => {
     const now = deps.clock();
     const locked = await repo.lockEvent(trx, event.id);
     if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
