@@ -19,7 +19,7 @@ afterAll(async () => {
 
 const ATHLETE = {
   firstName: "Slow", lastName: "Stripe", email: "slow.stripe@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
-  schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Stripe", emergencyContactPhone: "205-555-0199", agrees: "on",
+  schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Stripe", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
 };
 
 describe("a retry while Stripe still runs the first request", () => {

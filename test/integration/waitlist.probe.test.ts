@@ -38,7 +38,7 @@ async function newVisitor(): Promise<V> {
 }
 const ATHLETE = {
   firstName: "Maya", lastName: "Okafor", email: "maya@example.com", phone: "(205) 555-0100", grade: "9th", gender: "Female",
-  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", agrees: "on", registrationType: "full",
+  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on", registrationType: "full",
 };
 const hold = async (eventId: number, v?: V) =>
   (v ?? (await newVisitor())).post(`/api/events/${eventId}/create-payment-intent`).send({ option: "full", formSessionId: `probe-form-${++seq}-${Date.now()}`, registrationData: ATHLETE });
