@@ -51,7 +51,7 @@ const family = (email: string, places = 1) => ({ kind: "individual", places: Str
 const team = (email: string, places: number) => ({ kind: "team", places: String(places), teamName: "Steel City WC", firstName: "Dana", lastName: "Brooks", email, phone: "(205) 555-0142" });
 const ATHLETE = {
   firstName: "Maya", lastName: "Okafor", email: "maya@example.com", phone: "(205) 555-0100", grade: "9th", gender: "Female",
-  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", agrees: "on", registrationType: "full",
+  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on", registrationType: "full",
 };
 const hold = async (eventId: number, v?: V) =>
   (v ?? (await newVisitor())).post(`/api/events/${eventId}/create-payment-intent`).send({ option: "full", formSessionId: `guard-form-${++seq}-${Date.now()}`, registrationData: ATHLETE });
