@@ -14,7 +14,7 @@ import type { Db } from "./knex.ts";
 interface RequestQueries {
   count: number;
   /** Queries run inside locking transactions (src/db/rowQueue.ts), and those transactions' times. */
-  locked: { queries: number; transactions: number; queuedMs: number; lockWaitMs: number; heldMs: number; key: string };
+  locked: { queries: number; transactions: number; queuedMs: number; lockWaitMs: number; heldMs: number; key: string; batch: number };
   /** Per scope (a transaction id, or '' outside transactions): how often each SQL text ran. */
   runs: Map<string, number>;
   done: boolean;
@@ -49,7 +49,7 @@ export function countRequestQueries(db: Db): void {
 /** The middleware: logs through the request's logger when the response is finished. `development` adds the debug count and repeat warnings. */
 export function queryLog(opts: { development: boolean }): RequestHandler {
   return (req, res, next) => {
-    const request: RequestQueries = { count: 0, locked: { queries: 0, transactions: 0, queuedMs: 0, lockWaitMs: 0, heldMs: 0, key: "" }, runs: new Map(), done: false };
+    const request: RequestQueries = { count: 0, locked: { queries: 0, transactions: 0, queuedMs: 0, lockWaitMs: 0, heldMs: 0, key: "", batch: 0 }, runs: new Map(), done: false };
     res.once("finish", () => {
       request.done = true;
       const l = request.locked;
@@ -61,6 +61,8 @@ export function queryLog(opts: { development: boolean }): RequestHandler {
             lock: l.key,
             queries: { outside: request.count - l.queries, inside: l.queries },
             transactions: l.transactions,
+            // The most requests decided in one of its locking transactions (src/db/rowQueue.ts: batched holds), 1 when alone.
+            batch: l.batch,
             ms: { queued: ms(l.queuedMs), lockWait: ms(l.lockWaitMs), held: ms(l.heldMs) },
           },
           "row lock",
@@ -89,12 +91,45 @@ export async function timeLockedWork<T>(key: string, queuedMs: number, work: () 
   request.locked.transactions += 1;
   request.locked.queuedMs += queuedMs;
   request.locked.key = key;
+  request.locked.batch = Math.max(request.locked.batch, 1);
   try {
     return await underLock.run({ locked: () => void (lockedAt ??= performance.now()) }, work);
   } finally {
     const end = performance.now();
     request.locked.lockWaitMs += (lockedAt ?? end) - started;
     request.locked.heldMs += end - (lockedAt ?? end);
+  }
+}
+
+/** The request a queued work was started by, to run its part of a shared transaction as that request's. */
+export type RequestHandle = RequestQueries | undefined;
+export const currentRequest = (): RequestHandle => current.getStore();
+export function asRequest<T>(request: RequestHandle, work: () => T): T {
+  return request ? current.run(request, work) : current.exit(work);
+}
+
+/**
+ * timeLockedWork for one locking transaction that decides the works of several requests (src/db/rowQueue.ts): each
+ * request is told its own time queued, the batch's wait for the lock and time holding it, and the batch's size. The
+ * transaction's own statements (BEGIN, the first lock, savepoints, COMMIT) count as the first request's.
+ */
+export async function timeLockedBatch<T>(key: string, members: { request: RequestHandle; queuedMs: number }[], work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  let lockedAt: number | undefined;
+  try {
+    return await asRequest(members[0]?.request, () => underLock.run({ locked: () => void (lockedAt ??= performance.now()) }, work));
+  } finally {
+    const end = performance.now();
+    for (const { request, queuedMs } of members) {
+      if (!request || request.done) continue;
+      const l = request.locked;
+      l.transactions += 1;
+      l.queuedMs += queuedMs;
+      l.key = key;
+      l.batch = Math.max(l.batch, members.length);
+      l.lockWaitMs += (lockedAt ?? end) - started;
+      l.heldMs += end - (lockedAt ?? end);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import { toDate } from "../db/rows.ts";
-import { queuedLockingTransaction } from "../db/rowQueue.ts";
+import { batchedLockingTransaction, queuedLockingTransaction } from "../db/rowQueue.ts";
 import { isUnavailable } from "../http/errors.ts";
 import { DomainError } from "../errors.ts";
 import { placesLeft, placesTaken } from "../events/repository.ts";
@@ -84,7 +84,13 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
   await refuseWhenFull(deps, event, spec, earlier);
   const prepared = await spec.prepare(deps.db);
 
-  const written = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx): Promise<{ reference: string; settled: boolean }> => {
+  // Decided with the other holds queued for this event, in one transaction that locks the event first (group commit:
+  // src/db/rowQueue.ts); this work runs in its own savepoint there, after the earlier holds of its batch. A hold with a
+  // code is decided alone: its code's row is shared by every event, and a batch would keep it locked for all its holds.
+  const lockTheEvent = (trx: Knex.Transaction) => repo.lockEvent(trx, event.id);
+  const queued = <T>(work: (trx: Knex.Transaction) => Promise<T>, opts: { atHead: () => Promise<void> }) =>
+    spec.code ? queuedLockingTransaction(deps.db, repo.eventKey(event.id), work, opts) : batchedLockingTransaction(deps.db, repo.eventKey(event.id), lockTheEvent, work, opts);
+  const written = await queued(async (trx): Promise<{ reference: string; settled: boolean }> => {
     const now = deps.clock();
     const locked = await repo.lockEvent(trx, event.id);
     if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
@@ -101,6 +107,7 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
     const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
     // Less the places the waiting list keeps back; a live hold keeps its own (docs/operators.md: Waiting list).
     const left = await placesForSale(trx, event.id, free, now, current && holdIsLive(current, now) ? current.places : 0);
+    // A hint only (atHead reads again before refusing): a batch run again, or this work's savepoint undone, leaves it low at worst.
     freeAfterLastHold(deps.db).set(event.id, left < spec.places ? left : left - spec.places);
     if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)));
     const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);

@@ -352,6 +352,8 @@ try {
     const avg = (f: (l: LockLine) => number) => (mine.reduce((s, l) => s + f(l), 0) / mine.length).toFixed(1);
     console.log(`  ${route}: ${mine.length} requests, ${avg((l) => l.transactions)} locking transactions each`);
     console.log(`    queries: ${avg((l) => l.queries.outside)} outside the lock, ${avg((l) => l.queries.inside)} inside (BEGIN and COMMIT counted)`);
+    const batches = mine.map((l) => l.batch ?? 1).sort((a, b) => a - b);
+    console.log(`    requests decided in the same locking transaction: p50 ${percentile(batches, 50)}, p99 ${percentile(batches, 99)}, max ${batches.at(-1) ?? 0}`);
     console.log(`    queued in the instance: ${spread(mine.map((l) => l.ms.queued))}`);
     console.log(`    waiting for the row lock: ${spread(mine.map((l) => l.ms.lockWait))}`);
     console.log(`    holding it: ${spread(mine.map((l) => l.ms.held))}`);

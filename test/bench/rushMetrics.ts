@@ -50,6 +50,8 @@ export interface LockLine {
   route: string;
   queries: { outside: number; inside: number };
   transactions: number;
+  /** The most requests one of its locking transactions decided (batched holds); absent in logs from before batching. */
+  batch?: number;
   ms: { queued: number; lockWait: number; held: number };
 }
 
