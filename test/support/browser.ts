@@ -50,6 +50,9 @@ export async function newVisit(browser: Browser, opts: { javaScript?: boolean; v
     javaScriptEnabled: opts.javaScript ?? true,
     viewport: opts.viewport ?? DESKTOP,
   });
+  // Playwright's own 30 s for every wait and action is a guard against a hang, scaled with the machine's load like the rest.
+  context.setDefaultTimeout(scaledMs(30_000));
+  context.setDefaultNavigationTimeout(scaledMs(30_000));
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("console", (msg) => {
