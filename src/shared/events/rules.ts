@@ -92,16 +92,6 @@ export function startOfDayIn(day: string, timeZone: string): Date {
   return new Date(utcMidnight.getTime() - zoneOffsetMinutes(guess, timeZone) * 60_000);
 }
 
-/** 'June 4, 2027 at 11:59 PM CDT': a date and time in the event's zone, with the year and the zone named. */
-export function formatEventDateTime(at: Date, timeZone: string): string {
-  return at.toLocaleString("en-US", { timeZone, month: "long", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" });
-}
-
-/** '3:45 PM CST' (a hold's end, today): a time in the event's zone, with the zone named. */
-export function formatEventTime(at: Date, timeZone: string): string {
-  return at.toLocaleTimeString("en-US", { timeZone, hour: "numeric", minute: "2-digit", timeZoneName: "short" });
-}
-
 /** The zone's short name on the event's first day ('CDT', 'PDT'), for its daily hours. */
 export function zoneName(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(at).find((p) => p.type === "timeZoneName")?.value ?? timeZone;
