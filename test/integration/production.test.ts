@@ -8,6 +8,7 @@ import { startServer, type RunningServer } from "../support/server.ts";
 import { closeRedis, connectRedis } from "../../src/redis.ts";
 import { createLogger } from "../../src/logger.ts";
 import { startFakeStripe, type FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 /**
  * `src/server.ts` as the Dockerfile runs it (NODE_ENV=production, which needs MySQL and Redis): React's
@@ -55,7 +56,8 @@ describe.runIf(backend === "mysql")("the production server", () => {
     expect(JSON.parse(listening!)).toMatchObject({ react: "production" });
     const ready = await fetch(`${server.url}/readyz`);
     expect(await ready.json()).toEqual({ status: "ok", checks: { database: "ok", redis: "ok", stripe: "ok" } });
-    expect(server.output()).toContain('"msg":"stripe: the keys answer"');
+    // The start's own key check runs beside /readyz's: its line may come a moment after the answer.
+    await expect.poll(() => server!.output(), { timeout: scaledMs(10_000), interval: 50 }).toContain('"msg":"stripe: the keys answer"');
     // Everything from here on (the helper keeps only a tail of the output).
     let output = "";
     server.child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
