@@ -37,11 +37,11 @@ import { createPaymentCore } from "./payments/core.ts";
 import { stripeWebhookRoutes } from "./payments/webhook.ts";
 import { reconcileOpenPayments } from "./payments/reconcile.ts";
 import { offlineStripeRoutes } from "./payments/offline/routes.ts";
-import type { RegistrationDeps } from "./registrations/deps.ts";
-import { registerRegistrationPayments } from "./registrations/paymentHandler.ts";
-import { sweepLapsedHolds } from "./registrations/sweep.ts";
-import { sendFreezeReminders } from "./registrations/manage/reminders.ts";
-import { registrationRoutes } from "./registrations/routes/index.ts";
+import type { RegistrationDeps } from "./registrations/core/deps.ts";
+import { registerRegistrationPayments } from "./registrations/booking/paymentHandler.ts";
+import { sweepLapsedHolds } from "./registrations/booking/sweep.ts";
+import { sendFreezeReminders } from "./registrations/changes/reminders.ts";
+import { registrationRoutes } from "./registrations/routes.ts";
 import { askForDueRounds, createOfferQueue, type WaitingListDeps } from "./registrations/waitlist/offers.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
 import { cartRoutes } from "./cart/routes.tsx";
@@ -105,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
   app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
-  // The families' reminders before each event's freeze date (src/registrations/manage/reminders.ts); server.ts runs it with the sweep.
+  // The families' reminders before each event's freeze date (src/registrations/changes/reminders.ts); server.ts runs it with the sweep.
   app.locals.sendFreezeReminders = () => sendFreezeReminders(registrations);
   // Payments of every kind still open minutes after their card form: Stripe is asked, as the webhook would tell.
   app.locals.reconcilePayments = () => reconcileOpenPayments({ db, paymentCore, logger });

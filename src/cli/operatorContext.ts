@@ -17,7 +17,7 @@ import { createPaymentCore, type PaymentCore } from "../payments/core.ts";
 import type { PaymentGateway } from "../payments/gateway.ts";
 import { registerOrderPayments } from "../orders/checkout.ts";
 import { createShopifyWriteBacks } from "../orders/shopifyWriteBack.ts";
-import { registerRegistrationPayments } from "../registrations/paymentHandler.ts";
+import { registerRegistrationPayments } from "../registrations/booking/paymentHandler.ts";
 import { buildSite, type Site } from "../shared/site.ts";
 
 /** A refused operator command: its one line, and nothing was changed. */

@@ -7,9 +7,9 @@ import { newStatusToken, orderStatusUrl, statusTokenHash } from "../orders/check
 import { orderConfirmationEmail } from "../orders/email.ts";
 import * as orders from "../orders/repository.ts";
 import { isErasedAddress } from "../privacy/erase.ts";
-import { registrationConfirmationEmail } from "../registrations/email.ts";
-import { confirmationManageUrl } from "../registrations/manage/links.ts";
-import * as registrations from "../registrations/repository.ts";
+import { registrationConfirmationEmail } from "../registrations/core/email.ts";
+import { confirmationManageUrl } from "../registrations/changes/links.ts";
+import * as registrations from "../registrations/core/repository.ts";
 import { lockingTransaction } from "../db/transaction.ts";
 import { parseResendArgs, RESEND_USAGE, type ResendCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";

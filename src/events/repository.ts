@@ -147,7 +147,7 @@ async function readEvent(db: Conn, id: number): Promise<EventDetail | null> {
 
 /**
  * Registrations that take places at `now`: paid ones and ones whose payment waits for an operator (needs_review),
- * and pending ones whose hold has not expired (src/registrations/states.ts).
+ * and pending ones whose hold has not expired (src/registrations/core/states.ts).
  */
 function takingPlaces(conn: Conn, now: Date) {
   return conn("registrations").where((q) => {
@@ -178,7 +178,7 @@ export async function placesTaken(conn: Conn, eventId: number, now: Date, except
 }
 
 /**
- * Athletes being added to a paid team (registration_changes, src/registrations/manage/addAthletes.ts): a pending
+ * Athletes being added to a paid team (registration_changes, src/registrations/changes/addAthletes.ts): a pending
  * change holds its places until its `reserved_until`, one in review keeps them, like a pending registration's hold.
  */
 function changesHoldingPlaces(conn: Conn, now: Date) {

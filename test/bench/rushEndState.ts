@@ -97,7 +97,7 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
   const isHeld = (r: Row) => r.status === "pending_payment" && r.reserved_until instanceof Date && r.reserved_until.getTime() > now.getTime();
   const eventStates: EventState[] = events.map((e) => {
     const mine = registrations.filter((r) => num(r.event_id) === num(e.id));
-    // A payment in review keeps its places until an operator decides (src/registrations/states.ts).
+    // A payment in review keeps its places until an operator decides (src/registrations/core/states.ts).
     const taking = mine.filter((r) => r.status === "paid" || r.status === "needs_review" || isHeld(r));
     const state: EventState = {
       id: num(e.id),

@@ -7,7 +7,7 @@ import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts"
 import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { runDiscountCommand } from "../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
-import { CODE_GUESS_LIMITS } from "../../src/registrations/routes/shared.tsx";
+import { CODE_GUESS_LIMITS } from "../../src/registrations/core/routeKit.tsx";
 
 let t: PayingTestApp;
 let fake: FakeStripe;

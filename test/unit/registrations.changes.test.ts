@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addedAthletesCents, teamHasRoom, upgradeChoices, upgradeDifferenceCents } from "../../src/registrations/manage/rules.ts";
+import { addedAthletesCents, teamHasRoom, upgradeChoices, upgradeDifferenceCents } from "../../src/registrations/changes/rules.ts";
 import { CHANGE_TEXT } from "../../src/shared/registrations/changeTexts.ts";
 
 /** Event 2's packages: full camp $299, 2 days $238, 1 day $119. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canTransition, isFrozenPayment, isSettled, REGISTRATION_STATUSES, REGISTRATION_TRANSITIONS } from "../../src/registrations/states.ts";
+import { canTransition, isFrozenPayment, isSettled, REGISTRATION_STATUSES, REGISTRATION_TRANSITIONS } from "../../src/registrations/core/states.ts";
 
 describe("the registration state table", () => {
   it("moves only from the statuses each step names, into statuses that exist", () => {

@@ -1,6 +1,6 @@
 import { Field, Form, SubmitButton } from "./Form.tsx";
 
-/** "Lost your confirmation?" on an event's page: e-mails the registration's manage link again (src/registrations/routes/manage.tsx). */
+/** "Lost your confirmation?" on an event's page: e-mails the registration's manage link again (src/registrations/changes/routes/manage.tsx). */
 export function LostConfirmation({ eventId }: { eventId: number }) {
   return (
     <section className="card event-box lost-confirmation" id="lost-confirmation" aria-labelledby="lost-confirmation-heading">

@@ -1,6 +1,6 @@
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
-import * as regRepo from "../repository.ts";
-import { REGISTRATION_KIND } from "../deps.ts";
+import * as regRepo from "../core/repository.ts";
+import { REGISTRATION_KIND } from "../core/deps.ts";
 import * as repo from "./repository.ts";
 import type { Entry, Joiner } from "./repository.ts";
 import { placesFreed, type WaitingListDeps } from "./offers.ts";

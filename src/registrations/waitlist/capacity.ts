@@ -3,7 +3,7 @@ import type { Db } from "../../db/knex.ts";
 import { bumpEventsVersion } from "../../events/version.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { placesTaken } from "../../events/repository.ts";
-import * as regRepo from "../repository.ts";
+import * as regRepo from "../core/repository.ts";
 import { placesFreed } from "./offers.ts";
 
 export type CapacityChange = { ok: true; from: number; to: number; roundAsked: boolean } | { ok: false; reason: string };

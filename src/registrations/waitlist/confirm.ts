@@ -5,7 +5,7 @@ import { enqueueEmail } from "../../email/outbox.ts";
 import { placesTaken } from "../../events/repository.ts";
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import * as regRepo from "../repository.ts";
+import * as regRepo from "../core/repository.ts";
 import * as repo from "./repository.ts";
 import type { Entry, Request } from "./repository.ts";
 import { joinedEmail } from "./email.ts";

@@ -60,7 +60,7 @@ export function refundText(refundCents: number, percent: number, paidCents: numb
   return `a refund of ${formatPrice(refundCents)} (${percent}% of ${formatPrice(paidCents)})`;
 }
 
-/** What a registration's manage page lets change now (see registrations/manage/rules.ts permissions). */
+/** What a registration's manage page lets change now (see registrations/changes/rules.ts permissions). */
 export type ChangePhase =
   /** Every detail and the days can change. */
   | "open"

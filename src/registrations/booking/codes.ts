@@ -1,0 +1,171 @@
+import type { Knex } from "knex";
+import { DomainError } from "../../errors.ts";
+import { PaymentNotOpenError } from "../../payments/core.ts";
+import { queuedLockingTransaction } from "../../db/rowQueue.ts";
+import * as codes from "../../discounts/repository.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../../shared/discounts/rules.ts";
+import * as repo from "../core/repository.ts";
+import type { Registration } from "../core/repository.ts";
+import { holdIsLive, type RegistrationDeps } from "../core/deps.ts";
+import { preparePayment } from "./payment.ts";
+
+/**
+ * A discount code on a registration: the pieces every use case runs inside its locked transaction (find and lock the
+ * code, decide its limit, hold, re-price, redeem, release its use), and the two use cases of the payment step:
+ * apply a code, remove it.
+ */
+
+/** A refusal the visitor can act on: the message says why; the routes answer it with `status`. */
+export class DiscountRefused extends DomainError {
+  constructor(
+    message: string,
+    readonly status: 400 | 409 | 422,
+  ) {
+    super(status === 409 ? "conflict" : "invalid", message);
+  }
+}
+
+/** The code as typed, upper-cased and trimmed; refused when empty (or not sent) or too long. */
+export function codeText(raw: unknown): string {
+  const code = normalizeCode(typeof raw === "string" ? raw : "");
+  if (!code) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
+  if (code.length > MAX_CODE_LENGTH) throw new DiscountRefused(DISCOUNT_REASONS.tooLong, 422);
+  return code;
+}
+
+/** 2nd in the lock order: the code named by `raw`, its row locked; refused when there is none. */
+export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise<DiscountCode> {
+  const found = await codes.findCode(trx, codeText(raw));
+  if (!found) throw new DiscountRefused(DISCOUNT_REASONS.unknown, 422);
+  await repo.lockCode(trx, found.id);
+  return (await codes.findCodeById(trx, found.id))!;
+}
+
+/** Under the code's lock: why this registration may not use the code now (its limit counts every other live use). */
+export async function refuseUse(trx: Knex.Transaction, code: DiscountCode, r: Pick<Registration, "id" | "eventId" | "kind">, now: Date): Promise<void> {
+  const reason = refusal(code, { eventId: r.eventId, kind: r.kind, now, usesTaken: await repo.usesTaken(trx, code.id, now, r.id) });
+  if (reason) throw new DiscountRefused(reason, 422);
+}
+
+/** Under the locks: the code's use held by the registration at its list price; returns the amount to pay. */
+export async function holdUse(trx: Knex.Transaction, code: DiscountCode, r: Pick<Registration, "id" | "eventId" | "kind" | "listPriceCents">, now: Date): Promise<DiscountAmount> {
+  await refuseUse(trx, code, r, now);
+  const amount = discountAmount(r.listPriceCents, code);
+  await repo.putRedemption(trx, r.id, code.id, amount.offCents, "held", now);
+  return amount;
+}
+
+/**
+ * The same form came back and the registration was held again at `listCents`: a code held by a live hold stays,
+ * re-priced; one whose hold had lapsed is dropped (its use may have gone to someone else) and the visitor applies it
+ * again. Returns the amount to pay.
+ */
+export async function repriceHeldUse(trx: Knex.Transaction, registrationId: number, wasLive: boolean, listCents: number, now: Date): Promise<number> {
+  const found = await repo.redemptionOf(trx, registrationId);
+  if (!found || found.status === "redeemed") return listCents;
+  if (!wasLive || found.status !== "held") {
+    await repo.deleteRedemption(trx, registrationId);
+    return listCents;
+  }
+  const amount = discountAmount(listCents, (await codes.findCodeById(trx, found.codeId))!);
+  await repo.setAmountOff(trx, registrationId, amount.offCents, now);
+  return amount.finalCents;
+}
+
+export type RedeemOutcome = { redemption: repo.Redemption | undefined } | { reject: string };
+
+/**
+ * When the registration is paid: a use held by a live hold becomes redeemed; one whose hold lapsed is redeemed only
+ * while the code still has a use left (the code's row was locked by the settling transaction before the registration's).
+ */
+export async function redeemUse(trx: Knex.Transaction, registrationId: number, holdLive: boolean, now: Date): Promise<RedeemOutcome> {
+  const found = await repo.redemptionOf(trx, registrationId);
+  if (!found || found.status === "redeemed") return { redemption: found };
+  if (!(found.status === "held" && holdLive)) {
+    const code = await codes.findCodeById(trx, found.codeId);
+    const taken = await repo.usesTaken(trx, found.codeId, now, registrationId);
+    if (code?.maxRedemptions !== null && code?.maxRedemptions !== undefined && taken >= code.maxRedemptions) {
+      return { reject: `the hold expired and discount code ${found.code} was used up` };
+    }
+  }
+  await repo.setRedemptionStatus(trx, registrationId, ["held", "released"], "redeemed", now);
+  return { redemption: { ...found, status: "redeemed" } };
+}
+
+/** The hold lapsed, or the registration was refunded: the code's use goes back. */
+export async function releaseUse(trx: Knex.Transaction, registrationId: number, now: Date): Promise<void> {
+  await repo.setRedemptionStatus(trx, registrationId, ["held", "redeemed"], "released", now);
+}
+
+/** The code's row id, read before the lock order reaches the code (the event lock is already held). */
+export async function codeIdOf(trx: Knex.Transaction, registrationId: number): Promise<number | undefined> {
+  return (await repo.redemptionOf(trx, registrationId))?.codeId;
+}
+
+export interface AppliedDiscount {
+  code: string;
+  amount: DiscountAmount;
+  listCents: number;
+  /** The card form's new client secret; null when free (no Stripe call) or when the amount change failed. */
+  clientSecret: string | null;
+  /** false: the code is held but the PaymentIntent could not be given the new amount (refresh to continue). */
+  paymentUpdated: boolean;
+}
+
+/** The pending registration, locked third; refused when it no longer holds its places. */
+async function lockPending(trx: Knex.Transaction, reference: string, now: Date): Promise<Registration> {
+  const r = await repo.lockByReference(trx, reference);
+  if (!r || !holdIsLive(r, now)) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+  return r;
+}
+
+/**
+ * Applies (or replaces) the registration's code: one transaction locks the event, the code and the registration, decides
+ * the limit, holds the use and sets the amount (a new version). Then, outside it, the PaymentIntent gets the new
+ * amount; a free amount makes no Stripe call at all.
+ */
+export async function applyCode(deps: RegistrationDeps, registration: Registration, raw: string): Promise<AppliedDiscount> {
+  const now = deps.clock();
+  const text = codeText(raw);
+  const { code, amount, held } = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
+    await repo.lockEvent(trx, registration.eventId);
+    const code = await lockCodeNamed(trx, text);
+    const r = await lockPending(trx, registration.reference, now);
+    const amount = await holdUse(trx, code, r, now);
+    await repo.setAmount(trx, r.id, amount.finalCents, r.version + 1, now);
+    return { code, amount, held: (await repo.findByReference(trx, r.reference))! };
+  });
+  const applied: AppliedDiscount = { code: code.code, amount, listCents: held.listPriceCents, clientSecret: null, paymentUpdated: true };
+  if (amount.free) return applied;
+  try {
+    applied.clientSecret = await preparePayment(deps, held);
+  } catch (err) {
+    // The card was confirmed meanwhile (another tab): the payment is settled as it was charged (in review, since the
+    // amount changed) and the visitor is told, never asked to refresh a page that can no longer pay.
+    if (err instanceof PaymentNotOpenError) throw err;
+    deps.logger.error({ err: (err as Error).message, reference: held.reference }, "discount held, but the PaymentIntent's amount could not be changed");
+    applied.paymentUpdated = false;
+  }
+  return applied;
+}
+
+/** Takes the code off before paying: the use goes back, the amount returns to the list price on the same PaymentIntent. */
+export async function removeCode(deps: RegistrationDeps, registration: Registration): Promise<{ clientSecret: string | null; amountCents: number }> {
+  const now = deps.clock();
+  const held = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
+    await repo.lockEvent(trx, registration.eventId);
+    const r = await lockPending(trx, registration.reference, now);
+    await repo.deleteRedemption(trx, r.id);
+    await repo.setAmount(trx, r.id, r.listPriceCents, r.version + 1, now);
+    return (await repo.findByReference(trx, r.reference))!;
+  });
+  return { clientSecret: await preparePayment(deps, held), amountCents: held.amountCents };
+}
+
+/** What the payment step shows about the registration's code: null when none is held. */
+export async function discountOf(deps: Pick<RegistrationDeps, "db">, registration: Registration): Promise<{ code: string; offCents: number; listCents: number; type: string; value: number } | null> {
+  const found = await repo.redemptionOf(deps.db, registration.id);
+  if (!found || found.status === "released") return null;
+  const code = await codes.findCodeById(deps.db, found.codeId);
+  return { code: found.code, offCents: found.amountOffCents, listCents: registration.listPriceCents, type: code?.type ?? "fixed", value: code?.value ?? 0 };
+}

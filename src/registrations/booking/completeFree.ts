@@ -1,0 +1,76 @@
+import { queuedLockingTransaction } from "../../db/rowQueue.ts";
+import { enqueueEmail } from "../../email/outbox.ts";
+import { findEvent } from "../../events/repository.ts";
+import { PaymentNotOpenError } from "../../payments/core.ts";
+import * as codes from "../../discounts/repository.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, discountAmount, refusal } from "../../shared/discounts/rules.ts";
+import * as repo from "../core/repository.ts";
+import type { Registration } from "../core/repository.ts";
+import { registrationConfirmationEmail } from "../core/email.ts";
+import { confirmationManageUrl } from "../changes/links.ts";
+import { queueFamilyLinks } from "../changes/family.ts";
+import { DiscountRefused, codeText, lockCodeNamed, refuseUse } from "./codes.ts";
+import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
+
+export type FreeOutcome = { status: "free" } | { status: "paid" };
+
+/**
+ * Completes a registration that a code makes free. A first check without locks spares the visitor's PaymentIntent
+ * when the code cannot make it free; then the PaymentIntent is canceled (should it have succeeded meanwhile, the
+ * registration is paid by card, not free); then one transaction locks the event, the code and the registration, and
+ * decides on what it reads there: the code's limit, and "free" from the list price as it now stands (a re-post of
+ * the form in another tab may have changed the package). It takes the use, records the free settlement in the
+ * payment core (no Stripe call), marks the registration paid and queues the confirmation.
+ */
+export async function completeFree(deps: RegistrationDeps, registration: Registration, raw: string | undefined): Promise<FreeOutcome> {
+  if (registration.status === "paid") return { status: "paid" };
+  const applied = await repo.redemptionOf(deps.db, registration.id);
+  const text = codeText(raw?.trim() ? raw : (applied?.code ?? ""));
+  const early = await codes.findCode(deps.db, text);
+  if (!early) throw new DiscountRefused(DISCOUNT_REASONS.unknown, 422);
+  const reason = refusal(early, { eventId: registration.eventId, kind: registration.kind, now: deps.clock(), usesTaken: await repo.usesTaken(deps.db, early.id, deps.clock(), registration.id) });
+  if (reason) throw new DiscountRefused(reason, 422);
+  if (!discountAmount(registration.listPriceCents, early).free) throw new DiscountRefused(DISCOUNT_REASONS.notFree, 422);
+
+  const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, registration.reference);
+  if (live && live.provider !== "none" && (await deps.paymentCore.cancel(live)) === "already_succeeded") {
+    if ((await repo.findByReference(deps.db, registration.reference))?.status === "paid") return { status: "paid" };
+    throw new DiscountRefused(DISCOUNT_TEXT.freeFailed, 409);
+  }
+
+  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx): Promise<FreeOutcome> => {
+    const now = deps.clock();
+    await repo.lockEvent(trx, registration.eventId);
+    const code = await lockCodeNamed(trx, text);
+    const r = await repo.lockByReference(trx, registration.reference);
+    if (r?.status === "paid") return { status: "paid" };
+    if (!r || !holdIsLive(r, now)) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+    await refuseUse(trx, code, r, now);
+    const amount = discountAmount(r.listPriceCents, code);
+    if (!amount.free) throw new DiscountRefused(DISCOUNT_REASONS.notFree, 422);
+    await repo.putRedemption(trx, r.id, code.id, amount.offCents, "redeemed", now);
+    await repo.setAmount(trx, r.id, 0, r.version, now);
+    try {
+      await deps.paymentCore.recordFree(trx, REGISTRATION_KIND, r.reference);
+    } catch (err) {
+      // A PaymentIntent came back to life between the cancel and now (another tab): nothing is recorded.
+      if (err instanceof PaymentNotOpenError) throw new DiscountRefused(DISCOUNT_TEXT.freeFailed, 409);
+      throw err;
+    }
+    if (!(await repo.transition(trx, r.id, "pay", now, { amount_paid_cents: 0, paid_at: now, reserved_until: null }))) {
+      throw new DiscountRefused(DISCOUNT_TEXT.freeFailed, 409);
+    }
+    const paid = (await repo.findByReference(trx, r.reference))!;
+    const event = await findEvent(trx, paid.eventId);
+    if (event) {
+      await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, { code: code.code, amountOffCents: amount.offCents }, await confirmationManageUrl(trx, deps, paid.id, now)));
+      await queueFamilyLinks(trx, deps, event, paid, now);
+    }
+    return { status: "free" };
+  });
+  if (outcome.status === "free") {
+    deps.outbox.wake();
+    deps.logger.info({ reference: registration.reference, code: text }, "free registration recorded");
+  }
+  return outcome;
+}

@@ -1,0 +1,239 @@
+import { Router, type Request, type RequestHandler, type Response } from "express";
+import { renderPage, type PageContext } from "../../../http/render.tsx";
+import { domainErrorStatus } from "../../../http/errors.ts";
+import { DomainError } from "../../../errors.ts";
+import { validate, type FieldErrors } from "../../../shared/forms.ts";
+import { formBody, formPost, jsonPost, type Refusal } from "../../../http/forms.ts";
+import { placesOpen } from "../../waitlist/offers.ts";
+import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../../shared/events/rules.ts";
+import type { EventDetail } from "../../../shared/events/types.ts";
+import { formatPrice } from "../../../shared/money.ts";
+import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
+import { Widget } from "../../../../views/components/Widget.tsx";
+import { RegistrationUnavailable } from "../../../../views/pages/registration/RegisterPage.tsx";
+import { TeamRegisterPage } from "../../../../views/pages/registration/TeamRegisterPage.tsx";
+import type { TeamFormProps } from "../../../../widgets/islands/TeamForm.tsx";
+import * as repo from "../../core/repository.ts";
+import type { Registration } from "../../core/repository.ts";
+import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
+import { DiscountRefused, discountOf } from "../codes.ts";
+import { holdTeam } from "../hold.ts";
+import { holdIsLive } from "../../core/deps.ts";
+import {
+  TEAM_MAXIMUM,
+  TEAM_MINIMUM,
+  TEAM_START_ROWS,
+  TEAM_TEXT,
+  blankAthlete,
+  blankCoach,
+  teamErrorTitle,
+  teamFormSessionId,
+  teamFormValues,
+  teamSchemaFor,
+  shownTotalMatches,
+  countAthletes,
+  teamValuesOf,
+  type TeamFormValues,
+  type TeamRegistration,
+} from "../../../shared/registrations/teamRules.ts";
+import { loadEvent, newFormSessionId, notFound, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+
+export const teamCheckoutPath = (event: EventDetail) => `/stripe-checkout?eventId=${event.id}&eventName=${encodeURIComponent(event.title)}&option=team`;
+
+/** Team registration: /team-register/{id} and /team-registration?eventId= (the form, with and without JavaScript), and POST /api/team-registration. */
+export function teamRoutes(deps: RegistrationRouteDeps): Router {
+  const { db } = deps;
+  const router = Router();
+  const limit = deps.rateLimiter({ name: "team-registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
+
+  /** The coach's team for the event while it still holds its places. */
+  async function heldTeam(req: Request, eventId: number): Promise<Registration | undefined> {
+    const reference = ownReference(req, eventId, "team");
+    const r = reference ? await repo.findByReference(db, reference) : undefined;
+    return r && r.kind === "team" && holdIsLive(r, deps.clock()) ? r : undefined;
+  }
+
+  function page(req: Request, res: Response, event: EventDetail, content: React.ReactNode, status?: number) {
+    res.set("cache-control", "no-store");
+    renderPage(
+      req,
+      res,
+      <TeamRegisterPage event={{ ...event, savingsCents: teamSavingsCents(event) }}>{content}</TeamRegisterPage>,
+      {
+        title: `Team Registration: ${event.title}`,
+        description: `Register your team for ${event.title} at ${formatPrice(event.teamPriceCents)} per athlete, ${event.dateText}, ${event.location}.`,
+        sameForStatelessVisitors: true,
+        status,
+        noindex: true,
+      },
+    );
+  }
+
+  /** The form, or why a team cannot register now (closed, or fewer places left than the smallest team). */
+  async function showForm(req: Request, res: Response, event: EventDetail, values: TeamFormValues, errors: FieldErrors, status?: number) {
+    const held = await heldTeam(req, event.id);
+    const now = deps.clock();
+    const left = await placesOpen(db, event.id, now, held?.id);
+    const st = registrationStatus(event, left, now);
+    if (st === "closed") {
+      return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.closed} message={REGISTRATION_ERRORS.closed} eventId={event.id} />, status);
+    }
+    if (st === "soldOut" || left < TEAM_MINIMUM) {
+      return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.soldOut} message={TEAM_TEXT.notEnoughPlaces(left, TEAM_MINIMUM)} eventId={event.id} />, status);
+    }
+    const props: TeamFormProps = {
+      ageLimits: event.ageLimits,
+      eventId: event.id,
+      eventTitle: event.title,
+      teamPriceCents: event.teamPriceCents,
+      csrfToken: (res.locals.page as PageContext).csrfToken,
+      action: `/team-register/${event.id}`,
+      values,
+      errors,
+      discount: held ? await heldDiscount(held) : null,
+    };
+    page(req, res, event, <Widget name="TeamForm" load="interaction" props={props} />, status);
+  }
+
+  async function heldDiscount(r: Registration): Promise<TeamFormProps["discount"]> {
+    const found = await discountOf(deps, r);
+    return found ? { code: found.code, type: found.type as "percent" | "fixed", value: found.value } : null;
+  }
+
+  /** A new form, or the coach's held team again (Back from the checkout keeps every row and the same form id). */
+  async function startValues(req: Request, eventId: number): Promise<TeamFormValues> {
+    const held = await heldTeam(req, eventId);
+    // A waiting-list offer's hold has no athletes yet: one blank row per place held.
+    if (held) return held.athletes.length > 0 ? teamValuesOf(repo.teamOf(held)) : { ...teamValuesOf(repo.teamOf(held)), athletes: Array.from({ length: held.places }, blankAthlete) };
+    return { formSessionId: (req.res!.locals.page as PageContext).newFormId(), coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
+  }
+
+  router.get("/team-register/:id", async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    await showForm(req, res, event, await startValues(req, event.id), {});
+  });
+
+  // The home page's team modal sends eventId; the spec also accepts event; event 1 without either.
+  router.get("/team-registration", async (req, res) => {
+    const raw = req.query.eventId ?? req.query.event ?? "1";
+    const event = await loadEvent(deps, raw);
+    if (!event) return notFound(req, res);
+    await showForm(req, res, event, await startValues(req, event.id), {});
+  });
+
+  /** Holds the team, for the form post and the JSON call alike. */
+  async function hold(req: Request, res: Response, event: EventDetail, data: TeamRegistration, discountCode: string) {
+    // A call without the form's id (the spec's payload has none) continues the coach's held team, so a double submit holds one team.
+    if (!data.formSessionId) data.formSessionId = (await heldTeam(req, event.id))?.formSessionId ?? newFormSessionId();
+    if (!teamFormSessionId.safeParse(data.formSessionId).success) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+    return holdTeam(deps, event, data, visitorOf(req, res), {
+      code: discountCode || undefined,
+      onHeld: (reference) => remember(req, "team", event.id, reference),
+    });
+  }
+
+  const discountTitle = (message: string) => (message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle);
+
+  /** Only the register button counts against the rate limit; adding and removing rows without JavaScript does not. */
+  const registering = (req: Request) => formBody(req).intent !== "add" && formBody(req).remove === undefined;
+  const limitRegistering: RequestHandler = (req, res, next) =>
+    registering(req) ? limit(req, res, (err?: unknown) => (err ? next(err) : deps.paymentLimit(req, res, next))) : next();
+
+  // The form shows the first problem above the rows too (`_form`).
+  const teamForm = formPost({
+    input: (_req, posted: { event: EventDetail; values: TeamFormValues }) => ({ ...posted.values }),
+    check: (input, { event }) => {
+      const result = validate(teamSchemaFor(event.ageLimits), input);
+      return result.ok ? result : { ...result, errors: { ...result.errors, _form: result.message } };
+    },
+    page: (req, res, { event, values }, state, status) => showForm(req, res, event, values, state.errors, status),
+    run: async (req, res, data, { event }) => {
+      const held = await hold(req, res, event, data, "");
+      if (held.status === "settled") {
+        remember(req, "team", event.id, held.registration.reference);
+        return { redirect: `${teamCheckoutPath(event)}&success=true` };
+      }
+      return { redirect: teamCheckoutPath(event), toast: { title: TEAM_TEXT.readyTitle, description: TEAM_TEXT.ready, variant: "success" } };
+    },
+    refused: (_req, _res, err): Refusal => {
+      if (err instanceof DiscountRefused) return { errors: { discountCode: err.message, _form: err.message }, status: 422 };
+      const status = domainErrorStatus(err);
+      return { errors: { _form: status === 502 ? TEAM_TEXT.paymentSetup : err.message }, status };
+    },
+  });
+
+  router.post("/team-register/:id", limitRegistering, async (req, res) => {
+    const event = await loadEvent(deps, req.params.id);
+    if (!event) return notFound(req, res);
+    const body = formBody(req);
+    const values = teamFormValues(req.body);
+    if (values.athletes.length === 0) values.athletes.push(blankAthlete());
+    if (!values.formSessionId) values.formSessionId = newFormSessionId();
+    if (body.intent === "add") {
+      if (values.athletes.length < TEAM_MAXIMUM) values.athletes.push(blankAthlete());
+      return showForm(req, res, event, values, {});
+    }
+    if (body.remove !== undefined) {
+      const index = Number(body.remove);
+      if (Number.isInteger(index) && index >= 0 && index < values.athletes.length && values.athletes.length > 1) values.athletes.splice(index, 1);
+      return showForm(req, res, event, values, {});
+    }
+    // Without JavaScript the button shows the total of the last page rendered: a coach who completed more rows since
+    // sees the new total before anything is charged.
+    const complete = countAthletes(values.athletes).complete;
+    if (!shownTotalMatches(body.shownTotalCents, complete * event.teamPriceCents)) {
+      return showForm(req, res, event, values, { _form: TEAM_TEXT.totalChanged(complete, complete * event.teamPriceCents) }, 409);
+    }
+    await teamForm(req, res, { event, values });
+  });
+
+  // pricePerAthlete, totalAmount and discountedAmount from the browser are ignored: the server prices the team.
+  const teamJson = jsonPost({
+    check: (input, event: EventDetail) => validate(teamSchemaFor(event.ageLimits), input),
+    invalid: ({ errors, message }) => ({ status: 400, json: { success: false, title: teamErrorTitle(message), error: message, userFriendlyMessage: message, fieldErrors: errors } }),
+    run: async (req, res, data, event) => {
+      const code = formBody(req).discountCode;
+      const held = await hold(req, res, event, data, typeof code === "string" ? code.slice(0, 200).trim() : "");
+      const { registration } = held;
+      if (held.status === "settled") {
+        remember(req, "team", event.id, registration.reference);
+        return { json: { success: true, alreadyPaid: true, status: registration.status, registrationId: registration.reference } };
+      }
+      return {
+        json: {
+          success: true,
+          title: TEAM_TEXT.readyTitle,
+          clientSecret: held.clientSecret,
+          amount: registration.amountCents / 100,
+          amountFormatted: formatPrice(registration.amountCents),
+          isFreeRegistration: registration.amountCents === 0,
+          athletes: registration.places,
+          pricePerAthlete: event.teamPriceCents / 100,
+          totalAmount: registration.listPriceCents / 100,
+          discount: await discountOf(deps, registration),
+          registrationId: registration.reference,
+          reservedUntil: registration.reservedUntil?.toISOString() ?? null,
+          checkoutUrl: teamCheckoutPath(event),
+        },
+      };
+    },
+    refused: (_req, _res, err) => {
+      if (err instanceof DiscountRefused) {
+        return { status: 422, json: { success: false, title: discountTitle(err.message), error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
+      }
+      const status = domainErrorStatus(err);
+      const title = status === 502 ? TEAM_TEXT.paymentSetupTitle : TEAM_TEXT.registrationErrorTitle;
+      const message = status === 502 ? TEAM_TEXT.paymentSetup : err.message;
+      return { status, json: { success: false, title, error: message, userFriendlyMessage: message } };
+    },
+  });
+
+  router.post("/api/team-registration", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
+    const event = await loadEvent(deps, formBody(req).eventId);
+    if (!event) return void res.status(404).json({ success: false, title: TEAM_TEXT.registrationErrorTitle, error: EVENT_NOT_FOUND, userFriendlyMessage: EVENT_NOT_FOUND });
+    await teamJson(req, res, event);
+  });
+
+  return router;
+}

@@ -1,0 +1,105 @@
+import { toDate } from "../../db/rows.ts";
+import { queuedLockingTransaction } from "../../db/rowQueue.ts";
+import { DomainError } from "../../errors.ts";
+import { placesTaken } from "../../events/repository.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
+import { validate, type FieldErrors } from "../../shared/forms.ts";
+import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
+import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type AthleteRow, type TeamAthlete } from "../../shared/registrations/teamRules.ts";
+import * as repo from "../core/repository.ts";
+import type { Holder, Registration } from "../core/repository.ts";
+import { HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
+import { HOLD_TEXT } from "../booking/hold.ts";
+import { placesForSale } from "../waitlist/forSale.ts";
+import { addedAthletesCents, permissions, teamHasRoom } from "./rules.ts";
+import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
+
+/** The new athletes' rows as posted (`athletes[0][firstName]`...): strings only, at most `max` rows. */
+export function postedRows(body: Record<string, unknown>, max: number): AthleteRow[] {
+  const raw = body.athletes;
+  const list: unknown[] = Array.isArray(raw) ? raw : raw && typeof raw === "object" ? Object.entries(raw as Record<string, unknown>).filter(([k]) => /^\d{1,3}$/.test(k)).sort(([a], [b]) => Number(a) - Number(b)).map(([, v]) => v) : [];
+  return list.slice(0, max).map((row) => {
+    const r = (row && typeof row === "object" ? row : {}) as Record<string, unknown>;
+    return Object.fromEntries(ATHLETE_FIELDS.map((f) => [f, typeof r[f] === "string" ? (r[f]).slice(0, 400) : ""])) as AthleteRow;
+  });
+}
+
+/**
+ * The coach's new athletes, checked by the team form's own schema and messages: the team as it stands with the new
+ * rows after it, so every rule (ages for this event, shirt sizes, e-mails, lengths, the team's ceiling) is the
+ * registration's. A row left wholly blank is ignored; a row partly filled needs every field. Errors come back under
+ * the form's names (`athletes.0.email`, the new rows counted from 0).
+ */
+export function validateNewAthletes(event: EventDetail, r: Registration, rows: AthleteRow[]): { ok: true; athletes: TeamAthlete[] } | { ok: false; errors: FieldErrors } {
+  const team = teamValuesOf(repo.teamOf({ ...r, athletes: r.athletes.filter((a) => a.withdrawnAt === null) }));
+  const errors: FieldErrors = {};
+  const filled = rows.map((row, i) => ({ row, i })).filter(({ row }) => ATHLETE_FIELDS.some((f) => row[f].trim() !== ""));
+  for (const { row, i } of filled) for (const f of ATHLETE_FIELDS) if (row[f].trim() === "") errors[`athletes.${i}.${f}`] = REGISTRATION_MESSAGES.required;
+  if (filled.length === 0) errors.athletes = CHANGE_TEXT.noAthletes;
+  const existing = team.athletes.length;
+  const checked = validate(teamSchemaFor(event.ageLimits), { ...team, athletes: [...team.athletes, ...filled.map(({ row }) => row)] });
+  if (!checked.ok) {
+    for (const [k, v] of Object.entries(checked.errors)) {
+      const m = /^athletes\.(\d+)\.(\w+)$/.exec(k);
+      if (m && Number(m[1]) >= existing) errors[`athletes.${filled[Number(m[1]) - existing]!.i}.${m[2]}`] ??= v;
+      else if (k === "athletes") errors.athletes ??= v;
+    }
+  }
+  if (Object.keys(errors).length > 0 || !checked.ok) return { ok: false, errors };
+  return { ok: true, athletes: checked.data.athletes.slice(existing) };
+}
+
+/**
+ * The coach adds athletes to a paid team before the freeze date. One transaction whose first statement locks the
+ * event row decides on what it reads after that lock: the registration (locked next), the places taken (paid
+ * registrations, live holds, and other teams' athletes being added), the waiting line (while anyone waits, free
+ * places are the line's), the team's ceiling and the visitor's cap on places held unpaid. It writes a pending change
+ * that HOLDS the new athletes' places for HOLD_MINUTES, priced at the event's team price per athlete as stored now.
+ * The same athletes posted again get the same change (one PaymentIntent); other changes wait while one is pending.
+ * The athletes join the team when the change's payment settles (manage/paidChanges.ts); unpaid, the sweep frees the places.
+ */
+export async function startAddAthletes(deps: RegistrationDeps, event: EventDetail, input: { reference: string; athletes: TeamAthlete[]; holder: Holder }): Promise<number> {
+  const adding = input.athletes.length;
+  const id = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
+    const now = deps.clock();
+    const locked = await repo.lockEvent(trx, event.id);
+    const r = await repo.lockByReference(trx, input.reference);
+    if (!locked || !r || r.eventId !== event.id || r.kind !== "team") throw new DomainError("not_found", "No such registration");
+    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
+    if (allowed.phase !== "open") throw new DomainError("conflict", allowed.reason);
+    const waiting = await repo.changesOf(trx, r.id, ["pending", "needs_review"]);
+    const wanted = JSON.stringify(input.athletes);
+    const same = waiting.find((c) => c.status === "pending" && c.data.kind === "add_athletes" && JSON.stringify(c.data.athletes) === wanted && c.reservedUntil.getTime() > now.getTime());
+    if (same) return same.id;
+    if (waiting.length > 0) throw new DomainError("conflict", CHANGE_TEXT.pendingElsewhere);
+    const active = r.athletes.filter((a) => a.withdrawnAt === null).length;
+    if (!teamHasRoom(active, adding, deps.limits.maxTeamAthletes)) throw new DomainError("invalid", CHANGE_TEXT.teamFull(deps.limits.maxTeamAthletes));
+    const teamPriceCents = await repo.teamPriceCents(trx, event.id);
+    const amountCents = addedAthletesCents(adding, teamPriceCents);
+    if (amountCents === null) throw new DomainError("conflict", CHANGE_TEXT.noAthletes);
+
+    const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now));
+    const left = await placesForSale(trx, event.id, free, now);
+    if (left < adding) throw new DomainError("conflict", CHANGE_TEXT.notEnoughPlaces(Math.max(0, left), adding));
+    const held = await repo.placesHeldBy(trx, input.holder, now);
+    const cap = deps.limits.maxHeldPlacesPerVisitor;
+    if (held.session + adding > cap || held.address + adding > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
+
+    return repo.insertChange(
+      trx,
+      {
+        registrationId: r.id,
+        eventId: event.id,
+        data: { kind: "add_athletes", pricePerAthleteCents: teamPriceCents, athletes: input.athletes },
+        places: adding,
+        amountCents,
+        pricedVersion: r.version,
+        reservedUntil: new Date(now.getTime() + HOLD_MINUTES * 60_000),
+        holder: input.holder,
+      },
+      now,
+    );
+  });
+  deps.logger.info({ reference: input.reference, changeId: id, adding }, "athletes held for a paid team, waiting for their payment");
+  return id;
+}

@@ -1,0 +1,108 @@
+import { toDate } from "../../db/rows.ts";
+import { lockForUpdate } from "../../db/locks.ts";
+import { queuedLockingTransaction } from "../../db/rowQueue.ts";
+import { enqueueEmail } from "../../email/outbox.ts";
+import { DomainError } from "../../errors.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
+import * as repo from "../core/repository.ts";
+import type { Registration } from "../core/repository.ts";
+import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
+import type { RegistrationDeps } from "../core/deps.ts";
+import { athleteWithdrawnEmail, registrationCanceledEmail } from "./email.ts";
+import { ADULT_AGE } from "./family.ts";
+import { permissions } from "./rules.ts";
+import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
+import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
+import { placesFreed } from "../waitlist/offers.ts";
+import { lockMoneyPayments, moneyPayments, refundableAcross, refuseWhileChangePending, requestRefundAcross, sameMoneyPayments } from "./paidChanges.ts";
+
+export const CANCEL_TEXT = {
+  alreadyCanceled: "This registration is already canceled.",
+  athleteGone: "That athlete is no longer on the team.",
+  teamMinimum: `A team needs at least ${TEAM_MINIMUM} athletes. To go below that, cancel the whole team.`,
+} as const;
+
+/** What is being canceled: the whole registration, or one athlete of a team (by position). */
+export type CancelScope = { whole: true } | { whole: false; athletePosition: number };
+
+/** The athletes still on a registration (a team's withdrawn ones are kept for the record). */
+export const activeAthletes = (r: Registration) => r.athletes.filter((a) => a.withdrawnAt === null);
+
+/**
+ * The part of the amount paid that a cancellation gives up: the whole of what is still registered, or one
+ * athlete's share of a team (the amount paid split evenly over the athletes it paid for).
+ */
+export function canceledPartCents(r: Registration, scope: CancelScope): number {
+  // What it is still paid for: the amount paid, or less once a cheaper package gave the difference back.
+  const paid = Math.min(r.amountPaidCents ?? 0, r.amountCents);
+  const all = Math.max(1, r.athletes.length);
+  return scope.whole ? Math.round((paid * activeAthletes(r).length) / all) : Math.round(paid / all);
+}
+
+/** What a cancellation now refunds, before it is confirmed: the manage page's figure. */
+export function cancellationQuote(r: Registration, scope: CancelScope, startsAt: Date, now: Date): { cents: number; percent: number; partCents: number } {
+  const partCents = canceledPartCents(r, scope);
+  return { cents: cancellationRefundCents(partCents, 0, startsAt, now), percent: refundPercent(startsAt, now), partCents };
+}
+
+export interface CancelOutcome {
+  registration: Registration;
+  refundCents: number;
+  percent: number;
+}
+
+/**
+ * A registrant cancels through the manage link (a coach: the whole team or one athlete). One transaction takes
+ * the locks in the aggregate's order as settlement does (the payment row, the event, the registration; queued
+ * behind this process's other transactions on the event), reads everything it decides on after them, refuses a
+ * form shown for an older version (two tabs), frees the places at once (status `withdrawn`, or one athlete
+ * withdrawn and one place fewer), requests the policy's refund through the payment core in the same transaction
+ * (the refund job sends it after the commit; the key makes a retry harmless) and queues the receipt e-mail.
+ */
+export async function cancelRegistration(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; scope: CancelScope }): Promise<CancelOutcome> {
+  // Every payment holding the registration's money: its own, and those of its paid changes (an upgrade, added athletes).
+  const money = await moneyPayments(deps, input.reference);
+  const payment = money.own;
+  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx): Promise<CancelOutcome> => {
+    await lockMoneyPayments(trx, money, (t, id) => lockForUpdate(t, "payments", id));
+    const now = deps.clock();
+    const locked = await repo.lockEvent(trx, event.id);
+    const r = await repo.lockByReference(trx, input.reference);
+    if (!locked || !r || r.eventId !== event.id) throw new DomainError("not_found", "No such registration");
+    if (r.status === "withdrawn" || r.status === "refunded") throw new DomainError("conflict", CANCEL_TEXT.alreadyCanceled);
+    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
+    if (!allowed.canCancel) throw new DomainError("conflict", allowed.reason || "The camp has started: the registration can no longer be canceled.");
+    if (r.version !== input.shownVersion || !(await sameMoneyPayments(trx, r.id, money))) throw new DomainError("conflict", MANAGE_TEXT.stale);
+    await refuseWhileChangePending(trx, r.id);
+
+    const active = activeAthletes(r);
+    const athlete = input.scope.whole ? undefined : active.find((a) => a.position === (input.scope as { athletePosition: number }).athletePosition);
+    if (!input.scope.whole && (r.kind !== "team" || !athlete)) throw new DomainError("conflict", CANCEL_TEXT.athleteGone);
+    if (athlete && active.length - 1 < TEAM_MINIMUM) throw new DomainError("conflict", CANCEL_TEXT.teamMinimum);
+
+    const quote = cancellationQuote(r, input.scope, allowed.startsAt, now);
+    const refundCents = payment ? Math.min(quote.cents, await refundableAcross(trx, money)) : 0;
+    if (athlete) {
+      await repo.withdrawAthlete(trx, r.id, athlete.position, refundCents, r.places - 1, r.version + 1, now);
+    } else if (!(await repo.transition(trx, r.id, "withdraw", now, { withdrawn_at: now, withdrawal_refund_cents: refundCents, version: r.version + 1 }))) {
+      throw new DomainError("conflict", CANCEL_TEXT.alreadyCanceled);
+    }
+    let refundParts: number[] = [];
+    if (refundCents > 0 && payment) {
+      const what = athlete ? `athlete:${athlete.position}` : "all";
+      refundParts = await requestRefundAcross(deps, trx, money, refundCents, `canceled by the registrant (${quote.percent}% under the policy)`, `cancel:registration:${r.id}:${what}:v${r.version}`);
+    }
+    // The waiting list's hook: places were freed in this transaction (src/registrations/core/deps.ts).
+    await placesFreed(trx, event.id);
+
+    const after = (await repo.findByReference(trx, r.reference))!;
+    const receiptOf = athlete ? { ...after, kind: "individual" as const, athletes: [athlete] } : after;
+    await enqueueEmail(trx, registrationCanceledEmail(deps.site, event, receiptOf, { cents: refundCents, percent: quote.percent, paidCents: quote.partCents, parts: refundParts }, now));
+    if (athlete) await enqueueEmail(trx, athleteWithdrawnEmail(deps.site, event, after, athlete, now, athlete.age === null || athlete.age < ADULT_AGE));
+    return { registration: after, refundCents, percent: quote.percent };
+  });
+  deps.outbox.wake();
+  if (outcome.refundCents > 0) deps.paymentCore.refundJobs.wake();
+  deps.logger.info({ reference: input.reference, whole: input.scope.whole, refundCents: outcome.refundCents }, "registration canceled through its manage link");
+  return outcome;
+}

@@ -1,0 +1,72 @@
+import { toDate } from "../../db/rows.ts";
+import { lockForUpdate } from "../../db/locks.ts";
+import { queuedLockingTransaction } from "../../db/rowQueue.ts";
+import { enqueueEmail } from "../../email/outbox.ts";
+import { DomainError } from "../../errors.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
+import { formatPrice } from "../../shared/money.ts";
+import { findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
+import * as repo from "../core/repository.ts";
+import type { Registration } from "../core/repository.ts";
+import type { RegistrationDeps } from "../core/deps.ts";
+import { registrationChangedEmail } from "./email.ts";
+import { permissions } from "./rules.ts";
+import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
+import { lockMoneyPayments, moneyPayments, refundableAcross, refuseWhileChangePending, requestRefundAcross, sameMoneyPayments } from "./paidChanges.ts";
+
+export const DOWNGRADE_TEXT = {
+  withCode: "A registration paid with a discount code changes package through us: please write to us.",
+  notCheaper: "Please choose a package that costs less than the one you have.",
+  done: (cents: number) => `Your package is changed. ${formatPrice(cents)} is on its way back to your card; we've e-mailed you the details.`,
+} as const;
+
+/** The packages a paid individual registration can move down to (cheaper than what it paid for), with what each gives back. */
+export function downgradeOptions(event: EventDetail, r: Registration): { code: string; label: string; priceCents: number; refundCents: number }[] {
+  if (r.kind !== "individual" || r.status !== "paid") return [];
+  return event.packages
+    .filter((p) => p.priceCents < r.listPriceCents && p.code !== r.packageCode)
+    .map((p) => ({ code: p.code, label: findPackage(event, p.code)?.label ?? p.label, priceCents: p.priceCents, refundCents: r.listPriceCents - p.priceCents }));
+}
+
+/**
+ * A paid individual registration moves to a cheaper package before the freeze date (an upgrade, which needs a
+ * PaymentIntent of its own, is not offered). One transaction in settlement's lock order (the payment row, the event,
+ * the registration) re-reads the price under the lock, refuses a form of an older version, writes the package, its
+ * days, price and amount at a new version, requests the difference's refund through the payment core (key
+ * `downgrade:registration:{id}:v{version}`) and e-mails the contact. A registration with a discount code is refused
+ * (its share of the code would need an operator's decision).
+ */
+export async function downgradeIndividual(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; data: IndividualRegistration }): Promise<{ refundCents: number }> {
+  const money = await moneyPayments(deps, input.reference);
+  const payment = money.own;
+  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
+    await lockMoneyPayments(trx, money, (t, id) => lockForUpdate(t, "payments", id));
+    const now = deps.clock();
+    const locked = await repo.lockEvent(trx, event.id);
+    const r = await repo.lockByReference(trx, input.reference);
+    if (!locked || !r || r.eventId !== event.id || r.kind !== "individual") throw new DomainError("not_found", "No such registration");
+    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
+    if (allowed.phase !== "open") throw new DomainError("conflict", allowed.reason);
+    if (r.version !== input.shownVersion || !(await sameMoneyPayments(trx, r.id, money))) throw new DomainError("conflict", MANAGE_TEXT.stale);
+    await refuseWhileChangePending(trx, r.id);
+    if (await repo.redemptionOf(trx, r.id)) throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
+    const priceCents = await repo.packagePriceCents(trx, event.id, input.data.registrationType);
+    const pkg = findPackage(event, input.data.registrationType);
+    if (priceCents === undefined || !pkg || priceCents >= r.listPriceCents) throw new DomainError("invalid", DOWNGRADE_TEXT.notCheaper);
+    if (!payment || payment.provider === "none") throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
+    const refundCents = Math.min(r.listPriceCents - priceCents, await refundableAcross(trx, money));
+
+    await repo.setPackage(trx, r.id, { code: pkg.code, label: pkg.label, priceCents }, r.version + 1, now);
+    await repo.replaceDays(trx, r.id, input.data.dayIds);
+    if (refundCents > 0) {
+      await requestRefundAcross(deps, trx, money, refundCents, `package changed from ${r.packageLabel} to ${pkg.label}`, `downgrade:registration:${r.id}:v${r.version}`);
+    }
+    const changed = (await repo.findByReference(trx, r.reference))!;
+    await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [`package from ${r.packageLabel} to ${pkg.label}, ${formatPrice(refundCents)} refunded to your card`]));
+    return { refundCents };
+  });
+  deps.outbox.wake();
+  if (outcome.refundCents > 0) deps.paymentCore.refundJobs.wake();
+  deps.logger.info({ reference: input.reference, refundCents: outcome.refundCents }, "registration moved to a cheaper package through its manage link");
+  return outcome;
+}

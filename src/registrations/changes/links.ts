@@ -1,0 +1,73 @@
+import type { Knex } from "knex";
+import { newSecretToken, SECRET_TOKEN_PATTERN, secretTokenHash } from "../../http/secretLinks.ts";
+import { enqueueEmail } from "../../email/outbox.ts";
+import { findEvent } from "../../events/repository.ts";
+import type { Db } from "../../db/knex.ts";
+import * as repo from "../core/repository.ts";
+import type { ManageLinkSource, Registration } from "../core/repository.ts";
+import type { RegistrationDeps } from "../core/deps.ts";
+import { manageLinkEmail } from "./email.ts";
+
+/** Where a manage link opens. */
+export const MANAGE_PATH = "/my-registration";
+export const manageUrl = (publicUrl: string, token: string) => `${publicUrl}${MANAGE_PATH}/${token}`;
+
+/** Registrations a manage link opens, and "Lost your confirmation?" finds: paid, in review or canceled by the registrant. */
+export const MANAGEABLE_STATUSES = ["paid", "needs_review", "withdrawn", "refunded", "refund_failed"] as const;
+
+/** A new private link for a registration: the token goes to the registrant, its hash into the database. */
+export async function issueManageLink(conn: Db | Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<string> {
+  const token = newSecretToken();
+  await repo.insertManageLink(conn, registrationId, secretTokenHash(token), sentBy, now, athletePosition);
+  return token;
+}
+
+/**
+ * The registration a token opens, or undefined. Any string is hashed and looked up the same way, so a malformed
+ * token, an unknown one and a revoked one take the same path and the same time, and answer the same 404.
+ */
+export async function registrationByToken(db: Db, token: string): Promise<{ registration: Registration; athletePosition: number | null } | undefined> {
+  const link = await repo.linkByManageTokenHash(db, secretTokenHash(token.slice(0, 100)));
+  if (!link || !SECRET_TOKEN_PATTERN.test(token)) return undefined;
+  const r = await repo.findByReference(db, link.reference);
+  if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return undefined;
+  // A family's link opens only while its athlete is still on the team.
+  if (link.athletePosition !== null && !r.athletes.some((a) => a.position === link.athletePosition && a.withdrawnAt === null)) return undefined;
+  return { registration: r, athletePosition: link.athletePosition };
+}
+
+/** "Lost your confirmation?": link e-mails per registration per day, and how long the link it replaces still opens. */
+export const LOST_CONFIRMATION_LIMITS = { perRegistrationPerDay: 3, graceMs: 15 * 60_000 } as const;
+
+/**
+ * "Lost your confirmation?": each registration of this event made with this address gets a new link by e-mail, at
+ * most 3 a day; the new link replaces the earlier ones (the confirmation's too), which stop opening 15 minutes later.
+ * Each registration is decided under its row's lock, so posts at once cannot go past the cap. The caller answers the
+ * same whatever is found or sent, so nobody learns whether an address registered.
+ */
+export async function resendManageLinks(deps: RegistrationDeps, eventId: number, email: string): Promise<number> {
+  const event = await findEvent(deps.db, eventId);
+  if (!event) return 0;
+  const references = await repo.manageableReferences(deps.db, eventId, email, MANAGEABLE_STATUSES);
+  let sent = 0;
+  for (const reference of references) {
+    const queued = await deps.db.transaction(async (trx) => {
+      const r = await repo.lockByReference(trx, reference);
+      if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return false;
+      const now = deps.clock();
+      if ((await repo.manageLinksSentSince(trx, r.id, "resend", new Date(now.getTime() - 86_400_000))) >= LOST_CONFIRMATION_LIMITS.perRegistrationPerDay) return false;
+      await repo.revokeWholeLinks(trx, r.id, new Date(now.getTime() + LOST_CONFIRMATION_LIMITS.graceMs));
+      const token = await issueManageLink(trx, r.id, "resend", now);
+      await enqueueEmail(trx, manageLinkEmail(deps.site, event, r, manageUrl(deps.publicUrl, token)));
+      return true;
+    });
+    if (queued) sent += 1;
+  }
+  if (sent > 0) deps.outbox.wake();
+  return sent;
+}
+
+/** The link a confirmation e-mail carries: issued in the transaction that marks the registration paid. */
+export async function confirmationManageUrl(trx: Knex.Transaction, deps: Pick<RegistrationDeps, "publicUrl">, registrationId: number, now: Date): Promise<string> {
+  return manageUrl(deps.publicUrl, await issueManageLink(trx, registrationId, "confirmation", now));
+}

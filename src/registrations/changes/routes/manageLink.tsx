@@ -1,0 +1,248 @@
+import type { Request, Response } from "express";
+import { renderPage } from "../../../http/render.tsx";
+import type { FormState } from "../../../shared/forms.ts";
+import { domainErrorStatus } from "../../../http/errors.ts";
+import type { DomainError } from "../../../errors.ts";
+import { findEvent } from "../../../events/repository.ts";
+import { eventHoursText } from "../../../shared/events/rules.ts";
+import { deadlineText, stampText } from "../../../shared/texts.ts";
+import type { EventDetail } from "../../../shared/events/types.ts";
+import { formatPrice } from "../../../shared/money.ts";
+import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView, type ManageView } from "../../../../views/pages/registration/ManagePage.tsx";
+import type { PendingChange } from "../../../../views/pages/registration/ChangePages.tsx";
+import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
+import { FamilyPage, type FamilyView } from "../../../../views/pages/registration/FamilyPage.tsx";
+import { coversEveryDay, findPackage, formValuesOf } from "../../../shared/registrations/rules.ts";
+import * as repo from "../../core/repository.ts";
+import type { Registration } from "../../core/repository.ts";
+import type { RegistrationDeps } from "../../core/deps.ts";
+import { issueManageLink, MANAGE_PATH, registrationByToken } from "../links.ts";
+import { individualOf } from "../change.ts";
+import { permissions, type Permissions } from "../rules.ts";
+import { tierDeadlines } from "../../../shared/registrations/changePolicy.ts";
+import { activeAthletes, cancellationQuote } from "../cancel.ts";
+import { TEAM_MINIMUM } from "../../../shared/registrations/teamRules.ts";
+import { withRefundState } from "../refundState.ts";
+import { ADULT_AGE, athleteRowOf, missingFor, SIGNER_RELATIONSHIPS } from "../family.ts";
+import { AGREEMENTS_VERSION } from "../../../shared/registrations/agreements.ts";
+import { downgradeOptions } from "../downgrade.ts";
+
+/**
+ * What a private manage link (`/my-registration/{token}`) opens, and the pages it shows: the registrant's or coach's
+ * manage page and its cancel page, and a family's page for one athlete of a team. Every page answers `no-store` and sends its
+ * address (the token) as referrer only to this site, so the token stays out of caches and other sites' logs.
+ */
+
+const CANCEL_CLOSED = "This registration can no longer be canceled.";
+
+/** Manage actions and link look-ups per address per minute. */
+export const MANAGE_RATE_LIMIT = { windowMs: 60_000, limit: 60 } as const;
+
+/**
+ * The manage link a confirmation page shows to the visitor who paid: issued once per session and registration, so a
+ * reload shows the same link instead of adding one.
+ */
+export async function confirmationPageManageHref(req: Request, deps: RegistrationDeps, r: Registration): Promise<string> {
+  let token = req.session.manageLinks?.[r.reference];
+  if (!token) {
+    token = await issueManageLink(deps.db, r.id, "page", deps.clock());
+    const kept = Object.entries(req.session.manageLinks ?? {}).slice(-9);
+    req.session.manageLinks = { ...Object.fromEntries(kept), [r.reference]: token };
+  }
+  return `${MANAGE_PATH}/${token}`;
+}
+
+/** What a link opens: the registration, its event, the page's address and, for a family's link, the one athlete. */
+export interface Opened {
+  r: Registration;
+  event: EventDetail;
+  base: string;
+  athletePosition: number | null;
+}
+
+/** A change posted through a link: what it opens and what may change now. */
+export interface Changing {
+  o: Opened;
+  p: Permissions;
+}
+
+const STATUS_LABEL: Record<string, string> = {
+  paid: "Paid",
+  needs_review: "Payment being reviewed",
+  withdrawn: "Canceled",
+  refunded: "Refunded",
+  refund_failed: "Canceled: the refund did not go through, and we are sending it again",
+};
+
+/** The version of the registration the posted page showed (-1 when missing: the change is then refused as stale). */
+export const versionOf = (body: Record<string, unknown>) => (typeof body.version === "string" && /^\d{1,9}$/.test(body.version) ? Number(body.version) : -1);
+
+/** The registration the link opens, or the one 404 page. */
+export async function openLink(deps: RegistrationDeps, req: Request, res: Response): Promise<Opened | undefined> {
+  res.set({ "cache-control": "private, no-store", "referrer-policy": "same-origin" });
+  const token = String(req.params.token ?? "");
+  const found = await registrationByToken(deps.db, token);
+  const event = found ? await findEvent(deps.db, found.registration.eventId) : undefined;
+  if (!found || !event) {
+    renderPage(req, res, <ManageLinkNotFound />, { title: "Link Not Found", description: "This registration link does not work.", status: 404, noindex: true });
+    return undefined;
+  }
+  return { r: found.registration, event, base: `${MANAGE_PATH}/${token}`, athletePosition: found.athletePosition };
+}
+
+/** The registrant's or coach's own link (not a family's); a family's link gets its page with the reason. */
+export async function openWhole(deps: RegistrationDeps, req: Request, res: Response): Promise<Opened | undefined> {
+  const o = await openLink(deps, req, res);
+  if (o && o.athletePosition !== null) {
+    await showFamily(deps, req, res, o, { status: 403, message: "This link is for one athlete; only the coach's link can do that." });
+    return undefined;
+  }
+  return o;
+}
+
+export async function allowed(deps: RegistrationDeps, o: Opened): Promise<Permissions> {
+  return permissions(o.r.status, o.event, await repo.eventChangesFreezeAt(deps.db, o.event.id), deps.clock());
+}
+
+/** The change waiting for its payment (or its review), if any: the manage page and the change pages link to it. */
+export async function pendingChangeOf(deps: RegistrationDeps, o: Opened): Promise<PendingChange | null> {
+  const c = (await repo.changesOf(deps.db, o.r.id, ["pending", "needs_review"]))[0];
+  if (!c) return null;
+  const what = c.data.kind === "upgrade" ? CHANGE_TEXT.pendingUpgrade(c.data.packageLabel) : CHANGE_TEXT.pendingAthletes(c.data.athletes.map((a) => `${a.firstName} ${a.lastName}`));
+  return { href: `${o.base}/changes/${c.id}`, what, amountCents: c.amountCents, review: c.status === "needs_review" };
+}
+
+/** The manage page of the registrant's or coach's link. */
+export async function showManage(deps: RegistrationDeps, req: Request, res: Response, o: Opened, extra: { form?: FormState; packageForm?: FormState; message?: string; status?: number } = {}) {
+  const p = await allowed(deps, o);
+  const form = extra.form ?? (o.r.kind === "individual" ? { values: formValuesOf(individualOf(o.r), o.event), errors: {} } : undefined);
+  const view = manageView(deps, o, p);
+  view.statusLabel = await withRefundState(deps, o.r, view.statusLabel);
+  // A registration paid with a code is not offered the change (an operator decides its share of the code).
+  if (await repo.redemptionOf(deps.db, o.r.id)) view.downgrades = [];
+  view.pending = await pendingChangeOf(deps, o);
+  renderPage(req, res, <ManagePage view={view} form={form} packageForm={extra.packageForm} message={extra.message} />, {
+    title: `Registration ${o.r.reference}`,
+    description: "Your camp registration: see it, change it or cancel it.",
+    status: extra.status,
+    noindex: true,
+  });
+}
+
+/** A family's page: one athlete of a team, their details, medical notes and the waiver. */
+export async function showFamily(deps: RegistrationDeps, req: Request, res: Response, o: Opened, extra: { details?: FormState; waiver?: FormState; message?: string; status?: number } = {}) {
+  const p = await allowed(deps, o);
+  const index = o.r.athletes.findIndex((a) => a.position === o.athletePosition);
+  const a = o.r.athletes[index]!;
+  const zone = o.event.timeZone;
+  const view: FamilyView = {
+    base: o.base,
+    athleteName: `${a.firstName} ${a.lastName}`,
+    teamName: o.r.teamName ?? `${o.r.contact.firstName} ${o.r.contact.lastName}'s team`,
+    coachName: `${o.r.contact.firstName} ${o.r.contact.lastName}`,
+    eventTitle: o.event.title,
+    dateText: o.event.dateText,
+    hours: eventHoursText(o.event),
+    location: o.event.location,
+    version: o.r.version,
+    phase: p.phase,
+    changesUntil: deadlineText(p.freezeAt, zone),
+    reason: p.reason,
+    waiver: a.waiver && { ...a.waiver, signedAt: stampText(a.waiver.signedAt, zone) },
+    waiverVersion: AGREEMENTS_VERSION,
+    minor: a.age === null || a.age < ADULT_AGE,
+    relationships: SIGNER_RELATIONSHIPS,
+  };
+  const details = extra.details ?? { values: { athlete: athleteRowOf(a), specialRequirements: a.specialRequirements ?? "" }, errors: {} };
+  renderPage(req, res, <FamilyPage view={view} details={details} waiver={extra.waiver ?? { values: {}, errors: {} }} message={extra.message} />, {
+    title: `${view.athleteName}: ${o.event.title}`,
+    description: "Your athlete's camp registration: details, medical notes and the waiver.",
+    status: extra.status,
+    noindex: true,
+  });
+}
+
+/** The cancel page of the registrant's or coach's link: what canceling now gives back, the whole or one athlete. */
+export async function showCancel(deps: RegistrationDeps, req: Request, res: Response, o: Opened, extra: { message?: string; status?: number } = {}) {
+  const p = await allowed(deps, o);
+  if (!p.canCancel) return showManage(deps, req, res, o, { status: extra.status ?? 409, message: extra.message ?? (p.reason || CANCEL_CLOSED) });
+  const now = deps.clock();
+  const whole = cancellationQuote(o.r, { whole: true }, p.startsAt, now);
+  const active = activeAthletes(o.r);
+  const one = cancellationQuote(o.r, { whole: false, athletePosition: 0 }, p.startsAt, now);
+  const view: CancelView = {
+    base: o.base,
+    title: manageView(deps, o, p).title,
+    eventTitle: o.event.title,
+    kind: o.r.kind,
+    version: o.r.version,
+    whole: { refundCents: whole.cents, percent: whole.percent, partCents: whole.partCents },
+    athletes: active.length > TEAM_MINIMUM ? active.map((a) => ({ position: a.position, name: `${a.firstName} ${a.lastName}` })) : [],
+    athlete: { refundCents: one.cents, partCents: one.partCents },
+    teamMinimum: TEAM_MINIMUM,
+  };
+  renderPage(req, res, <CancelPage view={view} message={extra.message} />, { title: "Cancel Registration", description: "Cancel your camp registration.", status: extra.status, noindex: true });
+}
+
+/** A change the use case refused: the link's page again, as the registration now stands, with the reason. */
+export async function showRefused(deps: RegistrationDeps, req: Request, res: Response, err: DomainError): Promise<void> {
+  const fresh = (await openLink(deps, req, res))!;
+  const show = fresh.athletePosition === null ? showManage : showFamily;
+  await show(deps, req, res, fresh, { status: domainErrorStatus(err), message: err.message });
+}
+
+export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): ManageView {
+  const { r, event } = o;
+  const pkg = findPackage(event, r.packageCode);
+  const zone = event.timeZone;
+  const paid = r.amountPaidCents ?? 0;
+  return {
+    base: o.base,
+    reference: r.reference,
+    kind: r.kind,
+    title: r.kind === "team" ? (r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`) : `${r.athletes[0]!.firstName} ${r.athletes[0]!.lastName}`,
+    statusLabel: STATUS_LABEL[r.status] ?? r.status,
+    eventTitle: event.title,
+    eventId: event.id,
+    dateText: event.dateText,
+    hours: eventHoursText(event),
+    location: event.location,
+    packageLabel: r.kind === "team" ? `${r.packageLabel} (${r.places} athletes)` : r.packageLabel,
+    days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
+    everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
+    dayCount: pkg?.dayCount ?? event.days.length,
+    familyLinks: r.kind === "team" && r.status === "paid" && p.phase !== "closed",
+    athletes: r.athletes.map((a) => ({
+      position: a.position,
+      active: a.withdrawnAt === null,
+      waiverText: a.waiver ? `Waiver signed (version ${a.waiver.version}) by ${a.waiver.signedName}, ${a.waiver.relationship}` : "Waiver not signed yet",
+      missing: missingFor(a),
+      name: `${a.firstName} ${a.lastName}${a.withdrawnAt ? " (canceled)" : ""}`,
+      detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ? `School: ${a.schoolName}` : ""].filter(Boolean),
+      shirtSize: a.shirtSize ?? "",
+      emergency: `${a.emergencyContactName}, ${a.emergencyContactPhone}`,
+      medical: a.specialRequirements ?? "",
+      ...(r.kind === "individual" && r.guardian ? { guardian: `${r.guardian.name}, ${r.guardian.email}, ${r.guardian.phone}` } : {}),
+    })),
+    amountPaidCents: paid,
+    amountRefundedCents: r.amountRefundedCents,
+    canceledText: r.withdrawnAt
+      ? `Canceled on ${stampText(r.withdrawnAt, zone)}. ${r.withdrawalRefundCents ? `The policy gave back ${formatPrice(r.withdrawalRefundCents)}; it shows under Refunded once Stripe confirms it.` : "The policy gave no refund."}`
+      : null,
+    phase: p.phase,
+    changesUntil: deadlineText(p.freezeAt, zone),
+    reason: p.reason,
+    canCancel: p.canCancel,
+    refundNowCents: cancellationQuote(r, { whole: true }, p.startsAt, deps.clock()).cents,
+    refundNowPercent: p.refundPercent,
+    tierDeadlines: tierDeadlines(p.startsAt).map((t) => ({ percent: t.percent, until: deadlineText(t.until, zone) })),
+    version: r.version,
+    downgrades: p.phase === "open"
+      ? downgradeOptions(event, r).map((d) => {
+          const option = findPackage(event, d.code)!;
+          return { ...d, dayCount: option.dayCount, everyDay: coversEveryDay(option, event) };
+        })
+      : [],
+    pending: null,
+  };
+}

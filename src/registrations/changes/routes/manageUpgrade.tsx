@@ -1,0 +1,100 @@
+import { Router, type Request, type Response } from "express";
+import { renderPage } from "../../../http/render.tsx";
+import { validate, type FormState } from "../../../shared/forms.ts";
+import { formBody, formPost } from "../../../http/forms.ts";
+import { domainErrorStatus } from "../../../http/errors.ts";
+import { visitorKeys } from "../../../http/visitor.ts";
+import { deadlineText } from "../../../shared/texts.ts";
+import { UpgradePage } from "../../../../views/pages/registration/ChangePages.tsx";
+import { coversEveryDay, findPackage, formValuesOf, registrationSchema } from "../../../shared/registrations/rules.ts";
+import * as repo from "../../core/repository.ts";
+import { MANAGE_PATH } from "../links.ts";
+import { individualOf } from "../change.ts";
+import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
+import { startUpgrade, upgradeOptions } from "../upgrade.ts";
+import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { allowed, openWhole, pendingChangeOf, versionOf, type Opened } from "./manageLink.tsx";
+
+/**
+ * An individual's move to a dearer package (`/my-registration/{token}/upgrade`, README: Managing a registration after
+ * payment): the form posts and answers 303 to the change's own page (routes/changePayment.tsx), where it is paid.
+ */
+export function manageUpgradeRoutes(deps: RegistrationRouteDeps): Router {
+  const router = Router();
+  const limit = deps.manageLimit;
+
+  async function showUpgrade(req: Request, res: Response, o: Opened, extra: { form?: FormState; message?: string; status?: number } = {}) {
+    const p = await allowed(deps, o);
+    const withCode = !!(await repo.redemptionOf(deps.db, o.r.id));
+    const open = o.r.kind === "individual" && p.phase === "open" && !withCode;
+    const options = open
+      ? upgradeOptions(o.event, o.r).map((u) => {
+          const pkg = findPackage(o.event, u.code)!;
+          return { ...u, dayCount: pkg.dayCount, everyDay: coversEveryDay(pkg, o.event) };
+        })
+      : [];
+    const reason =
+      o.r.kind !== "individual" ? "A team's package does not change: add athletes to it instead." : p.phase !== "open" ? p.reason || "This registration can no longer change." : withCode ? CHANGE_TEXT.withCode : options.length === 0 ? "You already have the biggest package." : "";
+    const current = Object.fromEntries(o.event.days.map((d, i) => [`day${i + 1}`, o.r.dayIds.includes(d.id) ? "on" : ""]));
+    const a = o.r.athletes[0]!;
+    const view = {
+      base: o.base,
+      title: `${a.firstName} ${a.lastName}`,
+      eventTitle: o.event.title,
+      packageLabel: o.r.packageLabel,
+      paidListCents: o.r.listPriceCents,
+      changesUntil: deadlineText(p.freezeAt, o.event.timeZone),
+      version: o.r.version,
+      days: o.event.days.map((d) => ({ id: d.id, label: d.label })),
+      options,
+      reason,
+      pending: await pendingChangeOf(deps, o),
+    };
+    renderPage(req, res, <UpgradePage view={view} form={extra.form ?? { values: current, errors: {} }} message={extra.message} />, {
+      title: "Change Package",
+      description: "Move your camp registration to a bigger package.",
+      status: extra.status,
+      noindex: true,
+    });
+  }
+
+  router.get(`${MANAGE_PATH}/:token/upgrade`, limit, async (req, res) => {
+    const o = await openWhole(deps, req, res);
+    if (o) await showUpgrade(req, res, o);
+  });
+
+  // The new package and its days, checked by registration's own schema against the stored details.
+  const upgradeForm = formPost({
+    input: (req, o: Opened) => {
+      const body = formBody(req);
+      const days = Object.fromEntries(o.event.days.map((_, i) => [`day${i + 1}`, body[`day${i + 1}`]]));
+      return { ...days, registrationType: typeof body.registrationType === "string" ? body.registrationType : "" };
+    },
+    check: (sent, o) => {
+      const offered = upgradeOptions(o.event, o.r).some((u) => u.code === sent.registrationType);
+      const result = validate(registrationSchema(o.event), { ...formValuesOf(individualOf(o.r), o.event), ...sent, agrees: "on" });
+      if (offered && result.ok) return result;
+      const errors = { ...(result.ok ? {} : result.errors), ...(offered ? {} : { registrationType: CHANGE_TEXT.notDearer }) };
+      return { ok: false, errors, message: Object.values(errors)[0] ?? CHANGE_TEXT.notDearer };
+    },
+    page: (req, res, o, form, status) => showUpgrade(req, res, o, { status, form }),
+    run: async (req, res, data, o) => {
+      const id = await startUpgrade(deps, o.event, { reference: o.r.reference, shownVersion: versionOf(formBody(req)), data, holder: visitorKeys(req, res) });
+      return { redirect: `${o.base}/changes/${id}` };
+    },
+    // Refused (a stale page, a change already waiting): the page again as the registration now stands.
+    refused: async (req, res, err) => {
+      const fresh = (await openWhole(deps, req, res))!;
+      await showUpgrade(req, res, fresh, { status: domainErrorStatus(err), message: err.message });
+    },
+  });
+  router.post(`${MANAGE_PATH}/:token/upgrade`, limit, deps.paymentLimit, async (req, res) => {
+    const o = await openWhole(deps, req, res);
+    if (!o) return;
+    const p = await allowed(deps, o);
+    if (p.phase !== "open" || o.r.kind !== "individual") return showUpgrade(req, res, o, { status: 409, message: p.reason || "A team's package does not change." });
+    await upgradeForm(req, res, o);
+  });
+
+  return router;
+}

@@ -1,0 +1,56 @@
+/**
+ * The one place that says how a registration's status may change (like src/payments/transitions.ts for payments).
+ * The repository's `transition` takes its `WHERE status IN (...)` from this table, inside a transaction that holds
+ * the registration's locks (src/registrations/core/repository.ts), so a second caller of the same step changes nothing.
+ *
+ *   pending_payment -> paid (its payment settled, or free), expired (the hold lapsed), canceled (the payment could
+ *                      not be set up), needs_review (money arrived that does not match what it registers)
+ *   expired, canceled -> paid (a late payment found a place free), refunded (it found none: refunded),
+ *                      needs_review; a pending one whose hold lapsed before the sweep came is refunded the same way
+ *   paid            -> refunded (refunded in full, through the site or Stripe's dashboard)
+ *   needs_review    -> paid (an operator accepted its payment: `npm run payments -- review accept`), refunded (refunded
+ *                      in full by an operator)
+ *   paid            -> withdrawn (canceled by its registrant through the manage link: its places are free at once and
+ *                      the cancellation policy's refund is requested in the same transaction)
+ *   withdrawn       -> refunded (that refund was the whole amount paid, and Stripe says it succeeded)
+ *   refunded, withdrawn -> refund_failed (its refund failed, even after Stripe said it succeeded: the money is still
+ *                      with the shop; the payer is told, the operator retries it with `npm run refund`)
+ *   refund_failed   -> refunded (that retry went through)
+ *
+ * Places: `paid` and `needs_review` registrations keep theirs (money was taken: the place stays until an operator
+ * decides); a `pending_payment` one keeps them while its hold lasts; the others hold none.
+ */
+export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded", "withdrawn", "refund_failed"] as const;
+export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
+
+export const REGISTRATION_TRANSITIONS = {
+  hold: { from: ["pending_payment", "expired", "canceled"], to: "pending_payment" },
+  pay: { from: ["pending_payment", "expired", "canceled"], to: "paid" },
+  expire: { from: ["pending_payment"], to: "expired" },
+  cancelHold: { from: ["pending_payment"], to: "canceled" },
+  flagForReview: { from: ["pending_payment", "expired", "canceled"], to: "needs_review" },
+  acceptReview: { from: ["needs_review"], to: "paid" },
+  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled", "withdrawn", "refund_failed"], to: "refunded" },
+  withdraw: { from: ["paid"], to: "withdrawn" },
+  refundFailed: { from: ["refunded", "withdrawn"], to: "refund_failed" },
+} as const satisfies Record<string, { from: readonly RegistrationStatus[]; to: RegistrationStatus }>;
+
+export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
+
+/**
+ * Money was taken or is being settled: package, days, athletes, places and code no longer change. A pending
+ * registration whose payment is being confirmed is frozen too; that is the payment's state, not the row's
+ * (see `isFrozenPayment`).
+ */
+export function isSettled(status: RegistrationStatus): boolean {
+  return status === "paid" || status === "needs_review" || status === "refunded" || status === "withdrawn" || status === "refund_failed";
+}
+
+/** Stripe statuses of a PaymentIntent whose confirmation has begun: the registration it pays for is frozen. */
+export function isFrozenPayment(intentStatus: string): boolean {
+  return intentStatus === "processing" || intentStatus === "requires_capture" || intentStatus === "succeeded";
+}
+
+export function canTransition(from: RegistrationStatus, step: RegistrationTransition): boolean {
+  return (REGISTRATION_TRANSITIONS[step].from as readonly RegistrationStatus[]).includes(from);
+}

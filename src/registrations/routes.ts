@@ -1,0 +1,39 @@
+import { Router } from "express";
+import { checkoutRoutes } from "./booking/routes/checkout.tsx";
+import { codeRoutes } from "./booking/routes/codes.tsx";
+import { familyRoutes } from "./changes/routes/family.tsx";
+import { individualRoutes } from "./booking/routes/individual.tsx";
+import { lostConfirmationRoutes } from "./changes/routes/lostConfirmation.tsx";
+import { manageRoutes } from "./changes/routes/manage.tsx";
+import { manageAthleteRoutes } from "./changes/routes/manageAthletes.tsx";
+import { manageUpgradeRoutes } from "./changes/routes/manageUpgrade.tsx";
+import { changePaymentRoutes } from "./changes/routes/changePayment.tsx";
+import { MANAGE_RATE_LIMIT } from "./changes/routes/manageLink.tsx";
+import { codeGuessBudget, type RegistrationRouteDeps } from "./core/routeKit.tsx";
+import { teamRoutes } from "./booking/routes/team.tsx";
+import { waitingListRoutes } from "./waitlist/routes/waitlist.tsx";
+import { waitingListConfirmRoutes } from "./waitlist/routes/waitlistConfirm.tsx";
+import type { WaitingListDeps } from "./waitlist/offers.ts";
+
+/** Every URL of the registration aggregate, one handler each: one router per file, mounted one per line. */
+export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesses" | "manageLimit"> & WaitingListDeps): Router {
+  const all: RegistrationRouteDeps = {
+    ...deps,
+    codeGuesses: codeGuessBudget(deps.rateLimiter),
+    manageLimit: deps.rateLimiter({ name: "registration-manage", ...MANAGE_RATE_LIMIT }),
+  };
+  const router = Router();
+  router.use(individualRoutes(all));
+  router.use(teamRoutes(all));
+  router.use(checkoutRoutes(all));
+  router.use(codeRoutes(all));
+  router.use(manageRoutes(all));
+  router.use(manageUpgradeRoutes(all));
+  router.use(manageAthleteRoutes(all));
+  router.use(changePaymentRoutes(all));
+  router.use(familyRoutes(all));
+  router.use(lostConfirmationRoutes(all));
+  router.use(waitingListRoutes({ ...deps, ...all }));
+  router.use(waitingListConfirmRoutes({ ...deps, ...all }));
+  return router;
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backend, createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { visitor } from "../../../support/http.ts";
+import { placesLeft } from "../../../../src/events/repository.ts";
+import { createApp } from "../../../../src/app.ts";
+import { createDb } from "../../../../src/db/knex.ts";
+import type { Db } from "../../../../src/db/knex.ts";
+import { queuedLockingTransaction, waitingForBatch } from "../../../../src/db/rowQueue.ts";
+import { eventKey } from "../../../../src/registrations/core/repository.ts";
+import { HOLD_TEXT } from "../../../../src/registrations/booking/hold.ts";
+import { REGISTRATION_ERRORS } from "../../../../src/shared/registrations/rules.ts";
+
+/**
+ * Holds decided in batches (group commit, src/db/rowQueue.ts), through the real route. Each test first occupies the
+ * event's queue in every instance (a queued transaction that waits at its head, holding no connection), lets the
+ * crowd queue up behind it, then lets go: each instance's waiting holds are decided in one locking transaction.
+ */
+let t: PayingTestApp;
+beforeAll(async () => {
+  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const EVENT = 2;
+const ATHLETE = {
+  firstName: "Maya", lastName: "Okafor", email: "maya.okafor@example.com", phone: "(205) 555-0100", grade: "9th", gender: "Female",
+  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
+};
+let seq = 0;
+const formId = () => `batch-form-${String(++seq).padStart(6, "0")}-${Date.now()}`;
+type V = Awaited<ReturnType<typeof visitor>>;
+const hold = (v: V, ip: string, form: string) =>
+  v.post(`/api/events/${EVENT}/create-payment-intent`).set("x-forwarded-for", ip).send({ option: "1day", formSessionId: form, registrationData: { ...ATHLETE, registrationType: "1day", day1: true } });
+
+/** Occupies the event's queue in `db`'s instance until opened. */
+function occupyQueue(db: Db) {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const done = queuedLockingTransaction(db, eventKey(EVENT), async () => undefined, { atHead: () => opened });
+  return async () => {
+    open();
+    await done;
+  };
+}
+
+/** Sends every hold at once behind occupied queues; answers once all of them are queued (or answered early) and the queues let go. */
+async function crowd(dbs: Db[], sends: (() => PromiseLike<{ status: number; body: Record<string, unknown> }>)[]) {
+  const opens = dbs.map(occupyQueue);
+  let answered = 0;
+  const answers = sends.map((send) => Promise.resolve(send()).finally(() => (answered += 1)));
+  try {
+    const queued = () => dbs.reduce((n, db) => n + waitingForBatch(db, eventKey(EVENT)), 0);
+    for (let i = 0; queued() + answered < sends.length; i++) {
+      if (i > 2000) throw new Error(`only ${queued()} holds queued and ${answered} answered of ${sends.length}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(queued(), "every hold waits for its instance's next batch").toBe(sends.length);
+  } finally {
+    for (const open of opens) await open();
+  }
+  return Promise.all(answers);
+}
+
+async function leaveFree(places: number) {
+  const taken = 200 - (await placesLeft(t.db, EVENT, new Date()));
+  await t.db("events").where({ id: EVENT }).update({ capacity: taken + places });
+}
+
+describe("holds decided in one transaction per batch", () => {
+  it("a hold over the visitor's cap is refused in its batch while the others of the batch are held, with exactly their rows", async () => {
+    const limits = t.config.registrationLimits;
+    const saved = { ...limits };
+    limits.maxHeldPlacesPerVisitor = 1;
+    await leaveFree(10);
+    try {
+      const capped = await visitor(t.app);
+      const others = await Promise.all([0, 1, 2].map(() => visitor(t.app)));
+      const forms = Array.from({ length: 5 }, formId);
+      const answers = await crowd(
+        [t.db],
+        [() => hold(capped, "198.51.100.10", forms[0]!), () => hold(capped, "198.51.100.10", forms[1]!), ...others.map((v, i) => () => hold(v, `198.51.100.${11 + i}`, forms[2 + i]!))],
+      );
+      const cappedAnswers = answers.slice(0, 2).map((a) => a.status).sort();
+      expect(cappedAnswers).toEqual([200, 409]);
+      expect(answers.find((a) => a.status === 409)!.body.userFriendlyMessage).toBe(HOLD_TEXT.visitorCap(1));
+      expect(answers.slice(2).map((a) => a.status)).toEqual([200, 200, 200]);
+      const refusedForm = forms[answers[0]!.status === 409 ? 0 : 1]!;
+      const written = await t.db("registrations").whereIn("form_session_id", forms).select("form_session_id", "status", "places");
+      expect(written.map((r: { form_session_id: string }) => r.form_session_id).sort()).toEqual(forms.filter((f) => f !== refusedForm).sort());
+      expect(written.every((r: { status: string; places: number }) => r.status === "pending_payment" && Number(r.places) === 1)).toBe(true);
+      expect(await placesLeft(t.db, EVENT, new Date())).toBe(6);
+    } finally {
+      Object.assign(limits, saved);
+      await t.db("events").where({ id: EVENT }).update({ capacity: 200 });
+    }
+  });
+
+  it("30 holds at once on two instances for the last 10 places: exactly 10 held, the other 20 told it is sold out", async () => {
+    await leaveFree(10);
+    // On MySQL a second instance with its own pool and queue shares the database: its batch and this one's meet at the row lock.
+    const secondDb = backend === "mysql" ? createDb(t.config.database, t.logger) : t.db;
+    const second = backend === "mysql" ? createApp({ config: t.config, db: secondDb, redis: t.redis, logger: t.logger, outbox: t.outbox, catalogue: t.catalogue, gateway: t.gateway, shopifyWriteBacks: undefined }) : t.app;
+    try {
+      const visitors = await Promise.all(Array.from({ length: 30 }, (_, i) => visitor(i % 2 === 0 ? t.app : second)));
+      const forms = visitors.map(() => formId());
+      const send = (i: number) => () => hold(visitors[i]!, `203.0.113.${i + 1}`, forms[i]!);
+      const answers = await crowd([...new Set([t.db, secondDb])], visitors.map((_, i) => send(i)));
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
+      expect(answers.filter((a) => a.status === 409 && a.body.error === REGISTRATION_ERRORS.soldOut)).toHaveLength(20);
+      expect(await placesLeft(t.db, EVENT, new Date())).toBe(0);
+      const written = await t.db("registrations").whereIn("form_session_id", forms).select("status", "places");
+      expect(written).toHaveLength(10);
+      expect(written.every((r: { status: string; places: number }) => r.status === "pending_payment" && Number(r.places) === 1)).toBe(true);
+      expect(new Set(answers.filter((a) => a.status === 200).map((a) => String(a.body.clientSecret))).size).toBe(10);
+    } finally {
+      await t.db("events").where({ id: EVENT }).update({ capacity: 200 });
+      if (secondDb !== t.db) await secondDb.destroy();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The individual form's parent or guardian: asked for an athlete under 18 (the box "18 or older" not ticked), kept
+ * with the registration, shown on the manage page, and the one the e-mails greet and go to.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { textOf, visitor } from "../../../support/http.ts";
+
+let t: PayingTestApp;
+beforeAll(async () => {
+  t = await createPayingTestApp();
+  t.fake.autoDeliver = false;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const KID = {
+  firstName: "Maya", lastName: "Ortiz", email: "maya.kid@example.com", phone: "(702) 555-0100", grade: "7th", gender: "Female", schoolName: "Desert Middle",
+  emergencyContactName: "Luis Ortiz", emergencyContactPhone: "702-555-0123", agrees: "on", registrationType: "full",
+};
+let seq = 0;
+const formId = () => `guardian-form-${String(++seq).padStart(4, "0")}-${Date.now()}`;
+const start = (v: Awaited<ReturnType<typeof visitor>>, data: Record<string, unknown>) =>
+  v.post("/api/events/2/create-payment-intent").send({ option: "full", formSessionId: formId(), registrationData: { ...KID, ...data } });
+
+describe("the parent or guardian of an athlete under 18", () => {
+  it("is required unless the athlete is 18 or older: the spec's messages, nothing held", async () => {
+    const v = await visitor(t.app);
+    const before = await t.db("registrations").count({ n: "*" }).first();
+    const res = await start(v, { guardianEmail: "not-an-address", guardianPhone: "555" });
+    expect(res.status).toBe(400);
+    expect(res.body.fieldErrors).toMatchObject({
+      guardianName: "This field is required",
+      guardianEmail: "Please enter a valid email address",
+      guardianPhone: "Please enter a valid 10-digit phone number",
+    });
+    expect(await t.db("registrations").count({ n: "*" }).first()).toEqual(before);
+    // An adult athlete needs none.
+    const adult = await start(v, { adult: "on" });
+    expect(adult.status).toBe(200);
+    const row = await t.db("registrations").where({ reference: adult.body.registrationId }).first();
+    expect(row).toMatchObject({ guardian_name: null, guardian_email: null, guardian_phone: null, contact_email: "maya.kid@example.com" });
+  });
+
+  it("is stored, shown on the manage page, greeted by the e-mails at the guardian's address, and found by 'Lost your confirmation?'", async () => {
+    const v = await visitor(t.app);
+    const res = await start(v, { guardianName: "Ana Ortiz", guardianEmail: "ana.parent@example.com", guardianPhone: "(702) 555-0199" });
+    expect(res.status).toBe(200);
+    const reference = res.body.registrationId as string;
+    const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body).toMatchObject({ status: "paid" });
+
+    const row = await t.db("registrations").where({ reference }).first();
+    expect(row).toMatchObject({ guardian_name: "Ana Ortiz", guardian_email: "ana.parent@example.com", guardian_phone: "(702) 555-0199" });
+    const [mail] = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" });
+    expect(mail.to_address).toBe("ana.parent@example.com");
+    expect(mail.text_body).toMatch(/^Hi Ana,/);
+    expect(mail.text_body).toContain("Maya Ortiz");
+
+    // The confirmation page names where the e-mail went; the manage page shows the guardian and keeps them on a save.
+    const confirmation = textOf((await v.get(`/event-registration/2?paymentSuccess=true&paymentIntentId=${intentId}`)).text);
+    expect(confirmation).toContain("ana.parent@example.com");
+    const link = /\/my-registration\/[A-Za-z0-9_-]{43}/.exec((await v.get(`/event-registration/2?paymentSuccess=true&paymentIntentId=${intentId}`)).text)![0];
+    const manage = await visitor(t.app);
+    const page = textOf((await manage.get(link)).text);
+    expect(page).toContain("Parent or guardian: Ana Ortiz, ana.parent@example.com, (702) 555-0199");
+
+    // 'Lost your confirmation?' with the guardian's address sends the link there.
+    const lost = await visitor(t.app);
+    const asked = await lost.form("/events/2/lost-confirmation", { email: "Ana.Parent@example.com" });
+    expect(asked.status).toBeLessThan(500);
+    // The link is sent after the answer (the answer never says whether an address is known): wait for its row.
+    let links: { to_address: string }[] = [];
+    for (let i = 0; i < 200 && links.length === 0; i++) {
+      links = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_manage_link" });
+      if (links.length === 0) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(links.map((m: { to_address: string }) => m.to_address)).toEqual(["ana.parent@example.com"]);
+  });
+});
