@@ -62,3 +62,8 @@ export function isFrozenPayment(intentStatus: string): boolean {
 export function canTransition(from: RegistrationStatus, step: RegistrationTransition): boolean {
   return (REGISTRATION_TRANSITIONS[step].from as readonly RegistrationStatus[]).includes(from);
 }
+
+/** Registered: paid in full, or its deposit paid (the balance charged later, or overdue within its grace days). */
+export function isRegistered(status: string): boolean {
+  return status === "paid" || status === "deposit_paid" || status === "balance_overdue";
+}
