@@ -26,6 +26,7 @@ import { withRefundState } from "../refundState.ts";
 import { ADULT_AGE, athleteRowOf, missingFor, SIGNER_RELATIONSHIPS } from "../family.ts";
 import { AGREEMENTS_VERSION } from "../../../shared/registrations/agreements.ts";
 import { downgradeOptions } from "../downgrade.ts";
+import { balanceView } from "../balance.ts";
 
 /**
  * What a private manage link (`/my-registration/{token}`) opens, and the pages it shows: the registrant's or coach's
@@ -68,6 +69,8 @@ export interface Changing {
 
 const STATUS_LABEL: Record<string, string> = {
   paid: "Paid",
+  deposit_paid: "Deposit paid",
+  balance_overdue: "Balance overdue",
   needs_review: "Payment being reviewed",
   withdrawn: "Canceled",
   refunded: "Refunded",
@@ -244,5 +247,6 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
         })
       : [],
     pending: null,
+    balance: balanceView(event, r, o.base),
   };
 }
