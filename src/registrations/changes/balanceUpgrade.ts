@@ -1,5 +1,3 @@
-import { toDate } from "../../db/rows.ts";
-import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -10,8 +8,8 @@ import { dueDayText } from "../../shared/registrations/deposits.ts";
 import * as repo from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { registrationChangedEmail } from "./email.ts";
-import { refuseWhileChangePending } from "./paidChanges.ts";
-import { permissions, upgradeDifferenceCents } from "./rules.ts";
+import { upgradeDifferenceCents } from "./rules.ts";
+import { PERMIT, withRegistration } from "../core/withRegistration.ts";
 
 /** What the page says once an upgrade raised the balance. */
 export const BALANCE_UPGRADE_TEXT = {
@@ -20,22 +18,14 @@ export const BALANCE_UPGRADE_TEXT = {
 
 /**
  * A deposit-paid registration moves to a dearer package: the balance grows, the deposit stays and nothing is charged
- * now (the balance is charged on its date, or paid earlier from the manage page). One transaction in the aggregate's
- * lock order (the event, the registration) reads the freeze date, the version, the price and any change waiting, as
- * an upgrade paid by card does; then writes the package, its days and price (the amount, so the balance) at a new
- * version and e-mails the contact.
+ * now (the balance is charged on its date, or paid earlier from the manage page). withRegistration takes the locks
+ * and checks the freeze date, the version and any change waiting, as an upgrade paid by card does; then it writes
+ * the package, its days and price (the amount, so the balance) at a new version and e-mails the contact.
  */
 export async function upgradeOnBalance(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; data: IndividualRegistration }): Promise<{ balanceCents: number; dueAt: Date }> {
-  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
-    const now = deps.clock();
-    const locked = await repo.lockEvent(trx, event.id);
-    const r = await repo.lockByReference(trx, input.reference);
-    if (!locked || !r || r.eventId !== event.id || r.kind !== "individual") throw new DomainError("not_found", "No such registration");
-    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
-    if (allowed.phase !== "open") throw new DomainError("conflict", allowed.reason);
+  const need = { event, kind: "individual" as const, permit: PERMIT.open, shownVersion: input.shownVersion, noPendingChange: true };
+  const outcome = await withRegistration(deps, input.reference, need, async ({ trx, now, r }) => {
     if (r.status !== "deposit_paid" || !r.deposit) throw new DomainError("conflict", MANAGE_TEXT.stale);
-    if (r.version !== input.shownVersion) throw new DomainError("conflict", MANAGE_TEXT.stale);
-    await refuseWhileChangePending(trx, r.id);
     if (await repo.redemptionOf(trx, r.id)) throw new DomainError("conflict", CHANGE_TEXT.withCode);
     const priceCents = await repo.packagePriceCents(trx, event.id, input.data.registrationType);
     const pkg = findPackage(event, input.data.registrationType);

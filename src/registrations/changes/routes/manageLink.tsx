@@ -18,7 +18,7 @@ import type { Registration } from "../../core/repository.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
 import { issueManageLink, MANAGE_PATH, registrationByToken } from "../links.ts";
 import { individualOf } from "../change.ts";
-import { permissions, type Permissions } from "../rules.ts";
+import { permissions, type Permissions } from "../../core/permissions.ts";
 import { tierDeadlines } from "../../../shared/registrations/changePolicy.ts";
 import { activeAthletes, cancellationQuote } from "../cancel.ts";
 import { TEAM_MINIMUM } from "../../../shared/registrations/teamRules.ts";
@@ -27,6 +27,7 @@ import { ADULT_AGE, athleteRowOf, missingFor, SIGNER_RELATIONSHIPS } from "../fa
 import { AGREEMENTS_VERSION } from "../../../shared/registrations/agreements.ts";
 import { downgradeOptions } from "../downgrade.ts";
 import { balanceView } from "../balance.ts";
+import { isRegistered } from "../../core/states.ts";
 
 /**
  * What a private manage link (`/my-registration/{token}`) opens, and the pages it shows: the registrant's or coach's
@@ -214,7 +215,7 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
     days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
     everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
     dayCount: pkg?.dayCount ?? event.days.length,
-    familyLinks: r.kind === "team" && r.status === "paid" && p.phase !== "closed",
+    familyLinks: r.kind === "team" && isRegistered(r.status) && p.phase !== "closed",
     athletes: r.athletes.map((a) => ({
       position: a.position,
       active: a.withdrawnAt === null,
