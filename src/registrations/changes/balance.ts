@@ -2,7 +2,8 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { dueDayText, type BalanceView } from "../../shared/registrations/deposits.ts";
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
-import { balanceOwed } from "../booking/deposit.ts";
+import { balanceOwed, cardColumns } from "../booking/deposit.ts";
+import { savedCardsOf } from "../booking/savedCardsAdapter.ts";
 
 /**
  * The payment kind of a deposit registration's balance (its handler is the balances part's:
@@ -41,4 +42,43 @@ export async function prepareBalancePayment(deps: RegistrationDeps, event: Pick<
     email: r.contact.email,
   });
   return clientSecret;
+}
+
+export const CARD_UPDATE_MESSAGES = {
+  nothingOwed: "Nothing is owed on this registration: there is no card to change.",
+  noCustomer: "This registration's card was not saved: pay the balance from this page instead.",
+  notYours: "This card was not saved for this registration.",
+  notSaved: "The new card is not saved yet. Please try again.",
+} as const;
+
+/**
+ * "Use another card": a SetupIntent on the registration's Stripe Customer (a network call, outside any transaction).
+ * Null with the reason when no card can be saved now.
+ */
+export async function startUseAnotherCard(deps: RegistrationDeps, r: Registration): Promise<{ setupIntentId: string; clientSecret: string } | { refused: string }> {
+  const cards = savedCardsOf(deps.paymentCore);
+  if (balanceOwed(r) <= 0) return { refused: CARD_UPDATE_MESSAGES.nothingOwed };
+  if (!cards || !r.deposit?.customerId) return { refused: CARD_UPDATE_MESSAGES.noCustomer };
+  return cards.startCardUpdate({ customerId: r.deposit.customerId });
+}
+
+/**
+ * The SetupIntent succeeded: the card it saved is kept on the registration for the next charge, if it was saved on
+ * this registration's own Customer and a balance is still owed (the registration's row decides: one statement).
+ */
+export async function finishUseAnotherCard(deps: RegistrationDeps, r: Registration, setupIntentId: string): Promise<"saved" | { refused: string }> {
+  const cards = savedCardsOf(deps.paymentCore);
+  if (!cards || !r.deposit?.customerId) return { refused: CARD_UPDATE_MESSAGES.noCustomer };
+  let saved: Awaited<ReturnType<typeof cards.finishCardUpdate>>;
+  try {
+    saved = await cards.finishCardUpdate(setupIntentId);
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, reference: r.reference }, "a new card for a balance was not saved");
+    return { refused: CARD_UPDATE_MESSAGES.notSaved };
+  }
+  if (saved.customerId !== r.deposit.customerId) return { refused: CARD_UPDATE_MESSAGES.notYours };
+  const changed = await deps.db("registrations").where({ id: r.id }).whereIn("status", ["deposit_paid", "balance_overdue"]).update({ ...cardColumns(saved.paymentMethodId, saved.card), updated_at: deps.clock() });
+  if (changed !== 1) return { refused: CARD_UPDATE_MESSAGES.nothingOwed };
+  deps.logger.info({ reference: r.reference }, "a registration's balance card changed");
+  return "saved";
 }

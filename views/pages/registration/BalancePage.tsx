@@ -1,6 +1,7 @@
 import { formatPrice } from "../../../src/shared/money.ts";
 import type { BalanceView } from "../../../src/shared/registrations/deposits.ts";
 import type { ChangePaymentProps } from "../../../widgets/islands/ChangePayment.tsx";
+import type { CardUpdateProps } from "../../../widgets/islands/CardUpdate.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
 import { Widget } from "../../components/Widget.tsx";
 
@@ -61,6 +62,39 @@ export function BalancePayPage({ view }: { view: BalancePayView }) {
         )}
         {view.setupError ? <p className="card registration-section payment-error" role="alert">{view.setupError}</p> : null}
         {view.card ? <Widget name="ChangePayment" load="interaction" trigger=".registration-page" props={view.card} /> : null}
+        <p>
+          <a className="btn btn-secondary" href={view.base}>Back to your registration</a>
+        </p>
+      </div>
+    </section>
+  );
+}
+
+export interface CardUpdateView {
+  base: string;
+  title: string;
+  eventTitle: string;
+  reference: string;
+  /** The card the balance is charged to now. */
+  cardText: string | null;
+  /** null: no card can be saved now (nothing is owed, or the deposit's card was never saved). */
+  form: CardUpdateProps | null;
+  message: string | null;
+}
+
+/** "Use another card": the card the next charge uses, and the form that saves a new one. */
+export function CardUpdatePage({ view }: { view: CardUpdateView }) {
+  return (
+    <section className="section registration-page">
+      <div className="container registration-container">
+        <header className="registration-header">
+          <p className="eyebrow">{view.eventTitle}</p>
+          <h1>Use Another Card</h1>
+          <p className="lead">{`${view.title} · Registration ${view.reference}`}</p>
+        </header>
+        <p className="card registration-section">{view.cardText ? `Your balance is charged to ${view.cardText}. A card you save here is used for the next charge instead.` : "A card you save here is used for the next charge of your balance."}</p>
+        {view.message ? <p className="card registration-section" role="status">{view.message}</p> : null}
+        {view.form ? <Widget name="CardUpdate" load="interaction" trigger=".registration-page" props={view.form} /> : null}
         <p>
           <a className="btn btn-secondary" href={view.base}>Back to your registration</a>
         </p>
