@@ -13,11 +13,16 @@ const root = import.meta.dirname;
  */
 const BROWSER_SAFE = "src/shared/**/*.{ts,tsx}";
 
+/** Browser-rendered code: pages (views/), the components both pages and islands use (components/), islands (widgets/). */
+const VIEWS = "views/**/*.{ts,tsx}";
+const COMPONENTS = "components/**/*.{ts,tsx}";
+const WIDGETS = "widgets/**/*.{ts,tsx}";
+
 /** Types for the type-aware rules, from tsconfig.json through the TypeScript project service. */
 const TYPE_INFORMATION = { parserOptions: { projectService: true, tsconfigRootDir: root } };
 
 /** Where typescript-eslint's recommended type-checked rules run (with type information from tsconfig.json). */
-const TYPE_CHECKED = ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}", "test/**/*.{ts,tsx}"];
+const TYPE_CHECKED = ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS, "test/**/*.{ts,tsx}"];
 
 /** Packages that only make sense on the server; the browser bundle must never pull them in. */
 const SERVER_PACKAGES = [
@@ -35,7 +40,7 @@ export default defineConfig(
   },
   {
     name: "house/no-import-cycles",
-    files: ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    files: ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS],
     plugins: { "import-x": importX },
     settings: {
       "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".tsx", ".js", ".json"] })],
@@ -48,24 +53,24 @@ export default defineConfig(
   },
   {
     name: "house/browser-boundary",
-    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}", BROWSER_SAFE],
+    files: [VIEWS, COMPONENTS, WIDGETS, BROWSER_SAFE],
     plugins: { house: { rules: { "browser-safe-imports": browserSafeImports } } },
     rules: { "house/browser-safe-imports": ["error", { root, shared: "src/shared" }] },
   },
   {
     name: "house/browser-packages",
-    files: ["widgets/**/*.{ts,tsx}", BROWSER_SAFE],
+    files: [WIDGETS, COMPONENTS, BROWSER_SAFE],
     plugins: { "@typescript-eslint": tseslint.plugin },
     rules: {
       "@typescript-eslint/no-restricted-imports": ["error", {
         paths: SERVER_PACKAGES.map((name) => ({
           name,
-          message: "Browser code (widgets/ and src/shared/) may not import a server-only package.",
+          message: "Browser code (widgets/, components/ and src/shared/) may not import a server-only package.",
           allowTypeImports: true,
         })),
         patterns: [{
           group: ["node:*"],
-          message: "Browser code (widgets/ and src/shared/) may not import Node built-ins.",
+          message: "Browser code (widgets/, components/ and src/shared/) may not import Node built-ins.",
           allowTypeImports: true,
         }],
       }],
@@ -73,15 +78,28 @@ export default defineConfig(
   },
   {
     name: "house/no-env-in-views",
-    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    files: [VIEWS, COMPONENTS, WIDGETS],
     rules: {
       "no-restricted-properties": ["error", {
         object: "process",
         property: "env",
-        message: "views/ and widgets/ never read process.env: settings come from src/config.ts and reach them as props.",
+        message: "views/, components/ and widgets/ never read process.env: settings come from src/config.ts and reach them as props.",
       }],
     },
   },
+  // Pages and islands both build on components/, never on each other: a page places an island by name
+  // (components/Widget.tsx) and types its props through IslandProps; what both need moves to components/.
+  ...[
+    { files: [VIEWS], refused: "widgets", why: "a page places an island with <Widget name=...> and types its props with IslandProps (components/Widget.tsx); move what both use to components/" },
+    { files: [WIDGETS], refused: "views", why: "move what pages and islands both use to components/" },
+    { files: [COMPONENTS], refused: "(views|widgets)", why: "components/ sits under pages and islands and imports neither" },
+  ].map(({ files, refused, why }) => ({
+    name: `house/one-direction:${files[0].split("/")[0]}`,
+    files,
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ regex: `^(\\.\\./)+${refused}/`, message: `Imports run one way (views/ and widgets/ on components/): ${why}.` }] }],
+    },
+  })),
   {
     name: "house/domain-errors-in-use-cases",
     files: ["src/**/*.{ts,tsx}"],
@@ -98,7 +116,7 @@ export default defineConfig(
   },
   {
     name: "house/session-keys-in-one-place",
-    files: ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    files: ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS],
     ignores: ["src/http/sessionData.ts"],
     rules: {
       "no-restricted-syntax": ["error", {
@@ -147,6 +165,6 @@ export default defineConfig(
   {
     ...reactHooks.configs.flat["recommended-latest"],
     name: "react-hooks/recommended",
-    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    files: [VIEWS, COMPONENTS, WIDGETS],
   },
 );

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Widget } from "../../components/Widget.tsx";
-import type { PaymentPanelProps } from "../../../widgets/islands/RegistrationSteps.tsx";
+import type { IslandProps } from "../../../components/islands.ts";
 import { formatPrice } from "../../../src/shared/money.ts";
 import { FAMILIES_EMAILED } from "../../../src/shared/registrations/teamRules.ts";
 
@@ -95,7 +95,7 @@ export interface CheckoutDetails {
  * The individual checkout: the event and option once in the header, the registration's facts once in its details,
  * the money once in the payment panel's summary (which leaves the event, option and days to the page).
  */
-export function CheckoutPay({ details, panel }: { details: CheckoutDetails; panel: PaymentPanelProps }) {
+export function CheckoutPay({ details, panel }: { details: CheckoutDetails; panel: IslandProps<"PaymentPanel"> }) {
   return (
     <CheckoutShell step={3}>
       <header className="registration-header">
@@ -128,7 +128,7 @@ export interface TeamCheckoutDetails {
 }
 
 /** /stripe-checkout?option=team: the coach's held team, then the same card form (and discount box) as individuals. */
-export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetails; panel: PaymentPanelProps }) {
+export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetails; panel: IslandProps<"PaymentPanel"> }) {
   return (
     <CheckoutShell step={3}>
       <header className="registration-header">
