@@ -4,6 +4,10 @@ import tseslint from "typescript-eslint";
 import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import reactHooks from "eslint-plugin-react-hooks";
 import browserSafeImports from "./lint/browserSafeImports.js";
+import refusalsByReason from "./lint/refusalsByReason.js";
+
+/** The house's own rules (lint/), one plugin object for every block that uses one. */
+const house = { rules: { "browser-safe-imports": browserSafeImports, "refusals-by-reason": refusalsByReason } };
 
 const root = import.meta.dirname;
 
@@ -54,7 +58,7 @@ export default defineConfig(
   {
     name: "house/browser-boundary",
     files: [VIEWS, COMPONENTS, WIDGETS, BROWSER_SAFE],
-    plugins: { house: { rules: { "browser-safe-imports": browserSafeImports } } },
+    plugins: { house },
     rules: { "house/browser-safe-imports": ["error", { root, shared: "src/shared" }] },
   },
   {
@@ -113,6 +117,14 @@ export default defineConfig(
         }],
       }],
     },
+  },
+  {
+    name: "house/refusals-by-reason",
+    files: ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS],
+    // The foundations recognise a driver's or a library's own errors, whose only mark may be their text.
+    ignores: ["src/db/**", "src/redis.ts", "src/http/errors.ts", "src/payments/offline/**"],
+    plugins: { house },
+    rules: { "house/refusals-by-reason": "error" },
   },
   {
     name: "house/session-keys-in-one-place",

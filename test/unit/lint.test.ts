@@ -75,6 +75,24 @@ describe("house/no-env-in-views", () => {
   });
 });
 
+describe("house/refusals-by-reason", () => {
+  it("refuses a decision by an error's message text, and allows one by reason or kind", async () => {
+    const byMessage = [
+      `if (err.message === REGISTRATION_ERRORS.closed) return 1;`,
+      `const t = (err as Error).message !== TEXT.missing ? 1 : 2;`,
+      `if (err.message.startsWith("Please fill in")) return 1;`,
+      `if (/sold out/i.test(err.message)) return 1;`,
+    ];
+    for (const line of byMessage) {
+      const found = await problems("house/refusals-by-reason", "src/registrations/booking/routes/probe.tsx", `declare const err: any, REGISTRATION_ERRORS: any, TEXT: any;\nexport function f() {\n  ${line}\n  return 0;\n}\n`);
+      expect(found, line).toEqual([expect.objectContaining({ rule: "house/refusals-by-reason" })]);
+      expect(found[0]!.message).toContain("err.reason");
+    }
+    const byReason = `declare const err: { reason?: string; kind: string; message: string };\nexport const f = () => (err.reason === "sold_out" || err.kind === "conflict" ? err.message : "");\n`;
+    expect(await problems("house/refusals-by-reason", "src/registrations/booking/routes/probe.tsx", byReason)).toEqual([]);
+  });
+});
+
 describe("house/one-direction", () => {
   const blocks = ["house/one-direction:views", "house/one-direction:widgets", "house/one-direction:components"];
   const lint = async (file: string, code: string) => {

@@ -90,7 +90,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
   }
 
   function freeFailed(req: Request, err: unknown): JsonAnswer {
-    if (err instanceof DiscountRefused) return { status: err.status, json: { success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message } };
+    if (err instanceof DiscountRefused) return { status: domainErrorStatus(err), json: { success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message } };
     req.log.error({ err: (err as Error).message }, "free registration failed");
     return { status: 503, json: { success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: DISCOUNT_TEXT.freeFailed, message: DISCOUNT_TEXT.freeFailed } };
   }
@@ -99,7 +99,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     run: async (req, _res, body, event: EventDetail) => {
       const reference = ownReference(req, event.id, body.option);
       const registration = reference ? await repo.findByReference(db, reference) : undefined;
-      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      if (!registration) throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
       const outcome = await completeFree(deps, registration, codeText(body.discountCode));
       return { json: { success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference } };
     },

@@ -165,7 +165,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     },
     refused: (req, res, err, event) => {
       if (err instanceof DiscountRefused) return { errors: { discountCode: err.message }, status: 422 };
-      if (err.message === REGISTRATION_ERRORS.closed) return unavailable(req, res, event, "closed", domainErrorStatus(err));
+      if (err.reason === "registration_closed") return unavailable(req, res, event, "closed", domainErrorStatus(err));
       return formError(req, res, err);
     },
   });
@@ -203,10 +203,10 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     },
     refused: (_req, _res, err) => {
       if (err instanceof DiscountRefused) {
-        const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
+        const title = err.reason === "discount_missing" ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
         return { status: 422, json: { success: false, title, error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
       }
-      const title = err.kind === "upstream_failed" ? PAYMENT_SETUP_ERROR.title : err.message === REGISTRATION_ERRORS.soldOut ? "Sold Out" : undefined;
+      const title = err.kind === "upstream_failed" ? PAYMENT_SETUP_ERROR.title : err.reason === "sold_out" ? "Sold Out" : undefined;
       return { status: domainErrorStatus(err), json: { success: false, error: err.message, userFriendlyMessage: err.message, ...(title ? { title } : {}) } };
     },
   });

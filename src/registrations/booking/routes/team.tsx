@@ -133,7 +133,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     });
   }
 
-  const discountTitle = (message: string) => (message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle);
+  const discountTitle = (err: DiscountRefused) => (err.reason === "discount_missing" ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle);
 
   /** Only the register button counts against the rate limit; adding and removing rows without JavaScript does not. */
   const registering = (req: Request) => formBody(req).intent !== "add" && formBody(req).remove === undefined;
@@ -220,7 +220,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     },
     refused: (_req, _res, err) => {
       if (err instanceof DiscountRefused) {
-        return { status: 422, json: { success: false, title: discountTitle(err.message), error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
+        return { status: 422, json: { success: false, title: discountTitle(err), error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
       }
       const status = domainErrorStatus(err);
       const title = status === 502 ? TEAM_TEXT.paymentSetupTitle : TEAM_TEXT.registrationErrorTitle;
