@@ -107,7 +107,7 @@ export default defineConfig(
   {
     name: "house/domain-errors-in-use-cases",
     files: ["src/**/*.{ts,tsx}"],
-    ignores: ["src/http/**", "src/**/routes.{ts,tsx}"],
+    ignores: ["src/http/**", "src/**/routes.{ts,tsx}", "src/**/routes/**"],
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [{
