@@ -6,6 +6,7 @@ import { startOfDayIn } from "../../shared/events/rules.ts";
 import type { EventSummary } from "../../shared/events/types.ts";
 import type { RegistrationStatus } from "../core/states.ts";
 import { changesFreezeAt, refundPercent, type ChangePhase } from "../../shared/registrations/changePolicy.ts";
+import { packageMove } from "../../shared/registrations/packages.ts";
 
 /** The event's first day, 00:00 in its own time zone: where the policy's days are counted from. */
 export function eventStartsAt(event: Pick<EventSummary, "startDate" | "timeZone">): Date {
@@ -55,7 +56,7 @@ export function permissions(status: RegistrationStatus, event: Pick<EventSummary
  */
 export function upgradeChoices<P extends { code: string; label: string; priceCents: number }>(packages: readonly P[], current: { packageCode: string; listPriceCents: number }): (P & { differenceCents: number })[] {
   return packages
-    .filter((p) => p.code !== current.packageCode && p.priceCents > current.listPriceCents)
+    .filter((p) => packageMove({ code: current.packageCode, priceCents: current.listPriceCents }, p) === "upgrade")
     .map((p) => ({ ...p, differenceCents: upgradeDifferenceCents(current.listPriceCents, p.priceCents)! }));
 }
 

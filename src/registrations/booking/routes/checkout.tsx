@@ -12,13 +12,14 @@ import { TEAM_TEXT } from "../../../shared/registrations/teamRules.ts";
 import * as repo from "../../core/repository.ts";
 import type { Registration } from "../../core/repository.ts";
 import { DiscountRefused } from "../codes.ts";
+import { packageName } from "../../../shared/registrations/packages.ts";
 import { completeFree } from "../completeFree.ts";
 import { confirmReturn } from "../confirmReturn.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { teamCheckoutPath } from "./team.tsx";
 import { confirmationPageManageHref } from "../../changes/routes/manageLink.tsx";
-import { checkoutPage, holdEndsText, loadEvent, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { checkoutPage, holdEndsText, loadEvent, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { formBody, jsonPost, type JsonAnswer } from "../../../http/forms.ts";
 
 const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
@@ -146,7 +147,7 @@ function individualDetails(event: EventDetail, r: Registration): CheckoutDetails
   const athlete = r.athletes[0]!;
   return {
     eventTitle: event.title,
-    optionLabel: r.packageCode === "full" ? "Full Camp" : optionLabel(event, r.packageCode),
+    optionLabel: packageName(r.packageCode),
     athleteName: `${athlete.firstName} ${athlete.lastName}`,
     email: r.contact.email,
     days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),

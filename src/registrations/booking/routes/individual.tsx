@@ -11,11 +11,12 @@ import { confirmationContent } from "./confirmation.tsx";
 import { REGISTRATION_ERRORS, registrationSchema, type IndividualRegistration } from "../../../shared/registrations/rules.ts";
 import * as repo from "../../core/repository.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
+import { packageName } from "../../../shared/registrations/packages.ts";
 import { holdIndividual } from "../hold.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { individualPages, keptValues, valuesOf } from "./individualPage.tsx";
-import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { loadEvent, notFound, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 
 const apiBody = z.object({
   option: z.string().max(20).optional(),
@@ -112,7 +113,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
           isFreeRegistration: registration.amountCents === 0,
           discount: await discountOf(deps, registration),
           registrationId: registration.reference,
-          optionLabel: optionLabel(event, registration.packageCode),
+          optionLabel: packageName(registration.packageCode),
           reservedUntil: registration.reservedUntil?.toISOString() ?? null,
         },
       };
