@@ -18,7 +18,7 @@ import type { RegistrationDeps } from "../../core/deps.ts";
 import { issueManageLink, MANAGE_PATH, registrationByToken } from "../links.ts";
 import { manageView } from "./manageView.ts";
 import { individualOf } from "../change.ts";
-import { permissions, type Permissions } from "../rules.ts";
+import { permissions, type Permissions } from "../../core/permissions.ts";
 import { activeAthletes, cancellationQuote } from "../cancel.ts";
 import { TEAM_MINIMUM } from "../../../shared/registrations/teamRules.ts";
 import { withRefundState } from "../refundState.ts";

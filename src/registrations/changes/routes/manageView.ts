@@ -4,7 +4,7 @@ import { formatPrice } from "../../../shared/money.ts";
 import type { ManageView } from "../../../../views/pages/registration/ManagePage.tsx";
 import { coversEveryDay, findPackage } from "../../../shared/registrations/rules.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
-import type { Permissions } from "../rules.ts";
+import type { Permissions } from "../../core/permissions.ts";
 import { tierDeadlines } from "../../../shared/registrations/changePolicy.ts";
 import { cancellationQuote } from "../cancel.ts";
 import { missingFor } from "../family.ts";
