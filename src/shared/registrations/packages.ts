@@ -16,10 +16,12 @@ interface PackageRule {
   days: "every" | number;
   /** Whether the form offers it under its own name rather than the event's label (the spec calls it 'Single Day'). */
   offeredByName?: boolean;
+  /** The spec's word for it on the checkout page, where that differs (events.md: "the option (Full Camp or Single Day)"). */
+  checkoutName?: string;
 }
 
 export const PACKAGES = {
-  full: { name: "Full Event", days: "every" },
+  full: { name: "Full Event", days: "every", checkoutName: "Full Camp" },
   "1day": { name: "1 Day", days: 1 },
   "2day": { name: "2 Days", days: 2 },
   singleDay: { name: "Single Day", days: 1, offeredByName: true },
@@ -40,6 +42,11 @@ const rule = (code: PackageCode): PackageRule => PACKAGES[code];
 /** The package's one name ('Full Event'); a code that is no package is shown as it is. */
 export function packageName(code: string): string {
   return isPackageCode(code) ? rule(code).name : code;
+}
+
+/** The package as the checkout page (/stripe-checkout) names it: the spec's words there. */
+export function checkoutPackageName(code: string): string {
+  return isPackageCode(code) ? (rule(code).checkoutName ?? rule(code).name) : code;
 }
 
 /** What the form offers a package as: the event's own label, or the package's name where the spec fixes it. */

@@ -12,7 +12,7 @@ import { TEAM_TEXT } from "../../../shared/registrations/teamRules.ts";
 import * as repo from "../../core/repository.ts";
 import type { Registration } from "../../core/repository.ts";
 import { DiscountRefused } from "../codes.ts";
-import { packageName } from "../../../shared/registrations/packages.ts";
+import { checkoutPackageName } from "../../../shared/registrations/packages.ts";
 import { completeFree } from "../completeFree.ts";
 import { confirmReturn } from "../confirmReturn.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
@@ -147,7 +147,7 @@ function individualDetails(event: EventDetail, r: Registration): CheckoutDetails
   const athlete = r.athletes[0]!;
   return {
     eventTitle: event.title,
-    optionLabel: packageName(r.packageCode),
+    optionLabel: checkoutPackageName(r.packageCode),
     athleteName: `${athlete.firstName} ${athlete.lastName}`,
     email: r.contact.email,
     days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),
