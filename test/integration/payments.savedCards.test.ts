@@ -256,3 +256,20 @@ describe("ensureIntent's saveCard", () => {
     expect(fake.paymentMethods.get(pm)?.customer).toBeNull();
   });
 });
+
+describe("the fake's idempotency keys, as Stripe's", () => {
+  it("a key belongs to the account: used again on another endpoint it is refused (400 idempotency_error), nothing done", async () => {
+    const key = `${newReference()}-key`;
+    const post = (path: string, body: string) =>
+      fetch(`http://${fake.host}:${fake.port}${path}`, { method: "POST", headers: { authorization: `Bearer ${fake.secretKey}`, "idempotency-key": key, "content-type": "application/x-www-form-urlencoded" }, body });
+    const created = await post("/v1/customers", "email=pat%40example.com");
+    expect(created.status).toBe(200);
+    const customers = fake.customers.size;
+    const setupIntents = fake.setupIntents.size;
+    const reused = await post("/v1/setup_intents", `customer=${((await created.json()) as { id: string }).id}`);
+    expect(reused.status).toBe(400);
+    expect(((await reused.json()) as { error: { type: string; message: string } }).error).toMatchObject({ type: "idempotency_error", message: expect.stringContaining("same endpoint") });
+    expect(fake.customers.size).toBe(customers);
+    expect(fake.setupIntents.size).toBe(setupIntents);
+  });
+});

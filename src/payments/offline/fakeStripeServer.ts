@@ -214,6 +214,9 @@ const EXPIRED: CardDecline = { code: "expired_card", message: "Your card has exp
 /** https://docs.stripe.com/api/payment_intents/update (amount). */
 const AMOUNT_UPDATABLE = new Set<FakePaymentIntent["status"]>(["requires_payment_method", "requires_confirmation", "requires_action"]);
 
+/** A request's idempotency key: what it was first used for, and Stripe's saved answer once the request ran. */
+type IdempotencyEntry = { hash: string; at: number; endpoint?: string; response?: { status: number; body: Json } };
+
 const randomId = (prefix: string, n = 24) => `${prefix}_${randomBytes(n).toString("base64url").replace(/[-_]/g, "").slice(0, n)}`;
 
 class ApiFailure extends Error {
@@ -299,7 +302,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   const clockNow = () => (opts.clock ?? appNow)().getTime();
   const nowSeconds = () => Math.floor(clockNow() / 1000);
   /** Idempotency keys: the first response, or the request still running with it. */
-  const idempotency = new Map<string, { hash: string; at: number; response?: { status: number; body: Json } }>();
+  const idempotency = new Map<string, IdempotencyEntry>();
   const events: FakeEvent[] = [];
   const deliveries: Delivery[] = [];
   /** The card each intent was paid with (digits), for the refund test cards. */
@@ -1059,12 +1062,20 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       if (req.method === "POST") save();
       return result;
     }
-    const scope = `${new URL(req.url ?? "/", "http://fake-stripe").pathname} ${key}`;
+    // A key belongs to the whole account: used again on another endpoint, Stripe refuses it.
+    const scope = key;
+    const endpoint = new URL(req.url ?? "/", "http://fake-stripe").pathname;
     const hash = createHash("sha256").update(body).digest("hex");
     let seen = idempotency.get(scope);
     if (seen && clockNow() - seen.at > fake.idempotencyTtlMs) {
       idempotency.delete(scope);
       seen = undefined;
+    }
+    if (seen?.endpoint !== undefined && seen.endpoint !== endpoint) {
+      return {
+        status: 400,
+        body: { error: { type: "idempotency_error", message: `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${seen.endpoint}' vs '${endpoint}'). Try using a key other than '${key}' if you meant to execute a different request.`, request_log_url: null } },
+      };
     }
     if (seen && seen.hash !== hash) {
       return {
@@ -1079,7 +1090,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       };
     }
     if (seen?.response) return { ...structuredClone(seen.response), replayed: true };
-    const entry: { hash: string; at: number; response?: { status: number; body: Json } } = { hash, at: clockNow() };
+    const entry: IdempotencyEntry = { hash, at: clockNow(), endpoint };
     idempotency.set(scope, entry);
     await pause();
     const result = answer(req, body);
