@@ -125,15 +125,16 @@ const CONFIRM_KEY_PREFIX = "confirm:";
 export function createSavedCards(ctx: SavedCardsContext): SavedCards {
   const { db, gateway, logger } = ctx;
 
-  async function claimRow(input: ChargeSavedCardInput, currency: string): Promise<PaymentRow> {
+  /** The live payment of (kind, reference); `claimed` when this call made it (no earlier attempt can have reached Stripe). */
+  async function claimRow(input: ChargeSavedCardInput, currency: string): Promise<{ payment: PaymentRow; claimed: boolean }> {
     for (let i = 0; i < 3; i++) {
       const live = await repo.findLive(db, input.kind, input.reference);
-      if (live) return live;
+      if (live) return { payment: live, claimed: false };
       const claimed = await repo.claimLive(db, { kind: input.kind, reference: input.reference, amountCents: input.amountCents, currency, idempotencyKey: input.idempotencyKey });
       if (claimed) {
         // PAYMENT GROUP (issue 35): written here once payments.group_reference exists (the coordinator wires it at merge).
         void input.group;
-        return claimed;
+        return { payment: claimed, claimed: true };
       }
     }
     throw new SavedCardChargeError(`Could not claim the payment of ${input.kind}:${input.reference}`);
@@ -145,8 +146,17 @@ export function createSavedCards(ctx: SavedCardsContext): SavedCards {
    * written before the call (`confirm:` in front for a confirmation; Stripe takes a key for one endpoint only), so the
    * same attempt repeated after a crash sends the same request again and Stripe answers it once.
    */
-  async function attempt(payment: PaymentRow, input: ChargeSavedCardInput): Promise<OffSessionAttempt> {
-    const metadata = { ...(input.metadata ?? {}), kind: payment.kind, reference: payment.reference };
+  async function attempt(payment: PaymentRow, claimed: boolean, input: ChargeSavedCardInput): Promise<OffSessionAttempt> {
+    const metadata = { ...(input.metadata ?? {}), kind: payment.kind, reference: payment.reference, payment: String(payment.id) };
+    if (!payment.providerPaymentId && !claimed) {
+      // An earlier attempt died between Stripe's answer and our write, maybe more than the 24 h Stripe keeps a key:
+      // the PaymentIntent it made carries this row's id.
+      const made = (await gateway.listCustomerIntents(input.customerId)).find((pi) => pi.metadata.payment === String(payment.id) && pi.metadata.kind === payment.kind);
+      if (made) {
+        await repo.setIntent(db, payment.id, made.id, payment.idempotencyKey ?? input.idempotencyKey);
+        payment = await fresh(payment.id);
+      }
+    }
     if (!payment.providerPaymentId) {
       // An earlier attempt may have died between Stripe's answer and our write: its key, sent again, gets that answer.
       const key = payment.idempotencyKey ?? input.idempotencyKey;
@@ -181,11 +191,11 @@ export function createSavedCards(ctx: SavedCardsContext): SavedCards {
   async function chargeSavedCard(input: ChargeSavedCardInput): Promise<ChargeOutcome> {
     if (!input.idempotencyKey || input.idempotencyKey.length > MAX_KEY_LENGTH) throw new SavedCardChargeError(`An idempotency key of 1 to ${MAX_KEY_LENGTH} characters is needed`);
     if (!Number.isInteger(input.amountCents) || input.amountCents < 50) throw new SavedCardChargeError("A saved card is charged at least 50 cents");
-    const payment = await claimRow(input, input.currency ?? "usd");
+    const { payment, claimed } = await claimRow(input, input.currency ?? "usd");
     if (payment.status === "paid") return { outcome: "succeeded", payment };
     if (!OPEN_STATUSES.includes(payment.status)) return { outcome: "not_kept", reason: `the payment is ${payment.status}`, payment };
 
-    const sent = await attempt(payment, input);
+    const sent = await attempt(payment, claimed, input);
     const settled = await ctx.settle(sent.intent.id, "off_session");
     const failure = sent.failure ?? failureOf(sent.intent);
     const fields = { kind: input.kind, reference: input.reference, intentId: sent.intent.id };

@@ -206,6 +206,43 @@ describe("a deposit saves the card; the balance is charged off session on its da
   });
 });
 
+describe("an attempt that died after Stripe answered", () => {
+  it("is found again by the next attempt, after Stripe forgot its key: no second charge", async () => {
+    let loseAnswer = true;
+    const flaky = createPaymentCore({
+      db: t.db,
+      gateway: {
+        ...t.gateway,
+        async chargeOffSession(input) {
+          const answer = await t.gateway.chargeOffSession(input);
+          if (loseAnswer) {
+            loseAnswer = false;
+            throw new Error("socket hang up"); // Stripe charged; this process never heard
+          }
+          return answer;
+        },
+      },
+      logger: pino({ level: "silent" }),
+    });
+    flaky.register(BALANCE, { onPaid: () => Promise.resolve("accepted") });
+    const reference = newReference();
+    const saved = await cardSavedWith(reference, "4242424242424242");
+    await expect(flaky.chargeSavedCard(balance(reference, saved, `${reference}-attempt-1`))).rejects.toThrow(/socket hang up/);
+    expect(await rows(BALANCE, reference)).toEqual([expect.objectContaining({ status: "pending", provider_payment_id: null, idempotency_key: `${reference}-attempt-1` })]);
+    const ttl = fake.idempotencyTtlMs;
+    fake.idempotencyTtlMs = 0; // as if the retry came days later
+    try {
+      moveClock(1 * DAY);
+      const retried = await flaky.chargeSavedCard(balance(reference, saved, `${reference}-attempt-2`));
+      expect(retried.outcome).toBe("succeeded");
+    } finally {
+      fake.idempotencyTtlMs = ttl;
+    }
+    expect(intentsOf(reference)).toHaveLength(1);
+    expect(await rows(BALANCE, reference)).toEqual([expect.objectContaining({ status: "paid", provider_payment_id: intentsOf(reference)[0]!.id })]);
+  });
+});
+
 describe("Use another card: a SetupIntent", () => {
   it("after a decline, the new card saved with a SetupIntent is the one the next charge uses", async () => {
     const reference = newReference();

@@ -182,7 +182,10 @@ export interface FakeStripe {
   webhookRetryScale: number;
   /** How long each API request takes (the idempotency key is "in flight" meanwhile: a second request with it gets 409). */
   latencyMs: number;
-  /** Idempotency keys are forgotten after this long (Stripe: at least 24 hours). */
+  /**
+   * Idempotency keys are forgotten after this long (Stripe: at least 24 hours), in real time: a demo's moved clock
+   * (src/clock.ts) is the business's time, not Stripe's key store.
+   */
   idempotencyTtlMs: number;
   close(): Promise<void>;
 }
@@ -298,7 +301,10 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   const pmCards = new Map<string, string>();
   /** Payment methods set up for off-session use (a SetupIntent, or a payment with setup_future_usage). */
   const setUpOffSession = new Set<string>();
-  /** The fake's "now", moved with the app's clock (src/clock.ts); webhook signatures keep the real time the SDK checks. */
+  /**
+   * The fake's "now", moved with the app's clock (src/clock.ts): objects' `created`, card expiry. Webhook signatures
+   * (the SDK checks them against the real time) and idempotency keys' 24 h keep the real time.
+   */
   const clockNow = () => (opts.clock ?? appNow)().getTime();
   const nowSeconds = () => Math.floor(clockNow() / 1000);
   /** Idempotency keys: the first response, or the request still running with it. */
@@ -381,7 +387,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       intents: [...intents.values()],
       refunds: [...refunds.values()],
       cardOf: [...cardOf],
-      idempotency: [...idempotency].filter(([, v]) => v.response && clockNow() - v.at < fake.idempotencyTtlMs),
+      idempotency: [...idempotency].filter(([, v]) => v.response && Date.now() - v.at < fake.idempotencyTtlMs),
       customers: [...customers.values()],
       paymentMethods: [...paymentMethods.values()],
       setupIntents: [...setupIntents.values()],
@@ -1024,6 +1030,12 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     authorize(req, params, id);
 
     if (!id && req.method === "POST") return { status: 200, body: structuredClone(createIntent(params)) as unknown as Json };
+    if (!id && req.method === "GET") {
+      // https://docs.stripe.com/api/payment_intents/list: newest first, optionally one customer's.
+      const customer = typeof params.customer === "string" ? params.customer : undefined;
+      const data = [...intents.values()].filter((pi) => customer === undefined || pi.customer === customer).reverse().slice(0, 100);
+      return { status: 200, body: { object: "list", url: "/v1/payment_intents", has_more: false, data: structuredClone(data) } };
+    }
     if (id && req.method === "GET" && !action) return { status: 200, body: structuredClone(findIntent(id)) as unknown as Json };
     if (id && req.method === "POST" && !action) return { status: 200, body: structuredClone(updateIntent(id, params)) as unknown as Json };
     if (id && req.method === "POST" && action === "confirm") return { status: 200, body: structuredClone(confirmIntent(id, params)) as unknown as Json };
@@ -1067,7 +1079,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     const endpoint = new URL(req.url ?? "/", "http://fake-stripe").pathname;
     const hash = createHash("sha256").update(body).digest("hex");
     let seen = idempotency.get(scope);
-    if (seen && clockNow() - seen.at > fake.idempotencyTtlMs) {
+    if (seen && Date.now() - seen.at > fake.idempotencyTtlMs) {
       idempotency.delete(scope);
       seen = undefined;
     }
@@ -1090,7 +1102,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       };
     }
     if (seen?.response) return { ...structuredClone(seen.response), replayed: true };
-    const entry: IdempotencyEntry = { hash, at: clockNow(), endpoint };
+    const entry: IdempotencyEntry = { hash, at: Date.now(), endpoint };
     idempotency.set(scope, entry);
     await pause();
     const result = answer(req, body);
