@@ -104,6 +104,17 @@ export interface SavedCards {
   finishCardUpdate(setupIntentId: string): Promise<{ paymentMethodId: string; customerId: string | null; card: CardDetails }>;
   /** What a saved card is (brand, last 4 digits, expiry). */
   savedCard(paymentMethodId: string): Promise<CardDetails>;
+  /**
+   * The card a paid payment saved (ensureIntent with saveCard), for the kind to keep after the payment settled
+   * (afterPaid: a network call, outside its transaction); null when the payment saved none.
+   */
+  cardSavedBy(payment: PaymentRow): Promise<SavedCard | null>;
+}
+
+export interface SavedCard {
+  customerId: string;
+  paymentMethodId: string;
+  card: CardDetails;
 }
 
 /** What the core lends these functions: its settlement (exactly once, under the locks) and its amount change. */
@@ -241,6 +252,13 @@ export function createSavedCards(ctx: SavedCardsContext): SavedCards {
     },
     async savedCard(paymentMethodId) {
       return (await gateway.retrievePaymentMethod(paymentMethodId)).card;
+    },
+    async cardSavedBy(payment) {
+      if (!payment.providerPaymentId) return null;
+      const intent = await gateway.retrieveIntent(payment.providerPaymentId);
+      if (intent.status !== "succeeded" || intent.setupFutureUsage !== "off_session" || !intent.customerId || !intent.paymentMethodId) return null;
+      const pm = await gateway.retrievePaymentMethod(intent.paymentMethodId);
+      return { customerId: intent.customerId, paymentMethodId: pm.id, card: pm.card };
     },
   };
 }

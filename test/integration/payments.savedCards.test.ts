@@ -77,7 +77,9 @@ async function depositWith(reference: string, card: string): Promise<{ customerI
   expect(settled.status).toBe("paid");
   const intent = await t.gateway.retrieveIntent(intentId);
   expect(intent).toMatchObject({ status: "succeeded", customerId, setupFutureUsage: "off_session" });
-  return { customerId, paymentMethodId: intent.paymentMethodId! };
+  const saved = await core.cardSavedBy(settled.payment);
+  expect(saved).toEqual({ customerId, paymentMethodId: intent.paymentMethodId, card: { brand: "visa", last4: card.slice(-4), expMonth: 12, expYear: 2034 } });
+  return { customerId, paymentMethodId: saved!.paymentMethodId };
 }
 
 /** A customer whose card was saved with a SetupIntent (no payment), as "Use another card" does. */
@@ -291,6 +293,9 @@ describe("ensureIntent's saveCard", () => {
     expect(fake.confirm(intentId, { number: "4242424242424242" }).body.status).toBe("succeeded");
     const pm = fake.intents.get(intentId)!.payment_method!;
     expect(fake.paymentMethods.get(pm)?.customer).toBeNull();
+    const settled = await core.settle(intentId, "return");
+    expect(settled.status).toBe("paid");
+    expect(await core.cardSavedBy(settled.payment)).toBeNull();
   });
 });
 
