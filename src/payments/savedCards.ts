@@ -141,12 +141,8 @@ export function createSavedCards(ctx: SavedCardsContext): SavedCards {
     for (let i = 0; i < 3; i++) {
       const live = await repo.findLive(db, input.kind, input.reference);
       if (live) return { payment: live, claimed: false };
-      const claimed = await repo.claimLive(db, { kind: input.kind, reference: input.reference, amountCents: input.amountCents, currency, idempotencyKey: input.idempotencyKey });
-      if (claimed) {
-        // PAYMENT GROUP (issue 35): written here once payments.group_reference exists (the coordinator wires it at merge).
-        void input.group;
-        return { payment: claimed, claimed: true };
-      }
+      const claimed = await repo.claimLive(db, { kind: input.kind, reference: input.reference, group: input.group, amountCents: input.amountCents, currency, idempotencyKey: input.idempotencyKey });
+      if (claimed) return { payment: claimed, claimed: true };
     }
     throw new SavedCardChargeError(`Could not claim the payment of ${input.kind}:${input.reference}`);
   }

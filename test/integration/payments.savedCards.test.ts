@@ -4,7 +4,7 @@ import express from "express";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.ts";
-import { CardUpdateNotFinishedError, createPaymentCore, type ChargeSavedCardInput, type PaymentCore } from "../../src/payments/core.ts";
+import { CardUpdateNotFinishedError, createPaymentCore, moneyOf, type ChargeSavedCardInput, type PaymentCore } from "../../src/payments/core.ts";
 import { stripeWebhookRoutes } from "../../src/payments/webhook.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 import { moveClock, now, resetClock } from "../../src/clock.ts";
@@ -63,12 +63,14 @@ let counter = 0;
 const newReference = () => `S${Date.now().toString(36)}${(counter++).toString(36)}`.toUpperCase();
 const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0]!;
 const rows = (kind: string, reference: string) => t.db("payments").where({ kind, reference }).orderBy("id");
+/** The payment group both payments share (a registration's reference in the app; distinct here so the test can tell). */
+const groupOf = (reference: string) => `G-${reference}`;
 const intentsOf = (reference: string) => [...fake.intents.values()].filter((pi) => pi.metadata.reference === reference);
 
 /** A customer and a $75 deposit paid on session with `card` (3-D Secure completed when the card asks): the saved card's id. */
 async function depositWith(reference: string, card: string): Promise<{ customerId: string; paymentMethodId: string }> {
   const { customerId } = await core.ensureCustomer({ reference, email: "pat@example.com", name: "Pat Doe" });
-  const { clientSecret } = await core.ensureIntent({ kind: DEPOSIT, reference, amountCents: 7500, description: `Deposit ${reference}`, saveCard: { customerId } });
+  const { clientSecret } = await core.ensureIntent({ kind: DEPOSIT, reference, group: groupOf(reference), amountCents: 7500, description: `Deposit ${reference}`, saveCard: { customerId } });
   const intentId = intentIdOf(clientSecret);
   const confirmed = fake.confirm(intentId, { number: card });
   expect(confirmed.status).toBe(200);
@@ -102,7 +104,7 @@ async function newCard(customerId: string, card: string, expiry: { expMonth?: nu
 const balance = (reference: string, saved: { customerId: string; paymentMethodId: string }, key: string, amountCents = 22400): ChargeSavedCardInput => ({
   kind: BALANCE,
   reference,
-  group: reference,
+  group: groupOf(reference),
   customerId: saved.customerId,
   paymentMethodId: saved.paymentMethodId,
   amountCents,
@@ -126,6 +128,8 @@ describe("a deposit saves the card; the balance is charged off session on its da
     // Whichever came first settled it: this call, or the webhook of the same PaymentIntent.
     expect(row).toMatchObject({ status: "paid", amount_cents: 22400 });
     expect(["off_session", "webhook"]).toContain(row.paid_via);
+    expect(row.group_reference).toBe(groupOf(reference));
+    expect(await moneyOf(t.db, groupOf(reference))).toMatchObject({ paidCents: 7500 + 22400, pendingCents: 0 });
     expect(paidCount.get(`${BALANCE}:${reference}`)).toBe(1);
     const [pi] = intentsOf(reference).filter((i) => i.metadata.kind === BALANCE);
     expect(pi).toMatchObject({ status: "succeeded", customer: saved.customerId, payment_method: saved.paymentMethodId, amount: 22400 });
