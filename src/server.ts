@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { ConfigError, loadConfig } from "./config.ts";
 import { asyncStdout, createLogger, endLogs } from "./logger.ts";
 import { createDb, migrateLatest } from "./db/knex.ts";
+import { checkPackageCodes } from "./events/repository.ts";
 import { closeRedis, connectRedis } from "./redis.ts";
 import { createMailTransport } from "./email/transport.ts";
 import { createOutbox } from "./email/outbox.ts";
@@ -56,6 +57,7 @@ if (config.database.client === "better-sqlite3") logger.warn({ file: config.data
 
 const db = createDb(config.database, logger);
 await step("database", () => migrateLatest(db, { logger, lockWaitMs: config.migrationLockWaitMs }));
+await step("events", () => checkPackageCodes(db));
 const redis = config.redis ? await step("redis", () => connectRedis(config.redis!.url, logger)) : undefined;
 const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
 const outbox = createOutbox({ db, transport, from: config.mail.from, logger });

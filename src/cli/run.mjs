@@ -16,7 +16,7 @@ const outdir = path.join(root, "build/cli");
 export const COMMANDS = ["capacity", "clock", "discount", "erase", "events", "export", "migrate", "payments", "refund", "resend", "retention"].filter((name) =>
   fs.existsSync(path.join(cliDir, `${name}.ts`)),
 );
-const WATCHED = ["src", "views", "widgets/components"].map((d) => path.join(root, d));
+const WATCHED = ["src", "components", "views", "widgets"].map((d) => path.join(root, d));
 const WATCHED_FILES = ["knexfile.ts", "package-lock.json", "src/cli/run.mjs"].map((f) => path.join(root, f));
 
 function newestSource() {
