@@ -18,7 +18,7 @@ import { withPictures } from "./pictures.ts";
 import { coachRegistrationState } from "../shared/collegeCoachRequests/rules.ts";
 import { EventsPage, EVENTS_HERO_POSTER } from "../../views/pages/events/EventsPage.tsx";
 import { EventDetailPage } from "../../views/pages/events/EventDetailPage.tsx";
-import { depositOfferOf } from "../../views/components/PaymentPlanChoice.tsx";
+import { depositOfferOf } from "../../components/PaymentPlanChoice.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";
 import { siteOrigin } from "../http/origin.ts";
 

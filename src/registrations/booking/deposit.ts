@@ -11,7 +11,7 @@ import * as repo from "../core/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
-import { paymentMethodOf, savedCardsOf, type SavedCard } from "./savedCardsAdapter.ts";
+import type { CardDetails } from "../../payments/gateway.ts";
 
 /**
  * A registration's payment plan, decided with its hold: under the event's lock (the policy as stored now), on the
@@ -75,13 +75,11 @@ export function planKeyOf(r: Pick<Registration, "deposit">): string {
 
 /**
  * The Stripe Customer a deposit's card is saved on (one per reference, made once and kept on the registration). A
- * network call: never inside a transaction. Null while the payment core has no saved cards (savedCardsAdapter.ts).
+ * network call: never inside a transaction.
  */
-export async function depositCustomer(deps: RegistrationDeps, r: Registration): Promise<string | null> {
+export async function depositCustomer(deps: RegistrationDeps, r: Registration): Promise<string> {
   if (r.deposit?.customerId) return r.deposit.customerId;
-  const cards = savedCardsOf(deps.paymentCore);
-  if (!cards) return null;
-  const { customerId } = await cards.ensureCustomer({ reference: r.reference, email: r.contact.email, name: `${r.contact.firstName} ${r.contact.lastName}` });
+  const { customerId } = await deps.paymentCore.ensureCustomer({ reference: r.reference, email: r.contact.email, name: `${r.contact.firstName} ${r.contact.lastName}` });
   await deps.db("registrations").where({ id: r.id }).update({ stripe_customer_id: customerId });
   return customerId;
 }
@@ -92,17 +90,14 @@ export async function depositCustomer(deps: RegistrationDeps, r: Registration): 
  * that has no card yet (a card chosen later with "Use another card" is not overwritten).
  */
 export async function rememberDepositCard(deps: RegistrationDeps, payment: PaymentRow): Promise<void> {
-  const cards = savedCardsOf(deps.paymentCore);
-  if (!cards || !payment.providerPaymentId) return;
   const r = await repo.findByReference(deps.db, payment.reference);
   if (!r?.deposit || r.deposit.paymentMethodId) return;
-  const paymentMethodId = paymentMethodOf(await deps.paymentCore.gateway.retrieveIntent(payment.providerPaymentId));
-  if (!paymentMethodId) return;
-  const card = await cards.savedCard(paymentMethodId);
-  await deps.db("registrations").where({ id: r.id }).whereNull("payment_method_id").update(cardColumns(paymentMethodId, card));
+  const saved = await deps.paymentCore.cardSavedBy(payment);
+  if (!saved) return;
+  await deps.db("registrations").where({ id: r.id }).whereNull("payment_method_id").update({ stripe_customer_id: saved.customerId, ...cardColumns(saved.paymentMethodId, saved.card) });
 }
 
-export function cardColumns(paymentMethodId: string, card: SavedCard) {
+export function cardColumns(paymentMethodId: string, card: CardDetails) {
   return { payment_method_id: paymentMethodId, card_brand: card.brand, card_last4: card.last4, card_exp_month: card.expMonth, card_exp_year: card.expYear };
 }
 

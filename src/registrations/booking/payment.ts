@@ -1,11 +1,11 @@
 import { DomainError } from "../../errors.ts";
+import type { EnsureIntentInput } from "../../payments/core.ts";
 import { OPEN_STATUSES } from "../../payments/transitions.ts";
 import { findEvent } from "../../events/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import { isFrozenPayment } from "../core/states.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { amountDueNow, depositCustomer, paysDeposit } from "./deposit.ts";
-import type { IntentInput } from "./savedCardsAdapter.ts";
 
 /** The spec's answer when the payment cannot be set up (Stripe refused or did not answer). */
 export const PAYMENT_SETUP_ERROR = {
@@ -31,7 +31,7 @@ export function intentDescription(event: { title: string }, r: Registration): st
 export async function preparePayment(deps: RegistrationDeps, r: Registration): Promise<string | null> {
   if (r.amountCents === 0) return null;
   const event = await findEvent(deps.db, r.eventId);
-  const input: IntentInput = {
+  const input: EnsureIntentInput = {
     kind: REGISTRATION_KIND,
     reference: r.reference,
     amountCents: amountDueNow(r),

@@ -3,7 +3,6 @@ import { dueDayText, type BalanceView } from "../../shared/registrations/deposit
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { balanceOwed, cardColumns } from "../booking/deposit.ts";
-import { savedCardsOf } from "../booking/savedCardsAdapter.ts";
 
 /**
  * The payment kind of a deposit registration's balance (its handler is the balances part's:
@@ -56,10 +55,9 @@ export const CARD_UPDATE_MESSAGES = {
  * Null with the reason when no card can be saved now.
  */
 export async function startUseAnotherCard(deps: RegistrationDeps, r: Registration): Promise<{ setupIntentId: string; clientSecret: string } | { refused: string }> {
-  const cards = savedCardsOf(deps.paymentCore);
   if (balanceOwed(r) <= 0) return { refused: CARD_UPDATE_MESSAGES.nothingOwed };
-  if (!cards || !r.deposit?.customerId) return { refused: CARD_UPDATE_MESSAGES.noCustomer };
-  return cards.startCardUpdate({ customerId: r.deposit.customerId });
+  if (!r.deposit?.customerId) return { refused: CARD_UPDATE_MESSAGES.noCustomer };
+  return deps.paymentCore.startCardUpdate({ customerId: r.deposit.customerId });
 }
 
 /**
@@ -67,11 +65,10 @@ export async function startUseAnotherCard(deps: RegistrationDeps, r: Registratio
  * this registration's own Customer and a balance is still owed (the registration's row decides: one statement).
  */
 export async function finishUseAnotherCard(deps: RegistrationDeps, r: Registration, setupIntentId: string): Promise<"saved" | { refused: string }> {
-  const cards = savedCardsOf(deps.paymentCore);
-  if (!cards || !r.deposit?.customerId) return { refused: CARD_UPDATE_MESSAGES.noCustomer };
-  let saved: Awaited<ReturnType<typeof cards.finishCardUpdate>>;
+  if (!r.deposit?.customerId) return { refused: CARD_UPDATE_MESSAGES.noCustomer };
+  let saved: Awaited<ReturnType<typeof deps.paymentCore.finishCardUpdate>>;
   try {
-    saved = await cards.finishCardUpdate(setupIntentId);
+    saved = await deps.paymentCore.finishCardUpdate(setupIntentId);
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message, reference: r.reference }, "a new card for a balance was not saved");
     return { refused: CARD_UPDATE_MESSAGES.notSaved };

@@ -1,8 +1,6 @@
 /** Event data as pages, APIs and registration read it. Browser-safe (types only). */
+import type { PackageCode } from "../registrations/packages.ts";
 import type { DepositPolicy } from "../registrations/deposits.ts";
-
-export const PACKAGE_CODES = ["full", "1day", "2day", "singleDay"] as const;
-export type PackageCode = (typeof PACKAGE_CODES)[number];
 
 export interface EventPackage {
   code: PackageCode;

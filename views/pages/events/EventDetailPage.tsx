@@ -10,7 +10,7 @@ import { Widget } from "../../components/Widget.tsx";
 import { WaitingListBlock } from "../../components/events/WaitingListBlock.tsx";
 import { LostConfirmation } from "../../components/LostConfirmation.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
-import { PaymentPlansLine, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
+import { PaymentPlansLine, type DepositOffer } from "../../../components/PaymentPlanChoice.tsx";
 
 export interface EventDetailPageProps {
   event: EventDetail;

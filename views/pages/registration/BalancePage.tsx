@@ -1,7 +1,6 @@
 import { formatPrice } from "../../../src/shared/money.ts";
 import type { BalanceView } from "../../../src/shared/registrations/deposits.ts";
-import type { ChangePaymentProps } from "../../../widgets/islands/ChangePayment.tsx";
-import type { CardUpdateProps } from "../../../widgets/islands/CardUpdate.tsx";
+import type { IslandProps } from "../../../components/islands.ts";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
 import { Widget } from "../../components/Widget.tsx";
 
@@ -38,7 +37,7 @@ export interface BalancePayView {
   reference: string;
   /** null: nothing is owed any more (paid meanwhile). */
   balance: BalanceView | null;
-  card: ChangePaymentProps | null;
+  card: IslandProps<"ChangePayment"> | null;
   setupError: string | null;
 }
 
@@ -78,7 +77,7 @@ export interface CardUpdateView {
   /** The card the balance is charged to now. */
   cardText: string | null;
   /** null: no card can be saved now (nothing is owed, or the deposit's card was never saved). */
-  form: CardUpdateProps | null;
+  form: IslandProps<"CardUpdate"> | null;
   message: string | null;
 }
 

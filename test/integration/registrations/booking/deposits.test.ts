@@ -37,6 +37,15 @@ const apiStart = (v: V, eventId: number, data: Record<string, unknown> = {}, for
   v.post(`/api/events/${eventId}/create-payment-intent`).send({ option: "full", formSessionId, registrationData: { ...ATHLETE, registrationType: "full", ...data } });
 const when = (v: unknown) => (v instanceof Date ? v : new Date(typeof v === "number" || /^\d+$/.test(String(v)) ? Number(v) : String(v)));
 
+async function until(check: () => Promise<boolean>, ms = 5000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("condition not met in time");
+}
+
 async function stored(reference: string) {
   const registration = await t.db("registrations").where({ reference }).first();
   const payments = await t.db("payments").where({ kind: "registration", reference });
@@ -87,8 +96,13 @@ describe("paying a deposit", () => {
     const done = await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId });
     expect(done.body).toMatchObject({ success: true, status: "paid" });
 
+    // The PaymentIntent saved the card on the registration's Customer, for the balance off session.
+    expect(fake.intents.get(intentId)).toMatchObject({ customer: held.registration.stripe_customer_id, setup_future_usage: "off_session" });
+    expect(held.registration.stripe_customer_id).toMatch(/^cus_/);
+    await until(async () => (await stored(reference)).registration.card_last4 !== null);
     const paid = await stored(reference);
-    expect(paid.registration).toMatchObject({ status: "deposit_paid", amount_cents: 29900, amount_paid_cents: 7500 });
+    expect(paid.registration).toMatchObject({ status: "deposit_paid", amount_cents: 29900, amount_paid_cents: 7500, card_brand: "visa", card_last4: "4242", card_exp_month: 12, card_exp_year: 2034 });
+    expect(paid.registration.payment_method_id).toMatch(/^pm_/);
     expect(paid.payments).toEqual([expect.objectContaining({ status: "paid", amount_cents: 7500 })]);
     expect(await placesLeft(t.db, 2, new Date())).toBe(before - 1);
     expect(paid.emails).toHaveLength(1);
@@ -118,7 +132,7 @@ describe("paying a deposit", () => {
     const again = await t.db("registrations").where({ form_session_id: formSessionId }).first();
     expect(again).toMatchObject({ payment_plan: "full", deposit_cents: null, card_consent_text: null, version: row.version + 1 });
     const live = await t.db("payments").where({ kind: "registration", reference: row.reference, status: "pending" }).first();
-    expect(fake.intents.get(live.provider_payment_id)).toMatchObject({ amount: 29900 });
+    expect(fake.intents.get(live.provider_payment_id)).toMatchObject({ amount: 29900, setup_future_usage: null });
   });
 
   it("a team's deposit is per athlete", async () => {

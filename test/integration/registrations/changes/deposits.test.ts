@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
-import { ATHLETE, paidChangesKit } from "../../../support/paidChanges.ts";
+import { ATHLETE, paidChangesKit, until } from "../../../support/paidChanges.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
 
 /**
@@ -75,6 +75,35 @@ describe("the manage page of a deposit plan", () => {
 
     // The return call settles only this registration's own balance intent.
     expect((await b.json(`${path}/balance/paid`, { paymentIntentId: "pi_someone_else" })).status).toBe(403);
+  });
+});
+
+describe("'Use another card'", () => {
+  it("saves a card through a SetupIntent on the registration's Customer; the next charge uses it", async () => {
+    const { reference, path } = await depositPaid();
+    await until(async () => (await kit.row(reference)).card_last4 === "4242");
+    const b = await kit.browser(path);
+    const page = await b.get(`${path}/card`).expect(200);
+    expect(textOf(page.text)).toContain("Your balance is charged to Visa ending 4242, expires 12/2034.");
+    const setupIntentId = /"setupIntentId":"(seti_[^"]+)"/.exec(page.text)![1]!;
+    // Not confirmed yet: nothing changes.
+    expect((await b.json(`${path}/card/done`, { setupIntentId })).status).toBe(409);
+    expect(t.fake.confirmSetup(setupIntentId, { number: "5555 5555 5555 4444", expMonth: 6, expYear: 2031 }).status).toBe(200);
+    expect((await b.json(`${path}/card/done`, { setupIntentId })).status).toBe(200);
+    const row = await kit.row(reference);
+    expect(row).toMatchObject({ card_brand: "mastercard", card_last4: "4444", card_exp_month: 6, card_exp_year: 2031 });
+    expect(row.payment_method_id).toBe(t.fake.setupIntents.get(setupIntentId)!.payment_method);
+    expect(textOf((await b.get(path)).text)).toContain("We charge it to Mastercard ending 4444, expires 06/2031 on that day.");
+
+    // A card saved for another registration's Customer is refused.
+    const other = await depositPaid();
+    const otherPage = await (await kit.browser(other.path)).get(`${other.path}/card`);
+    const foreign = /"setupIntentId":"(seti_[^"]+)"/.exec(otherPage.text)![1]!;
+    expect(t.fake.confirmSetup(foreign, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    const refused = await b.json(`${path}/card/done`, { setupIntentId: foreign });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe("This card was not saved for this registration.");
+    expect(await kit.row(reference)).toMatchObject({ card_last4: "4444" });
   });
 });
 

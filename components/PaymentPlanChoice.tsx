@@ -3,7 +3,7 @@
  * amounts come from the shared rule (src/shared/registrations/deposits.ts) on the event's policy, the same rule the
  * server decides the hold with; the server's clock is passed in, so the page and the widget agree.
  */
-import { DEPOSIT_TEXT, depositPlan, type DepositPlan, type DepositPolicy, type FirstDay, type PaymentPlan } from "../../src/shared/registrations/deposits.ts";
+import { DEPOSIT_TEXT, depositPlan, type DepositPlan, type DepositPolicy, type FirstDay, type PaymentPlan } from "../src/shared/registrations/deposits.ts";
 
 /** What a page or widget needs to offer the plans: the event's policy, its first day and zone, the server's time. */
 export interface DepositOffer {
