@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { changesApp } from "./helpers.ts";
 import { sentText } from "../../../support/mail.ts";
 import request from "supertest";
-import { backend, createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { backend } from "../../../support/app.ts";
 import { csrfFrom, executableScripts, textOf, visitor } from "../../../support/http.ts";
 import { secretTokenHash } from "../../../../src/http/secretLinks.ts";
 import { placesLeft, placesTaken } from "../../../../src/events/repository.ts";
 import { insertEntry } from "../../../../src/registrations/waitlist/repository.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 
-let t: PayingTestApp;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  t.fake.autoDeliver = true;
-  await t.fake.idle();
-  await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null });
-});
+const t = changesApp();
 
 const ATHLETE = {
   firstName: "Maya",

@@ -1,10 +1,27 @@
 import type { Express } from "express";
-import { sentText } from "./mail.ts";
 import request from "supertest";
 import { expect } from "vitest";
-import type { Db } from "../../src/db/knex.ts";
-import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
-import { csrfFrom, visitor } from "./http.ts";
+import type { Db } from "../../../../src/db/knex.ts";
+import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServer.ts";
+import type { PayingTestApp } from "../../../support/app.ts";
+import { csrfFrom, visitor } from "../../../support/http.ts";
+import { sentText } from "../../../support/mail.ts";
+import { payingAppForFile, webhooksDelivered, type FileAppOptions } from "../app.ts";
+
+/**
+ * A changes test file's app (../app.ts): each test starts with Stripe's webhooks delivered and event 2 open to
+ * changes (no freeze date) with its 200 places.
+ */
+export function changesApp(options: FileAppOptions = {}): PayingTestApp {
+  return payingAppForFile({
+    ...options,
+    async eachTest(t) {
+      await webhooksDelivered(t);
+      await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null, capacity: 200 });
+      await options.eachTest?.(t);
+    },
+  });
+}
 
 /**
  * Paid registrations for event 2 (full camp $299, 2 days $238, 1 day $119, team $199 an athlete) and a browser on
