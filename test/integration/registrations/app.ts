@@ -15,7 +15,8 @@ export interface FileAppOptions {
 /**
  * The paying app (offline Stripe, outbox to a folder) of one test file of the registration wing: made before the
  * file's tests, closed after them. What it returns stands for the app: its properties are the app's once the file's
- * beforeAll ran (reading one earlier is a mistake and throws).
+ * beforeAll ran (reading one earlier is a mistake and throws), so a file declares `const t = ...App()` and uses `t`
+ * as it used the app it made itself.
  */
 export function payingAppForFile(options: FileAppOptions = {}): PayingTestApp {
   let made: PayingTestApp | undefined;
@@ -27,10 +28,18 @@ export function payingAppForFile(options: FileAppOptions = {}): PayingTestApp {
     await made?.close();
   });
   if (options.eachTest) beforeEach(async () => options.eachTest!(made!));
+  const app = () => {
+    if (!made) throw new Error("the test app is made in the file's beforeAll");
+    return made;
+  };
+  // Spread (`{ ...t, gateway }`) and `in` see the app's own properties too.
   return new Proxy({} as PayingTestApp, {
-    get(_target, key) {
-      if (!made) throw new Error("the test app is made in the file's beforeAll");
-      return Reflect.get(made, key, made);
+    get: (_target, key) => Reflect.get(app(), key),
+    has: (_target, key) => Reflect.has(app(), key),
+    ownKeys: () => Reflect.ownKeys(app()),
+    getOwnPropertyDescriptor(_target, key) {
+      const own = Reflect.getOwnPropertyDescriptor(app(), key);
+      return own && { ...own, configurable: true };
     },
   });
 }

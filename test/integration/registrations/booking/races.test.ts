@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bookingApp } from "./helpers.ts";
 import Stripe from "stripe";
-
 import { visitor } from "../../../support/http.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { insertCode } from "../../../../src/discounts/repository.ts";

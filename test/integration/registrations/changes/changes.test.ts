@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { athleteFields, changesApp, paidChangesKit, teamAthlete, until } from "./helpers.ts";
 import { sentText } from "../../../support/mail.ts";
 import request from "supertest";
-
 import { textOf } from "../../../support/http.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
 import { CHANGE_TEXT } from "../../../../src/shared/registrations/changeTexts.ts";

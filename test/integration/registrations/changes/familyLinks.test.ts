@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { changesApp } from "./helpers.ts";
 import { sentText } from "../../../support/mail.ts";
 import request from "supertest";
-
 import { textOf, visitor } from "../../../support/http.ts";
 import { runDiscountCommand } from "../../../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../../../src/cli/discountArgs.ts";

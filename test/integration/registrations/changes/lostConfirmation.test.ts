@@ -3,7 +3,6 @@ import { sentText } from "../../../support/mail.ts";
 import { describe, expect, it } from "vitest";
 import { changesApp } from "./helpers.ts";
 import request from "supertest";
-
 import { textOf, visitor } from "../../../support/http.ts";
 import { createLogger } from "../../../../src/logger.ts";
 import { LOST_CONFIRMATION_LIMITS } from "../../../../src/registrations/changes/links.ts";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { changesApp } from "./helpers.ts";
 import request from "supertest";
-
 import { csrfFrom, textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { waitlistApp } from "./helpers.ts";
 import { sentText } from "../../../support/mail.ts";
-
 import { textOf, visitor } from "../../../support/http.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { Writable } from "node:stream";
