@@ -62,12 +62,12 @@ export function paidChangesKit(t: { app: Express; db: Db; fake: FakeStripe; mail
   }
 
   /** A paid team of `n` athletes ($199 each); the coach's manage link from the roster e-mail. */
-  async function paidTeam(n: number, tag = "") {
+  async function paidTeam(n: number, tag = "", coach = { email: `coach${tag}@example.com`, teamName: `Steel City WC ${tag}` }) {
     const v = await visitor(t.app);
     const res = await v
       .post("/api/team-registration")
       .set("x-forwarded-for", nextIp())
-      .send({ eventId: 2, coachInfo: { firstName: "Dana", lastName: "Brooks", email: `coach${tag}@example.com`, phone: "(205) 555-0142", teamName: `Steel City WC ${tag}` }, athletes: Array.from({ length: n }, (_, i) => teamAthlete(i + 1, tag)), formSessionId: `changes-team-${++seq}-${Date.now()}` });
+      .send({ eventId: 2, coachInfo: { firstName: "Dana", lastName: "Brooks", email: coach.email, phone: "(205) 555-0142", teamName: coach.teamName }, athletes: Array.from({ length: n }, (_, i) => teamAthlete(i + 1, tag)), formSessionId: `changes-team-${++seq}-${Date.now()}` });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const reference = res.body.registrationId as string;
     const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
