@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY esbuild.config.mjs tsconfig.json ./
 COPY src ./src
+COPY components ./components
 COPY views ./views
 COPY widgets ./widgets
 COPY migrations ./migrations
@@ -30,6 +31,7 @@ COPY --from=build /app/public ./public
 COPY --from=build /app/build ./build
 COPY package.json tsconfig.json ./
 COPY src ./src
+COPY components ./components
 COPY views ./views
 COPY widgets ./widgets
 COPY migrations ./migrations

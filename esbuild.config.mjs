@@ -47,14 +47,15 @@ function writeIslandRegistries() {
   writeIfChanged(
     "widgets/islands.gen.ts",
     header +
-      'import type { ComponentProps } from "react";\n' +
       islands.map((n) => `import ${n} from "./islands/${n}.tsx";\n`).join("") +
       tests.map((n) => `import ${n} from "./testIslands/${n}.tsx";\n`).join("") +
       "\n/** Every island's component, for the server render. The test islands render only on /__test pages. */\n" +
       `export const islandComponents = { ${[...islands, ...tests].join(", ")} };\n` +
       `\n/** The test-only islands: never in the production browser build. */\nexport const TEST_ISLANDS = [${tests.map((n) => JSON.stringify(n)).join(", ")}] as const;\n` +
-      "\nexport type IslandName = keyof typeof islandComponents;\n" +
-      "export type IslandProps<N extends IslandName> = ComponentProps<(typeof islandComponents)[N]>;\n",
+      "\n/** Names every island (and its props' type) for the pages, which place islands through views/components/Widget.tsx. */\n" +
+      'declare module "../components/islands.ts" {\n  interface IslandComponents {\n' +
+      [...islands, ...tests].map((n) => `    ${n}: typeof ${n};\n`).join("") +
+      "  }\n}\n",
   );
   writeIfChanged("widgets/islandLoaders.gen.ts", `${header}export const islandLoaders = {\n${loaders(islands, "islands")}};\n`);
   writeIfChanged(

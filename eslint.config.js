@@ -4,6 +4,10 @@ import tseslint from "typescript-eslint";
 import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import reactHooks from "eslint-plugin-react-hooks";
 import browserSafeImports from "./lint/browserSafeImports.js";
+import refusalsByReason from "./lint/refusalsByReason.js";
+
+/** The house's own rules (lint/), one plugin object for every block that uses one. */
+const house = { rules: { "browser-safe-imports": browserSafeImports, "refusals-by-reason": refusalsByReason } };
 
 const root = import.meta.dirname;
 
@@ -13,11 +17,16 @@ const root = import.meta.dirname;
  */
 const BROWSER_SAFE = "src/shared/**/*.{ts,tsx}";
 
+/** Browser-rendered code: pages (views/), the components both pages and islands use (components/), islands (widgets/). */
+const VIEWS = "views/**/*.{ts,tsx}";
+const COMPONENTS = "components/**/*.{ts,tsx}";
+const WIDGETS = "widgets/**/*.{ts,tsx}";
+
 /** Types for the type-aware rules, from tsconfig.json through the TypeScript project service. */
 const TYPE_INFORMATION = { parserOptions: { projectService: true, tsconfigRootDir: root } };
 
 /** Where typescript-eslint's recommended type-checked rules run (with type information from tsconfig.json). */
-const TYPE_CHECKED = ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}", "test/**/*.{ts,tsx}"];
+const TYPE_CHECKED = ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS, "test/**/*.{ts,tsx}"];
 
 /** Packages that only make sense on the server; the browser bundle must never pull them in. */
 const SERVER_PACKAGES = [
@@ -35,7 +44,7 @@ export default defineConfig(
   },
   {
     name: "house/no-import-cycles",
-    files: ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    files: ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS],
     plugins: { "import-x": importX },
     settings: {
       "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".tsx", ".js", ".json"] })],
@@ -48,24 +57,24 @@ export default defineConfig(
   },
   {
     name: "house/browser-boundary",
-    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}", BROWSER_SAFE],
-    plugins: { house: { rules: { "browser-safe-imports": browserSafeImports } } },
+    files: [VIEWS, COMPONENTS, WIDGETS, BROWSER_SAFE],
+    plugins: { house },
     rules: { "house/browser-safe-imports": ["error", { root, shared: "src/shared" }] },
   },
   {
     name: "house/browser-packages",
-    files: ["widgets/**/*.{ts,tsx}", BROWSER_SAFE],
+    files: [WIDGETS, COMPONENTS, BROWSER_SAFE],
     plugins: { "@typescript-eslint": tseslint.plugin },
     rules: {
       "@typescript-eslint/no-restricted-imports": ["error", {
         paths: SERVER_PACKAGES.map((name) => ({
           name,
-          message: "Browser code (widgets/ and src/shared/) may not import a server-only package.",
+          message: "Browser code (widgets/, components/ and src/shared/) may not import a server-only package.",
           allowTypeImports: true,
         })),
         patterns: [{
           group: ["node:*"],
-          message: "Browser code (widgets/ and src/shared/) may not import Node built-ins.",
+          message: "Browser code (widgets/, components/ and src/shared/) may not import Node built-ins.",
           allowTypeImports: true,
         }],
       }],
@@ -73,19 +82,32 @@ export default defineConfig(
   },
   {
     name: "house/no-env-in-views",
-    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    files: [VIEWS, COMPONENTS, WIDGETS],
     rules: {
       "no-restricted-properties": ["error", {
         object: "process",
         property: "env",
-        message: "views/ and widgets/ never read process.env: settings come from src/config.ts and reach them as props.",
+        message: "views/, components/ and widgets/ never read process.env: settings come from src/config.ts and reach them as props.",
       }],
     },
   },
+  // Pages and islands both build on components/, never on each other: a page places an island by name
+  // (components/Widget.tsx) and types its props through IslandProps; what both need moves to components/.
+  ...[
+    { files: [VIEWS], refused: "widgets", why: "a page places an island with <Widget name=...> and types its props with IslandProps (components/Widget.tsx); move what both use to components/" },
+    { files: [WIDGETS], refused: "views", why: "move what pages and islands both use to components/" },
+    { files: [COMPONENTS], refused: "(views|widgets)", why: "components/ sits under pages and islands and imports neither" },
+  ].map(({ files, refused, why }) => ({
+    name: `house/one-direction:${files[0].split("/")[0]}`,
+    files,
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ regex: `^(\\.\\./)+${refused}/`, message: `Imports run one way (views/ and widgets/ on components/): ${why}.` }] }],
+    },
+  })),
   {
     name: "house/domain-errors-in-use-cases",
     files: ["src/**/*.{ts,tsx}"],
-    ignores: ["src/http/**", "src/**/routes.{ts,tsx}"],
+    ignores: ["src/http/**", "src/**/routes.{ts,tsx}", "src/**/routes/**"],
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [{
@@ -97,8 +119,16 @@ export default defineConfig(
     },
   },
   {
+    name: "house/refusals-by-reason",
+    files: ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS],
+    // The foundations recognise a driver's or a library's own errors, whose only mark may be their text.
+    ignores: ["src/db/**", "src/redis.ts", "src/http/errors.ts", "src/payments/offline/**"],
+    plugins: { house },
+    rules: { "house/refusals-by-reason": "error" },
+  },
+  {
     name: "house/session-keys-in-one-place",
-    files: ["src/**/*.{ts,tsx}", "views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    files: ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS],
     ignores: ["src/http/sessionData.ts"],
     rules: {
       "no-restricted-syntax": ["error", {
@@ -147,6 +177,6 @@ export default defineConfig(
   {
     ...reactHooks.configs.flat["recommended-latest"],
     name: "react-hooks/recommended",
-    files: ["views/**/*.{ts,tsx}", "widgets/**/*.{ts,tsx}"],
+    files: [VIEWS, COMPONENTS, WIDGETS],
   },
 );

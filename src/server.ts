@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { ConfigError, loadConfig } from "./config.ts";
 import { asyncStdout, createLogger, endLogs } from "./logger.ts";
 import { createDb, migrateLatest } from "./db/knex.ts";
+import { checkPackageCodes } from "./events/repository.ts";
 import { closeRedis, connectRedis } from "./redis.ts";
 import { createMailTransport } from "./email/transport.ts";
 import { createOutbox } from "./email/outbox.ts";
@@ -13,6 +14,7 @@ import { setUpPayments } from "./payments/setup.ts";
 import { reactBuild } from "./reactBuild.ts";
 import type { JobQueue } from "./db/jobQueue.ts";
 import { applyRetention } from "./privacy/retention.ts";
+import { followClockFile } from "./clock.ts";
 
 // Every start failure is one JSON line (the step, the reason, no stack) and exit code 1.
 let config;
@@ -27,6 +29,8 @@ try {
 // Production writes its logs asynchronously (endLogs on shutdown); elsewhere each line is written at once.
 const logDestination = config.isProduction ? asyncStdout() : undefined;
 const logger = createLogger(config.logLevel, logDestination);
+// Demos: every instance on this machine follows the offset `npm run clock` writes (never in production or with live keys).
+if (!config.isProduction && !config.stripe?.secretKey.startsWith("sk_live_")) followClockFile();
 
 async function failStart(step: string, reason: string, code?: string): Promise<never> {
   logger.fatal({ step, reason, ...(code ? { code } : {}) }, `start failed: ${step}: ${reason}`);
@@ -53,6 +57,7 @@ if (config.database.client === "better-sqlite3") logger.warn({ file: config.data
 
 const db = createDb(config.database, logger);
 await step("database", () => migrateLatest(db, { logger, lockWaitMs: config.migrationLockWaitMs }));
+await step("events", () => checkPackageCodes(db));
 const redis = config.redis ? await step("redis", () => connectRedis(config.redis!.url, logger)) : undefined;
 const transport = createMailTransport({ smtpUrl: config.mail.smtpUrl, dir: config.mail.dir });
 const outbox = createOutbox({ db, transport, from: config.mail.from, logger });

@@ -8,7 +8,7 @@ import { apiFetch, ApiError } from "./api.ts";
 import { showToast } from "./toast.ts";
 import { DISCOUNT_TEXT, MAX_CODE_LENGTH } from "../src/shared/discounts/rules.ts";
 import { formatPrice } from "../src/shared/money.ts";
-import { CsrfContext, Form } from "../views/components/Form.tsx";
+import { CsrfContext, Form } from "../components/Form.tsx";
 
 /** The code a registration holds, as the payment step shows it. */
 export interface DiscountView {

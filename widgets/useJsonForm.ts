@@ -1,13 +1,13 @@
 /**
  * A widget's side of a form that has a plain post and a JSON twin: the same real <form> the server renders
- * (built with the field kit, views/components/Form.tsx), taken over for instant feedback. Validated with the
+ * (built with the field kit, components/Form.tsx), taken over for instant feedback. Validated with the
  * shared schema on the first submit, then on every change; the fields are disabled while sending; the JSON
  * answer's fieldErrors (400) land on their fields, anything else shows the failure toast.
  */
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import type * as z from "zod/mini";
 import { validate, type FieldErrors, type FormValues, type FormWidgetProps } from "../src/shared/forms.ts";
-import { errorFor } from "../views/components/Form.tsx";
+import { errorFor } from "../components/Form.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast, type ToastMessage } from "./toast.ts";
 import { withScreenValues } from "./formDom.ts";

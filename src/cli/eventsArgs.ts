@@ -3,6 +3,7 @@
  * (src/shared/events/editing.ts) before anything is read or written: the command, `{ help: true }` or one line.
  */
 import { eventChangesSchema, type EventChanges } from "../shared/events/editing.ts";
+import { PACKAGE_CODES } from "../shared/registrations/packages.ts";
 
 export type EventsCommand =
   | { command: "list" }
@@ -21,7 +22,7 @@ export const EVENTS_USAGE = [
   "Options (update changes only those given):",
   "  --title TITLE  --start YYYY-MM-DD  --end YYYY-MM-DD  --date-text TEXT (written from the dates when left out)",
   "  --time-zone ZONE (IANA, e.g. America/Chicago)  --location PLACE  --capacity PLACES (1 to 100000)",
-  "  --package CODE=PRICE[=LABEL] (again for each package; codes full, 1day, 2day, singleDay; dollars, e.g. 349.00)",
+  `  --package CODE=PRICE[=LABEL] (again for each package; codes ${PACKAGE_CODES.join(", ")}; dollars, e.g. 349.00)`,
   "  --team-price PRICE (per athlete)  --closes YYYY-MM-DD|none (registration closes at the start of that day in the",
   "  event's zone; none: at the start)  --freeze YYYY-MM-DD|none (paid registrations change until then; none: 7 days",
   "  before the start)  --listed yes|no",

@@ -13,10 +13,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const cliDir = path.join(root, "src/cli");
 const outdir = path.join(root, "build/cli");
 /** The commands: the files of src/cli that an npm script runs. */
-export const COMMANDS = ["capacity", "discount", "erase", "events", "export", "migrate", "payments", "refund", "resend", "retention"].filter((name) =>
+export const COMMANDS = ["capacity", "clock", "discount", "erase", "events", "export", "migrate", "payments", "refund", "resend", "retention"].filter((name) =>
   fs.existsSync(path.join(cliDir, `${name}.ts`)),
 );
-const WATCHED = ["src", "views", "widgets/components"].map((d) => path.join(root, d));
+const WATCHED = ["src", "components", "views", "widgets"].map((d) => path.join(root, d));
 const WATCHED_FILES = ["knexfile.ts", "package-lock.json", "src/cli/run.mjs"].map((f) => path.join(root, f));
 
 function newestSource() {

@@ -1,5 +1,4 @@
-import { Router, type Request, type RequestHandler, type Response } from "express";
-import multer from "multer";
+import { Router, type Request, type Response } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Site } from "../shared/site.ts";
 import type { Outbox } from "../email/outbox.ts";
@@ -8,24 +7,14 @@ import { renderPage } from "../http/render.tsx";
 import { emptyForm, validate, type FieldErrors, type FormState, type Validation } from "../shared/forms.ts";
 import { formBody, formPost, jsonPost } from "../http/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
-import { HttpError } from "../http/errors.ts";
-import { CsrfError, type Csrf } from "../http/csrf.ts";
+import type { Csrf } from "../http/csrf.ts";
 import { findEvent } from "../events/repository.ts";
 import { EVENT_LOAD_FAILED, EVENT_NOT_FOUND, EVENT_NOT_FOUND_TEXT, EVENT_NOT_FOUND_TITLE, parseEventId } from "../shared/events/rules.ts";
 import type { EventDetail } from "../shared/events/types.ts";
-import {
-  checkLogoContent,
-  coachEvent,
-  coachRegistrationState,
-  LOGO_FIELD,
-  LOGO_MAX_BYTES,
-  LOGO_MESSAGES,
-  LOGO_SNIFF_BYTES,
-  type CoachEvent,
-  type LogoType,
-} from "../shared/collegeCoachRequests/rules.ts";
+import { coachEvent, coachRegistrationState, LOGO_FIELD, type CoachEvent } from "../shared/collegeCoachRequests/rules.ts";
 import { COACH_MESSAGES, coachRequestSchema, type CoachRequest } from "../shared/collegeCoachRequests/schemas.ts";
 import { saveCoachRequest } from "./repository.ts";
+import { logoUpload, MAX_CONCURRENT_UPLOADS, receivedLogo, UNREADABLE, type Logo } from "./routes/logoUpload.ts";
 import { CoachRegistrationPage } from "../../views/pages/collegeCoachRequests/CoachRegistrationPage.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";
 
@@ -48,76 +37,17 @@ export const COACH_API = "/api/clinician-request";
 /** Both coach request endpoints together allow this many posts per visitor per window. */
 export const COACH_REQUEST_RATE_LIMIT = { windowMs: 15 * 60_000, limit: 10 } as const;
 const RATE_LIMITED = "Too many registrations from your connection. Please wait a few minutes and try again.";
-export const UNREADABLE = "The form could not be read. Please reload the page and try again.";
-export const UPLOADS_BUSY = "Too many uploads are being received right now. Please try again in a moment.";
-export const MAX_CONCURRENT_UPLOADS = 8;
 
-declare module "express-serve-static-core" {
-  interface Locals {
-    /** Set when multer refused the logo for its size: the form is re-shown with this message. */
-    logoRefusal?: string;
-  }
-}
-
-/**
- * The multipart body of the coach request posts (fields and one logo, held in memory, never on disk), parsed by
- * multer with the 5 MB limit, ahead of the CSRF check, which then reads `_csrf` from these fields. The origin was
- * checked before (sameOriginOnly), and the token is checked again as the logo's part begins (the form sends `_csrf`
- * first, the dialog the `x-csrf-token` header): a forged post is refused before a byte of its file is kept. A body
- * multer cannot read (a NUL or a bad line in a part header, no boundary, a cut-off body) is the form's 400.
- */
-function logoUpload(csrf: Pick<Csrf, "valid">, maxConcurrent: number): RequestHandler {
-  const upload = multer({
-    storage: multer.memoryStorage(),
-    limits: { fileSize: LOGO_MAX_BYTES, files: 1, fields: 40, parts: 41, fieldSize: 16 * 1024, fieldNameSize: 100, fieldNestingDepth: 0 },
-    fileFilter: (req, _file, accept) => (csrf.valid(req) ? accept(null, true) : accept(new CsrfError("invalid csrf token"))),
-  }).single(LOGO_FIELD);
-  let reading = 0;
-  return (req, res, next) => {
-    if (!req.is("multipart/form-data")) return next();
-    if (reading >= maxConcurrent) {
-      res.set("retry-after", "5");
-      return next(new HttpError(503, UPLOADS_BUSY, "Service unavailable"));
-    }
-    // Counted until the response is over: the body's buffer lives as long as the request.
-    reading += 1;
-    res.once("close", () => (reading -= 1));
-    upload(req, res, (err: unknown) => {
-      if (!err) return next();
-      if (err instanceof CsrfError) return next(err);
-      if (err instanceof multer.MulterError && err.code === "LIMIT_FILE_SIZE") {
-        // The fields before the file were read; the rest of the form is re-shown with the size message.
-        res.locals.logoRefusal = LOGO_MESSAGES.size;
-        return next();
-      }
-      if (err instanceof multer.MulterError && (err.code === "LIMIT_FILE_COUNT" || err.code === "LIMIT_UNEXPECTED_FILE")) {
-        return next(new HttpError(400, LOGO_MESSAGES.single, "Bad request"));
-      }
-      next(new HttpError(400, UNREADABLE, "Bad request"));
-    });
-  };
-}
-
-type Loaded = { ok: true; event: EventDetail } | { ok: false; status: number; message: string };
+/** A refusal carries its JSON message and the page's own text for it. */
+type Loaded = { ok: true; event: EventDetail } | { ok: false; status: number; message: string; pageText: string };
 
 /** The event a request is for: it must exist and offer coach registration. */
 async function loadEvent(db: Db, rawId: unknown): Promise<Loaded> {
   const id = parseEventId(typeof rawId === "number" ? String(rawId) : rawId);
   const event = id === null ? null : await findEvent(db, id);
-  if (!event) return { ok: false, status: 404, message: EVENT_NOT_FOUND };
-  if (!event.coachRegistration) return { ok: false, status: 404, message: COACH_MESSAGES.notOffered };
+  if (!event) return { ok: false, status: 404, message: EVENT_NOT_FOUND, pageText: EVENT_NOT_FOUND_TEXT };
+  if (!event.coachRegistration) return { ok: false, status: 404, message: COACH_MESSAGES.notOffered, pageText: COACH_MESSAGES.notOffered };
   return { ok: true, event };
-}
-
-type Logo = { type: LogoType; content: Buffer };
-
-/** The logo sent with the request, checked by its content: the logo, or the field error. */
-function receivedLogo(req: Request, res: Response): Logo | { error: string } | undefined {
-  if (res.locals.logoRefusal) return { error: res.locals.logoRefusal };
-  const file = req.file;
-  if (!file) return undefined;
-  const checked = checkLogoContent(file.size, file.buffer.subarray(0, LOGO_SNIFF_BYTES));
-  return checked.ok ? { type: checked.type, content: file.buffer } : { error: checked.message };
 }
 
 /** What a request post is about: the event (open for requests), the fields as sent (no token, no event id), the logo. */
@@ -163,8 +93,8 @@ export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router
       description: `College coaches: request to attend the ${event.title} (${event.dateText}, ${event.location}).`,
       status: opts.status,
     });
-  const notFound = (req: Request, res: Response, status: number, message: string) =>
-    renderPage(req, res, <EventNotFoundPage message={message === EVENT_NOT_FOUND ? EVENT_NOT_FOUND_TEXT : message} />, {
+  const notFound = (req: Request, res: Response, status: number, message: string, pageText = message) =>
+    renderPage(req, res, <EventNotFoundPage message={pageText} />, {
       title: EVENT_NOT_FOUND_TITLE,
       description: message,
       status,
@@ -184,7 +114,7 @@ export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router
     } catch (err) {
       return unavailable(req, res, err, false);
     }
-    if (!loaded.ok) return notFound(req, res, loaded.status, loaded.message);
+    if (!loaded.ok) return notFound(req, res, loaded.status, loaded.message, loaded.pageText);
     page(req, res, loaded.event, { open: coachRegistrationState(loaded.event, now()) === "open" });
   });
 
@@ -199,7 +129,7 @@ export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router
     }
     if (!loaded.ok) {
       if (json) res.status(loaded.status).json({ success: false, error: loaded.message });
-      else notFound(req, res, loaded.status, loaded.message);
+      else notFound(req, res, loaded.status, loaded.message, loaded.pageText);
       return undefined;
     }
     if (coachRegistrationState(loaded.event, now()) !== "open") {

@@ -13,29 +13,22 @@ import { lockingTransaction } from "../db/transaction.ts";
 import { eventKey, lockEvent } from "../registrations/core/repository.ts";
 import { changeLockedCapacity } from "../registrations/waitlist/capacity.ts";
 import { bumpEventsVersion } from "./version.ts";
+import { packageCodeOf } from "./repository.ts";
 import {
   dateTextFor,
   dayLabel,
   daysOf,
   eventRefusal,
-  packageDayCount,
   type EditedEvent,
   type EditedPackage,
   type EventChanges,
 } from "../shared/events/editing.ts";
 import { DEFAULT_TIME_ZONE, startOfDayIn } from "../shared/events/rules.ts";
-import type { PackageCode } from "../shared/events/types.ts";
+import { defaultPackageLabel, packageDayCount } from "../shared/registrations/packages.ts";
 
 export class EventEditRefused extends Error {}
 
 type Row = Record<string, unknown>;
-
-const DEFAULT_LABELS: Record<PackageCode, (days: number) => string> = {
-  full: (days) => `Full Event (${days} ${days === 1 ? "Day" : "Days"})`,
-  "1day": () => "1 Day",
-  "2day": () => "2 Days",
-  singleDay: () => "Single Day",
-};
 
 const isoDay = (v: unknown) => toDate(v)!.toISOString().slice(0, 10);
 /** The calendar day, in the event's zone, of an instant an operator set as the start of that day. */
@@ -56,7 +49,7 @@ async function readEdited(conn: Knex.Transaction, row: Row): Promise<EditedEvent
     timeZone,
     location: toText(row.location),
     capacity: Number(row.capacity),
-    packages: packages.map((p) => ({ code: toText(p.code) as PackageCode, label: toText(p.label), priceCents: Number(p.price_cents), dayCount: Number(p.day_count) })),
+    packages: packages.map((p) => ({ code: packageCodeOf(p), label: toText(p.label), priceCents: Number(p.price_cents), dayCount: Number(p.day_count) })),
     teamPriceCents: Number(row.team_price_cents),
     registrationClosesOn: closes ? dayIn(closes, timeZone) : null,
     changesFreezeOn: freeze ? dayIn(freeze, timeZone) : null,
@@ -79,7 +72,7 @@ function merged(current: EditedEvent, changes: EventChanges): EditedEvent {
     const was = current.packages.find((p) => p.code === code);
     const given = givenPackages.find((p) => p.code === code);
     const dayCount = packageDayCount(code, days);
-    const label = given?.label ?? (was && was.dayCount === dayCount ? was.label : DEFAULT_LABELS[code](days));
+    const label = given?.label ?? (was && was.dayCount === dayCount ? was.label : defaultPackageLabel(code, days));
     return { code, label, priceCents: given?.priceCents ?? was!.priceCents, dayCount };
   });
   return next;

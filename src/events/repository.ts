@@ -2,15 +2,14 @@ import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toBool, toDate, toJson } from "../db/rows.ts";
 import {
-  PACKAGE_CODES,
   type CollegeLogo,
   type EventCoach,
   type EventDay,
   type EventDetail,
   type EventPackage,
   type EventSummary,
-  type PackageCode,
 } from "../shared/events/types.ts";
+import { isPackageCode, unknownPackageCodes, type PackageCode } from "../shared/registrations/packages.ts";
 import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOfDayIn } from "../shared/events/rules.ts";
 import { eventCaches } from "./cache.ts";
 import { chooseOffers, type LineEntry } from "../shared/registrations/waitingList.ts";
@@ -28,7 +27,6 @@ type Conn = Db | Knex.Transaction;
 
 const num = (v: unknown) => Number(v);
 const str = (v: unknown) => (v === null || v === undefined ? "" : toText(v));
-const isPackageCode = (v: string): v is PackageCode => (PACKAGE_CODES as readonly string[]).includes(v);
 
 /** DATE columns come back as Date (MySQL), epoch milliseconds or 'YYYY-MM-DD' (SQLite). */
 function calendarDate(v: unknown): Date {
@@ -50,11 +48,29 @@ function groupBy<T>(rows: Row[], map: (r: Row) => T): Map<number, T[]> {
   return out;
 }
 
-const toPackage = (r: Row): EventPackage | null => {
-  const code = str(r.code);
-  if (!isPackageCode(code)) return null;
-  return { code, label: str(r.label), priceCents: num(r.price_cents), dayCount: num(r.day_count) };
-};
+/** A package row's code; a code that names no package (src/shared/registrations/packages.ts) is an error, never dropped. */
+export function packageCodeOf(row: Row): PackageCode {
+  const code = str(row.code);
+  if (!isPackageCode(code)) throw new Error(unknownPackageText([{ eventId: num(row.event_id), code }]));
+  return code;
+}
+
+const unknownPackageText = (unknown: { eventId: number; code: string; title?: string }[]) =>
+  `${unknown.map((u) => `event ${u.eventId}${u.title ? ` (${u.title})` : ""} offers package code "${u.code}"`).join(", ")}, which is no package: ` +
+  "add it to src/shared/registrations/packages.ts, or correct event_packages.code";
+
+/** At start: every event's package codes name a package, or the start is refused naming each event and code. */
+export async function checkPackageCodes(db: Db): Promise<void> {
+  const rows = (await db("event_packages")
+    .join("events", "events.id", "event_packages.event_id")
+    .select("event_packages.event_id", "event_packages.code", "events.title")
+    .orderBy([{ column: "event_packages.event_id" }, { column: "event_packages.id" }])) as Row[];
+  const titles = new Map(rows.map((r) => [num(r.event_id), str(r.title)]));
+  const unknown = unknownPackageCodes(rows.map((r) => ({ eventId: num(r.event_id), code: str(r.code) })));
+  if (unknown.length > 0) throw new Error(unknownPackageText(unknown.map((u) => ({ ...u, title: titles.get(u.eventId) }))));
+}
+
+const toPackage = (r: Row): EventPackage => ({ code: packageCodeOf(r), label: str(r.label), priceCents: num(r.price_cents), dayCount: num(r.day_count) });
 const toDay = (r: Row): EventDay => ({ id: num(r.id), label: str(r.label), date: isoDay(calendarDate(r.day_date)) });
 const toCoach = (r: Row): EventCoach => ({ id: num(r.id), name: str(r.name), title: str(r.title), bio: str(r.bio), image: str(r.image) });
 const toLogo = (r: Row): CollegeLogo => ({ id: num(r.id), name: str(r.name), image: str(r.image) });
@@ -76,7 +92,7 @@ async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
   const logos = groupBy(logoRows, toLogo);
   return rows.map((r) => {
     const id = num(r.id);
-    const eventPackages = (packages.get(id) ?? []).filter((p): p is EventPackage => p !== null);
+    const eventPackages = packages.get(id) ?? [];
     const fullPriceCents = headlinePriceCents(eventPackages);
     const startDate = calendarDate(r.start_date);
     const timeZone = str(r.time_zone) || DEFAULT_TIME_ZONE;

@@ -12,6 +12,7 @@ import { toText } from "../shared/toText.ts";
 /** The one table from a use case's refusal to an HTTP status (and the error page's title). */
 const DOMAIN_ERROR_STATUS: Record<DomainErrorKind, { status: number; title: string }> = {
   invalid: { status: 400, title: "Please check your request" },
+  unprocessable: { status: 422, title: "Please check your request" },
   not_found: { status: 404, title: "Not found" },
   forbidden: { status: 403, title: "Request refused" },
   conflict: { status: 409, title: "Something changed" },

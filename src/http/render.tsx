@@ -3,9 +3,10 @@ import type { Request, Response } from "express";
 import { renderToStaticMarkup, renderToString } from "react-dom/server";
 import { Layout, type ShellProps } from "../../views/layout/Layout.tsx";
 import { collectWidgets, serializeProps, WidgetCollector } from "../../views/components/Widget.tsx";
+import { islandComponents } from "../../widgets/islands.gen.ts";
 import type { Assets } from "./assets.ts";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
-import { CsrfContext } from "../../views/components/Form.tsx";
+import { CsrfContext } from "../../components/Form.tsx";
 import { ImageUrlContext } from "../../views/layout/imageUrl.ts";
 import { siteOrigin } from "./origin.ts";
 import { withVisitorToken } from "./pageCache.ts";
@@ -56,7 +57,7 @@ const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;
 /** The one render function: a page component inside the layout, as a whole HTML document. */
 export function renderPage(req: Request, res: Response, page: ReactElement, options: PageOptions): void {
   const ctx = res.locals.page as PageContext;
-  const collector = new WidgetCollector();
+  const collector = new WidgetCollector(islandComponents);
   const shell: ShellProps = { ...ctx.shell, path: req.path, toast: ctx.takeToast(), bare: options.bare ?? false };
   const body = collectWidgets(collector, () => renderToString(
       <CsrfContext value={ctx.csrfToken}>

@@ -8,7 +8,8 @@ import { createTestApp, type TestApp } from "../support/app.ts";
 import { executableScripts, textOf, visitor as firstVisit } from "../support/http.ts";
 import { LOGO_MAX_BYTES } from "../../src/shared/collegeCoachRequests/rules.ts";
 import { readStoredFile } from "../../src/db/storedFiles.ts";
-import { coachRequestRoutes, UNREADABLE, UPLOADS_BUSY } from "../../src/collegeCoachRequests/routes.tsx";
+import { coachRequestRoutes } from "../../src/collegeCoachRequests/routes.tsx";
+import { UNREADABLE, UPLOADS_BUSY } from "../../src/collegeCoachRequests/routes/logoUpload.ts";
 
 let t: TestApp;
 /** Event 3's days as the event data gives them (never typed here: the season moves by migration). */

@@ -1,7 +1,7 @@
 // The field kit's markup: label, hint and error wired to the control, the same in server forms and widgets.
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { Choices, CsrfContext, Field, Form, FormErrors, stateField } from "../../views/components/Form.tsx";
+import { Choices, CsrfContext, Field, Form, FormErrors, stateField } from "../../components/Form.tsx";
 
 const html = (node: React.ReactNode) => renderToStaticMarkup(<>{node}</>);
 const attr = (markup: string, tag: string, name: string) => new RegExp(`<${tag}[^>]* ${name}="([^"]*)"`).exec(markup)?.[1];

@@ -4,7 +4,7 @@ import { validate } from "../../src/shared/forms.ts";
 import { serializeProps } from "../../views/components/Widget.tsx";
 import { badgeText, DESKTOP_BADGE_CAP, MOBILE_BADGE_CAP } from "../../src/shared/cart/badge.ts";
 import { backoffMs } from "../../src/db/jobQueue.ts";
-import { errorFor, fieldName, stateChoices, stateField } from "../../views/components/Form.tsx";
+import { errorFor, fieldName, stateChoices, stateField } from "../../components/Form.tsx";
 import { toDate, toJson } from "../../src/db/rows.ts";
 
 describe("validate", () => {

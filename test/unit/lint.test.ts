@@ -75,6 +75,53 @@ describe("house/no-env-in-views", () => {
   });
 });
 
+describe("house/refusals-by-reason", () => {
+  it("refuses a decision by an error's message text, and allows one by reason or kind", async () => {
+    const byMessage = [
+      `if (err.message === REGISTRATION_ERRORS.closed) return 1;`,
+      `const t = (err as Error).message !== TEXT.missing ? 1 : 2;`,
+      `if (err.message.startsWith("Please fill in")) return 1;`,
+      `if (/sold out/i.test(err.message)) return 1;`,
+    ];
+    for (const line of byMessage) {
+      const found = await problems("house/refusals-by-reason", "src/registrations/booking/routes/probe.tsx", `declare const err: any, REGISTRATION_ERRORS: any, TEXT: any;\nexport function f() {\n  ${line}\n  return 0;\n}\n`);
+      expect(found, line).toEqual([expect.objectContaining({ rule: "house/refusals-by-reason" })]);
+      expect(found[0]!.message).toContain("err.reason");
+    }
+    const byReason = `declare const err: { reason?: string; kind: string; message: string };\nexport const f = () => (err.reason === "sold_out" || err.kind === "conflict" ? err.message : "");\n`;
+    expect(await problems("house/refusals-by-reason", "src/registrations/booking/routes/probe.tsx", byReason)).toEqual([]);
+  });
+});
+
+describe("house/one-direction", () => {
+  const blocks = ["house/one-direction:views", "house/one-direction:widgets", "house/one-direction:components"];
+  const lint = async (file: string, code: string) => {
+    const eslint = new ESLint({ cwd: root, overrideConfigFile: true, overrideConfig: only(...blocks) });
+    const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+    return (result?.messages ?? []).map((m) => ({ rule: m.ruleId, message: m.message }));
+  };
+
+  it("refuses pages importing islands, islands importing pages, and components importing either, types included", async () => {
+    const refused: [string, string][] = [
+      ["views/pages/Probe.tsx", `import type { PaymentPanelProps } from "../../widgets/islands/PaymentPanel.tsx";\nexport type X = PaymentPanelProps;\n`],
+      ["views/pages/shop/Probe.tsx", `import { islandComponents } from "../../../widgets/islands.gen.ts";\nexport const x = islandComponents;\n`],
+      ["widgets/islands/Probe.tsx", `import { TeamNotes } from "../../views/pages/home/HomePage.tsx";\nexport const x = TeamNotes;\n`],
+      ["components/Probe.tsx", `import { showToast } from "../widgets/toast.ts";\nexport const x = showToast;\n`],
+      ["components/Probe.tsx", `import { Layout } from "../views/layout/Layout.tsx";\nexport const x = Layout;\n`],
+    ];
+    for (const [file, code] of refused) {
+      const found = await lint(file, code);
+      expect(found, file).toEqual([expect.objectContaining({ rule: "no-restricted-imports" })]);
+      expect(found[0]!.message).toContain("Imports run one way");
+    }
+  });
+
+  it("allows both sides to import components/ and their own folder", async () => {
+    expect(await lint("views/pages/Probe.tsx", `import { Form } from "../../components/Form.tsx";\nimport { Toast } from "../components/Toast.tsx";\nexport const x = [Form, Toast];\n`)).toEqual([]);
+    expect(await lint("widgets/islands/Probe.tsx", `import { Form } from "../../components/Form.tsx";\nimport { showToast } from "../toast.ts";\nexport const x = [Form, showToast];\n`)).toEqual([]);
+  });
+});
+
 describe("house/domain-errors-in-use-cases and house/session-keys-in-one-place", () => {
   it("refuses HttpError outside src/http/ and routes", async () => {
     const code = `import { HttpError } from "../http/errors.ts";\nexport const e = () => new HttpError(409, "Only 1 left in stock");\n`;

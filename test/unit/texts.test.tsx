@@ -10,7 +10,7 @@ import { orderConfirmationEmail, orderRefundedEmail } from "../../src/orders/ema
 import { CancelPage, ManagePage, type ManageView } from "../../views/pages/registration/ManagePage.tsx";
 import { CancellationPolicyPage } from "../../views/pages/policies/CampPolicyPages.tsx";
 import { RegistrationSeenElsewhere } from "../../views/pages/registration/RegisterPage.tsx";
-import { FormErrors } from "../../views/components/Form.tsx";
+import { FormErrors } from "../../components/Form.tsx";
 import { cancellationPolicyLines } from "../../src/shared/registrations/changePolicy.ts";
 import { CHANGE_TEXT } from "../../src/shared/registrations/changeTexts.ts";
 

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
 import { collectWidgets, forgetWidgetMarkup, Widget, WidgetCollector } from "../../views/components/Widget.tsx";
-import { CsrfContext } from "../../views/components/Form.tsx";
+import { CsrfContext } from "../../components/Form.tsx";
+import { islandComponents } from "../../widgets/islands.gen.ts";
 import { formWidgetProps } from "../../src/shared/forms.ts";
 
 const TOKEN_A = "token-a-0123456789abcdefghijklmnopqrstuvwxyz";
 const TOKEN_B = "token-b-9876543210zyxwvutsrqponmlkjihgfedcba";
 
 function page(token: string, name = ""): string {
-  return collectWidgets(new WidgetCollector(), () =>
+  return collectWidgets(new WidgetCollector(islandComponents), () =>
     renderToStaticMarkup(
       <CsrfContext value={token}>
         <Widget name="ContactForm" props={{ ...formWidgetProps(token, { values: { name }, errors: {} }), supportHours: "Monday to Friday" }} />

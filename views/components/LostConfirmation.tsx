@@ -1,4 +1,4 @@
-import { Field, Form, SubmitButton } from "./Form.tsx";
+import { Field, Form, SubmitButton } from "../../components/Form.tsx";
 
 /** "Lost your confirmation?" on an event's page: e-mails the registration's manage link again (src/registrations/changes/routes/manage.tsx). */
 export function LostConfirmation({ eventId }: { eventId: number }) {

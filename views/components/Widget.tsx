@@ -1,10 +1,11 @@
 import { use, type ComponentType } from "react";
 import { renderToString } from "react-dom/server";
-import { islandComponents, type IslandName, type IslandProps } from "../../widgets/islands.gen.ts";
-import { CsrfContext } from "./Form.tsx";
+import { CsrfContext } from "../../components/Form.tsx";
+import type { IslandComponents, IslandName, IslandProps } from "../../components/islands.ts";
 
 /** Collects the widgets one page render places, so the page knows which scripts it needs. */
 export class WidgetCollector {
+  constructor(private readonly components: IslandComponents) {}
   private count = 0;
   readonly used = new Set<IslandName>();
   /** Widgets that start at page load: their chunks are preloaded. */
@@ -14,6 +15,9 @@ export class WidgetCollector {
     if (load === "eager") this.eager.add(name);
     this.count += 1;
     return `w${this.count}`;
+  }
+  component(name: IslandName): ComponentType<Record<string, unknown>> {
+    return this.components[name] as ComponentType<Record<string, unknown>>;
   }
 }
 
@@ -92,7 +96,7 @@ export function Widget<N extends IslandName>({
 }) {
   if (!current) throw new Error("Widget rendered outside renderPage");
   const id = current.nextId(name, load);
-  const Component = islandComponents[name] as ComponentType<Record<string, unknown>>;
+  const Component = current.component(name);
   const token = use(CsrfContext);
   const json = serializeProps(props);
   const key = `${name}#${id}#${token ? json.replaceAll(token, TOKEN_SLOT) : json}`;

@@ -1,5 +1,5 @@
 import { Widget } from "../components/Widget.tsx";
-import { Field, Form, FormErrors, stateField, SubmitButton } from "../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 import type { FormState } from "../../src/shared/forms.ts";
 
 export function TestPage({ form }: { form: FormState }) {

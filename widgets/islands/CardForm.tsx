@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent, type SyntheticEvent } from "react";
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
-import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "../../views/components/Form.tsx";
+import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 import type { FormState } from "../../src/shared/forms.ts";
 import { CheckoutForm, validateCheckout } from "../../src/shared/cart/schemas.ts";
 import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../../src/shared/orders/rules.ts";

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type MouseEvent } from "react";
-import { CsrfContext, Form } from "../../views/components/Form.tsx";
+import { CsrfContext, Form } from "../../components/Form.tsx";
 import type { CartLineView } from "../../src/shared/cart/rules.ts";
 import { CART_STALE_MS, variantText } from "../../src/shared/cart/rules.ts";
 import { CART_TEXT } from "../../src/shared/cart/texts.ts";

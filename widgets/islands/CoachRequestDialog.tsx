@@ -1,6 +1,7 @@
 import { useId, useRef, type MouseEvent } from "react";
 import type { CoachEvent } from "../../src/shared/collegeCoachRequests/rules.ts";
-import { CoachRequestForm, COACH_PAGE_PATH, useCoachRequestForm } from "../coachRequestForm.tsx";
+import { CoachRequestForm, COACH_PAGE_PATH } from "../../components/CoachRequestForm.tsx";
+import { useCoachRequestForm } from "../useCoachRequestForm.ts";
 import { trapTab } from "../modal.ts";
 
 export interface CoachRequestDialogProps {

@@ -1,6 +1,6 @@
 import { contactSchema, CONTACT_MESSAGES } from "../../src/shared/inbox/schemas.ts";
 import type { FormWidgetProps } from "../../src/shared/forms.ts";
-import { CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../views/components/Form.tsx";
+import { CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../components/Form.tsx";
 import { useJsonForm } from "../useJsonForm.ts";
 
 /** The contact page's message form: a real post to /contact, sent as JSON to /api/contact when JavaScript runs. */

@@ -1,6 +1,6 @@
 import { NEWSLETTER_MESSAGES, newsletterSchema } from "../../src/shared/inbox/schemas.ts";
 import type { FormWidgetProps } from "../../src/shared/forms.ts";
-import { CsrfContext, Field, Form, SubmitButton } from "../../views/components/Form.tsx";
+import { CsrfContext, Field, Form, SubmitButton } from "../../components/Form.tsx";
 import { useJsonForm } from "../useJsonForm.ts";
 
 /** The home page's newsletter sign-up: a real post to /newsletter, sent as JSON when JavaScript runs. */

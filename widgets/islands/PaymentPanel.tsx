@@ -9,7 +9,7 @@ import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx"
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { formatPrice } from "../../src/shared/money.ts";
-import { CsrfContext, Form } from "../../views/components/Form.tsx";
+import { CsrfContext, Form } from "../../components/Form.tsx";
 import { DiscountBox, type DiscountChange, type DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
 import { declinedText, heldText } from "../../src/shared/texts.ts";

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent, type MouseEvent } from "react";
 import { useHydrated } from "../useHydrated.ts";
-import { CsrfContext, Form } from "../../views/components/Form.tsx";
+import { CsrfContext, Form } from "../../components/Form.tsx";
 import type { OptionSelection, Product, Variant } from "../../src/shared/catalogue/types.ts";
 import {
   addedDescription,

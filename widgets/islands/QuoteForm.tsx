@@ -1,6 +1,6 @@
 import { APPAREL_NEEDS, QUANTITY_OPTIONS, QUOTE_MESSAGES, quoteSchema } from "../../src/shared/inbox/schemas.ts";
 import type { FormWidgetProps } from "../../src/shared/forms.ts";
-import { Choices, CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../views/components/Form.tsx";
+import { Choices, CsrfContext, Field, Form, FormErrors, SubmitButton } from "../../components/Form.tsx";
 import { text, useJsonForm } from "../useJsonForm.ts";
 
 /** The custom apparel quote form: a real post to /custom-apparel/quote, sent as JSON when JavaScript runs. */

@@ -14,9 +14,10 @@ import { validate, type FieldErrors } from "../../src/shared/forms.ts";
 import type { EventDay, EventPackage } from "../../src/shared/events/types.ts";
 import { formatPrice } from "../../src/shared/money.ts";
 import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../../src/shared/registrations/rules.ts";
-import { Field, FieldIdScope, FormErrors, useFieldId } from "../../views/components/Form.tsx";
-import { AgreementWords, CancellationPolicyNote } from "../../views/components/CampAgreements.tsx";
-import { GuardianFields } from "../../views/components/GuardianFields.tsx";
+import { Field, FieldIdScope, FormErrors, useFieldId } from "../../components/Form.tsx";
+import { AgreementWords, CancellationPolicyNote } from "../../components/CampAgreements.tsx";
+import { GuardianFields } from "../../components/GuardianFields.tsx";
+import { StepsBar } from "../../components/StepsBar.tsx";
 import type { DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
 import PaymentPanel, { REGISTRATION_TEXT, type PaymentStep } from "./PaymentPanel.tsx";
@@ -81,21 +82,6 @@ export default function RegistrationSteps(props: RegistrationStepsProps) {
       )}
       </div>
     </div>
-  );
-}
-
-const STEPS = ["Registration", "Payment", "Confirmation"] as const;
-
-export function StepsBar({ step }: { step: number }) {
-  return (
-    <ol className="steps-bar" aria-label="Registration progress">
-      {STEPS.map((label, i) => (
-        <li key={label} className={i + 1 === step ? "is-current" : i + 1 < step ? "is-done" : undefined} aria-current={i + 1 === step ? "step" : undefined}>
-          <span className="steps-bar-number" aria-hidden="true">{i + 1}</span>
-          <span>{label}</span>
-        </li>
-      ))}
-    </ol>
   );
 }
 

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef } from "react";
 import type { TeamEventChoice } from "../../src/shared/home/eventOffers.ts";
-import { TeamEventChoices, TeamNotes } from "../../views/pages/home/TeamEventChoices.tsx";
+import { TeamEventChoices, TeamNotes } from "../../components/TeamEventChoices.tsx";
 import { trapTab } from "../modal.ts";
 
 /**

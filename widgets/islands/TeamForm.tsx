@@ -4,7 +4,7 @@
  * with the same form, one row more or less); hydrated, it adds and removes rows in place, checks every rule with
  * the server's own schema, holds the team through POST /api/team-registration and goes on to the checkout.
  */
-import { TeamAgreementNote } from "../../views/components/CampAgreements.tsx";
+import { TeamAgreementNote } from "../../components/CampAgreements.tsx";
 import { useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
 import { useHydrated } from "../useHydrated.ts";
 import { apiFetch, ApiError } from "../api.ts";
@@ -29,7 +29,7 @@ import {
   type CoachValues,
   type TeamFormValues,
 } from "../../src/shared/registrations/teamRules.ts";
-import { CsrfContext, Field, Form, FormErrors } from "../../views/components/Form.tsx";
+import { CsrfContext, Field, Form, FormErrors } from "../../components/Form.tsx";
 
 export interface TeamFormProps {
   eventId: number;

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../../logger.ts";
-import type { FakeEvent, FakePaymentIntent, FakeRefund } from "./fakeStripeServer.ts";
+import type { FakeCustomer, FakeEvent, FakePaymentIntent, FakePaymentMethod, FakeRefund, FakeSetupIntent } from "./fakeStripeServer.ts";
 
 type Json = Record<string, unknown>;
 
@@ -14,11 +14,18 @@ export interface SavedState {
   intents: FakePaymentIntent[];
   refunds: FakeRefund[];
   cardOf: [string, string][];
-  idempotency: [string, { hash: string; at: number; response?: { status: number; body: Json } }][];
+  /** Keyed by the key alone (files written before endpoints were kept have "path key" entries: harmless, never matched). */
+  idempotency: [string, { hash: string; at: number; endpoint?: string; response?: { status: number; body: Json } }][];
   /** Events not delivered yet, with the attempt and time of their next delivery. */
   pending: { event: FakeEvent; attempt: number; dueAt: number }[];
   laterPayments: string[];
   laterRefunds: [string, "succeeded" | "failed"][];
+  /** Saved cards (absent from files written before they existed). */
+  customers?: FakeCustomer[];
+  paymentMethods?: FakePaymentMethod[];
+  setupIntents?: FakeSetupIntent[];
+  pmCards?: [string, string][];
+  setUpOffSession?: string[];
 }
 
 export function readState(file: string | undefined, logger: Logger | undefined): SavedState | undefined {

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { DomainError } from "../../errors.ts";
+import { DomainError, type DiscountRefusalReason, type DomainErrorKind } from "../../errors.ts";
 import { PaymentNotOpenError } from "../../payments/core.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import * as codes from "../../discounts/repository.ts";
@@ -16,28 +16,36 @@ import { preparePayment } from "./payment.ts";
  * apply a code, remove it.
  */
 
-/** A refusal the visitor can act on: the message says why; the routes answer it with `status`. */
+/** A refusal the visitor can act on: the message says why; its reason gives its kind, and so its status (src/http/errors.ts). */
 export class DiscountRefused extends DomainError {
-  constructor(
-    message: string,
-    readonly status: 400 | 409 | 422,
-  ) {
-    super(status === 409 ? "conflict" : "invalid", message);
+  declare readonly reason: DiscountRefusalReason;
+  constructor(reason: DiscountRefusalReason, message: string) {
+    super(DISCOUNT_REFUSAL_KIND[reason], message, reason);
   }
 }
+const DISCOUNT_REFUSAL_KIND: Record<DiscountRefusalReason, DomainErrorKind> = {
+  discount_missing: "invalid",
+  discount_too_long: "unprocessable",
+  discount_unknown: "unprocessable",
+  discount_not_usable: "unprocessable",
+  discount_not_free: "unprocessable",
+  discount_no_registration: "conflict",
+  discount_payment_under_way: "conflict",
+  discount_free_failed: "conflict",
+};
 
 /** The code as typed, upper-cased and trimmed; refused when empty (or not sent) or too long. */
 export function codeText(raw: unknown): string {
   const code = normalizeCode(typeof raw === "string" ? raw : "");
-  if (!code) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
-  if (code.length > MAX_CODE_LENGTH) throw new DiscountRefused(DISCOUNT_REASONS.tooLong, 422);
+  if (!code) throw new DiscountRefused("discount_missing", DISCOUNT_TEXT.missing);
+  if (code.length > MAX_CODE_LENGTH) throw new DiscountRefused("discount_too_long", DISCOUNT_REASONS.tooLong);
   return code;
 }
 
 /** 2nd in the lock order: the code named by `raw`, its row locked; refused when there is none. */
 export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise<DiscountCode> {
   const found = await codes.findCode(trx, codeText(raw));
-  if (!found) throw new DiscountRefused(DISCOUNT_REASONS.unknown, 422);
+  if (!found) throw new DiscountRefused("discount_unknown", DISCOUNT_REASONS.unknown);
   await repo.lockCode(trx, found.id);
   return (await codes.findCodeById(trx, found.id))!;
 }
@@ -45,7 +53,7 @@ export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise
 /** Under the code's lock: why this registration may not use the code now (its limit counts every other live use). */
 export async function refuseUse(trx: Knex.Transaction, code: DiscountCode, r: Pick<Registration, "id" | "eventId" | "kind">, now: Date): Promise<void> {
   const reason = refusal(code, { eventId: r.eventId, kind: r.kind, now, usesTaken: await bookingRepo.usesTaken(trx, code.id, now, r.id) });
-  if (reason) throw new DiscountRefused(reason, 422);
+  if (reason) throw new DiscountRefused("discount_not_usable", reason);
 }
 
 /** Under the locks: the code's use held by the registration at its list price; returns the amount to pay. */
@@ -116,7 +124,7 @@ export interface AppliedDiscount {
 /** The pending registration, locked third; refused when it no longer holds its places. */
 async function lockPending(trx: Knex.Transaction, reference: string, now: Date): Promise<Registration> {
   const r = await repo.lockByReference(trx, reference);
-  if (!r || !holdIsLive(r, now)) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+  if (!r || !holdIsLive(r, now)) throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
   return r;
 }
 

@@ -28,15 +28,15 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
   const applied = await repo.redemptionOf(deps.db, registration.id);
   const text = codeText(raw?.trim() ? raw : (applied?.code ?? ""));
   const early = await codes.findCode(deps.db, text);
-  if (!early) throw new DiscountRefused(DISCOUNT_REASONS.unknown, 422);
+  if (!early) throw new DiscountRefused("discount_unknown", DISCOUNT_REASONS.unknown);
   const reason = refusal(early, { eventId: registration.eventId, kind: registration.kind, now: deps.clock(), usesTaken: await bookingRepo.usesTaken(deps.db, early.id, deps.clock(), registration.id) });
-  if (reason) throw new DiscountRefused(reason, 422);
-  if (!discountAmount(registration.listPriceCents, early).free) throw new DiscountRefused(DISCOUNT_REASONS.notFree, 422);
+  if (reason) throw new DiscountRefused("discount_not_usable", reason);
+  if (!discountAmount(registration.listPriceCents, early).free) throw new DiscountRefused("discount_not_free", DISCOUNT_REASONS.notFree);
 
   const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, registration.reference);
   if (live && live.provider !== "none" && (await deps.paymentCore.cancel(live)) === "already_succeeded") {
     if ((await repo.findByReference(deps.db, registration.reference))?.status === "paid") return { status: "paid" };
-    throw new DiscountRefused(DISCOUNT_TEXT.freeFailed, 409);
+    throw new DiscountRefused("discount_free_failed", DISCOUNT_TEXT.freeFailed);
   }
 
   const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx): Promise<FreeOutcome> => {
@@ -45,21 +45,21 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
     const code = await lockCodeNamed(trx, text);
     const r = await repo.lockByReference(trx, registration.reference);
     if (r?.status === "paid") return { status: "paid" };
-    if (!r || !holdIsLive(r, now)) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+    if (!r || !holdIsLive(r, now)) throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
     await refuseUse(trx, code, r, now);
     const amount = discountAmount(r.listPriceCents, code);
-    if (!amount.free) throw new DiscountRefused(DISCOUNT_REASONS.notFree, 422);
+    if (!amount.free) throw new DiscountRefused("discount_not_free", DISCOUNT_REASONS.notFree);
     await bookingRepo.putRedemption(trx, r.id, code.id, amount.offCents, "redeemed", now);
     await repo.setAmount(trx, r.id, 0, r.version, now);
     try {
       await deps.paymentCore.recordFree(trx, REGISTRATION_KIND, r.reference);
     } catch (err) {
       // A PaymentIntent came back to life between the cancel and now (another tab): nothing is recorded.
-      if (err instanceof PaymentNotOpenError) throw new DiscountRefused(DISCOUNT_TEXT.freeFailed, 409);
+      if (err instanceof PaymentNotOpenError) throw new DiscountRefused("discount_free_failed", DISCOUNT_TEXT.freeFailed);
       throw err;
     }
     if (!(await repo.transition(trx, r.id, "pay", now, { amount_paid_cents: 0, paid_at: now, reserved_until: null }))) {
-      throw new DiscountRefused(DISCOUNT_TEXT.freeFailed, 409);
+      throw new DiscountRefused("discount_free_failed", DISCOUNT_TEXT.freeFailed);
     }
     const paid = (await repo.findByReference(trx, r.reference))!;
     const event = await findEvent(trx, paid.eventId);

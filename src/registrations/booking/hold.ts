@@ -93,7 +93,7 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
   const written = await queued(async (trx): Promise<{ reference: string; settled: boolean }> => {
     const now = deps.clock();
     const locked = await repo.lockEvent(trx, event.id);
-    if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
+    if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed, "registration_closed");
     const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
     const current = await repo.lockByFormSession(trx, spec.formSessionId);
     if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
@@ -102,14 +102,14 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
     if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
 
     const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
-    if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
+    if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed, "registration_closed");
     if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
     const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
     // Less the places the waiting list keeps back; a live hold keeps its own (docs/operators.md: Waiting list).
     const left = await placesForSale(trx, event.id, free, now, current && holdIsLive(current, now) ? current.places : 0);
     // A hint only (atHead reads again before refusing): a batch run again, or this work's savepoint undone, leaves it low at worst.
     freeAfterLastHold(deps.db).set(event.id, left < spec.places ? left : left - spec.places);
-    if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)));
+    if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)), "sold_out");
     const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
     const cap = deps.limits.maxHeldPlacesPerVisitor;
     if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
@@ -172,7 +172,7 @@ async function refuseWhenFull<P>(deps: RegistrationDeps, event: EventDetail, spe
   const free = await placesLeft(deps.db, event.id, now, earlier?.id);
   if (free >= spec.places) return;
   if (!earlier && (await repo.findByFormSession(deps.db, spec.formSessionId))) return;
-  throw new DomainError("conflict", spec.fullMessage(free));
+  throw new DomainError("conflict", spec.fullMessage(free), "sold_out");
 }
 
 async function settled(db: Db, reference: string): Promise<HoldOutcome> {

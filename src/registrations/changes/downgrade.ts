@@ -1,3 +1,4 @@
+import { packageMove } from "../../shared/registrations/packages.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -20,7 +21,7 @@ export const DOWNGRADE_TEXT = {
 export function downgradeOptions(event: EventDetail, r: Registration): { code: string; label: string; priceCents: number; refundCents: number }[] {
   if (r.kind !== "individual" || r.status !== "paid") return [];
   return event.packages
-    .filter((p) => p.priceCents < r.listPriceCents && p.code !== r.packageCode)
+    .filter((p) => packageMove({ code: r.packageCode, priceCents: r.listPriceCents }, p) === "downgrade")
     .map((p) => ({ code: p.code, label: findPackage(event, p.code)?.label ?? p.label, priceCents: p.priceCents, refundCents: r.listPriceCents - p.priceCents }));
 }
 

@@ -1,3 +1,5 @@
+import { packageMove } from "../../shared/registrations/packages.ts";
+
 /**
  * Changes that cost money (an upgrade, athletes added to a team): the server's prices, pure. An upgrade costs the
  * list price of the new package minus the list price of the one paid for (a registration paid with a discount code
@@ -5,7 +7,7 @@
  */
 export function upgradeChoices<P extends { code: string; label: string; priceCents: number }>(packages: readonly P[], current: { packageCode: string; listPriceCents: number }): (P & { differenceCents: number })[] {
   return packages
-    .filter((p) => p.code !== current.packageCode && p.priceCents > current.listPriceCents)
+    .filter((p) => packageMove({ code: current.packageCode, priceCents: current.listPriceCents }, p) === "upgrade")
     .map((p) => ({ ...p, differenceCents: upgradeDifferenceCents(current.listPriceCents, p.priceCents)! }));
 }
 

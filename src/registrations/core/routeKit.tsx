@@ -12,7 +12,8 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { DISCOUNT_REASONS } from "../../shared/discounts/rules.ts";
 import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { RegistrationNotFoundPage } from "../../../views/pages/registration/RegisterPage.tsx";
-import { REGISTRATION_MESSAGES, packageOptions } from "../../shared/registrations/rules.ts";
+import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
+import { packageName } from "../../shared/registrations/packages.ts";
 import type { Registration } from "./repository.ts";
 import type { Visitor } from "../booking/hold.ts";
 import { discountOf } from "../booking/codes.ts";
@@ -72,19 +73,13 @@ export function visitorOf(req: Request, res: Response): Visitor {
   return { holder: visitorKeys(req, res), owned: req.session?.registrationRefs ?? [] };
 }
 
-/** 'Full Event' for the full package, else the package itself ('2 Days', 'Single Day'). */
-export function optionLabel(event: EventDetail, code: string): string {
-  if (code === "full") return "Full Event";
-  return packageOptions(event).find((p) => p.code === code)?.label ?? code;
-}
-
 /** Step 2's data; `clientSecret` is null when a code made the registration free (no PaymentIntent). */
 export async function paymentStep(deps: RegistrationDeps, event: EventDetail, r: Registration, clientSecret: string | null): Promise<PaymentStep> {
   const discount = await discountOf(deps, r);
   return {
     reference: r.reference,
     eventTitle: event.title,
-    optionLabel: r.kind === "team" ? `Team Registration (${r.places} athletes)` : optionLabel(event, r.packageCode),
+    optionLabel: r.kind === "team" ? `Team Registration (${r.places} athletes)` : packageName(r.packageCode),
     amountCents: r.amountCents,
     clientSecret,
     discount: discount && { code: discount.code, offCents: discount.offCents, listCents: discount.listCents },

@@ -25,10 +25,10 @@ import type { WaitingListDeps } from "./offers.ts";
 export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: JoinRequest, joiner: Joiner): Promise<{ confirmBy: Date }> {
   const joined = await queuedLockingTransaction(deps.db, regRepo.eventKey(event.id), async (trx) => {
     const locked = await regRepo.lockEvent(trx, event.id);
-    if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed);
+    if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed, "registration_closed");
     const now = deps.clock();
     const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
-    if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed);
+    if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed, "registration_closed");
     const capacity = Number(locked.capacity);
     if (req.places > capacity) throw new DomainError("invalid", WAITLIST_TEXT.tooLarge(capacity));
     const free = capacity - (await placesTaken(trx, event.id, now));

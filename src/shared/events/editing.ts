@@ -5,7 +5,7 @@
  * after the start, a full package). Browser-safe. Every refusal is one sentence.
  */
 import { z } from "zod";
-import { PACKAGE_CODES, type PackageCode } from "./types.ts";
+import { HEADLINE_PACKAGE, isPackageCode, PACKAGE_CODES, type PackageCode } from "../registrations/packages.ts";
 
 export const MAX_CAPACITY = 100_000;
 const MAX_PRICE_CENTS = 10_000_000;
@@ -48,7 +48,7 @@ const packageSpec = z
   .string()
   .transform((v, ctx) => {
     const [code = "", price = "", ...label] = v.split("=");
-    if (!(PACKAGE_CODES as readonly string[]).includes(code)) {
+    if (!isPackageCode(code)) {
       ctx.addIssue({ code: "custom", message: `A package is CODE=PRICE with a code among ${PACKAGE_CODES.join(", ")}, not ${v}.` });
       return z.NEVER;
     }
@@ -62,7 +62,7 @@ const packageSpec = z
       ctx.addIssue({ code: "custom", message: `The ${code} package's label is at most 80 characters.` });
       return z.NEVER;
     }
-    return { code: code as PackageCode, priceCents: cents.data, ...(name ? { label: name } : {}) };
+    return { code, priceCents: cents.data, ...(name ? { label: name } : {}) };
   });
 
 /** The fields an operator gives, each as typed; the absent ones keep their value (or, on create, come from the copied event). */
@@ -141,11 +141,6 @@ export function dayLabel(date: string): string {
   return new Date(`${date}T12:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", weekday: "long", month: "long", day: "numeric" });
 }
 
-/** How many days a package's athlete attends: the full package every day. */
-export function packageDayCount(code: PackageCode, eventDays: number): number {
-  return code === "full" ? eventDays : code === "2day" ? 2 : 1;
-}
-
 /** The longest an event runs. */
 export const MAX_EVENT_DAYS = 14;
 
@@ -166,7 +161,7 @@ export const eventSchema = z
     const end = parts(e.endDate);
     if (!e.dateText.includes(MONTHS[s.m]!) || !new RegExp(`\\b${s.d}\\b`).test(e.dateText) || !e.dateText.includes(String(end.y)))
       return fail(`The date text "${e.dateText}" does not match ${e.startDate} to ${e.endDate} (e.g. "${dateTextFor(e.startDate, e.endDate)}"; leave --date-text out to have it written).`);
-    if (!e.packages.some((p) => p.code === "full")) return fail("An event needs a full package (its headline price): --package full=PRICE.");
+    if (!e.packages.some((p) => p.code === HEADLINE_PACKAGE)) return fail(`An event needs a ${HEADLINE_PACKAGE} package (its headline price): --package ${HEADLINE_PACKAGE}=PRICE.`);
     const tooLong = e.packages.find((p) => p.dayCount > days);
     if (tooLong) return fail(`The ${tooLong.code} package is ${tooLong.dayCount} days; the event has ${days}.`);
   });

@@ -1,5 +1,6 @@
 import type { EventDetail, EventPackage, EventSummary } from "./types.ts";
 import { centsToDecimal, centsToDollars } from "../money.ts";
+import { HEADLINE_PACKAGE } from "../registrations/packages.ts";
 
 /** Pure event rules and the spec's texts. Browser-safe: no database, no process. */
 
@@ -14,9 +15,9 @@ export function parseEventId(raw: unknown): number | null {
   return Number(raw);
 }
 
-/** The event's headline price: the full package, else its dearest package, else 0. */
+/** The event's headline price: the headline (full) package, else its dearest package, else 0. */
 export function headlinePriceCents(packages: EventPackage[]): number {
-  const full = packages.find((p) => p.code === "full");
+  const full = packages.find((p) => p.code === HEADLINE_PACKAGE);
   if (full) return full.priceCents;
   return packages.reduce((max, p) => Math.max(max, p.priceCents), 0);
 }

@@ -1,7 +1,5 @@
 /** Event data as pages, APIs and registration read it. Browser-safe (types only). */
-
-export const PACKAGE_CODES = ["full", "1day", "2day", "singleDay"] as const;
-export type PackageCode = (typeof PACKAGE_CODES)[number];
+import type { PackageCode } from "../registrations/packages.ts";
 
 export interface EventPackage {
   code: PackageCode;

@@ -5,7 +5,8 @@
  */
 import * as z from "zod/mini";
 import { multiLine, singleLine } from "../text.ts";
-import type { EventDay, EventPackage, PackageCode } from "../events/types.ts";
+import type { EventDay, EventPackage } from "../events/types.ts";
+import { HEADLINE_PACKAGE, offeredLabel, type PackageCode } from "./packages.ts";
 
 /** The spec's messages (section 5 and the error catalogue), word for word. */
 export const REGISTRATION_MESSAGES = {
@@ -33,7 +34,7 @@ export const dayChoiceMessage = (count: number) => `You must select exactly ${co
 
 export const GENDERS = ["Male", "Female"] as const;
 export const SHIRT_SIZES = ["Small", "Medium", "Large", "XL", "XXL", "3XL", "4XL"] as const;
-export const DEFAULT_PACKAGE: PackageCode = "full";
+export const DEFAULT_PACKAGE: PackageCode = HEADLINE_PACKAGE;
 
 /** What the form needs to know about the event: its packages and its days. */
 export interface RegistrationEventFacts {
@@ -41,9 +42,9 @@ export interface RegistrationEventFacts {
   days: EventDay[];
 }
 
-/** The package a visitor can choose, in the event's order; the spec labels the single-day option 'Single Day'. */
+/** The package a visitor can choose, in the event's order, as the form offers it (packages.ts: offeredLabel). */
 export function packageOptions(event: RegistrationEventFacts): EventPackage[] {
-  return event.packages.map((p) => (p.code === "singleDay" ? { ...p, label: "Single Day" } : p));
+  return event.packages.map((p) => ({ ...p, label: offeredLabel(p.code, p.label) }));
 }
 
 /** The package for a code, or undefined when the event does not offer it. */

@@ -13,7 +13,7 @@ import {
 } from "../../../src/shared/customApparel/content.ts";
 import { formWidgetProps, type FormState } from "../../../src/shared/forms.ts";
 import { CUSTOM_ORDERS } from "../../../src/shared/inbox/policies.ts";
-import { CsrfContext } from "../../components/Form.tsx";
+import { CsrfContext } from "../../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 

@@ -1,10 +1,10 @@
 import { Widget } from "../../components/Widget.tsx";
+import type { IslandProps } from "../../../components/islands.ts";
 import type { FormState } from "../../../src/shared/forms.ts";
-import type { CartState } from "../../../widgets/islands/CartStepper.tsx";
 import { CART_TEXT } from "../../../src/shared/cart/texts.ts";
 
 export interface CartPageProps {
-  cart: CartState;
+  cart: IslandProps<"CartStepper">["cart"];
   csrfToken: string;
   publishableKey: string;
   form: FormState;

@@ -1,8 +1,8 @@
 import type { FormState } from "../../../src/shared/forms.ts";
 import { LOGO_FIELD, type CoachEvent } from "../../../src/shared/collegeCoachRequests/rules.ts";
 import { COACH_MESSAGES } from "../../../src/shared/collegeCoachRequests/schemas.ts";
-import { errorFor, FormErrors, stateChoices, stateField } from "../../components/Form.tsx";
-import { CoachRequestForm } from "../../../widgets/coachRequestForm.tsx";
+import { errorFor, FormErrors, stateChoices, stateField } from "../../../components/Form.tsx";
+import { CoachRequestForm } from "../../../components/CoachRequestForm.tsx";
 
 export interface CoachRegistrationPageProps {
   event: CoachEvent;

@@ -2,7 +2,7 @@ import { useContext } from "react";
 import type { Site } from "../../../src/shared/site.ts";
 import { formWidgetProps, type FormState } from "../../../src/shared/forms.ts";
 import { contactFaq, supportHoursText } from "../../../src/shared/inbox/policies.ts";
-import { CsrfContext } from "../../components/Form.tsx";
+import { CsrfContext } from "../../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { MailIcon, PhoneIcon, PinIcon } from "../../layout/Icons.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";

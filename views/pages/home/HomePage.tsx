@@ -3,7 +3,7 @@ import type { Site } from "../../../src/shared/site.ts";
 import type { HomeOffers } from "../../../src/shared/home/eventOffers.ts";
 import { TEAM_MINIMUM_ATHLETES } from "../../../src/shared/home/eventOffers.ts";
 import { formWidgetProps, type FormState } from "../../../src/shared/forms.ts";
-import { CsrfContext } from "../../components/Form.tsx";
+import { CsrfContext } from "../../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 import { formatDollars, formatPrice } from "../../../src/shared/money.ts";

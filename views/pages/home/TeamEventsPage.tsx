@@ -1,5 +1,5 @@
 import type { TeamEventChoice } from "../../../src/shared/home/eventOffers.ts";
-import { TeamEventChoices, TeamNotes } from "./TeamEventChoices.tsx";
+import { TeamEventChoices, TeamNotes } from "../../../components/TeamEventChoices.tsx";
 
 /** The team event choice on a page of its own: where 'Register as Team' leads without JavaScript. */
 export function TeamEventsPage({ events }: { events: TeamEventChoice[] }) {

@@ -1,7 +1,7 @@
 import type { Site } from "../../../src/shared/site.ts";
 import type { AgreementText } from "../../../src/shared/registrations/agreements.ts";
 import { DEFAULT_FREEZE_DAYS } from "../../../src/shared/registrations/changePolicy.ts";
-import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
+import { CancellationPolicyList } from "../../../components/CampAgreements.tsx";
 import { PolicyPage } from "./PolicyPages.tsx";
 
 /** /camp-cancellation-policy */

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import type { Site } from "../../../src/shared/site.ts";
 import { formatDollars, formatPrice } from "../../../src/shared/money.ts";
-import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
+import { CancellationPolicyList } from "../../../components/CampAgreements.tsx";
 import { CAMP_POLICY_PATHS, LIABILITY_WAIVER, MEDICAL_RELEASE } from "../../../src/shared/registrations/agreements.ts";
 import { CUSTOM_ORDERS, RETURNS, SESSION_DAYS, SHIPPING, storedData, supportHoursText } from "../../../src/shared/inbox/policies.ts";
 

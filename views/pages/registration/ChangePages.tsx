@@ -2,9 +2,9 @@ import type { FormState } from "../../../src/shared/forms.ts";
 import { formatPrice } from "../../../src/shared/money.ts";
 import { SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
 import { CHANGE_TEXT } from "../../../src/shared/registrations/changeTexts.ts";
-import type { ChangePaymentProps } from "../../../widgets/islands/ChangePayment.tsx";
-import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton } from "../../../components/Form.tsx";
 import { Widget } from "../../components/Widget.tsx";
+import type { IslandProps } from "../../../components/islands.ts";
 import { PackageAndDays } from "./PackageAndDays.tsx";
 
 /** The head of every change page: back to the registration, the title, the event. */
@@ -164,7 +164,7 @@ export interface ChangePayView {
   status: "pending" | "paid" | "expired" | "cancelled" | "needs_review" | "rejected" | "processing";
   until: string;
   /** The card form's props while the change waits for its payment and its intent is ready. */
-  card: ChangePaymentProps | null;
+  card: IslandProps<"ChangePayment"> | null;
   setupError: string | null;
 }
 

@@ -1,23 +1,11 @@
 import type { ReactNode } from "react";
 import { Widget } from "../../components/Widget.tsx";
-import type { PaymentPanelProps } from "../../../widgets/islands/RegistrationSteps.tsx";
+import type { IslandProps } from "../../../components/islands.ts";
+import { StepsBar } from "../../../components/StepsBar.tsx";
 import { formatPrice } from "../../../src/shared/money.ts";
 import { FAMILIES_EMAILED } from "../../../src/shared/registrations/teamRules.ts";
 
 const CHECKOUT_STEPS = ["Registration Form", "Processing", "Payment", "Complete"] as const;
-
-function CheckoutSteps({ step }: { step: number }) {
-  return (
-    <ol className="steps-bar steps-bar-4" aria-label="Checkout progress">
-      {CHECKOUT_STEPS.map((label, i) => (
-        <li key={label} className={i + 1 === step ? "is-current" : i + 1 < step ? "is-done" : undefined} aria-current={i + 1 === step ? "step" : undefined}>
-          <span className="steps-bar-number" aria-hidden="true">{i + 1}</span>
-          <span>{label}</span>
-        </li>
-      ))}
-    </ol>
-  );
-}
 
 /**
  * /stripe-checkout: laid out without the site header and footer. The card panel's code (React, Stripe Elements) loads
@@ -27,7 +15,7 @@ function CheckoutShell({ step, children }: { step: number; children: ReactNode }
   return (
     <div className="section checkout-page">
       <div className="container registration-container">
-        <CheckoutSteps step={step} />
+        <StepsBar steps={CHECKOUT_STEPS} step={step} label="Checkout progress" />
         {children}
       </div>
     </div>
@@ -95,7 +83,7 @@ export interface CheckoutDetails {
  * The individual checkout: the event and option once in the header, the registration's facts once in its details,
  * the money once in the payment panel's summary (which leaves the event, option and days to the page).
  */
-export function CheckoutPay({ details, panel }: { details: CheckoutDetails; panel: PaymentPanelProps }) {
+export function CheckoutPay({ details, panel }: { details: CheckoutDetails; panel: IslandProps<"PaymentPanel"> }) {
   return (
     <CheckoutShell step={3}>
       <header className="registration-header">
@@ -128,7 +116,7 @@ export interface TeamCheckoutDetails {
 }
 
 /** /stripe-checkout?option=team: the coach's held team, then the same card form (and discount box) as individuals. */
-export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetails; panel: PaymentPanelProps }) {
+export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetails; panel: IslandProps<"PaymentPanel"> }) {
   return (
     <CheckoutShell step={3}>
       <header className="registration-header">

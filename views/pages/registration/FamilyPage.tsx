@@ -2,7 +2,7 @@ import type { FormState } from "../../../src/shared/forms.ts";
 import { SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
 import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
 import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
-import { Field, Form, FormErrors, stateField, SubmitButton, WithFieldId } from "../../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton, WithFieldId } from "../../../components/Form.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
 
 /** A family's page: one athlete of a team, opened by the link the coach sent. */

@@ -3,13 +3,13 @@ import { formatPrice } from "../../../src/shared/money.ts";
 import { GENDERS, SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
 import { CAMP_POLICY_PATHS } from "../../../src/shared/registrations/agreements.ts";
 import type { ChangePhase } from "../../../src/shared/registrations/changePolicy.ts";
-import { Field, Form, FormErrors, stateField, SubmitButton, WithFieldId } from "../../components/Form.tsx";
-import { CancellationPolicyList } from "../../components/CampAgreements.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton, WithFieldId } from "../../../components/Form.tsx";
+import { CancellationPolicyList } from "../../../components/CampAgreements.tsx";
 import { CHANGE_TEXT } from "../../../src/shared/registrations/changeTexts.ts";
 import { pendingLine, type PendingChange } from "./ChangePages.tsx";
 import { PackageAndDays } from "./PackageAndDays.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
-import { GuardianFields } from "../../components/GuardianFields.tsx";
+import { GuardianFields } from "../../../components/GuardianFields.tsx";
 import { completeCount, missingBadge } from "../../../src/shared/texts.ts";
 
 /** Everything the manage page shows, prepared by the route (dates already in the event's own time zone). */

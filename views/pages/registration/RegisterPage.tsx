@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { REGISTRATION_MESSAGES } from "../../../src/shared/registrations/rules.ts";
 import { coachEvent, type CoachRegistrationState } from "../../../src/shared/collegeCoachRequests/rules.ts";
 import type { EventDetail } from "../../../src/shared/events/types.ts";
-import { StepsBar } from "../../../widgets/islands/RegistrationSteps.tsx";
+import { StepsBar } from "../../../components/StepsBar.tsx";
 import { Widget } from "../../components/Widget.tsx";
 import { ManageLinkNote } from "./CheckoutPage.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";

@@ -5,7 +5,7 @@ import type { EventPackage } from "../../../src/shared/events/types.ts";
 import { MAX_SIBLINGS, WAITLIST_TEXT } from "../../../src/shared/registrations/waitingList.ts";
 import type { EntryStatus, OfferPlace } from "../../../src/shared/registrations/waitingList.ts";
 import { TEAM_MINIMUM } from "../../../src/shared/registrations/teamRules.ts";
-import { Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
+import { Field, Form, FormErrors, stateField, SubmitButton } from "../../../components/Form.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
 
 /** Every waiting-list page: the event's name, date and place, then the content. */

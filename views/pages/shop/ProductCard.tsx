@@ -11,7 +11,7 @@ import {
   shortDescription,
 } from "../../../src/shared/catalogue/rules.ts";
 import { parsePriceCents } from "../../../src/shared/money.ts";
-import { Form } from "../../components/Form.tsx";
+import { Form } from "../../../components/Form.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 
 /**

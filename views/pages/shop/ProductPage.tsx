@@ -1,6 +1,6 @@
-import type { ProductPickerProps } from "../../../widgets/islands/ProductPicker.tsx";
 import type { Product, VariantImage } from "../../../src/shared/catalogue/types.ts";
 import { Widget } from "../../components/Widget.tsx";
+import type { IslandProps } from "../../../components/islands.ts";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 import { CareIcon, IconPoints, QualityIcon, ReturnIcon, SupportIcon, TruckIcon } from "./ShopIcons.tsx";
 import { shippingNote } from "../../../src/shared/catalogue/rules.ts";
@@ -33,7 +33,7 @@ function withImageUrls(product: Product, imageUrl: (path: string) => string): Pr
   };
 }
 
-export function ProductPage({ picker }: { picker: ProductPickerProps }) {
+export function ProductPage({ picker }: { picker: IslandProps<"ProductPicker"> }) {
   const product = withImageUrls(picker.product, useImageUrl());
   return (
     <>

@@ -12,13 +12,14 @@ import { TEAM_TEXT } from "../../../shared/registrations/teamRules.ts";
 import * as repo from "../../core/repository.ts";
 import type { Registration } from "../../core/repository.ts";
 import { DiscountRefused } from "../codes.ts";
+import { checkoutPackageName } from "../../../shared/registrations/packages.ts";
 import { completeFree } from "../completeFree.ts";
 import { confirmReturn } from "../confirmReturn.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { teamCheckoutPath } from "./team.tsx";
 import { confirmationPageManageHref } from "../../changes/routes/manageLink.tsx";
-import { checkoutPage, holdEndsText, loadEvent, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { checkoutPage, holdEndsText, loadEvent, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { formBody, jsonPost, type JsonAnswer } from "../../../http/forms.ts";
 
 const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
@@ -90,7 +91,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
   }
 
   function freeFailed(req: Request, err: unknown): JsonAnswer {
-    if (err instanceof DiscountRefused) return { status: err.status, json: { success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message } };
+    if (err instanceof DiscountRefused) return { status: domainErrorStatus(err), json: { success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: err.message, message: err.message } };
     req.log.error({ err: (err as Error).message }, "free registration failed");
     return { status: 503, json: { success: false, title: DISCOUNT_TEXT.freeFailedTitle, error: DISCOUNT_TEXT.freeFailed, message: DISCOUNT_TEXT.freeFailed } };
   }
@@ -99,7 +100,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     run: async (req, _res, body, event: EventDetail) => {
       const reference = ownReference(req, event.id, body.option);
       const registration = reference ? await repo.findByReference(db, reference) : undefined;
-      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      if (!registration) throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
       const outcome = await completeFree(deps, registration, codeText(body.discountCode));
       return { json: { success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference } };
     },
@@ -146,7 +147,7 @@ function individualDetails(event: EventDetail, r: Registration): CheckoutDetails
   const athlete = r.athletes[0]!;
   return {
     eventTitle: event.title,
-    optionLabel: r.packageCode === "full" ? "Full Camp" : optionLabel(event, r.packageCode),
+    optionLabel: checkoutPackageName(r.packageCode),
     athleteName: `${athlete.firstName} ${athlete.lastName}`,
     email: r.contact.email,
     days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),

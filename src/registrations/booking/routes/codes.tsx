@@ -11,6 +11,7 @@ import { paymentUnderWay } from "../payment.ts";
 import { AmountChangeInFlightError, PaymentNotOpenError } from "../../../payments/core.ts";
 import { RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { formBody, formPost, jsonPost, type JsonAnswer, type Redirect } from "../../../http/forms.ts";
+import { domainErrorStatus } from "../../../http/errors.ts";
 
 const codeBody = z.object({
   discountCode: z.unknown().optional(),
@@ -54,19 +55,19 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
    * (another tab's card form): then it is refused with 409 and nothing changes; a payment found confirmed is settled.
    */
   async function refuseWhilePaying(registration: Registration): Promise<void> {
-    if (await paymentUnderWay(deps, registration.reference)) throw new DiscountRefused(DISCOUNT_REASONS.paymentUnderWay, 409);
+    if (await paymentUnderWay(deps, registration.reference)) throw new DiscountRefused("discount_payment_under_way", DISCOUNT_REASONS.paymentUnderWay);
   }
 
   /** The payment became confirmed between that check and the change: the same 409, never a 5xx. */
   const confirmedMeanwhile = (err: unknown) => err instanceof PaymentNotOpenError || err instanceof AmountChangeInFlightError;
 
   function refused(err: DiscountRefused): JsonAnswer {
-    const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : err.status === 409 ? DISCOUNT_TEXT.errorTitle : DISCOUNT_TEXT.invalidTitle;
-    return { status: err.status, json: { success: false, valid: false, title, message: err.message, error: err.message } };
+    const title = err.reason === "discount_missing" ? DISCOUNT_TEXT.missingTitle : err.kind === "conflict" ? DISCOUNT_TEXT.errorTitle : DISCOUNT_TEXT.invalidTitle;
+    return { status: domainErrorStatus(err), json: { success: false, valid: false, title, message: err.message, error: err.message } };
   }
 
   function failed(req: Request, err: unknown): JsonAnswer {
-    if (confirmedMeanwhile(err)) return refused(new DiscountRefused(DISCOUNT_REASONS.paymentUnderWay, 409));
+    if (confirmedMeanwhile(err)) return refused(new DiscountRefused("discount_payment_under_way", DISCOUNT_REASONS.paymentUnderWay));
     req.log.error({ err: (err as Error).message }, "discount code could not be applied");
     return { status: 503, json: { success: false, valid: false, title: DISCOUNT_TEXT.errorTitle, message: DISCOUNT_TEXT.error, error: DISCOUNT_TEXT.error } };
   }
@@ -80,8 +81,8 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
       run: async (req, _res, input) => {
         const registration = await ownRegistration(req, input.eventId, input.option);
         const remove = input.remove === true || input.remove === "true";
-        if (!remove && !codeText(input.discountCode).trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
-        if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+        if (!remove && !codeText(input.discountCode).trim()) throw new DiscountRefused("discount_missing", DISCOUNT_TEXT.missing);
+        if (!registration || registration.status !== "pending_payment") throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
         await refuseWhilePaying(registration);
         if (remove) {
           const { clientSecret, amountCents } = await removeCode(deps, registration);
@@ -105,28 +106,28 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
   const backTo = (req: Request, eventId: string) => (formBody(req).from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}` : `/register/${eventId}?step=payment`);
 
   function codeFailed(req: Request, err: unknown, eventId: string): Redirect {
-    if (confirmedMeanwhile(err)) err = new DiscountRefused(DISCOUNT_REASONS.paymentUnderWay, 409);
+    if (confirmedMeanwhile(err)) err = new DiscountRefused("discount_payment_under_way", DISCOUNT_REASONS.paymentUnderWay);
     if (!(err instanceof DiscountRefused)) {
       req.log.error({ err: (err as Error).message }, "discount code could not be applied");
       return { redirect: backTo(req, eventId), toast: { title: DISCOUNT_TEXT.errorTitle, description: DISCOUNT_TEXT.error, variant: "destructive" } };
     }
-    const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
+    const title = err.reason === "discount_missing" ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
     const toast = { title, description: err.message, variant: "destructive" } as const;
-    if (err.status === 409) return { redirect: formBody(req).option === "team" ? `/team-register/${eventId}` : `/register/${eventId}`, toast };
+    if (err.kind === "conflict") return { redirect: formBody(req).option === "team" ? `/team-register/${eventId}` : `/register/${eventId}`, toast };
     return { redirect: backTo(req, eventId), toast };
   }
 
   const codeForm = formPost({
     run: async (req, _res, input, eventId: string) => {
       const registration = await ownRegistration(req, eventId, input.option);
-      if (!registration || registration.status !== "pending_payment") throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      if (!registration || registration.status !== "pending_payment") throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
       await refuseWhilePaying(registration);
       if (input.remove) {
         await removeCode(deps, registration);
         return { redirect: backTo(req, eventId), toast: { title: "Discount Removed", description: "The discount code was removed.", variant: "default" } };
       }
       const code = codeText(input.discountCode);
-      if (!code.trim()) throw new DiscountRefused(DISCOUNT_TEXT.missing, 400);
+      if (!code.trim()) throw new DiscountRefused("discount_missing", DISCOUNT_TEXT.missing);
       const applied = await applyCode(deps, registration, code);
       const { title, message } = applied.paymentUpdated ? appliedMessage(applied.amount) : { title: DISCOUNT_TEXT.appliedTitle, message: DISCOUNT_TEXT.refresh };
       return { redirect: backTo(req, eventId), toast: { title, description: message, variant: "success" } };
@@ -149,7 +150,7 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
   const freeForm = formPost({
     run: async (req, _res, input, eventId: string) => {
       const registration = await ownRegistration(req, eventId, input.option);
-      if (!registration) throw new DiscountRefused(DISCOUNT_REASONS.noRegistration, 409);
+      if (!registration) throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
       await completeFree(deps, registration, codeText(input.discountCode));
       return { redirect: input.from === "checkout" ? `/stripe-checkout?eventId=${eventId}${team(req)}&success=true` : `/register/${eventId}?paymentSuccess=true` };
     },

@@ -1,62 +1,22 @@
 import { Router, type Request, type Response } from "express";
 import * as z from "zod";
-import { renderPage, type PageContext } from "../../../http/render.tsx";
 import { domainErrorStatus } from "../../../http/errors.ts";
-import { validate, type FieldErrors } from "../../../shared/forms.ts";
+import { validate } from "../../../shared/forms.ts";
 import { formBody, formError, formPost, jsonPost } from "../../../http/forms.ts";
-import { stripeScripts } from "../../../payments/setup.ts";
-import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, type RegistrationStatus } from "../../../shared/events/rules.ts";
+import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { formatPrice } from "../../../shared/money.ts";
 import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
-import { coachRegistrationState } from "../../../shared/collegeCoachRequests/rules.ts";
-import { Widget } from "../../../../views/components/Widget.tsx";
-import type { PaymentStep } from "../../../../widgets/islands/RegistrationSteps.tsx";
 import { confirmationContent } from "./confirmation.tsx";
-import { RegisterPage, RegistrationUnavailable } from "../../../../views/pages/registration/RegisterPage.tsx";
-import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, registrationSchema, type IndividualRegistration } from "../../../shared/registrations/rules.ts";
+import { REGISTRATION_ERRORS, registrationSchema, type IndividualRegistration } from "../../../shared/registrations/rules.ts";
 import * as repo from "../../core/repository.ts";
-import type { Registration } from "../../core/repository.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
+import { packageName } from "../../../shared/registrations/packages.ts";
 import { holdIndividual } from "../hold.ts";
-import { placesOpen } from "../../waitlist/offers.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
-import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
-
-/** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
-function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
-  const a = r.athletes[0];
-  // A waiting-list offer's hold has no athlete yet: its form opens with the package chosen.
-  const values: Record<string, string> = !a ? { formSessionId: r.formSessionId, registrationType: r.packageCode } : {
-    formSessionId: r.formSessionId,
-    registrationType: r.packageCode,
-    firstName: a.firstName,
-    lastName: a.lastName,
-    email: a.email,
-    phone: a.phone ?? "",
-    grade: a.grade ?? "",
-    gender: a.gender ?? "",
-    schoolName: a.schoolName ?? "",
-    clubName: a.clubName ?? "",
-    tShirtSize: a.shirtSize ?? "",
-    emergencyContactName: a.emergencyContactName,
-    emergencyContactPhone: a.emergencyContactPhone,
-    specialRequirements: a.specialRequirements ?? "",
-    agrees: "on",
-  };
-  event.days.forEach((d, i) => {
-    if (r.dayIds.includes(d.id)) values[dayField(i)] = "on";
-  });
-  return values;
-}
-
-/** Form posts send strings; only the schema's own fields are kept for re-rendering. */
-function keptValues(body: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (k !== "_csrf" && typeof v === "string") out[k] = v.slice(0, 2000);
-  return out;
-}
+import { individualPages, keptValues, valuesOf } from "./individualPage.tsx";
+import { loadEvent, notFound, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 
 const apiBody = z.object({
   option: z.string().max(20).optional(),
@@ -67,54 +27,11 @@ const apiBody = z.object({
 
 /** An individual's registration: /register/{id} (steps 1 and 2, with and without JavaScript), its JSON call, and the confirmation. */
 export function individualRoutes(deps: RegistrationRouteDeps): Router {
-  const { db, paymentCore } = deps;
+  const { db } = deps;
   const router = Router();
   const limit = deps.rateLimiter({ name: "registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
 
-  function page(req: Request, res: Response, event: EventDetail, content: React.ReactNode, opts: { status?: number; card?: boolean } = {}) {
-    res.set("cache-control", "no-store");
-    renderPage(req, res, <RegisterPage event={event} coachRegistration={coachRegistrationState(event, deps.clock())}>{content}</RegisterPage>, {
-      title: `Register for ${event.title}`,
-      description: `Register for ${event.title}, ${event.dateText}, ${event.location}.`,
-      sameForStatelessVisitors: true,
-      status: opts.status,
-      noindex: true,
-      scripts: opts.card ? stripeScripts(paymentCore.gateway) : undefined,
-    });
-  }
-
-  function stepsWidget(req: Request, event: EventDetail, values: Record<string, string>, errors: FieldErrors, payment: PaymentStep | null) {
-    const ctx = req.res!.locals.page as PageContext;
-    return (
-      <Widget
-        name="RegistrationSteps"
-        // Step 1 works as a plain form until the visitor first touches it; the payment step's card form starts at once.
-        load={payment ? "eager" : "interaction"}
-        props={{
-          eventId: event.id,
-          eventTitle: event.title,
-          packages: packageOptions(event),
-          days: event.days,
-          csrfToken: ctx.csrfToken,
-          publishableKey: paymentCore.gateway.publishableKey,
-          action: `/register/${event.id}`,
-          values: { registrationType: DEFAULT_PACKAGE, ...values, formSessionId: values.formSessionId || ctx.newFormId() },
-          errors,
-          payment,
-        }}
-      />
-    );
-  }
-
-  async function status(event: EventDetail, except?: number): Promise<RegistrationStatus> {
-    const now = deps.clock();
-    return registrationStatus(event, await placesOpen(db, event.id, now, except), now);
-  }
-
-  function unavailable(req: Request, res: Response, event: EventDetail, st: Exclude<RegistrationStatus, "open">, code = 200) {
-    const message = st === "closed" ? REGISTRATION_ERRORS.closed : REGISTRATION_ERRORS.soldOut;
-    page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL[st]} message={message} eventId={event.id} />, { status: code });
-  }
+  const { page, stepsWidget, status, unavailable } = individualPages(deps);
 
   const confirmation = async (req: Request, res: Response, event: EventDetail) => page(req, res, event, await confirmationContent(deps, req, event));
 
@@ -165,7 +82,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     },
     refused: (req, res, err, event) => {
       if (err instanceof DiscountRefused) return { errors: { discountCode: err.message }, status: 422 };
-      if (err.message === REGISTRATION_ERRORS.closed) return unavailable(req, res, event, "closed", domainErrorStatus(err));
+      if (err.reason === "registration_closed") return unavailable(req, res, event, "closed", domainErrorStatus(err));
       return formError(req, res, err);
     },
   });
@@ -196,17 +113,17 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
           isFreeRegistration: registration.amountCents === 0,
           discount: await discountOf(deps, registration),
           registrationId: registration.reference,
-          optionLabel: optionLabel(event, registration.packageCode),
+          optionLabel: packageName(registration.packageCode),
           reservedUntil: registration.reservedUntil?.toISOString() ?? null,
         },
       };
     },
     refused: (_req, _res, err) => {
       if (err instanceof DiscountRefused) {
-        const title = err.message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
+        const title = err.reason === "discount_missing" ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle;
         return { status: 422, json: { success: false, title, error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
       }
-      const title = err.kind === "upstream_failed" ? PAYMENT_SETUP_ERROR.title : err.message === REGISTRATION_ERRORS.soldOut ? "Sold Out" : undefined;
+      const title = err.kind === "upstream_failed" ? PAYMENT_SETUP_ERROR.title : err.reason === "sold_out" ? "Sold Out" : undefined;
       return { status: domainErrorStatus(err), json: { success: false, error: err.message, userFriendlyMessage: err.message, ...(title ? { title } : {}) } };
     },
   });

@@ -1,112 +1,39 @@
 import { Router, type Request, type RequestHandler, type Response } from "express";
-import { renderPage, type PageContext } from "../../../http/render.tsx";
 import { domainErrorStatus } from "../../../http/errors.ts";
 import { DomainError } from "../../../errors.ts";
-import { validate, type FieldErrors } from "../../../shared/forms.ts";
+import { validate } from "../../../shared/forms.ts";
 import { formBody, formPost, jsonPost, type Refusal } from "../../../http/forms.ts";
-import { placesOpen } from "../../waitlist/offers.ts";
-import { EVENT_NOT_FOUND, registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../../shared/events/rules.ts";
+import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { formatPrice } from "../../../shared/money.ts";
 import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
-import { Widget } from "../../../../views/components/Widget.tsx";
-import { RegistrationUnavailable } from "../../../../views/pages/registration/RegisterPage.tsx";
-import { TeamRegisterPage } from "../../../../views/pages/registration/TeamRegisterPage.tsx";
-import type { TeamFormProps } from "../../../../widgets/islands/TeamForm.tsx";
-import * as repo from "../../core/repository.ts";
-import type { Registration } from "../../core/repository.ts";
 import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
 import { holdTeam } from "../hold.ts";
-import { holdIsLive } from "../../core/deps.ts";
 import {
   TEAM_MAXIMUM,
-  TEAM_MINIMUM,
-  TEAM_START_ROWS,
   TEAM_TEXT,
   blankAthlete,
-  blankCoach,
   teamErrorTitle,
   teamFormSessionId,
   teamFormValues,
   teamSchemaFor,
   shownTotalMatches,
   countAthletes,
-  teamValuesOf,
   type TeamFormValues,
   type TeamRegistration,
 } from "../../../shared/registrations/teamRules.ts";
-import { loadEvent, newFormSessionId, notFound, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { teamPages } from "./teamPage.tsx";
+import { loadEvent, newFormSessionId, notFound, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 
 export const teamCheckoutPath = (event: EventDetail) => `/stripe-checkout?eventId=${event.id}&eventName=${encodeURIComponent(event.title)}&option=team`;
 
 /** Team registration: /team-register/{id} and /team-registration?eventId= (the form, with and without JavaScript), and POST /api/team-registration. */
 export function teamRoutes(deps: RegistrationRouteDeps): Router {
-  const { db } = deps;
   const router = Router();
   const limit = deps.rateLimiter({ name: "team-registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
 
-  /** The coach's team for the event while it still holds its places. */
-  async function heldTeam(req: Request, eventId: number): Promise<Registration | undefined> {
-    const reference = ownReference(req, eventId, "team");
-    const r = reference ? await repo.findByReference(db, reference) : undefined;
-    return r && r.kind === "team" && holdIsLive(r, deps.clock()) ? r : undefined;
-  }
-
-  function page(req: Request, res: Response, event: EventDetail, content: React.ReactNode, status?: number) {
-    res.set("cache-control", "no-store");
-    renderPage(
-      req,
-      res,
-      <TeamRegisterPage event={{ ...event, savingsCents: teamSavingsCents(event) }}>{content}</TeamRegisterPage>,
-      {
-        title: `Team Registration: ${event.title}`,
-        description: `Register your team for ${event.title} at ${formatPrice(event.teamPriceCents)} per athlete, ${event.dateText}, ${event.location}.`,
-        sameForStatelessVisitors: true,
-        status,
-        noindex: true,
-      },
-    );
-  }
-
-  /** The form, or why a team cannot register now (closed, or fewer places left than the smallest team). */
-  async function showForm(req: Request, res: Response, event: EventDetail, values: TeamFormValues, errors: FieldErrors, status?: number) {
-    const held = await heldTeam(req, event.id);
-    const now = deps.clock();
-    const left = await placesOpen(db, event.id, now, held?.id);
-    const st = registrationStatus(event, left, now);
-    if (st === "closed") {
-      return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.closed} message={REGISTRATION_ERRORS.closed} eventId={event.id} />, status);
-    }
-    if (st === "soldOut" || left < TEAM_MINIMUM) {
-      return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.soldOut} message={TEAM_TEXT.notEnoughPlaces(left, TEAM_MINIMUM)} eventId={event.id} />, status);
-    }
-    const props: TeamFormProps = {
-      ageLimits: event.ageLimits,
-      eventId: event.id,
-      eventTitle: event.title,
-      teamPriceCents: event.teamPriceCents,
-      csrfToken: (res.locals.page as PageContext).csrfToken,
-      action: `/team-register/${event.id}`,
-      values,
-      errors,
-      discount: held ? await heldDiscount(held) : null,
-    };
-    page(req, res, event, <Widget name="TeamForm" load="interaction" props={props} />, status);
-  }
-
-  async function heldDiscount(r: Registration): Promise<TeamFormProps["discount"]> {
-    const found = await discountOf(deps, r);
-    return found ? { code: found.code, type: found.type as "percent" | "fixed", value: found.value } : null;
-  }
-
-  /** A new form, or the coach's held team again (Back from the checkout keeps every row and the same form id). */
-  async function startValues(req: Request, eventId: number): Promise<TeamFormValues> {
-    const held = await heldTeam(req, eventId);
-    // A waiting-list offer's hold has no athletes yet: one blank row per place held.
-    if (held) return held.athletes.length > 0 ? teamValuesOf(repo.teamOf(held)) : { ...teamValuesOf(repo.teamOf(held)), athletes: Array.from({ length: held.places }, blankAthlete) };
-    return { formSessionId: (req.res!.locals.page as PageContext).newFormId(), coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
-  }
+  const { heldTeam, showForm, startValues } = teamPages(deps);
 
   router.get("/team-register/:id", async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
@@ -133,7 +60,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     });
   }
 
-  const discountTitle = (message: string) => (message === DISCOUNT_TEXT.missing ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle);
+  const discountTitle = (err: DiscountRefused) => (err.reason === "discount_missing" ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle);
 
   /** Only the register button counts against the rate limit; adding and removing rows without JavaScript does not. */
   const registering = (req: Request) => formBody(req).intent !== "add" && formBody(req).remove === undefined;
@@ -220,7 +147,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     },
     refused: (_req, _res, err) => {
       if (err instanceof DiscountRefused) {
-        return { status: 422, json: { success: false, title: discountTitle(err.message), error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
+        return { status: 422, json: { success: false, title: discountTitle(err), error: err.message, userFriendlyMessage: err.message, fieldErrors: { discountCode: err.message } } };
       }
       const status = domainErrorStatus(err);
       const title = status === 502 ? TEAM_TEXT.paymentSetupTitle : TEAM_TEXT.registrationErrorTitle;

@@ -7,25 +7,23 @@ import { findEvent } from "../../../events/repository.ts";
 import { eventHoursText } from "../../../shared/events/rules.ts";
 import { deadlineText, stampText } from "../../../shared/texts.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
-import { formatPrice } from "../../../shared/money.ts";
-import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView, type ManageView } from "../../../../views/pages/registration/ManagePage.tsx";
+import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView } from "../../../../views/pages/registration/ManagePage.tsx";
 import type { PendingChange } from "../../../../views/pages/registration/ChangePages.tsx";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { FamilyPage, type FamilyView } from "../../../../views/pages/registration/FamilyPage.tsx";
-import { coversEveryDay, findPackage, formValuesOf } from "../../../shared/registrations/rules.ts";
+import { formValuesOf } from "../../../shared/registrations/rules.ts";
 import * as repo from "../../core/repository.ts";
 import type { Registration } from "../../core/repository.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
 import { issueManageLink, MANAGE_PATH, registrationByToken } from "../links.ts";
+import { manageView } from "./manageView.ts";
 import { individualOf } from "../change.ts";
 import { permissions, type Permissions } from "../../core/permissions.ts";
-import { tierDeadlines } from "../../../shared/registrations/changePolicy.ts";
 import { activeAthletes, cancellationQuote } from "../cancel.ts";
 import { TEAM_MINIMUM } from "../../../shared/registrations/teamRules.ts";
 import { withRefundState } from "../refundState.ts";
-import { ADULT_AGE, athleteRowOf, missingFor, SIGNER_RELATIONSHIPS } from "../family.ts";
+import { ADULT_AGE, athleteRowOf, SIGNER_RELATIONSHIPS } from "../family.ts";
 import { AGREEMENTS_VERSION } from "../../../shared/registrations/agreements.ts";
-import { downgradeOptions } from "../downgrade.ts";
 
 /**
  * What a private manage link (`/my-registration/{token}`) opens, and the pages it shows: the registrant's or coach's
@@ -65,14 +63,6 @@ export interface Changing {
   o: Opened;
   p: Permissions;
 }
-
-const STATUS_LABEL: Record<string, string> = {
-  paid: "Paid",
-  needs_review: "Payment being reviewed",
-  withdrawn: "Canceled",
-  refunded: "Refunded",
-  refund_failed: "Canceled: the refund did not go through, and we are sending it again",
-};
 
 /** The version of the registration the posted page showed (-1 when missing: the change is then refused as stale). */
 export const versionOf = (body: Record<string, unknown>) => (typeof body.version === "string" && /^\d{1,9}$/.test(body.version) ? Number(body.version) : -1);
@@ -189,60 +179,4 @@ export async function showRefused(deps: RegistrationDeps, req: Request, res: Res
   const fresh = (await openLink(deps, req, res))!;
   const show = fresh.athletePosition === null ? showManage : showFamily;
   await show(deps, req, res, fresh, { status: domainErrorStatus(err), message: err.message });
-}
-
-export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): ManageView {
-  const { r, event } = o;
-  const pkg = findPackage(event, r.packageCode);
-  const zone = event.timeZone;
-  const paid = r.amountPaidCents ?? 0;
-  return {
-    base: o.base,
-    reference: r.reference,
-    kind: r.kind,
-    title: r.kind === "team" ? (r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`) : `${r.athletes[0]!.firstName} ${r.athletes[0]!.lastName}`,
-    statusLabel: STATUS_LABEL[r.status] ?? r.status,
-    eventTitle: event.title,
-    eventId: event.id,
-    dateText: event.dateText,
-    hours: eventHoursText(event),
-    location: event.location,
-    packageLabel: r.kind === "team" ? `${r.packageLabel} (${r.places} athletes)` : r.packageLabel,
-    days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
-    everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
-    dayCount: pkg?.dayCount ?? event.days.length,
-    familyLinks: r.kind === "team" && r.status === "paid" && p.phase !== "closed",
-    athletes: r.athletes.map((a) => ({
-      position: a.position,
-      active: a.withdrawnAt === null,
-      waiverText: a.waiver ? `Waiver signed (version ${a.waiver.version}) by ${a.waiver.signedName}, ${a.waiver.relationship}` : "Waiver not signed yet",
-      missing: missingFor(a),
-      name: `${a.firstName} ${a.lastName}${a.withdrawnAt ? " (canceled)" : ""}`,
-      detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ? `School: ${a.schoolName}` : ""].filter(Boolean),
-      shirtSize: a.shirtSize ?? "",
-      emergency: `${a.emergencyContactName}, ${a.emergencyContactPhone}`,
-      medical: a.specialRequirements ?? "",
-      ...(r.kind === "individual" && r.guardian ? { guardian: `${r.guardian.name}, ${r.guardian.email}, ${r.guardian.phone}` } : {}),
-    })),
-    amountPaidCents: paid,
-    amountRefundedCents: r.amountRefundedCents,
-    canceledText: r.withdrawnAt
-      ? `Canceled on ${stampText(r.withdrawnAt, zone)}. ${r.withdrawalRefundCents ? `The policy gave back ${formatPrice(r.withdrawalRefundCents)}; it shows under Refunded once Stripe confirms it.` : "The policy gave no refund."}`
-      : null,
-    phase: p.phase,
-    changesUntil: deadlineText(p.freezeAt, zone),
-    reason: p.reason,
-    canCancel: p.canCancel,
-    refundNowCents: cancellationQuote(r, { whole: true }, p.startsAt, deps.clock()).cents,
-    refundNowPercent: p.refundPercent,
-    tierDeadlines: tierDeadlines(p.startsAt).map((t) => ({ percent: t.percent, until: deadlineText(t.until, zone) })),
-    version: r.version,
-    downgrades: p.phase === "open"
-      ? downgradeOptions(event, r).map((d) => {
-          const option = findPackage(event, d.code)!;
-          return { ...d, dayCount: option.dayCount, everyDay: coversEveryDay(option, event) };
-        })
-      : [],
-    pending: null,
-  };
 }

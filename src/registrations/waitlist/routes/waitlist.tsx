@@ -5,7 +5,7 @@ import { formError, formPost } from "../../../http/forms.ts";
 import { momentText } from "../../../shared/texts.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { JoinForm, LeaveConfirm, Notice, OfferDetails, WaitingListPage } from "../../../../views/pages/registration/WaitingListPage.tsx";
-import { packageOptions } from "../../../shared/registrations/rules.ts";
+import { DEFAULT_PACKAGE, packageOptions } from "../../../shared/registrations/rules.ts";
 import { CONFIRM_HOURS, joinSchema, offerPriceText, WAITLIST_TEXT } from "../../../shared/registrations/waitingList.ts";
 import * as repo from "../repository.ts";
 import { joinLine } from "../join.ts";
@@ -59,7 +59,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
   router.get("/waiting-list/:id", async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return notFound(req, res);
-    await joinPage(req, res, event, { values: { kind: "individual", places: "1", registrationType: "full" }, errors: {} });
+    await joinPage(req, res, event, { values: { kind: "individual", places: "1", registrationType: DEFAULT_PACKAGE }, errors: {} });
   });
 
   const joinForm = formPost({

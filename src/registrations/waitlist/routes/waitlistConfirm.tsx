@@ -10,7 +10,8 @@ import type { Entry, Request as JoinRequestRow } from "../repository.ts";
 import { confirmRequest, type Confirmation } from "../confirm.ts";
 import { leaveLine } from "../accept.ts";
 import type { WaitingListDeps } from "../offers.ts";
-import { loadEvent, optionLabel, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { loadEvent, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { packageName } from "../../../shared/registrations/packages.ts";
 import { linkNotValid, TOKEN, waitingListPage as page } from "./waitlist.tsx";
 
 const places = (n: number) => `${n} ${n === 1 ? "place" : "places"}`;
@@ -18,7 +19,7 @@ const places = (n: number) => `${n} ${n === 1 ? "place" : "places"}`;
 /** What an entry (or a request) waits for, in words: "2 places, Full Event." or "A team of 6 (Steel City WC)." */
 export function waitingFor(event: EventDetail, entry: Pick<Entry, "kind" | "places" | "packageCode"> & { teamName?: string | null }): string {
   if (entry.kind === "team") return `A team of ${entry.places}${entry.teamName ? ` (${entry.teamName})` : ""}.`;
-  return `${places(entry.places)}, ${optionLabel(event, entry.packageCode)}.`;
+  return `${places(entry.places)}, ${packageName(entry.packageCode)}.`;
 }
 
 /** Why a confirmation makes no entry: the page's text and status. */

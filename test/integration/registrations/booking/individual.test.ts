@@ -319,6 +319,16 @@ describe("/stripe-checkout", () => {
   });
 });
 
+describe("/stripe-checkout names the package in the spec's words", () => {
+  it("says Full Camp for the full package (events.md: the option, Full Camp or Single Day)", async () => {
+    const v = await visitor(t.app);
+    t.fake.autoDeliver = false;
+    await apiStart(v, 4, { registrationType: "full" });
+    const text = textOf((await v.get("/stripe-checkout?eventId=4&clientSecret=forged")).text);
+    expect(text).toContain("Panther Train Tour · Full Camp");
+  });
+});
+
 describe("closed, full and failing", () => {
   it("refuses every registration route once the event has started", async () => {
     await t.db("events").where({ id: 1 }).update({ registration_closes_at: new Date(Date.now() - 1000) });

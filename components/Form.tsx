@@ -17,8 +17,8 @@
  * With `onChange` a field is controlled; without it, `value` is only the initial value.
  */
 import { createContext, useContext, useId, type FormEvent, type ReactNode, type Ref } from "react";
-import type { FieldErrors, FormState } from "../../src/shared/forms.ts";
-import { FORM_TEXT, fieldLabel } from "../../src/shared/texts.ts";
+import type { FieldErrors, FormState } from "../src/shared/forms.ts";
+import { FORM_TEXT, fieldLabel } from "../src/shared/texts.ts";
 
 /** The CSRF token of the page being rendered: renderPage provides it; a widget provides its csrfToken prop. */
 export const CsrfContext = createContext("");

@@ -1,6 +1,6 @@
-import type { TeamEventChoice } from "../../../src/shared/home/eventOffers.ts";
-import { TEAM_MINIMUM_ATHLETES } from "../../../src/shared/home/eventOffers.ts";
-import { formatPrice } from "../../../src/shared/money.ts";
+import type { TeamEventChoice } from "../src/shared/home/eventOffers.ts";
+import { TEAM_MINIMUM_ATHLETES } from "../src/shared/home/eventOffers.ts";
+import { formatPrice } from "../src/shared/money.ts";
 
 /** The team events to choose from (the modal and the no-JavaScript /team-events page). Browser-safe. */
 export function TeamEventChoices({ events, onChoose, headingLevel = 3 }: { events: TeamEventChoice[]; onChoose?: () => void; headingLevel?: 2 | 3 }) {

@@ -1,5 +1,5 @@
-import { CAMP_POLICY_PATHS } from "../../src/shared/registrations/agreements.ts";
-import { cancellationPolicyLines } from "../../src/shared/registrations/changePolicy.ts";
+import { CAMP_POLICY_PATHS } from "../src/shared/registrations/agreements.ts";
+import { cancellationPolicyLines } from "../src/shared/registrations/changePolicy.ts";
 
 /** Opens in a new tab, so a form half filled in stays as it is. */
 const Doc = ({ href, children }: { href: string; children: string }) => (

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Field } from "./Form.tsx";
-import { GUARDIAN_TEXT } from "../../src/shared/texts.ts";
+import { GUARDIAN_TEXT } from "../src/shared/texts.ts";
 
 type Bind = (name: string) => { name: string; value: string; error: string | undefined; onChange?: (v: string) => void; disabled?: boolean };
 
