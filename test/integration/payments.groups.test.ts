@@ -86,3 +86,32 @@ describe("a payment group", () => {
     expect(await moneyOf(t.db, group)).toMatchObject({ refundedCents: 29900, refundableCents: 0 });
   });
 });
+
+describe("the migration that gave payments their group", () => {
+  it("gives the rows written before it their group: their own reference, a change's payment its registration's", async () => {
+    const name = "20261130000100_payment_groups.ts";
+    const now = new Date();
+    const reference = newReference();
+    await t.db.migrate.down({ name });
+    const [registrationId] = await t.db("registrations").insert({
+      reference, event_id: 1, kind: "individual", status: "paid", places: 1, package_code: "full", package_label: "Full Camp", list_price_cents: 24900,
+      amount_cents: 24900, amount_paid_cents: 24900, contact_first_name: "Pat", contact_last_name: "Lee", contact_email: "pat@example.com",
+      contact_phone: "205-555-0100", form_session_id: `groups-${reference}`, agreed_at: now, created_at: now, updated_at: now, paid_at: now,
+    });
+    const [changeId] = await t.db("registration_changes").insert({
+      registration_id: registrationId, event_id: 1, kind: "upgrade", data_json: "{}", amount_cents: 5000, priced_version: 1, status: "paid", reserved_until: now, created_at: now, updated_at: now,
+    });
+    const order = newReference();
+    const row = (kind: string, ref: string, n: number) => ({ kind, reference: ref, provider: "stripe", provider_payment_id: `pi_grp${reference}${n}`, idempotency_key: `grp-${reference}-${n}`, amount_cents: 100, status: "paid", paid_at: now, created_at: now, updated_at: now });
+    await t.db("payments").insert([row("registration", reference, 1), row("registration_change", String(changeId), 2), row("order", order, 3)]);
+    await t.db.migrate.up({ name });
+
+    const groups = await t.db("payments").whereIn("provider_payment_id", [1, 2, 3].map((n) => `pi_grp${reference}${n}`)).orderBy("id").select("kind", "group_reference");
+    expect(groups).toEqual([
+      { kind: "registration", group_reference: reference },
+      { kind: "registration_change", group_reference: reference },
+      { kind: "order", group_reference: order },
+    ]);
+    expect((await moneyOf(t.db, reference)).paidCents).toBe(200);
+  });
+});

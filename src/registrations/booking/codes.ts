@@ -5,6 +5,7 @@ import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import * as codes from "../../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../../shared/discounts/rules.ts";
 import * as repo from "../core/repository.ts";
+import * as bookingRepo from "./repository.ts";
 import type { Registration } from "../core/repository.ts";
 import { holdIsLive, type RegistrationDeps } from "../core/deps.ts";
 import { preparePayment } from "./payment.ts";
@@ -51,7 +52,7 @@ export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise
 
 /** Under the code's lock: why this registration may not use the code now (its limit counts every other live use). */
 export async function refuseUse(trx: Knex.Transaction, code: DiscountCode, r: Pick<Registration, "id" | "eventId" | "kind">, now: Date): Promise<void> {
-  const reason = refusal(code, { eventId: r.eventId, kind: r.kind, now, usesTaken: await repo.usesTaken(trx, code.id, now, r.id) });
+  const reason = refusal(code, { eventId: r.eventId, kind: r.kind, now, usesTaken: await bookingRepo.usesTaken(trx, code.id, now, r.id) });
   if (reason) throw new DiscountRefused("discount_not_usable", reason);
 }
 
@@ -59,7 +60,7 @@ export async function refuseUse(trx: Knex.Transaction, code: DiscountCode, r: Pi
 export async function holdUse(trx: Knex.Transaction, code: DiscountCode, r: Pick<Registration, "id" | "eventId" | "kind" | "listPriceCents">, now: Date): Promise<DiscountAmount> {
   await refuseUse(trx, code, r, now);
   const amount = discountAmount(r.listPriceCents, code);
-  await repo.putRedemption(trx, r.id, code.id, amount.offCents, "held", now);
+  await bookingRepo.putRedemption(trx, r.id, code.id, amount.offCents, "held", now);
   return amount;
 }
 
@@ -72,11 +73,11 @@ export async function repriceHeldUse(trx: Knex.Transaction, registrationId: numb
   const found = await repo.redemptionOf(trx, registrationId);
   if (!found || found.status === "redeemed") return listCents;
   if (!wasLive || found.status !== "held") {
-    await repo.deleteRedemption(trx, registrationId);
+    await bookingRepo.deleteRedemption(trx, registrationId);
     return listCents;
   }
   const amount = discountAmount(listCents, (await codes.findCodeById(trx, found.codeId))!);
-  await repo.setAmountOff(trx, registrationId, amount.offCents, now);
+  await bookingRepo.setAmountOff(trx, registrationId, amount.offCents, now);
   return amount.finalCents;
 }
 
@@ -91,18 +92,18 @@ export async function redeemUse(trx: Knex.Transaction, registrationId: number, h
   if (!found || found.status === "redeemed") return { redemption: found };
   if (!(found.status === "held" && holdLive)) {
     const code = await codes.findCodeById(trx, found.codeId);
-    const taken = await repo.usesTaken(trx, found.codeId, now, registrationId);
+    const taken = await bookingRepo.usesTaken(trx, found.codeId, now, registrationId);
     if (code?.maxRedemptions !== null && code?.maxRedemptions !== undefined && taken >= code.maxRedemptions) {
       return { reject: `the hold expired and discount code ${found.code} was used up` };
     }
   }
-  await repo.setRedemptionStatus(trx, registrationId, ["held", "released"], "redeemed", now);
+  await bookingRepo.setRedemptionStatus(trx, registrationId, ["held", "released"], "redeemed", now);
   return { redemption: { ...found, status: "redeemed" } };
 }
 
 /** The hold lapsed, or the registration was refunded: the code's use goes back. */
 export async function releaseUse(trx: Knex.Transaction, registrationId: number, now: Date): Promise<void> {
-  await repo.setRedemptionStatus(trx, registrationId, ["held", "redeemed"], "released", now);
+  await bookingRepo.setRedemptionStatus(trx, registrationId, ["held", "redeemed"], "released", now);
 }
 
 /** The code's row id, read before the lock order reaches the code (the event lock is already held). */
@@ -163,7 +164,7 @@ export async function removeCode(deps: RegistrationDeps, registration: Registrat
   const held = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
     await repo.lockEvent(trx, registration.eventId);
     const r = await lockPending(trx, registration.reference, now);
-    await repo.deleteRedemption(trx, r.id);
+    await bookingRepo.deleteRedemption(trx, r.id);
     await repo.setAmount(trx, r.id, r.listPriceCents, r.version + 1, now);
     return (await repo.findByReference(trx, r.reference))!;
   });

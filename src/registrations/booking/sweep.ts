@@ -1,5 +1,6 @@
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import * as repo from "../core/repository.ts";
+import * as bookingRepo from "./repository.ts";
 import { releaseUse } from "./codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { placesFreed } from "../waitlist/offers.ts";
@@ -24,7 +25,7 @@ async function confirmationUnderWay(deps: RegistrationDeps, intentId: string): P
  */
 export async function sweepLapsedHolds(deps: RegistrationDeps, limit = 50): Promise<number> {
   let swept = 0;
-  for (const lapsed of await repo.expiredHolds(deps.db, deps.clock(), limit)) {
+  for (const lapsed of await bookingRepo.expiredHolds(deps.db, deps.clock(), limit)) {
     const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, lapsed.reference);
     try {
       if (live?.providerPaymentId && (await confirmationUnderWay(deps, live.providerPaymentId))) continue;

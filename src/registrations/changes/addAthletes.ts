@@ -5,6 +5,7 @@ import { validate, type FieldErrors } from "../../shared/forms.ts";
 import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
 import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type AthleteRow, type TeamAthlete } from "../../shared/registrations/teamRules.ts";
 import * as repo from "../core/repository.ts";
+import * as changesRepo from "./repository.ts";
 import type { Holder, Registration } from "../core/repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
 import { HOLD_TEXT } from "../booking/hold.ts";
@@ -78,7 +79,7 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
     const cap = deps.limits.maxHeldPlacesPerVisitor;
     if (held.session + adding > cap || held.address + adding > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
 
-    return repo.insertChange(
+    return changesRepo.insertChange(
       trx,
       {
         registrationId: r.id,

@@ -9,6 +9,7 @@ import { multiLine, singleLine } from "../../shared/text.ts";
 import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
 import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type TeamAthlete } from "../../shared/registrations/teamRules.ts";
 import * as repo from "../core/repository.ts";
+import * as changesRepo from "./repository.ts";
 import type { Registration, RegistrationAthlete } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { AGREEMENTS_VERSION } from "../../shared/registrations/agreements.ts";
@@ -73,10 +74,10 @@ export const FAMILY_LINK_AT_PAYMENT = "family_link_at_payment";
  */
 export async function queueFamilyLinks(trx: Knex.Transaction, deps: Pick<RegistrationDeps, "site" | "publicUrl">, event: EventDetail, r: Registration, now: Date): Promise<number> {
   if (r.kind !== "team") return 0;
-  const claimed = new Set(await repo.claimedReminderPositions(trx, r.id, FAMILY_LINK_AT_PAYMENT));
+  const claimed = new Set(await changesRepo.claimedReminderPositions(trx, r.id, FAMILY_LINK_AT_PAYMENT));
   let queued = 0;
   for (const athlete of r.athletes.filter((a) => a.withdrawnAt === null && !claimed.has(a.position))) {
-    await repo.claimReminder(trx, r.id, athlete.position, FAMILY_LINK_AT_PAYMENT, now);
+    await changesRepo.claimReminder(trx, r.id, athlete.position, FAMILY_LINK_AT_PAYMENT, now);
     const token = await issueManageLink(trx, r.id, "family", now, athlete.position);
     await enqueueEmail(trx, familyLinkEmail(deps.site, event, r, athlete, manageUrl(deps.publicUrl, token), await familyDue(trx, event, athlete, now)));
     queued += 1;

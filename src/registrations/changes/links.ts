@@ -4,7 +4,9 @@ import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent } from "../../events/repository.ts";
 import type { Db } from "../../db/knex.ts";
 import * as repo from "../core/repository.ts";
-import type { ManageLinkSource, Registration } from "../core/repository.ts";
+import * as changesRepo from "./repository.ts";
+import type { Registration } from "../core/repository.ts";
+import type { ManageLinkSource } from "./repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { manageLinkEmail } from "./email.ts";
 
@@ -18,7 +20,7 @@ export const MANAGEABLE_STATUSES = ["paid", "needs_review", "withdrawn", "refund
 /** A new private link for a registration: the token goes to the registrant, its hash into the database. */
 export async function issueManageLink(conn: Db | Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<string> {
   const token = newSecretToken();
-  await repo.insertManageLink(conn, registrationId, secretTokenHash(token), sentBy, now, athletePosition);
+  await changesRepo.insertManageLink(conn, registrationId, secretTokenHash(token), sentBy, now, athletePosition);
   return token;
 }
 
@@ -27,7 +29,7 @@ export async function issueManageLink(conn: Db | Knex.Transaction, registrationI
  * token, an unknown one and a revoked one take the same path and the same time, and answer the same 404.
  */
 export async function registrationByToken(db: Db, token: string): Promise<{ registration: Registration; athletePosition: number | null } | undefined> {
-  const link = await repo.linkByManageTokenHash(db, secretTokenHash(token.slice(0, 100)));
+  const link = await changesRepo.linkByManageTokenHash(db, secretTokenHash(token.slice(0, 100)));
   if (!link || !SECRET_TOKEN_PATTERN.test(token)) return undefined;
   const r = await repo.findByReference(db, link.reference);
   if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return undefined;
@@ -48,15 +50,15 @@ export const LOST_CONFIRMATION_LIMITS = { perRegistrationPerDay: 3, graceMs: 15 
 export async function resendManageLinks(deps: RegistrationDeps, eventId: number, email: string): Promise<number> {
   const event = await findEvent(deps.db, eventId);
   if (!event) return 0;
-  const references = await repo.manageableReferences(deps.db, eventId, email, MANAGEABLE_STATUSES);
+  const references = await changesRepo.manageableReferences(deps.db, eventId, email, MANAGEABLE_STATUSES);
   let sent = 0;
   for (const reference of references) {
     const queued = await deps.db.transaction(async (trx) => {
       const r = await repo.lockByReference(trx, reference);
       if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return false;
       const now = deps.clock();
-      if ((await repo.manageLinksSentSince(trx, r.id, "resend", new Date(now.getTime() - 86_400_000))) >= LOST_CONFIRMATION_LIMITS.perRegistrationPerDay) return false;
-      await repo.revokeWholeLinks(trx, r.id, new Date(now.getTime() + LOST_CONFIRMATION_LIMITS.graceMs));
+      if ((await changesRepo.manageLinksSentSince(trx, r.id, "resend", new Date(now.getTime() - 86_400_000))) >= LOST_CONFIRMATION_LIMITS.perRegistrationPerDay) return false;
+      await changesRepo.revokeWholeLinks(trx, r.id, new Date(now.getTime() + LOST_CONFIRMATION_LIMITS.graceMs));
       const token = await issueManageLink(trx, r.id, "resend", now);
       await enqueueEmail(trx, manageLinkEmail(deps.site, event, r, manageUrl(deps.publicUrl, token)));
       return true;

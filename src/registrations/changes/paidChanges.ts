@@ -6,6 +6,7 @@ import { formatPrice } from "../../shared/money.ts";
 import { toDate } from "../../db/rows.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
 import * as repo from "../core/repository.ts";
+import * as changesRepo from "./repository.ts";
 import type { Registration, RegistrationChange } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { permissions } from "../core/permissions.ts";
@@ -104,7 +105,7 @@ export function registerChangePayments(deps: RegistrationDeps): void {
 
     async onProcessing(trx, payment) {
       const now = deps.clock();
-      await repo.keepChangeUntil(trx, changeId(payment.reference), new Date(now.getTime() + PROCESSING_HOLD_MS), now);
+      await changesRepo.keepChangeUntil(trx, changeId(payment.reference), new Date(now.getTime() + PROCESSING_HOLD_MS), now);
     },
 
     async onReview(trx, payment, reason) {

@@ -4,6 +4,7 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { OPEN_STATUSES } from "../../payments/transitions.ts";
 import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 import * as repo from "../core/repository.ts";
+import * as changesRepo from "./repository.ts";
 import type { Registration, RegistrationChange } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { lockChange } from "../core/withRegistration.ts";
@@ -87,7 +88,7 @@ export async function cancelChange(deps: RegistrationDeps, registrationId: numbe
  */
 export async function sweepLapsedChanges(deps: RegistrationDeps, limit = 50): Promise<number> {
   let swept = 0;
-  for (const lapsed of await repo.lapsedChanges(deps.db, deps.clock(), limit)) {
+  for (const lapsed of await changesRepo.lapsedChanges(deps.db, deps.clock(), limit)) {
     const live = await deps.paymentCore.liveFor(CHANGE_KIND, String(lapsed.id));
     try {
       if (live?.providerPaymentId) {

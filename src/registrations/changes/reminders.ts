@@ -2,6 +2,7 @@ import { isUniqueViolation } from "../../db/rows.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent, listEvents } from "../../events/repository.ts";
 import * as repo from "../core/repository.ts";
+import * as changesRepo from "./repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { familyLinkEmail } from "./email.ts";
 import { FAMILY_LINK_AT_PAYMENT, familyDue, missingFor } from "./family.ts";
@@ -28,13 +29,13 @@ export async function sendFreezeReminders(deps: RegistrationDeps): Promise<numbe
     const opensAt = allowed.freezeAt.getTime() - REMINDER_DAYS_BEFORE_FREEZE * 86_400_000;
     const event = allowed.phase === "open" && now.getTime() >= opensAt ? await findEvent(deps.db, listed.id) : null;
     if (!event) continue;
-    for (const reference of await repo.paidTeamReferences(deps.db, event.id)) {
+    for (const reference of await changesRepo.paidTeamReferences(deps.db, event.id)) {
       const r = (await repo.findByReference(deps.db, reference))!;
-      const justEmailed = new Set(await repo.claimedReminderPositions(deps.db, r.id, FAMILY_LINK_AT_PAYMENT, new Date(opensAt)));
+      const justEmailed = new Set(await changesRepo.claimedReminderPositions(deps.db, r.id, FAMILY_LINK_AT_PAYMENT, new Date(opensAt)));
       for (const athlete of r.athletes.filter((a) => a.withdrawnAt === null && missingFor(a).length > 0 && !justEmailed.has(a.position))) {
         try {
           await deps.db.transaction(async (trx) => {
-            await repo.claimReminder(trx, r.id, athlete.position, WAIVER_REMINDER, now);
+            await changesRepo.claimReminder(trx, r.id, athlete.position, WAIVER_REMINDER, now);
             const token = await issueManageLink(trx, r.id, "family", now, athlete.position);
             await enqueueEmail(trx, familyLinkEmail(deps.site, event, r, athlete, manageUrl(deps.publicUrl, token), await familyDue(trx, event, athlete, now), true));
           });

@@ -2,6 +2,7 @@ import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
 import * as repo from "../core/repository.ts";
+import * as changesRepo from "./repository.ts";
 import type { Holder, Registration } from "../core/repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
 import { PERMIT, withRegistration } from "../core/withRegistration.ts";
@@ -42,7 +43,7 @@ export async function startUpgrade(deps: RegistrationDeps, event: EventDetail, i
     const pkg = findPackage(event, input.data.registrationType);
     const difference = priceCents === undefined ? null : upgradeDifferenceCents(r.listPriceCents, priceCents);
     if (!pkg || priceCents === undefined || difference === null) throw new DomainError("invalid", CHANGE_TEXT.notDearer);
-    return repo.insertChange(
+    return changesRepo.insertChange(
       trx,
       {
         registrationId: r.id,

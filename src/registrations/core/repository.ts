@@ -6,7 +6,12 @@ import { TEAM_PACKAGE, type TeamRegistration } from "../../shared/registrations/
 import { CHANGE_TRANSITIONS, REGISTRATION_TRANSITIONS, type ChangeStatus, type ChangeTransition, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
 import { toText } from "../../shared/toText.ts";
 
-/** The one module that queries the registration aggregate's tables: registrations, their athletes, days and code. */
+/**
+ * The kernel's repository: the registration aggregate's types, the only writer of its registration, athlete and day
+ * rows, the state moves (registrations and registration_changes), the locks in their order and the reads every part
+ * needs. Each part's own tables are queried by its slice: booking/repository.ts (holds swept, the code applied),
+ * changes/repository.ts (manage links, reminders, a change's row before payment), waitlist/repository.ts.
+ */
 
 type Conn = Db | Knex.Transaction;
 type Row = Record<string, unknown>;
@@ -225,10 +230,15 @@ export async function teamPriceCents(conn: Conn, eventId: number): Promise<numbe
   return Number((await conn<Row>("events").where({ id: eventId }).first("team_price_cents"))?.team_price_cents);
 }
 
-/** A registration's id, read without a lock (it never changes). */
-export async function idOf(conn: Conn, reference: string): Promise<number | undefined> {
-  const row = await conn<Row>("registrations").where({ reference }).first("id");
-  return row ? Number(row.id) : undefined;
+/** The places a registration holds while its hold is live (0 once paid, lapsed or gone). */
+export async function livePlacesHeld(conn: Conn, id: number, now: Date): Promise<number> {
+  const row = await conn<Row>("registrations").where({ id, status: "pending_payment" }).andWhere("reserved_until", ">", now).first("places");
+  return Number(row?.places ?? 0);
+}
+
+/** A waiting-list offer's place taken by a visitor: from now on it counts against that visitor's cap (placesHeldBy). */
+export async function claimHold(trx: Knex.Transaction, registrationId: number, holder: Holder, now: Date): Promise<void> {
+  await trx("registrations").where({ id: registrationId }).update({ holder_session: holder.session, holder_address: holder.address, updated_at: now });
 }
 
 /** A registration's status and hold, read without a lock: a hint of which locks to take (what decides is read under them). */
@@ -382,6 +392,55 @@ export async function rewriteIndividual(trx: Knex.Transaction, id: number, h: In
 }
 
 /** What a pending team registration holds: one place per athlete at the team price, every day of the event. */
+/** What a waiting-list offer holds (src/registrations/waitlist/offers.ts): its places, package and price, no athletes yet. */
+export interface OfferedHold {
+  reference: string;
+  eventId: number;
+  kind: RegistrationKind;
+  teamName: string | null;
+  places: number;
+  packageCode: string;
+  packageLabel: string;
+  priceCents: number;
+  contact: { firstName: string; lastName: string; email: string; phone: string | null };
+  formSessionId: string;
+  reservedUntil: Date;
+  dayIds: number[];
+}
+
+/**
+ * A pending registration holding an offer's places until the offer ends: the entry's contact and package, no
+ * athletes yet (the registration or team form fills them in, on the same row: its form id is the row's).
+ */
+export async function insertOfferedHold(trx: Knex.Transaction, h: OfferedHold, now: Date): Promise<number> {
+  const [id] = await trx("registrations").insert({
+    reference: h.reference,
+    event_id: h.eventId,
+    kind: h.kind,
+    team_name: h.teamName,
+    status: "pending_payment",
+    places: h.places,
+    package_code: h.packageCode,
+    package_label: h.packageLabel,
+    list_price_cents: h.priceCents,
+    amount_cents: h.priceCents,
+    contact_first_name: h.contact.firstName,
+    contact_last_name: h.contact.lastName,
+    contact_email: h.contact.email,
+    contact_phone: h.contact.phone,
+    form_session_id: h.formSessionId,
+    reserved_until: h.reservedUntil,
+    // The row requires it; the form records the real agreement when it is submitted (it rewrites agreed_at).
+    agreed_at: now,
+    created_at: now,
+    updated_at: now,
+    version: 1,
+  });
+  const registrationId = Number(id);
+  if (h.dayIds.length > 0) await trx("registration_days").insert(h.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
+  return registrationId;
+}
+
 export interface TeamHold {
   eventId: number;
   teamPriceCents: number;
@@ -485,17 +544,6 @@ export async function setAmountRefunded(trx: Knex.Transaction, id: number, amoun
   await trx("registrations").where({ id }).whereNull("refunded_at").update({ refunded_at: now });
 }
 
-/** Pending registrations whose hold has lapsed, oldest first. */
-export async function expiredHolds(conn: Conn, now: Date, limit: number): Promise<{ id: number; reference: string; eventId: number; reservedUntil: Date }[]> {
-  const rows: Row[] = await conn("registrations")
-    .where("status", "pending_payment")
-    .andWhere("reserved_until", "<=", now)
-    .orderBy("reserved_until")
-    .limit(limit)
-    .select("id", "reference", "event_id", "reserved_until");
-  return rows.map((r) => ({ id: Number(r.id), reference: String(r.reference), eventId: Number(r.event_id), reservedUntil: toDate(r.reserved_until)! }));
-}
-
 // ---- the code applied to a registration (discount_redemptions) ----
 
 export type RedemptionStatus = "held" | "redeemed" | "released";
@@ -507,22 +555,6 @@ export interface Redemption {
   registrationId: number;
   amountOffCents: number;
   status: RedemptionStatus;
-}
-
-/**
- * Uses of a code that count against its limit: redeemed ones, and held ones whose registration still holds
- * its place (a lapsed hold stops counting at once, before the sweep marks it released).
- */
-export async function usesTaken(conn: Conn, codeId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
-  const q = conn("discount_redemptions as dr")
-    .join("registrations as r", "r.id", "dr.registration_id")
-    .where("dr.discount_code_id", codeId)
-    .andWhere((w) => {
-      w.where("dr.status", "redeemed").orWhere((h) => { h.where("dr.status", "held").andWhere("r.status", "pending_payment").andWhere("r.reserved_until", ">", now); });
-    });
-  if (exceptRegistrationId !== undefined) q.andWhereNot("dr.registration_id", exceptRegistrationId);
-  const row = await q.count({ n: "*" }).first();
-  return Number(row?.n ?? 0);
 }
 
 export async function redemptionOf(conn: Conn, registrationId: number): Promise<Redemption | undefined> {
@@ -541,61 +573,7 @@ export async function redemptionOf(conn: Conn, registrationId: number): Promise<
   };
 }
 
-/** The registration's one redemption, taken (or moved to another code, or given a new amount) with the given status. */
-export async function putRedemption(trx: Knex.Transaction, registrationId: number, codeId: number, amountOffCents: number, status: "held" | "redeemed", now: Date): Promise<void> {
-  const changed = await trx("discount_redemptions")
-    .where({ registration_id: registrationId })
-    .update({ discount_code_id: codeId, amount_off_cents: amountOffCents, status, updated_at: now });
-  if (changed === 0) {
-    await trx("discount_redemptions").insert({ registration_id: registrationId, discount_code_id: codeId, amount_off_cents: amountOffCents, status, created_at: now, updated_at: now });
-  }
-}
-
-export async function setRedemptionStatus(conn: Conn, registrationId: number, from: RedemptionStatus[], to: RedemptionStatus, now: Date): Promise<boolean> {
-  const changed = await conn("discount_redemptions").where({ registration_id: registrationId }).whereIn("status", from).update({ status: to, updated_at: now });
-  return changed === 1;
-}
-
-export async function setAmountOff(trx: Knex.Transaction, registrationId: number, amountOffCents: number, now: Date): Promise<void> {
-  await trx("discount_redemptions").where({ registration_id: registrationId }).update({ amount_off_cents: amountOffCents, updated_at: now });
-}
-
-/** The code is removed from the registration before paying. */
-export async function deleteRedemption(conn: Conn, registrationId: number): Promise<void> {
-  await conn("discount_redemptions").where({ registration_id: registrationId }).whereNot({ status: "redeemed" }).delete();
-}
-
 // ---- after payment: manage links and the registrant's own changes (src/registrations/changes/) ----
-
-export type ManageLinkSource = "confirmation" | "page" | "resend" | "family";
-
-/** A private manage link: only the token's hash is stored. A family's link names its athlete (`athletePosition`). */
-export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<void> {
-  await conn("registration_manage_links").insert({ registration_id: registrationId, token_hash: tokenHash, sent_by: sentBy, created_at: now, athlete_position: athletePosition });
-}
-
-/** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */
-export async function linkByManageTokenHash(conn: Conn, tokenHash: string, now = new Date()): Promise<{ reference: string; athletePosition: number | null } | undefined> {
-  const row: Row | undefined = await conn<Row>("registration_manage_links as l")
-    .join("registrations as r", "r.id", "l.registration_id")
-    .where("l.token_hash", tokenHash)
-    // A link revoked with a grace period still opens until then.
-    .where((q) => { q.whereNull("l.revoked_at").orWhere("l.revoked_at", ">", now); })
-    .first("r.reference", "l.athlete_position");
-  if (!row) return undefined;
-  return { reference: String(row.reference), athletePosition: row.athlete_position === null || row.athlete_position === undefined ? null : Number(row.athlete_position) };
-}
-
-/** How many links of this source a registration was sent since `since` (the lost-confirmation's daily cap). */
-export async function manageLinksSentSince(trx: Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, since: Date): Promise<number> {
-  const row = await trx("registration_manage_links").where({ registration_id: registrationId, sent_by: sentBy }).andWhere("created_at", ">=", since).count({ n: "*" }).first();
-  return Number(row?.n ?? 0);
-}
-
-/** The registration's whole-registration links (not a family's) still live stop opening at `at`. */
-export async function revokeWholeLinks(trx: Knex.Transaction, registrationId: number, at: Date): Promise<void> {
-  await trx("registration_manage_links").where({ registration_id: registrationId }).whereNull("athlete_position").whereNull("revoked_at").update({ revoked_at: at });
-}
 
 /** A family signs the waiver and medical release for its athlete. */
 export async function signWaiver(trx: Knex.Transaction, registrationId: number, position: number, w: { version: string; signedName: string; relationship: string }, now: Date): Promise<void> {
@@ -610,21 +588,6 @@ export async function signWaiver(trx: Knex.Transaction, registrationId: number, 
 /** A signature that no longer counts (the athlete who signed for themself is a minor now): the waiver is unsigned again. */
 export async function voidWaiver(trx: Knex.Transaction, registrationId: number, position: number): Promise<void> {
   await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ waiver_version: null, waiver_signed_name: null, waiver_signer_relationship: null, waiver_signed_at: null });
-}
-
-/** Registrations of an event made with this contact or guardian address (any case) that a registrant can still open. */
-export async function manageableReferences(conn: Conn, eventId: number, email: string, statuses: readonly RegistrationStatus[]): Promise<string[]> {
-  const address = email.toLowerCase();
-  const rows: Row[] = await conn("registrations")
-    .where({ event_id: eventId })
-    .where((q) => {
-      void q.whereRaw("lower(contact_email) = ?", [address]).orWhereRaw("lower(guardian_email) = ?", [address]);
-    })
-    .whereIn("status", [...statuses])
-    .orderBy("id")
-    .limit(20)
-    .select("reference");
-  return rows.map((r) => String(r.reference));
 }
 
 /** The details a registrant may correct on one athlete (never the package, places or amount). */
@@ -692,23 +655,6 @@ export async function withdrawAthlete(trx: Knex.Transaction, registrationId: num
   await trx("registrations").where({ id: registrationId }).update({ places, version, updated_at: now });
 }
 
-/** Paid team registrations of an event (the reminders read their athletes). */
-export async function paidTeamReferences(conn: Conn, eventId: number): Promise<string[]> {
-  return (await conn("registrations").where({ event_id: eventId, kind: "team", status: "paid" }).orderBy("id").pluck("reference")).map(String);
-}
-
-/** Claims one reminder for one athlete: throws a unique violation when it was sent already (by this or another instance). */
-export async function claimReminder(trx: Knex.Transaction, registrationId: number, athletePosition: number, kind: string, now: Date): Promise<void> {
-  await trx("registration_reminders").insert({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now });
-}
-
-/** The athletes of a registration already claimed for this kind of reminder (sent since `since`, when given). */
-export async function claimedReminderPositions(conn: Conn, registrationId: number, kind: string, since?: Date): Promise<number[]> {
-  const q = conn("registration_reminders").where({ registration_id: registrationId, kind });
-  if (since) q.where("sent_at", ">=", since);
-  return (await q.pluck("athlete_position")).map(Number);
-}
-
 /** A paid individual registration moves to a cheaper package: its package, price and amount, at a new version. */
 export async function setPackage(trx: Knex.Transaction, id: number, p: { code: string; label: string; priceCents: number }, version: number, now: Date): Promise<void> {
   await trx("registrations").where({ id }).update({ package_code: p.code, package_label: p.label, list_price_cents: p.priceCents, amount_cents: p.priceCents, version, updated_at: now });
@@ -739,7 +685,7 @@ export interface RegistrationChange {
   paidAt: Date | null;
 }
 
-function mapChange(row: Row): RegistrationChange {
+export function mapChange(row: Row): RegistrationChange {
   return {
     id: Number(row.id),
     registrationId: Number(row.registration_id),
@@ -755,29 +701,6 @@ function mapChange(row: Row): RegistrationChange {
     createdAt: toDate(row.created_at)!,
     paidAt: toDate(row.paid_at),
   };
-}
-
-export async function insertChange(
-  trx: Knex.Transaction,
-  c: { registrationId: number; eventId: number; data: ChangeData; places: number; amountCents: number; pricedVersion: number; reservedUntil: Date; holder: Holder },
-  now: Date,
-): Promise<number> {
-  const [id] = await trx("registration_changes").insert({
-    registration_id: c.registrationId,
-    event_id: c.eventId,
-    kind: c.data.kind,
-    data_json: JSON.stringify(c.data),
-    places: c.places,
-    amount_cents: c.amountCents,
-    priced_version: c.pricedVersion,
-    status: "pending",
-    reserved_until: c.reservedUntil,
-    holder_session: c.holder.session,
-    holder_address: c.holder.address,
-    created_at: now,
-    updated_at: now,
-  });
-  return Number(id);
 }
 
 export async function findChange(conn: Conn, id: number): Promise<RegistrationChange | undefined> {
@@ -803,11 +726,6 @@ export async function moveChange(trx: Knex.Transaction, id: number, step: Change
   return (await trx("registration_changes").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now })) === 1;
 }
 
-/** A pending change's hold kept until `until` (never shortened): its payment is being confirmed. */
-export async function keepChangeUntil(trx: Knex.Transaction, id: number, until: Date, now: Date): Promise<void> {
-  await trx("registration_changes").where({ id, status: "pending" }).andWhere("reserved_until", "<", until).update({ reserved_until: until, updated_at: now });
-}
-
 /** Places that pending add-athlete changes hold at an event at `now` (a lapsed one holds none, before the sweep marks it). */
 export async function placesHeldByChanges(conn: Conn, eventId: number, now: Date, exceptChangeId?: number): Promise<number> {
   const q = conn("registration_changes")
@@ -816,12 +734,6 @@ export async function placesHeldByChanges(conn: Conn, eventId: number, now: Date
   if (exceptChangeId !== undefined) q.andWhereNot("id", exceptChangeId);
   const row: Row | undefined = await q.sum({ held: "places" }).first();
   return Number(row?.held ?? 0) || 0;
-}
-
-/** Pending changes whose time to pay has passed, oldest first (the sweep). */
-export async function lapsedChanges(conn: Conn, now: Date, limit: number): Promise<RegistrationChange[]> {
-  const rows: Row[] = await conn<Row>("registration_changes").where("status", "pending").andWhere("reserved_until", "<=", now).orderBy("reserved_until").limit(limit);
-  return rows.map(mapChange);
 }
 
 /** A change applied: the registration's amount paid (and, for a team, its amount and list price) grows by what the change cost. */

@@ -75,7 +75,7 @@ export async function takePlace(deps: WaitingListDeps, entry: Entry, place: Offe
     const inLine = await repo.lineLoad(trx, { ...holder, email: null }, now, r.id);
     const held = await regRepo.placesHeldBy(trx, holder, now, r.id);
     if (Math.max(inLine.session + held.session, inLine.address + held.address) + r.places > deps.limits.maxHeldPlacesPerVisitor) return "overCap";
-    await repo.claimHold(trx, r.id, holder, now);
+    await regRepo.claimHold(trx, r.id, holder, now);
     return "taken";
   });
 }

@@ -5,6 +5,7 @@ import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { placesTaken } from "../../events/repository.ts";
 import * as regRepo from "../core/repository.ts";
 import { placesFreed } from "./offers.ts";
+import * as repo from "./repository.ts";
 
 export type CapacityChange = { ok: true; from: number; to: number; roundAsked: boolean } | { ok: false; reason: string };
 
@@ -25,10 +26,10 @@ export async function changeLockedCapacity(trx: Knex.Transaction, eventId: numbe
   const taken = await placesTaken(trx, eventId, now);
   if (capacity < taken) return { ok: false, reason: `${taken} places of event ${eventId} are paid for or held: its capacity cannot go below that.` };
   const from = Number(locked.capacity);
-  await trx("events").where({ id: eventId }).update({ capacity });
+  await repo.setEventCapacity(trx, eventId, capacity);
   // Every app instance shows the new places at its next request.
   await bumpEventsVersion(trx);
   const raised = capacity > from;
   if (raised) await placesFreed(trx, eventId);
-  return { ok: true, from, to: capacity, roundAsked: raised && (await trx("waiting_list_jobs").where({ event_id: eventId, status: "pending" }).first("id")) !== undefined };
+  return { ok: true, from, to: capacity, roundAsked: raised && (await repo.roundPending(trx, eventId)) };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
-import { type Row, toDate } from "../../db/rows.ts";
+import { toDate } from "../../db/rows.ts";
 import { createJobQueue, type JobQueue } from "../../db/jobQueue.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
@@ -50,8 +50,8 @@ export async function placesFreed(conn: Db | Knex.Transaction, eventId: number):
  */
 export async function placesOpen(db: Db, eventId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
   const left = await placesLeft(db, eventId, now, exceptRegistrationId);
-  const own = exceptRegistrationId === undefined ? undefined : await db<Row>("registrations").where({ id: exceptRegistrationId, status: "pending_payment" }).andWhere("reserved_until", ">", now).first("places");
-  return Math.max(0, await placesForSale(db, eventId, left, now, Number(own?.places ?? 0)));
+  const own = exceptRegistrationId === undefined ? 0 : await regRepo.livePlacesHeld(db, exceptRegistrationId, now);
+  return Math.max(0, await placesForSale(db, eventId, left, now, own));
 }
 
 /**
@@ -115,34 +115,26 @@ async function insertOfferHold(trx: Knex.Transaction, event: EventDetail, entry:
   const team = entry.kind === "team";
   const pkg = team ? undefined : findPackage(event, entry.packageCode);
   const priceCents = team ? event.teamPriceCents * places : (pkg?.priceCents ?? 0);
-  const [id] = await trx("registrations").insert({
-    reference: newReference(),
-    event_id: event.id,
-    kind: entry.kind,
-    team_name: entry.teamName,
-    status: "pending_payment",
-    places,
-    package_code: team ? TEAM_PACKAGE.code : entry.packageCode,
-    package_label: team ? TEAM_PACKAGE.label : (pkg?.label ?? entry.packageCode),
-    list_price_cents: priceCents,
-    amount_cents: priceCents,
-    contact_first_name: entry.contact.firstName,
-    contact_last_name: entry.contact.lastName,
-    contact_email: entry.contact.email,
-    contact_phone: entry.contact.phone,
-    // Random like a form's id (routes/shared.tsx): only the offer link's visitor is given it.
-    form_session_id: randomBytes(16).toString("base64url"),
-    reserved_until: until,
-    // The row requires it; the form records the real agreement when it is submitted (it rewrites agreed_at).
-    agreed_at: now,
-    created_at: now,
-    updated_at: now,
-    version: 1,
-  });
-  const registrationId = Number(id);
   const everyDay = team || (pkg !== undefined && pkg.dayCount >= event.days.length);
-  if (everyDay && event.days.length > 0) await trx("registration_days").insert(event.days.map((d) => ({ registration_id: registrationId, event_day_id: d.id })));
-  return registrationId;
+  return regRepo.insertOfferedHold(
+    trx,
+    {
+      reference: newReference(),
+      eventId: event.id,
+      kind: entry.kind,
+      teamName: entry.teamName,
+      places,
+      packageCode: team ? TEAM_PACKAGE.code : entry.packageCode,
+      packageLabel: team ? TEAM_PACKAGE.label : (pkg?.label ?? entry.packageCode),
+      priceCents,
+      contact: entry.contact,
+      // Random like a form's id (routes/shared.tsx): only the offer link's visitor is given it.
+      formSessionId: randomBytes(16).toString("base64url"),
+      reservedUntil: until,
+      dayIds: everyDay ? event.days.map((d) => d.id) : [],
+    },
+    now,
+  );
 }
 
 /** The job queue that runs offer rounds (one row per round asked for: placesFreed). */
@@ -177,13 +169,10 @@ export function createOfferQueue(deps: WaitingListDeps, intervalMs?: number): Jo
 export async function askForDueRounds(deps: Pick<WaitingListDeps, "db" | "clock">): Promise<number> {
   const db = deps.db;
   const dayAgo = new Date(deps.clock().getTime() - 86_400_000);
-  await db("waiting_list_jobs").where("status", "sent").andWhere("sent_at", "<", dayAgo).delete();
+  await repo.deleteSentJobs(db, dayAgo);
   await repo.deleteLapsedRequests(db, dayAgo);
-  const rows: { event_id: unknown }[] = await db("waiting_list_entries as w")
-    .whereIn("w.status", ["waiting", "offered"])
-    .whereNotExists((q) => { q.select(db.raw("1")).from("waiting_list_jobs as j").whereRaw("j.event_id = w.event_id").whereIn("j.status", ["pending", "sending"]); })
-    .distinct("w.event_id");
-  for (const r of rows) await repo.insertJob(db, Number(r.event_id), deps.clock());
-  if (rows.length > 0) queues.forEach((q) => q.wake());
-  return rows.length;
+  const events = await repo.eventsNeedingRound(db);
+  for (const eventId of events) await repo.insertJob(db, eventId, deps.clock());
+  if (events.length > 0) queues.forEach((q) => q.wake());
+  return events.length;
 }

@@ -156,6 +156,30 @@ export async function insertJob(conn: Conn, eventId: number, now: Date): Promise
 }
 
 /** Whether anyone is in line or holds an offer at the event (no round is asked for otherwise). */
+/** Offer rounds done before `before` (they record nothing else). */
+export async function deleteSentJobs(conn: Conn, before: Date): Promise<void> {
+  await conn("waiting_list_jobs").where("status", "sent").andWhere("sent_at", "<", before).delete();
+}
+
+/** Events where someone is in line or holds an offer and no offer round is pending or running. */
+export async function eventsNeedingRound(conn: Conn): Promise<number[]> {
+  const rows: { event_id: unknown }[] = await conn("waiting_list_entries as w")
+    .whereIn("w.status", ["waiting", "offered"])
+    .whereNotExists((q) => { q.select(conn.raw("1")).from("waiting_list_jobs as j").whereRaw("j.event_id = w.event_id").whereIn("j.status", ["pending", "sending"]); })
+    .distinct("w.event_id");
+  return rows.map((r) => Number(r.event_id));
+}
+
+/** Whether an offer round is asked for at the event and not yet run. */
+export async function roundPending(conn: Conn, eventId: number): Promise<boolean> {
+  return (await conn("waiting_list_jobs").where({ event_id: eventId, status: "pending" }).first("id")) !== undefined;
+}
+
+/** An operator's new capacity for the event (decided under the event's lock: src/registrations/waitlist/capacity.ts). */
+export async function setEventCapacity(trx: Knex.Transaction, eventId: number, capacity: number): Promise<void> {
+  await trx("events").where({ id: eventId }).update({ capacity });
+}
+
 export async function hasLine(conn: Conn, eventId: number): Promise<boolean> {
   return !!(await conn("waiting_list_entries").where({ event_id: eventId }).whereIn("status", ACTIVE).first("id"));
 }
@@ -285,9 +309,4 @@ export async function lineLoad(conn: Conn, who: Joiner & { email: string | null 
     address: n(requests, "by_address") + n(waiting, "by_address") + n(offered, "by_address"),
     email: n(waiting, "by_email") + n(offered, "by_email"),
   };
-}
-
-/** An offer's place taken by a visitor: from now on it counts against that visitor's cap (placesHeldBy). */
-export async function claimHold(trx: Knex.Transaction, registrationId: number, holder: Joiner, now: Date): Promise<void> {
-  await trx("registrations").where({ id: registrationId }).update({ holder_session: holder.session, holder_address: holder.address, updated_at: now });
 }

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backend, createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { describe, expect, it } from "vitest";
+import { bookingApp } from "./helpers.ts";
+import { backend } from "../../../support/app.ts";
 import { visitor } from "../../../support/http.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { createApp } from "../../../../src/app.ts";
@@ -15,13 +16,7 @@ import { REGISTRATION_ERRORS } from "../../../../src/shared/registrations/rules.
  * event's queue in every instance (a queued transaction that waits at its head, holding no connection), lets the
  * crowd queue up behind it, then lets go: each instance's waiting holds are decided in one locking transaction.
  */
-let t: PayingTestApp;
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = bookingApp({ webhooks: "asIs" });
 
 const EVENT = 2;
 const ATHLETE = {

@@ -2,18 +2,11 @@
  * The individual form's parent or guardian: asked for an athlete under 18 (the box "18 or older" not ticked), kept
  * with the registration, shown on the manage page, and the one the e-mails greet and go to.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { describe, expect, it } from "vitest";
+import { bookingApp } from "./helpers.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 
-let t: PayingTestApp;
-beforeAll(async () => {
-  t = await createPayingTestApp();
-  t.fake.autoDeliver = false;
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = bookingApp({ webhooks: "never" });
 
 const KID = {
   firstName: "Maya", lastName: "Ortiz", email: "maya.kid@example.com", phone: "(702) 555-0100", grade: "7th", gender: "Female", schoolName: "Desert Middle",

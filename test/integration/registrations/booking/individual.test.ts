@@ -1,28 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { bookingApp } from "./helpers.ts";
 import request from "supertest";
-import { backend, createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { backend } from "../../../support/app.ts";
 import { executableScripts, textOf, visitor } from "../../../support/http.ts";
-import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServer.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { createDb } from "../../../../src/db/knex.ts";
 import { createApp } from "../../../../src/app.ts";
 
-let t: PayingTestApp;
-let fake: FakeStripe;
-
-beforeAll(async () => {
-  // Behind one proxy, as in production: the crowd tests give each person their own address (X-Forwarded-For).
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  fake = t.fake;
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  fake.autoDeliver = true;
-  await fake.idle();
-});
+// Behind one proxy, as in production: the crowd tests give each person their own address (X-Forwarded-For).
+const t = bookingApp();
 
 const ATHLETE = {
   firstName: "Jordan",
@@ -168,16 +155,16 @@ describe("holding a place and paying", () => {
   });
 
   it("pays the 2-day package (June 5 and 7) at $238 whatever amount the browser sends, through the return path", async () => {
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const res = await apiStart(v, 2, { registrationType: "2day", day1: true, day3: true, amount: 1 }, newFormId(), { discountedAmount: 1, amount: 0.5 });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, amount: 238, isFreeRegistration: false, optionLabel: "2 Days" });
     const reference = res.body.registrationId as string;
     const intentId = intentIdOf(res.body.clientSecret);
-    expect(fake.intents.get(intentId)).toMatchObject({ amount: 23800, metadata: { kind: "registration", reference } });
+    expect(t.fake.intents.get(intentId)).toMatchObject({ amount: 23800, metadata: { kind: "registration", reference } });
 
-    expect(fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
     const done = await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ success: true, status: "paid" });
@@ -207,9 +194,9 @@ describe("holding a place and paying", () => {
     expect(textOf((await v.get("/register/2?paymentSuccess=true")).text)).toContain("Payment Confirmed - Registration Complete!");
 
     // The webhook that arrives afterwards changes nothing and sends no second e-mail.
-    for (const event of fake.events.filter((e) => (e.data.object as { id?: string }).id === intentId && e.type === "payment_intent.succeeded")) {
-      expect(await fake.deliver(event)).toBe(200);
-      expect(await fake.deliver(event)).toBe(200);
+    for (const event of t.fake.events.filter((e) => (e.data.object as { id?: string }).id === intentId && e.type === "payment_intent.succeeded")) {
+      expect(await t.fake.deliver(event)).toBe(200);
+      expect(await t.fake.deliver(event)).toBe(200);
     }
     expect((await stored(reference)).emails).toHaveLength(1);
 
@@ -244,8 +231,8 @@ describe("holding a place and paying", () => {
     const res = await apiStart(v, 3, { registrationType: "1day", day2: "on" });
     const reference = res.body.registrationId as string;
     const intentId = intentIdOf(res.body.clientSecret);
-    fake.confirm(intentId, { number: "4242 4242 4242 4242" });
-    await fake.idle();
+    t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+    await t.fake.idle();
     await until(async () => (await stored(reference)).registration.status === "paid");
     expect((await stored(reference)).payments[0].paid_via).toBe("webhook");
     const done = await v.post("/api/events/3/stripe-payment-success").send({ paymentIntentId: intentId });
@@ -261,7 +248,7 @@ describe("holding a place and paying", () => {
     const second = await apiStart(v, 2, { registrationType: "full" }, formSessionId);
     expect(second.body).toMatchObject({ amount: 299, registrationId: first.body.registrationId });
     expect(intentIdOf(second.body.clientSecret)).toBe(intentIdOf(first.body.clientSecret));
-    expect(fake.intents.get(intentIdOf(second.body.clientSecret))!.amount).toBe(29900);
+    expect(t.fake.intents.get(intentIdOf(second.body.clientSecret))!.amount).toBe(29900);
     const s = await stored(first.body.registrationId);
     expect(await t.db("registrations").where({ form_session_id: formSessionId })).toHaveLength(1);
     expect(s.payments).toHaveLength(1);
@@ -275,16 +262,16 @@ describe("holding a place and paying", () => {
   });
 
   it("a declined card leaves the registration pending; the next card pays it", async () => {
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const res = await apiStart(v, 4, { registrationType: "singleDay", day1: "on" });
     expect(res.body.amount).toBe(99);
     const intentId = intentIdOf(res.body.clientSecret);
-    expect(fake.confirm(intentId, { number: "4000 0000 0000 0002" }).status).toBe(402);
+    expect(t.fake.confirm(intentId, { number: "4000 0000 0000 0002" }).status).toBe(402);
     const declined = await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId });
     expect(declined.status).toBe(402);
     expect((await stored(res.body.registrationId)).registration.status).toBe("pending_payment");
-    expect(fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
     expect((await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
   });
 });
@@ -304,7 +291,7 @@ describe("/stripe-checkout", () => {
     expect(textOf(nothing.text)).toContain("Payment Setup Error");
     expect(nothing.text).not.toContain("pi_x_secret_y");
 
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const res = await apiStart(v, 4, { registrationType: "singleDay", day3: "on" });
     const pay = await v.get("/stripe-checkout?eventId=4&eventName=Anything&option=full&clientSecret=forged");
     expect(pay.status).toBe(200);
@@ -323,7 +310,7 @@ describe("/stripe-checkout", () => {
     expect(already.headers.refresh).toBe(`2; url=/event-registration/4?paymentSuccess=true&paymentIntentId=${intentId}`);
 
     expect(textOf((await v.get("/stripe-checkout?eventId=4&success=true")).text)).toContain("Payment Not Confirmed");
-    fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+    t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
     await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId });
     const done = await v.get("/stripe-checkout?eventId=4&success=true");
     expect(textOf(done.text)).toContain("Registration Complete!");
@@ -335,7 +322,7 @@ describe("/stripe-checkout", () => {
 describe("/stripe-checkout names the package in the spec's words", () => {
   it("says Full Camp for the full package (events.md: the option, Full Camp or Single Day)", async () => {
     const v = await visitor(t.app);
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     await apiStart(v, 4, { registrationType: "full" });
     const text = textOf((await v.get("/stripe-checkout?eventId=4&clientSecret=forged")).text);
     expect(text).toContain("Panther Train Tour · Full Camp");
@@ -413,22 +400,22 @@ describe("expired holds and late payments", () => {
     const [a, b] = await Promise.all([sweep(), sweep()]);
     expect(a + b).toBeGreaterThanOrEqual(1);
     expect((await stored(reference)).registration.status).toBe("expired");
-    expect(fake.intents.get(intentIdOf(res.body.clientSecret))!.status).toBe("canceled");
+    expect(t.fake.intents.get(intentIdOf(res.body.clientSecret))!.status).toBe("canceled");
   });
 
   it("accepts a payment after expiry when a place is free", async () => {
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const res = await apiStart(v, 2, {});
     await expire(res.body.registrationId);
     const intentId = intentIdOf(res.body.clientSecret);
-    fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+    t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
     expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
     expect((await stored(res.body.registrationId)).registration.status).toBe("paid");
   });
 
   it("refunds a payment after expiry when the event filled up, and e-mails the payer", async () => {
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const res = await apiStart(v, 4, {});
     const reference = res.body.registrationId as string;
@@ -437,7 +424,7 @@ describe("expired holds and late payments", () => {
     await t.db("events").where({ id: 4 }).update({ capacity: taken });
     try {
       const intentId = intentIdOf(res.body.clientSecret);
-      fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+      t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
       const late = await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId });
       expect(late.status).toBe(409);
       expect(late.body.status).toBe("refunded");
@@ -446,7 +433,7 @@ describe("expired holds and late payments", () => {
       const s = await stored(reference);
       expect(s.registration.status).toBe("refunded");
       expect(s.payments[0].status).toBe("refunded");
-      expect([...fake.refunds.values()].some((r) => r.payment_intent === intentId && r.amount === 20000)).toBe(true);
+      expect([...t.fake.refunds.values()].some((r) => r.payment_intent === intentId && r.amount === 20000)).toBe(true);
       expect(s.emails.map((e: { kind: string }) => e.kind)).toEqual(["registration_refund"]);
       expect(await placesLeft(t.db, 4, new Date())).toBe(0);
     } finally {

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { bookingApp } from "./helpers.ts";
 import Stripe from "stripe";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { visitor } from "../../../support/http.ts";
-import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServer.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { insertCode } from "../../../../src/discounts/repository.ts";
 import { createApp } from "../../../../src/app.ts";
@@ -14,20 +13,10 @@ import { HOLD_TEXT } from "../../../../src/registrations/booking/hold.ts";
  * against the real routes and the offline Stripe fake; on MySQL + Redis in the integration-mysql project. Whatever
  * the interleaving: what is paid is what is registered, nothing changes after payment, places stay honest, no 500.
  */
-let t: PayingTestApp;
-let fake: FakeStripe;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  fake = t.fake;
-  await insertCode(t.db, { code: "OFF119", type: "fixed", value: 11900, eventId: null, kind: "both", maxRedemptions: null, startsAt: null, expiresAt: null }, new Date());
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  fake.autoDeliver = true;
-  await fake.idle();
+const t = bookingApp({
+  async setup(app) {
+    await insertCode(app.db, { code: "OFF119", type: "fixed", value: 11900, eventId: null, kind: "both", maxRedemptions: null, startsAt: null, expiresAt: null }, new Date());
+  },
 });
 
 type V = Awaited<ReturnType<typeof visitor>>;
@@ -86,7 +75,7 @@ function expectHonest(r: Awaited<ReturnType<typeof registrationRow>>, chargedCen
 }
 
 const chargedFor = (reference: string) =>
-  [...fake.intents.values()].filter((i) => i.metadata.reference === reference && i.status === "succeeded").reduce((sum, i) => sum + i.amount, 0);
+  [...t.fake.intents.values()].filter((i) => i.metadata.reference === reference && i.status === "succeeded").reduce((sum, i) => sum + i.amount, 0);
 
 describe("races on the registration aggregate", () => {
   it("paying a 1-day place while the same form is re-posted as full camp: never paid for more than was charged, days never change after payment", async () => {
@@ -100,7 +89,7 @@ describe("races on the registration aggregate", () => {
       const [paying, reposting] = await Promise.all([
         (async () => {
           await sleep(i % 4);
-          expect(fake.confirm(intentId, { number: "4242424242424242" }).status).toBe(200);
+          expect(t.fake.confirm(intentId, { number: "4242424242424242" }).status).toBe(200);
           return returnFrom(v, intentId);
         })(),
         (async () => {
@@ -109,7 +98,7 @@ describe("races on the registration aggregate", () => {
         })(),
       ]);
       statuses.push(paying.status, reposting.status);
-      await fake.idle();
+      await t.fake.idle();
       const r = await registrationRow(held.body.registrationId);
       expectHonest(r, chargedFor(r.reference));
       if (reposting.body.alreadyPaid) expect(r.package_code, "a re-post after payment changes nothing").toBe("1day");
@@ -128,7 +117,7 @@ describe("races on the registration aggregate", () => {
       const [paying, reposting] = await Promise.all([
         (async () => {
           await sleep(i % 3);
-          fake.confirm(intentId, { number: "4242424242424242" });
+          t.fake.confirm(intentId, { number: "4242424242424242" });
           return returnFrom(v, intentId, "team");
         })(),
         (async () => {
@@ -137,7 +126,7 @@ describe("races on the registration aggregate", () => {
         })(),
       ]);
       statuses.push(paying.status, reposting.status);
-      await fake.idle();
+      await t.fake.idle();
       const r = await registrationRow(held.body.registrationId);
       expectHonest(r, chargedFor(r.reference));
       // Whatever won, the event never lends out more than it has.
@@ -247,20 +236,20 @@ describe("races on the registration aggregate", () => {
   });
 
   it("a full refund made in Stripe's dashboard refunds the registration, frees its place and e-mails the payer; a partial one is recorded", async () => {
-    const stripe = new Stripe(fake.secretKey, { host: fake.host, port: fake.port, protocol: "http" });
+    const stripe = new Stripe(t.fake.secretKey, { host: t.fake.host, port: t.fake.port, protocol: "http" });
     const paid = async () => {
       const v = await newVisitor();
       const held = await hold(v, formId(), FULL);
       const intentId = intentIdOf(held.body.clientSecret);
-      fake.confirm(intentId, { number: "4242424242424242" });
+      t.fake.confirm(intentId, { number: "4242424242424242" });
       expect((await returnFrom(v, intentId)).body.status).toBe("paid");
-      await fake.idle();
+      await t.fake.idle();
       return { reference: held.body.registrationId as string, intentId };
     };
     const full = await paid();
     const left = await placesLeft(t.db, 2, new Date());
     await stripe.refunds.create({ payment_intent: full.intentId });
-    await fake.idle();
+    await t.fake.idle();
     const refunded = await registrationRow(full.reference);
     expect(refunded).toMatchObject({ status: "refunded" });
     expect(Number(refunded.amount_refunded_cents)).toBe(29900);
@@ -272,7 +261,7 @@ describe("races on the registration aggregate", () => {
 
     const partial = await paid();
     await stripe.refunds.create({ payment_intent: partial.intentId, amount: 5000 });
-    await fake.idle();
+    await t.fake.idle();
     const kept = await registrationRow(partial.reference);
     expect(kept).toMatchObject({ status: "paid" });
     expect(Number(kept.amount_refunded_cents)).toBe(5000);
@@ -291,20 +280,20 @@ describe("races on the registration aggregate", () => {
     const sweep = () => (app.locals.sweepExpiredHolds as () => Promise<number>)();
     await t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 60_000) });
     await sweep();
-    expect(fake.intents.get(intentId)!.status).not.toBe("canceled");
+    expect(t.fake.intents.get(intentId)!.status).not.toBe("canceled");
     expect(await t.db("registrations").where({ reference }).first()).toMatchObject({ status: "pending_payment" });
     reported = "requires_action";
     await sweep();
-    expect(fake.intents.get(intentId)!.status).not.toBe("canceled");
+    expect(t.fake.intents.get(intentId)!.status).not.toBe("canceled");
     // Not even a challenge left long ago: its places are free anyway, and the payer can still finish it.
     await t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 24 * 60 * 60_000) });
     await sweep();
-    expect(fake.intents.get(intentId)!.status).not.toBe("canceled");
+    expect(t.fake.intents.get(intentId)!.status).not.toBe("canceled");
     expect(await t.db("registrations").where({ reference }).first()).toMatchObject({ status: "pending_payment" });
     // Once it is neither, the intent is canceled and the hold expires.
     reported = undefined;
     await sweep();
-    expect(fake.intents.get(intentId)!.status).toBe("canceled");
+    expect(t.fake.intents.get(intentId)!.status).toBe("canceled");
     expect(await t.db("registrations").where({ reference }).first()).toMatchObject({ status: "expired" });
   });
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { describe, expect, it } from "vitest";
+import { bookingApp } from "./helpers.ts";
 import { visitor } from "../../../support/http.ts";
 
 /**
@@ -7,15 +7,7 @@ import { visitor } from "../../../support/http.ts";
  * confirmation after the card never waits for the event's lock that every hold of the event queues for; a hold paid
  * in its last minute, or after it lapsed, takes every lock in order (src/registrations/booking/paymentHandler.ts).
  */
-let t: PayingTestApp;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  t.fake.autoDeliver = false;
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = bookingApp({ webhooks: "never" });
 
 const ATHLETE = {
   firstName: "Maya", lastName: "Okafor", email: "maya.okafor@example.com", phone: "(205) 555-0100", grade: "9th", gender: "Female",

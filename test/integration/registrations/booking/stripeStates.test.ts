@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { bookingApp } from "./helpers.ts";
 import { textOf, visitor } from "../../../support/http.ts";
-import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServer.ts";
 import { PROCESSING_HOLD_MS } from "../../../../src/registrations/booking/paymentHandler.ts";
 
 /**
  * The states Stripe produces that a plain 4242 never does, on a registration: 3-D Secure (requires_action) and a
  * payment that stays `processing` until the webhook decides.
  */
-let t: PayingTestApp;
-let fake: FakeStripe;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  fake = t.fake;
+const t = bookingApp({
+  webhooks: "asIs",
+  async eachTest(app) {
+    app.fake.autoDeliver = true;
+    app.fake.confirmProcessing = false;
+    app.fake.processingOutcome = "succeeded";
+    app.fake.processingSettleMs = null;
+  },
 });
-afterAll(async () => {
-  fake.confirmProcessing = false;
-  await t?.close();
-});
-beforeEach(() => {
-  fake.autoDeliver = true;
-  fake.confirmProcessing = false;
-  fake.processingOutcome = "succeeded";
-  fake.processingSettleMs = null;
+afterAll(() => {
+  t.fake.confirmProcessing = false;
 });
 
 const ATHLETE = {
@@ -44,14 +38,14 @@ const sweep = () => (t.app.locals.sweepExpiredHolds as () => Promise<number>)();
 
 describe("a payment Stripe is still confirming (processing)", () => {
   it("keeps the hold (its places stay taken) until the webhook says succeeded: paid, one e-mail", async () => {
-    fake.confirmProcessing = true;
+    t.fake.confirmProcessing = true;
     const { v, reference, intentId } = await held("198.51.100.61");
     const before = (await registration(reference)).reserved_until;
-    expect(fake.confirm(intentId, { number: "4242424242424242" }).body).toMatchObject({ status: "processing" });
+    expect(t.fake.confirm(intentId, { number: "4242424242424242" }).body).toMatchObject({ status: "processing" });
     const ret = await v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "198.51.100.61").send({ paymentIntentId: intentId });
     expect(ret.status).toBe(202);
     expect(ret.body).toMatchObject({ status: "pending" });
-    await fake.idle();
+    await t.fake.idle();
     const kept = await registration(reference);
     expect(kept.status).toBe("pending_payment");
     expect(new Date(kept.reserved_until).getTime()).toBeGreaterThan(Date.now() + PROCESSING_HOLD_MS - 60_000);
@@ -63,8 +57,8 @@ describe("a payment Stripe is still confirming (processing)", () => {
     const waiting = await v.get(`/event-registration/2?paymentSuccess=true&paymentIntentId=${intentId}`);
     expect(textOf(waiting.text)).toContain("Your bank is still confirming the payment");
 
-    fake.settleProcessing();
-    await fake.idle();
+    t.fake.settleProcessing();
+    await t.fake.idle();
     expect(await registration(reference)).toMatchObject({ status: "paid" });
     expect(await emails(reference)).toHaveLength(1);
     // Paid, however the page is reached: no query, Stripe's redirect parameters, a stale intent id.
@@ -84,26 +78,26 @@ describe("3-D Secure (requires_action)", () => {
 
   it("a lapsed hold whose payer is in the challenge is not canceled; completing it pays the registration", async () => {
     const { v, reference, intentId } = await held("198.51.100.62");
-    expect(fake.confirm(intentId, { number: "4000 0025 0000 3155" }).body).toMatchObject({ status: "requires_action" });
+    expect(t.fake.confirm(intentId, { number: "4000 0025 0000 3155" }).body).toMatchObject({ status: "requires_action" });
     await t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 60 * 60_000) });
     await sweep();
-    expect(fake.intents.get(intentId)!.status).toBe("requires_action");
+    expect(t.fake.intents.get(intentId)!.status).toBe("requires_action");
     expect((await registration(reference)).status).toBe("pending_payment");
-    expect(fake.challenge(intentId, "complete").body).toMatchObject({ status: "succeeded" });
+    expect(t.fake.challenge(intentId, "complete").body).toMatchObject({ status: "succeeded" });
     const ret = await v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "198.51.100.62").send({ paymentIntentId: intentId });
     expect(ret.body).toMatchObject({ status: "paid" });
-    await fake.idle();
+    await t.fake.idle();
     expect(await registration(reference)).toMatchObject({ status: "paid" });
     expect(await emails(reference)).toHaveLength(1);
   });
 
   it("a failed challenge leaves the hold and the same intent payable", async () => {
     const { v, reference, intentId } = await held("198.51.100.63");
-    fake.confirm(intentId, { number: "4000002500003155" });
-    expect(fake.challenge(intentId, "fail").body).toMatchObject({ status: "requires_payment_method" });
-    await fake.idle();
+    t.fake.confirm(intentId, { number: "4000002500003155" });
+    expect(t.fake.challenge(intentId, "fail").body).toMatchObject({ status: "requires_payment_method" });
+    await t.fake.idle();
     expect(await registration(reference)).toMatchObject({ status: "pending_payment" });
-    expect(fake.confirm(intentId, { number: "4242424242424242" }).status).toBe(200);
+    expect(t.fake.confirm(intentId, { number: "4242424242424242" }).status).toBe(200);
     const ret = await v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "198.51.100.63").send({ paymentIntentId: intentId });
     expect(ret.body).toMatchObject({ status: "paid" });
   });
@@ -112,24 +106,24 @@ describe("3-D Secure (requires_action)", () => {
 describe("a refund that fails", () => {
   it("leaves the registration paid, sends no 'refunded' e-mail, and is listed as failed for the operator", async () => {
     const { v, reference, intentId } = await held("198.51.100.64");
-    fake.confirm(intentId, { number: "4242424242424242" });
+    t.fake.confirm(intentId, { number: "4242424242424242" });
     expect((await v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "198.51.100.64").send({ paymentIntentId: intentId })).body).toMatchObject({ status: "paid" });
-    await fake.idle();
-    fake.refundBehaviour = "pending_then_failed";
+    await t.fake.idle();
+    t.fake.refundBehaviour = "pending_then_failed";
     try {
       // Made in Stripe's dashboard (or by an operator's command): pending at first.
       await t.gateway.refundIntent(intentId, { idempotencyKey: `dashboard-${reference}`, reason: "operator" });
-      await fake.idle();
+      await t.fake.idle();
       const payment = await t.db("payments").where({ provider_payment_id: intentId }).first();
       expect(await t.db("payment_refunds").where({ payment_id: payment.id }).first()).toMatchObject({ status: "pending" });
       expect(await registration(reference)).toMatchObject({ status: "paid" });
-      fake.settleRefunds();
-      await fake.idle();
+      t.fake.settleRefunds();
+      await t.fake.idle();
       expect(await t.db("payment_refunds").where({ payment_id: payment.id }).first()).toMatchObject({ status: "failed", failure_reason: "expired_or_canceled_card" });
       expect(await registration(reference)).toMatchObject({ status: "paid", amount_refunded_cents: 0 });
       expect((await emails(reference)).map((e: { kind: string }) => e.kind)).toEqual(["registration_confirmation"]);
     } finally {
-      fake.refundBehaviour = "immediate";
+      t.fake.refundBehaviour = "immediate";
     }
   });
 });

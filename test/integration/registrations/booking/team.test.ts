@@ -1,28 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { bookingApp } from "./helpers.ts";
 import { FAMILIES_EMAILED } from "../../../../src/shared/registrations/teamRules.ts";
 import request from "supertest";
-import { backend, createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { backend } from "../../../support/app.ts";
 import { textOf, visitor } from "../../../support/http.ts";
-import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServer.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { insertCode } from "../../../../src/discounts/repository.ts";
 
-let t: PayingTestApp;
-let fake: FakeStripe;
-
-beforeAll(async () => {
-  // Behind one proxy, as in production: the crowd tests give each coach their own address (X-Forwarded-For).
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  fake = t.fake;
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  fake.autoDeliver = true;
-  await fake.idle();
-});
+// Behind one proxy, as in production: the crowd tests give each coach their own address (X-Forwarded-For).
+const t = bookingApp();
 
 type V = Awaited<ReturnType<typeof visitor>>;
 const COACH = { firstName: "Dana", lastName: "Brooks", email: "coach.brooks@example.com", phone: "(205) 555-0142", teamName: "Steel City WC" };
@@ -181,14 +168,14 @@ describe("the section 5 team rules, word for word, on the JSON call", () => {
 
 describe("holding and paying a team", () => {
   it("accepts 5 at $995 whatever prices the browser sends; a double submission holds one team", async () => {
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const formSessionId = newFormId();
     const res = await apiTeam(v, { formSessionId, pricePerAthlete: 1, totalAmount: 5, discountedAmount: 0.5 });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, title: "Team Registration Ready!", amount: 995, athletes: 5, pricePerAthlete: 199, checkoutUrl: "/stripe-checkout?eventId=2&eventName=National%20Champ%20Camp&option=team" });
     const intentId = intentIdOf(res.body.clientSecret);
-    expect(fake.intents.get(intentId)).toMatchObject({ amount: 99500, metadata: { kind: "registration", reference: res.body.registrationId } });
+    expect(t.fake.intents.get(intentId)).toMatchObject({ amount: 99500, metadata: { kind: "registration", reference: res.body.registrationId } });
     const again = await apiTeam(v, { formSessionId });
     expect(again.body.registrationId).toBe(res.body.registrationId);
     expect(intentIdOf(again.body.clientSecret)).toBe(intentId);
@@ -219,7 +206,7 @@ describe("holding and paying a team", () => {
   });
 
   it("pays a team of 6 at $1,194 once: the whole team paid, the roster e-mail with its .ics, the roster view, 6 places fewer", async () => {
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const before = await placesLeft(t.db, 2, new Date());
     const res = await apiTeam(v, { athletes: team(6) });
@@ -245,12 +232,12 @@ describe("holding and paying a team", () => {
     expect(textOf(none.text)).toContain("Team registration data not found. Please restart the registration process.");
 
     const intentId = intentIdOf(res.body.clientSecret);
-    expect(fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
     expect((await other.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).status).toBe(403);
     const done = await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" });
     expect(done.body).toMatchObject({ success: true, status: "paid" });
-    for (const event of fake.events.filter((e) => (e.data.object as { id?: string }).id === intentId && e.type === "payment_intent.succeeded")) {
-      expect(await fake.deliver(event)).toBe(200);
+    for (const event of t.fake.events.filter((e) => (e.data.object as { id?: string }).id === intentId && e.type === "payment_intent.succeeded")) {
+      expect(await t.fake.deliver(event)).toBe(200);
     }
 
     const s = await stored(reference);
@@ -316,7 +303,7 @@ describe("holding and paying a team", () => {
     const now = new Date();
     await insertCode(t.db, { code: "TEAM10", type: "percent", value: 10, eventId: null, kind: "team", maxRedemptions: null, startsAt: null, expiresAt: null }, now);
     await insertCode(t.db, { code: "SOLO20", type: "percent", value: 20, eventId: null, kind: "individual", maxRedemptions: null, startsAt: null, expiresAt: null }, now);
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const res = await apiTeam(v, { eventId: 1 });
     const solo = await v.post("/api/validate-discount").send({ discountCode: "SOLO20", eventId: 1, option: "team" });
@@ -327,8 +314,8 @@ describe("holding and paying a team", () => {
     expect(applied.body).toMatchObject({ valid: true, title: "Discount Applied", message: "New total: $895.50 (saved $99.50)" });
     const intentId = intentIdOf(res.body.clientSecret);
     expect(intentIdOf(applied.body.clientSecret)).toBe(intentId);
-    expect(fake.intents.get(intentId)!.amount).toBe(89550);
-    fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+    expect(t.fake.intents.get(intentId)!.amount).toBe(89550);
+    t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
     expect((await v.post("/api/events/1/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
     const s = await stored(res.body.registrationId);
     expect(s.registration).toMatchObject({ status: "paid", amount_paid_cents: 89550 });
@@ -387,19 +374,19 @@ describe("expired team holds and late payments", () => {
   const expire = (reference: string) => t.db("registrations").where({ reference }).update({ reserved_until: new Date(Date.now() - 60_000) });
 
   it("a late payment takes all the team's places when they are free", async () => {
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const res = await apiTeam(v, { eventId: 4 });
     await expire(res.body.registrationId);
     const left = await placesLeft(t.db, 4, new Date());
     const intentId = intentIdOf(res.body.clientSecret);
-    fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+    t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
     expect((await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
     expect(await placesLeft(t.db, 4, new Date())).toBe(left - 5);
   });
 
   it("refunds the whole team when fewer places are free than it has athletes, and e-mails the coach", async () => {
-    fake.autoDeliver = false;
+    t.fake.autoDeliver = false;
     const v = await visitor(t.app);
     const res = await apiTeam(v, { eventId: 4 });
     const reference = res.body.registrationId as string;
@@ -408,14 +395,14 @@ describe("expired team holds and late payments", () => {
     await setCapacity(4, taken + 4);
     try {
       const intentId = intentIdOf(res.body.clientSecret);
-      fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+      t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
       const late = await v.post("/api/events/4/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" });
       expect(late.status).toBe(409);
       // The coach's e-mail goes out once the refund job has sent the refund and Stripe said it succeeded.
       await (t.app.locals.refundJobs as JobQueue).drain();
       const s = await stored(reference);
       expect(s.registration.status).toBe("refunded");
-      expect([...fake.refunds.values()].some((r) => r.payment_intent === intentId && r.amount === 99500)).toBe(true);
+      expect([...t.fake.refunds.values()].some((r) => r.payment_intent === intentId && r.amount === 99500)).toBe(true);
       expect(s.emails.map((e: { kind: string }) => e.kind)).toEqual(["registration_refund"]);
       expect(await placesLeft(t.db, 4, new Date())).toBe(4);
     } finally {
@@ -430,7 +417,7 @@ describe("expired team holds and late payments", () => {
     const sweep = t.app.locals.sweepExpiredHolds as () => Promise<number>;
     await Promise.all([sweep(), sweep()]);
     expect((await stored(res.body.registrationId)).registration.status).toBe("expired");
-    expect(fake.intents.get(intentIdOf(res.body.clientSecret))!.status).toBe("canceled");
+    expect(t.fake.intents.get(intentIdOf(res.body.clientSecret))!.status).toBe("canceled");
   });
 });
 

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { athleteFields, changesApp, paidChangesKit, teamAthlete, until } from "./helpers.ts";
 import { sentText } from "../../../support/mail.ts";
 import request from "supertest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { textOf } from "../../../support/http.ts";
-import { athleteFields, paidChangesKit, teamAthlete, until } from "../../../support/paidChanges.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
 import { CHANGE_TEXT } from "../../../../src/shared/registrations/changeTexts.ts";
 import { MANAGE_TEXT } from "../../../../src/shared/registrations/changeTexts.ts";
@@ -13,21 +12,8 @@ import { MANAGE_TEXT } from "../../../../src/shared/registrations/changeTexts.ts
  * upgrade to a dearer package and a coach's new athletes, each paid through a PaymentIntent of its own (README:
  * Managing a registration after payment). Runs on SQLite and again on MySQL + Redis.
  */
-let t: PayingTestApp;
-let kit: ReturnType<typeof paidChangesKit>;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  kit = paidChangesKit(t);
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  t.fake.autoDeliver = true;
-  await t.fake.idle();
-  await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null, capacity: 200 });
-});
+const t = changesApp();
+const kit = paidChangesKit(t);
 
 const changesOf = async (reference: string) => t.db("registration_changes").where({ registration_id: (await kit.row(reference)).id }).orderBy("id");
 const changePayments = (id: number) => t.db("payments").where({ kind: "registration_change", reference: String(id) });

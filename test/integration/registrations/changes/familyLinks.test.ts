@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { changesApp } from "./helpers.ts";
 import { sentText } from "../../../support/mail.ts";
 import request from "supertest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { runDiscountCommand } from "../../../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../../../src/cli/discountArgs.ts";
@@ -17,19 +17,7 @@ import { Writable } from "node:stream";
 
 // A paid team's families get their own link e-mail in the transaction that marks the team paid, once per athlete.
 
-let t: PayingTestApp;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  t.fake.autoDeliver = true;
-  await t.fake.idle();
-  await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null });
-});
+const t = changesApp();
 
 let seq = 0;
 let address = 10;

@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { sentText } from "../../../support/mail.ts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { changesApp } from "./helpers.ts";
 import request from "supertest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { createLogger } from "../../../../src/logger.ts";
 import { LOST_CONFIRMATION_LIMITS } from "../../../../src/registrations/changes/links.ts";
@@ -11,22 +11,15 @@ import { LOST_CONFIRMATION_LIMITS } from "../../../../src/registrations/changes/
  * "Lost your confirmation?" posted 30 times at once for one registered address, from 30 connections (the probe's
  * 30/30): 3 e-mails, 3 new links a day; each new link replaces the earlier ones, which open for the grace period only.
  */
-let t: PayingTestApp;
 const resent: number[] = [];
-
-beforeAll(async () => {
-  const logger = createLogger("info", new Writable({ write: (chunk: Buffer, _e, done) => {
+const t = changesApp({
+  logger: createLogger("info", new Writable({ write: (chunk: Buffer, _e, done) => {
     for (const line of chunk.toString().split("\n").filter(Boolean)) {
       const l = JSON.parse(line) as { msg: string; sent?: number };
       if (l.msg === "manage links re-sent") resent.push(l.sent!);
     }
     done();
-  } }));
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" }, { logger });
-  t.fake.autoDeliver = true;
-});
-afterAll(async () => {
-  await t?.close();
+  } })),
 });
 
 const ATHLETE = {

@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { changesApp, paidChangesKit, until } from "./helpers.ts";
 import { sentText } from "../../../support/mail.ts";
 import request from "supertest";
-import { backend, createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { backend } from "../../../support/app.ts";
 import { csrfFrom, executableScripts, textOf, visitor } from "../../../support/http.ts";
 import { secretTokenHash } from "../../../../src/http/secretLinks.ts";
 import { placesLeft, placesTaken } from "../../../../src/events/repository.ts";
 import { insertEntry } from "../../../../src/registrations/waitlist/repository.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 
-let t: PayingTestApp;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  t.fake.autoDeliver = true;
-  await t.fake.idle();
-  await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null });
-});
+const t = changesApp();
 
 const ATHLETE = {
   firstName: "Maya",
@@ -59,39 +48,14 @@ async function paidRegistration(extra: Record<string, unknown> = {}) {
   return { v, reference, intentId, email, path: `/my-registration/${link![1]}`, token: link![1]! };
 }
 
-const SIZES = ["Small", "Medium", "Large", "XL", "XXL", "3XL", "4XL"];
-const teamAthlete = (i: number) => ({ firstName: `Kid${i}`, lastName: "Brooks", age: 12, email: `kid${i}@example.com`, shirtSize: SIZES[i % 7], parentName: `Parent ${i}`, parentPhoneNumber: "205-555-0100" });
-
+const kit = paidChangesKit(t);
 /** A paid team of `n` athletes for event 2 ($199 each); the coach's manage link from the roster e-mail. */
-async function paidTeam(n: number) {
-  const v = await visitor(t.app);
-  const res = await v
-    .post("/api/team-registration")
-    .set("x-forwarded-for", `203.0.113.${address++}`)
-    .send({ eventId: 2, coachInfo: { firstName: "Dana", lastName: "Brooks", email: "coach.brooks@example.com", phone: "(205) 555-0142", teamName: "Steel City WC" }, athletes: Array.from({ length: n }, (_, i) => teamAthlete(i + 1)), formSessionId: `manage-team-form-${++seq}-${Date.now()}` });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  const reference = res.body.registrationId as string;
-  const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
-  expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
-  expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
-  const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "team_registration_confirmation" }).first();
-  const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!;
-  return { reference, path: `/my-registration/${token}` };
-}
+const paidTeam = (n: number) => kit.paidTeam(n, "", { email: "coach.brooks@example.com", teamName: "Steel City WC" });
 
 const refundsOf = async (reference: string) => {
   const payment = await t.db("payments").where({ kind: "registration", reference }).first();
   return t.db("payment_refunds").where({ payment_id: payment.id }).orderBy("id");
 };
-
-async function until(check: () => Promise<boolean>, ms = 8000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("condition not met in time");
-}
 
 const row = (reference: string) => t.db("registrations").where({ reference }).first();
 const athlete = async (reference: string) => t.db("registration_athletes").where({ registration_id: (await row(reference)).id }).first();

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { athleteFields, changesApp, paidChangesKit, teamAthlete, until } from "./helpers.ts";
 import type { Express } from "express";
-import { backend, createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
-import { athleteFields, paidChangesKit, teamAthlete, until } from "../../../support/paidChanges.ts";
+import { backend } from "../../../support/app.ts";
 import { createDb, type Db } from "../../../../src/db/knex.ts";
 import { createApp } from "../../../../src/app.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
@@ -14,25 +14,17 @@ import { CHANGE_TEXT } from "../../../../src/shared/registrations/changeTexts.ts
  * while an upgrade's payment is pending. Whatever the interleaving: one change, one intent, one charge, and what is
  * paid is what is registered.
  */
-let t: PayingTestApp;
-let kit: ReturnType<typeof paidChangesKit>;
 let otherDb: Db;
 let apps: [Express, Express];
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  kit = paidChangesKit(t);
-  otherDb = backend === "mysql" ? createDb(t.config.database, t.logger) : t.db;
-  apps = [t.app, createApp({ ...t, db: otherDb })];
+const t = changesApp({
+  async setup(app) {
+    otherDb = backend === "mysql" ? createDb(app.config.database, app.logger) : app.db;
+    apps = [app.app, createApp({ ...app, db: otherDb })];
+  },
 });
+const kit = paidChangesKit(t);
 afterAll(async () => {
   if (otherDb !== t.db) await otherDb.destroy();
-  await t?.close();
-});
-beforeEach(async () => {
-  t.fake.autoDeliver = true;
-  await t.fake.idle();
-  await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null, capacity: 200 });
 });
 
 const intentsFor = (changeId: number) => [...t.fake.intents.values()].filter((i) => i.metadata.kind === "registration_change" && i.metadata.reference === String(changeId));

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { changesApp } from "./helpers.ts";
 import request from "supertest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { csrfFrom, textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
@@ -12,16 +12,11 @@ import { REFUND_EXIT, runRefundCommand } from "../../../../src/cli/refund.ts";
  * Refunds Stripe changes its mind about, through the real routes and the offline fake's test cards: a cancellation's
  * refund that succeeds and then fails (4000 0000 0000 5126), and one that stays pending (4000 0000 0000 7726).
  */
-let t: PayingTestApp;
 let ctx: OperatorContext;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  t.fake.autoDeliver = true;
-  ctx = createOperatorContext(t.config, t.db, t.logger);
-});
-afterAll(async () => {
-  await t?.close();
+const t = changesApp({
+  async setup(app) {
+    ctx = createOperatorContext(app.config, app.db, app.logger);
+  },
 });
 
 let seq = 0;

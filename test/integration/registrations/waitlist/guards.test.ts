@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { describe, expect, it } from "vitest";
+import { waitlistApp } from "./helpers.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { WAITLIST_TEXT } from "../../../../src/shared/registrations/waitingList.ts";
@@ -12,29 +12,22 @@ import { sentText } from "../../../support/mail.ts";
  * event; one visitor (session or address) and one e-mail hold at most the cap in requests, entries, offers and held
  * places together; an offer's place counts against whoever takes it.
  */
-let t: PayingTestApp;
 type V = Awaited<ReturnType<typeof visitor>>;
 const CAP = 12;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1", MAX_HELD_PLACES_PER_VISITOR: String(CAP), MAX_TEAM_ATHLETES: "10" });
+const t = waitlistApp({
+  env: { MAX_HELD_PLACES_PER_VISITOR: String(CAP), MAX_TEAM_ATHLETES: "10" },
   // Events 1, 3 and 4 hold 20 places each, all taken by a paid filler (freeFor gives some back).
-  const now = new Date();
-  for (const eventId of [1, 3, 4]) {
-    await t.db("events").where({ id: eventId }).update({ capacity: 20 });
-    await t.db("registrations").insert({
-      reference: `RGUARD0${eventId}`, event_id: eventId, kind: "team", places: 20, status: "paid", package_code: "team", package_label: "Team Registration",
-      list_price_cents: 398000, amount_cents: 398000, amount_paid_cents: 398000, contact_first_name: "Fill", contact_last_name: "Er", contact_email: "filler@example.com",
-      contact_phone: "2055550100", form_session_id: `guard-filler-${eventId}-000000000`, agreed_at: now, created_at: now, updated_at: now, paid_at: now,
-    });
-  }
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  t.fake.autoDeliver = true;
-  await t.fake.idle();
+  async setup(app) {
+    const now = new Date();
+    for (const eventId of [1, 3, 4]) {
+      await app.db("events").where({ id: eventId }).update({ capacity: 20 });
+      await app.db("registrations").insert({
+        reference: `RGUARD0${eventId}`, event_id: eventId, kind: "team", places: 20, status: "paid", package_code: "team", package_label: "Team Registration",
+        list_price_cents: 398000, amount_cents: 398000, amount_paid_cents: 398000, contact_first_name: "Fill", contact_last_name: "Er", contact_email: "filler@example.com",
+        contact_phone: "2055550100", form_session_id: `guard-filler-${eventId}-000000000`, agreed_at: now, created_at: now, updated_at: now, paid_at: now,
+      });
+    }
+  },
 });
 
 let seq = 0;

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
-import { athleteFields, paidChangesKit, teamAthlete } from "../../../support/paidChanges.ts";
+import { describe, expect, it } from "vitest";
+import { waitlistApp } from "./helpers.ts";
+import { athleteFields, paidChangesKit, teamAthlete } from "../changes/helpers.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
@@ -14,21 +14,9 @@ import { sentText } from "../../../support/mail.ts";
  * does not fit) and the families behind it get offers. Then the one way the line may keep free places from sale:
  * an entry passed over twice holds the line for one offer window, not longer.
  */
-let t: PayingTestApp;
-let kit: ReturnType<typeof paidChangesKit>;
+const t = waitlistApp();
+const kit = paidChangesKit(t);
 type V = Awaited<ReturnType<typeof visitor>>;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  kit = paidChangesKit(t);
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  t.fake.autoDeliver = true;
-  await t.fake.idle();
-});
 
 let seq = 0;
 async function newVisitor(): Promise<V> {

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { waitlistApp } from "./helpers.ts";
 import { sentText } from "../../../support/mail.ts";
-import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { textOf, visitor } from "../../../support/http.ts";
-import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServer.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { Writable } from "node:stream";
 import { WAITLIST_TEXT } from "../../../../src/shared/registrations/waitingList.ts";
@@ -15,25 +14,15 @@ import { parseCapacityArgs } from "../../../../src/cli/capacity.ts";
  * integration-mysql): a sold-out event, a family of 2 and a team of 6 in line; refunds free places; each gets an
  * offer that holds its places, registers and pays through the normal forms; an offer left to expire goes on.
  */
-let t: PayingTestApp;
-let fake: FakeStripe;
+const t = waitlistApp({
+  async setup(app) {
+    await app.db("events").where({ id: EVENT }).update({ capacity: CAPACITY });
+  },
+});
 type V = Awaited<ReturnType<typeof visitor>>;
 
 const EVENT = 2;
 const CAPACITY = 10;
-
-beforeAll(async () => {
-  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
-  fake = t.fake;
-  await t.db("events").where({ id: EVENT }).update({ capacity: CAPACITY });
-});
-afterAll(async () => {
-  await t?.close();
-});
-beforeEach(async () => {
-  fake.autoDeliver = true;
-  await fake.idle();
-});
 
 let seq = 0;
 const formId = () => `wl-form-${String(++seq).padStart(6, "0")}-${Date.now()}`;
@@ -59,7 +48,7 @@ const COACH = { firstName: "Dana", lastName: "Brooks", email: "coach.brooks@exam
 /** Pays a held registration's PaymentIntent with a test card and returns through the browser's path. */
 async function pay(v: V, clientSecret: string, option?: string) {
   const intentId = intentIdOf(clientSecret);
-  expect(fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+  expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
   const done = await v.post(`/api/events/${EVENT}/stripe-payment-success`).send({ paymentIntentId: intentId, ...(option ? { option } : {}) });
   expect(done.body.status).toBe("paid");
   return intentId;
@@ -80,7 +69,7 @@ async function registerTeam(v: V, size: number, form = formId()) {
 
 async function refund(intentId: string) {
   await t.gateway.refundIntent(intentId, { idempotencyKey: `refund-${intentId}`, reason: "canceled by the family" });
-  await fake.idle();
+  await t.fake.idle();
 }
 
 const JOIN = { firstName: "Lena", lastName: "Park", email: "lena.park@example.com", phone: "(205) 555-0111", kind: "individual", places: "2", registrationType: "full" };

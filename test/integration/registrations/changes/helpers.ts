@@ -1,10 +1,27 @@
 import type { Express } from "express";
-import { sentText } from "./mail.ts";
 import request from "supertest";
 import { expect } from "vitest";
-import type { Db } from "../../src/db/knex.ts";
-import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
-import { csrfFrom, visitor } from "./http.ts";
+import type { Db } from "../../../../src/db/knex.ts";
+import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServer.ts";
+import type { PayingTestApp } from "../../../support/app.ts";
+import { csrfFrom, visitor } from "../../../support/http.ts";
+import { sentText } from "../../../support/mail.ts";
+import { payingAppForFile, webhooksDelivered, type FileAppOptions } from "../app.ts";
+
+/**
+ * A changes test file's app (../app.ts): each test starts with Stripe's webhooks delivered and event 2 open to
+ * changes (no freeze date) with its 200 places.
+ */
+export function changesApp(options: FileAppOptions = {}): PayingTestApp {
+  return payingAppForFile({
+    ...options,
+    async eachTest(t) {
+      await webhooksDelivered(t);
+      await t.db("events").where({ id: 2 }).update({ changes_freeze_at: null, capacity: 200 });
+      await options.eachTest?.(t);
+    },
+  });
+}
 
 /**
  * Paid registrations for event 2 (full camp $299, 2 days $238, 1 day $119, team $199 an athlete) and a browser on
@@ -45,12 +62,12 @@ export function paidChangesKit(t: { app: Express; db: Db; fake: FakeStripe; mail
   }
 
   /** A paid team of `n` athletes ($199 each); the coach's manage link from the roster e-mail. */
-  async function paidTeam(n: number, tag = "") {
+  async function paidTeam(n: number, tag = "", coach = { email: `coach${tag}@example.com`, teamName: `Steel City WC ${tag}` }) {
     const v = await visitor(t.app);
     const res = await v
       .post("/api/team-registration")
       .set("x-forwarded-for", nextIp())
-      .send({ eventId: 2, coachInfo: { firstName: "Dana", lastName: "Brooks", email: `coach${tag}@example.com`, phone: "(205) 555-0142", teamName: `Steel City WC ${tag}` }, athletes: Array.from({ length: n }, (_, i) => teamAthlete(i + 1, tag)), formSessionId: `changes-team-${++seq}-${Date.now()}` });
+      .send({ eventId: 2, coachInfo: { firstName: "Dana", lastName: "Brooks", email: coach.email, phone: "(205) 555-0142", teamName: coach.teamName }, athletes: Array.from({ length: n }, (_, i) => teamAthlete(i + 1, tag)), formSessionId: `changes-team-${++seq}-${Date.now()}` });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const reference = res.body.registrationId as string;
     const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;

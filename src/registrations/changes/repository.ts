@@ -1,0 +1,108 @@
+import type { Knex } from "knex";
+import type { Db } from "../../db/knex.ts";
+import { mapChange, type ChangeData, type Holder, type RegistrationChange, type RegistrationStatus } from "../core/repository.ts";
+
+/**
+ * The changes part's own queries (src/registrations/changes/): the manage links, the reminders' claims, and the rows of
+ * registration_changes a change writes before it is paid (its state moves are core's: moveChange). The registration,
+ * athlete and day rows are written by src/registrations/core/repository.ts only.
+ */
+
+type Conn = Db | Knex.Transaction;
+type Row = Record<string, unknown>;
+
+export type ManageLinkSource = "confirmation" | "page" | "resend" | "family";
+
+/** A private manage link: only the token's hash is stored. A family's link names its athlete (`athletePosition`). */
+export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<void> {
+  await conn("registration_manage_links").insert({ registration_id: registrationId, token_hash: tokenHash, sent_by: sentBy, created_at: now, athlete_position: athletePosition });
+}
+
+/** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */
+export async function linkByManageTokenHash(conn: Conn, tokenHash: string, now = new Date()): Promise<{ reference: string; athletePosition: number | null } | undefined> {
+  const row: Row | undefined = await conn<Row>("registration_manage_links as l")
+    .join("registrations as r", "r.id", "l.registration_id")
+    .where("l.token_hash", tokenHash)
+    // A link revoked with a grace period still opens until then.
+    .where((q) => { q.whereNull("l.revoked_at").orWhere("l.revoked_at", ">", now); })
+    .first("r.reference", "l.athlete_position");
+  if (!row) return undefined;
+  return { reference: String(row.reference), athletePosition: row.athlete_position === null || row.athlete_position === undefined ? null : Number(row.athlete_position) };
+}
+
+/** How many links of this source a registration was sent since `since` (the lost-confirmation's daily cap). */
+export async function manageLinksSentSince(trx: Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, since: Date): Promise<number> {
+  const row = await trx("registration_manage_links").where({ registration_id: registrationId, sent_by: sentBy }).andWhere("created_at", ">=", since).count({ n: "*" }).first();
+  return Number(row?.n ?? 0);
+}
+
+/** The registration's whole-registration links (not a family's) still live stop opening at `at`. */
+export async function revokeWholeLinks(trx: Knex.Transaction, registrationId: number, at: Date): Promise<void> {
+  await trx("registration_manage_links").where({ registration_id: registrationId }).whereNull("athlete_position").whereNull("revoked_at").update({ revoked_at: at });
+}
+
+/** Registrations of an event made with this contact or guardian address (any case) that a registrant can still open. */
+export async function manageableReferences(conn: Conn, eventId: number, email: string, statuses: readonly RegistrationStatus[]): Promise<string[]> {
+  const address = email.toLowerCase();
+  const rows: Row[] = await conn("registrations")
+    .where({ event_id: eventId })
+    .where((q) => {
+      void q.whereRaw("lower(contact_email) = ?", [address]).orWhereRaw("lower(guardian_email) = ?", [address]);
+    })
+    .whereIn("status", [...statuses])
+    .orderBy("id")
+    .limit(20)
+    .select("reference");
+  return rows.map((r) => String(r.reference));
+}
+
+/** Paid team registrations of an event (the reminders read their athletes). */
+export async function paidTeamReferences(conn: Conn, eventId: number): Promise<string[]> {
+  return (await conn("registrations").where({ event_id: eventId, kind: "team", status: "paid" }).orderBy("id").pluck("reference")).map(String);
+}
+
+/** Claims one reminder for one athlete: throws a unique violation when it was sent already (by this or another instance). */
+export async function claimReminder(trx: Knex.Transaction, registrationId: number, athletePosition: number, kind: string, now: Date): Promise<void> {
+  await trx("registration_reminders").insert({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now });
+}
+
+/** The athletes of a registration already claimed for this kind of reminder (sent since `since`, when given). */
+export async function claimedReminderPositions(conn: Conn, registrationId: number, kind: string, since?: Date): Promise<number[]> {
+  const q = conn("registration_reminders").where({ registration_id: registrationId, kind });
+  if (since) q.where("sent_at", ">=", since);
+  return (await q.pluck("athlete_position")).map(Number);
+}
+
+export async function insertChange(
+  trx: Knex.Transaction,
+  c: { registrationId: number; eventId: number; data: ChangeData; places: number; amountCents: number; pricedVersion: number; reservedUntil: Date; holder: Holder },
+  now: Date,
+): Promise<number> {
+  const [id] = await trx("registration_changes").insert({
+    registration_id: c.registrationId,
+    event_id: c.eventId,
+    kind: c.data.kind,
+    data_json: JSON.stringify(c.data),
+    places: c.places,
+    amount_cents: c.amountCents,
+    priced_version: c.pricedVersion,
+    status: "pending",
+    reserved_until: c.reservedUntil,
+    holder_session: c.holder.session,
+    holder_address: c.holder.address,
+    created_at: now,
+    updated_at: now,
+  });
+  return Number(id);
+}
+
+/** A pending change's hold kept until `until` (never shortened): its payment is being confirmed. */
+export async function keepChangeUntil(trx: Knex.Transaction, id: number, until: Date, now: Date): Promise<void> {
+  await trx("registration_changes").where({ id, status: "pending" }).andWhere("reserved_until", "<", until).update({ reserved_until: until, updated_at: now });
+}
+
+/** Pending changes whose time to pay has passed, oldest first (the sweep). */
+export async function lapsedChanges(conn: Conn, now: Date, limit: number): Promise<RegistrationChange[]> {
+  const rows: Row[] = await conn<Row>("registration_changes").where("status", "pending").andWhere("reserved_until", "<=", now).orderBy("reserved_until").limit(limit);
+  return rows.map(mapChange);
+}
