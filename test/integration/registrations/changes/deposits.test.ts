@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
-import { ATHLETE, paidChangesKit, until } from "../../../support/paidChanges.ts";
+import { ATHLETE, paidChangesKit, until } from "./helpers.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
 
 /**
