@@ -1,5 +1,6 @@
 /** Event data as pages, APIs and registration read it. Browser-safe (types only). */
 import type { PackageCode } from "../registrations/packages.ts";
+import type { DepositPolicy } from "../registrations/deposits.ts";
 
 export interface EventPackage {
   code: PackageCode;
@@ -65,6 +66,8 @@ export interface EventSummary {
   collegeLogos: CollegeLogo[];
   /** College coaches can request to attend (the recruiting clinic); absent means no. */
   coachRegistration?: boolean;
+  /** The payment plan offered beside paying in full (src/shared/registrations/deposits.ts). */
+  depositPolicy: DepositPolicy;
 }
 
 export interface EventDetail extends EventSummary {

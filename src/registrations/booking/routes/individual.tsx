@@ -17,11 +17,14 @@ import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { individualPages, keptValues, valuesOf } from "./individualPage.tsx";
 import { loadEvent, notFound, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { amountDueNow, chosenPlan, depositStep } from "../deposit.ts";
+import { isRegistered } from "../../core/states.ts";
 
 const apiBody = z.object({
   option: z.string().max(20).optional(),
   formSessionId: z.unknown(),
   discountCode: z.unknown().optional(),
+  paymentPlan: z.unknown().optional(),
   registrationData: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -42,7 +45,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
 
     const reference = ownReference(req, event.id);
     const own = reference ? await repo.findByReference(db, reference) : undefined;
-    if (own?.status === "paid" || own?.status === "needs_review") return confirmation(req, res, event);
+    if ((own && isRegistered(own.status)) || own?.status === "needs_review") return confirmation(req, res, event);
     const held = own && holdIsLive(own, deps.clock()) ? own : undefined;
 
     const st = await status(event, held?.id);
@@ -62,10 +65,11 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
   });
 
   /** Holds the places, for both the form post and the JSON call; a code is the visitor's, checked by the server. */
-  function hold(req: Request, res: Response, event: EventDetail, data: IndividualRegistration, rawCode: unknown) {
+  function hold(req: Request, res: Response, event: EventDetail, data: IndividualRegistration, rawCode: unknown, rawPlan: unknown) {
     const code = typeof rawCode === "string" ? rawCode.slice(0, 200).trim() : "";
     return holdIndividual(deps, event, data, visitorOf(req, res), {
       code: code || undefined,
+      plan: chosenPlan(rawPlan),
       onHeld: (reference) => remember(req, "individual", event.id, reference),
     });
   }
@@ -75,7 +79,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     check: (input, event: EventDetail) => validate(registrationSchema(event), input),
     page: (req, res, event, state, status) => page(req, res, event, stepsWidget(req, event, keptValues(state.values), state.errors, null), { status, card: true }),
     run: async (req, res, data, event) => {
-      const outcome = await hold(req, res, event, data, formBody(req).discountCode);
+      const outcome = await hold(req, res, event, data, formBody(req).discountCode, formBody(req).paymentPlan);
       if (outcome.status !== "settled") return { redirect: `/register/${event.id}?step=payment` };
       remember(req, "individual", event.id, outcome.registration.reference);
       return { redirect: `/register/${event.id}?paymentSuccess=true` };
@@ -98,7 +102,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     check: (input, { event }) => validate(registrationSchema(event), input),
     invalid: ({ errors, message }) => ({ status: 400, json: { success: false, error: message, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid, fieldErrors: errors } }),
     run: async (req, res, data, { event, input }) => {
-      const outcome = await hold(req, res, event, data, input.discountCode);
+      const outcome = await hold(req, res, event, data, input.discountCode, input.paymentPlan);
       const { registration } = outcome;
       if (outcome.status === "settled") {
         remember(req, "individual", event.id, registration.reference);
@@ -108,8 +112,10 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
         json: {
           success: true,
           clientSecret: outcome.clientSecret,
-          amount: registration.amountCents / 100,
-          amountFormatted: formatPrice(registration.amountCents),
+          // Plan deposit: what is charged now is the deposit; the balance and its date come with it.
+          amount: amountDueNow(registration) / 100,
+          amountFormatted: formatPrice(amountDueNow(registration)),
+          deposit: depositStep(event, registration),
           isFreeRegistration: registration.amountCents === 0,
           discount: await discountOf(deps, registration),
           registrationId: registration.reference,
@@ -133,7 +139,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     const body = apiBody.safeParse(req.body ?? {});
     if (!body.success) return void res.status(400).json({ success: false, error: REGISTRATION_ERRORS.formInvalid, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid });
     const data = body.data.registrationData ?? {};
-    const input = { ...data, registrationType: data.registrationType ?? body.data.option, formSessionId: body.data.formSessionId, discountCode: body.data.discountCode ?? data.discountCode };
+    const input = { ...data, registrationType: data.registrationType ?? body.data.option, formSessionId: body.data.formSessionId, discountCode: body.data.discountCode ?? data.discountCode, paymentPlan: body.data.paymentPlan ?? data.paymentPlan };
     await intentJson(req, res, { event, input });
   });
 

@@ -12,6 +12,7 @@ import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions } from "
 import type { Registration } from "../../core/repository.ts";
 import { placesOpen } from "../../waitlist/offers.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { depositOfferOf } from "../../../../components/PaymentPlanChoice.tsx";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
 export function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
@@ -37,6 +38,7 @@ export function valuesOf(event: EventDetail, r: Registration): Record<string, st
   event.days.forEach((d, i) => {
     if (r.dayIds.includes(d.id)) values[dayField(i)] = "on";
   });
+  if (r.deposit) values.paymentPlan = "deposit";
   return values;
 }
 
@@ -81,6 +83,7 @@ export function individualPages(deps: RegistrationRouteDeps) {
           values: { registrationType: DEFAULT_PACKAGE, ...values, formSessionId: values.formSessionId || ctx.newFormId() },
           errors,
           payment,
+          depositOffer: depositOfferOf(event, deps.clock()),
         }}
       />
     );

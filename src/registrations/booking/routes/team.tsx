@@ -25,6 +25,7 @@ import {
 } from "../../../shared/registrations/teamRules.ts";
 import { teamPages } from "./teamPage.tsx";
 import { loadEvent, newFormSessionId, notFound, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { amountDueNow, chosenPlan } from "../deposit.ts";
 
 export const teamCheckoutPath = (event: EventDetail) => `/stripe-checkout?eventId=${event.id}&eventName=${encodeURIComponent(event.title)}&option=team`;
 
@@ -56,6 +57,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     if (!teamFormSessionId.safeParse(data.formSessionId).success) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
     return holdTeam(deps, event, data, visitorOf(req, res), {
       code: discountCode || undefined,
+      plan: chosenPlan(formBody(req).paymentPlan),
       onHeld: (reference) => remember(req, "team", event.id, reference),
     });
   }
@@ -132,8 +134,8 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
           success: true,
           title: TEAM_TEXT.readyTitle,
           clientSecret: held.clientSecret,
-          amount: registration.amountCents / 100,
-          amountFormatted: formatPrice(registration.amountCents),
+          amount: amountDueNow(registration) / 100,
+          amountFormatted: formatPrice(amountDueNow(registration)),
           isFreeRegistration: registration.amountCents === 0,
           athletes: registration.places,
           pricePerAthlete: event.teamPriceCents / 100,

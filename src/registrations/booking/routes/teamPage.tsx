@@ -16,6 +16,8 @@ import { discountOf } from "../codes.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { TEAM_MINIMUM, TEAM_START_ROWS, TEAM_TEXT, blankAthlete, blankCoach, teamValuesOf, type TeamFormValues } from "../../../shared/registrations/teamRules.ts";
 import { ownReference, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { depositOfferOf } from "../../../../components/PaymentPlanChoice.tsx";
+import { formBody } from "../../../http/forms.ts";
 
 /** The team form's pages (team.tsx's handlers answer with them): the form with the coach's held team, or why a team cannot register now. */
 export function teamPages(deps: RegistrationRouteDeps) {
@@ -66,6 +68,8 @@ export function teamPages(deps: RegistrationRouteDeps) {
       values,
       errors,
       discount: held ? await heldDiscount(held) : null,
+      depositOffer: depositOfferOf(event, now),
+      paymentPlan: typeof formBody(req).paymentPlan === "string" ? String(formBody(req).paymentPlan) : held?.deposit ? "deposit" : "full",
     };
     page(req, res, event, <Widget name="TeamForm" load="interaction" props={props} />, status);
   }

@@ -10,9 +10,13 @@ import { cancellationQuote } from "../cancel.ts";
 import { missingFor } from "../family.ts";
 import { downgradeOptions } from "../downgrade.ts";
 import type { Opened } from "./manageLink.tsx";
+import { balanceView } from "../balance.ts";
+import { isRegistered } from "../../core/states.ts";
 
 const STATUS_LABEL: Record<string, string> = {
   paid: "Paid",
+  deposit_paid: "Deposit paid",
+  balance_overdue: "Balance overdue",
   needs_review: "Payment being reviewed",
   withdrawn: "Canceled",
   refunded: "Refunded",
@@ -40,7 +44,7 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
     days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
     everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
     dayCount: pkg?.dayCount ?? event.days.length,
-    familyLinks: r.kind === "team" && r.status === "paid" && p.phase !== "closed",
+    familyLinks: r.kind === "team" && isRegistered(r.status) && p.phase !== "closed",
     athletes: r.athletes.map((a) => ({
       position: a.position,
       active: a.withdrawnAt === null,
@@ -73,5 +77,6 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
         })
       : [],
     pending: null,
+    balance: balanceView(event, r, o.base),
   };
 }
