@@ -13,6 +13,7 @@ import { queueFamilyLinks } from "../changes/family.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { RestartTransaction } from "../../db/transaction.ts";
 import { registerChangePayments, registrationRefundFailed, syncRegistrationRefunds } from "../changes/paidChanges.ts";
+import { registerBalancePayments } from "../balances/paymentHandler.ts";
 
 /**
  * The registrations' handler in the payment core. The core locks the payment row, then `expected` takes the
@@ -109,6 +110,8 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   });
   // A paid registration's upgrade or added athletes: payments of their own (kind registration_change).
   registerChangePayments(deps);
+  // A deposit registration's balance: payments of their own (kind registration_balance).
+  registerBalancePayments(deps);
 
   /** The registration takes the payment: its code's use is redeemed, it is paid and the payer gets the confirmation. */
   async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {
