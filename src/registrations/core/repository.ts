@@ -539,7 +539,7 @@ export async function deleteRedemption(conn: Conn, registrationId: number): Prom
 
 // ---- after payment: manage links and the registrant's own changes (src/registrations/changes/) ----
 
-export type ManageLinkSource = "confirmation" | "page" | "resend" | "family";
+export type ManageLinkSource = "confirmation" | "page" | "resend" | "family" | "balance";
 
 /** A private manage link: only the token's hash is stored. A family's link names its athlete (`athletePosition`). */
 export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<void> {
