@@ -11,6 +11,7 @@ import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from 
 import { refundPayment, retryKey } from "./refund.ts";
 import type { RefundRow } from "../payments/refundLedger.ts";
 import type { Row } from "../db/rows.ts";
+import { toText } from "../shared/toText.ts";
 import { chargesOf, owedBalances, type Balance, type BalanceCharge } from "../registrations/balances/repository.ts";
 import { cardText, graceEndsAt, MAX_ATTEMPTS } from "../registrations/balances/schedule.ts";
 
@@ -103,7 +104,7 @@ export async function listBalances(ctx: OperatorContext, now: Date, opts: { dueW
     balances.map(async (b) => {
       const charges = await chargesOf(ctx.db, b.registrationId);
       const last = charges[charges.length - 1];
-      if (!titles.has(b.eventId)) titles.set(b.eventId, String((await ctx.db<Row>("events").where({ id: b.eventId }).first("title"))?.title ?? b.eventId));
+      if (!titles.has(b.eventId)) titles.set(b.eventId, toText((await ctx.db<Row>("events").where({ id: b.eventId }).first("title"))?.title ?? b.eventId));
       const payer = await ctx.db<Row>("registrations").where({ id: b.registrationId }).first("contact_email", "guardian_email");
       const next = last?.status === "declined" ? last.nextAttemptAt : last ? null : b.dueAt;
       return [
@@ -117,7 +118,7 @@ export async function listBalances(ctx: OperatorContext, now: Date, opts: { dueW
         outcomeText(last),
         b.status === "deposit_paid" ? utcDay(next) : "-",
         b.card ? cardText(b.card) : "no card saved",
-        payer ? maskEmail(String(payer.guardian_email ?? payer.contact_email)) : "-",
+        payer ? maskEmail(toText(payer.guardian_email ?? payer.contact_email)) : "-",
       ];
     }),
   );

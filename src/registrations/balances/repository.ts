@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import { toDate, type Row } from "../../db/rows.ts";
+import { toText } from "../../shared/toText.ts";
 import type { RegistrationStatus } from "../core/states.ts";
 
 /**
@@ -42,7 +43,7 @@ const BALANCE_COLUMNS = [
 function mapBalance(row: Row): Balance {
   const amountCents = Number(row.amount_cents);
   const paidCents = Number(row.amount_paid_cents ?? 0);
-  const last4 = row.card_last4 === null || row.card_last4 === undefined ? null : String(row.card_last4);
+  const last4 = row.card_last4 === null || row.card_last4 === undefined ? null : toText(row.card_last4);
   return {
     registrationId: Number(row.id),
     reference: String(row.reference),
@@ -56,14 +57,14 @@ function mapBalance(row: Row): Balance {
     graceDays: Number(row.balance_grace_days ?? 0),
     customerId: (row.stripe_customer_id as string | null) ?? null,
     paymentMethodId: (row.payment_method_id as string | null) ?? null,
-    card: last4 ? { brand: String(row.card_brand ?? "card"), last4, expMonth: Number(row.card_exp_month), expYear: Number(row.card_exp_year) } : null,
+    card: last4 ? { brand: row.card_brand ? toText(row.card_brand) : "card", last4, expMonth: Number(row.card_exp_month), expYear: Number(row.card_exp_year) } : null,
   };
 }
 
 const balances = (conn: Conn) => conn<Row>("registrations as r").join("events as e", "e.id", "r.event_id").select(BALANCE_COLUMNS);
 
 export async function balanceOf(conn: Conn, reference: string): Promise<Balance | undefined> {
-  const row = await balances(conn).where("r.reference", reference).first();
+  const row = (await balances(conn).where("r.reference", reference).first()) as Row | undefined;
   return row ? mapBalance(row) : undefined;
 }
 
