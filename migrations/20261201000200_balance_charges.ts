@@ -7,7 +7,8 @@ import type { Knex } from "knex";
  * asked, so an attempt whose process died is sent again with the same key (Stripe answers with the first charge,
  * never a second). `status`: claimed (in flight), retry (the call failed before Stripe answered: the same attempt,
  * the same key, again at next_attempt_at), succeeded, authentication_required, declined (next_attempt_at set: a
- * soft decline tried again then; null: the last attempt).
+ * soft decline tried again then; null: the last attempt), dropped (left behind by a dead claimer when nothing was
+ * owed any more: not sent again).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("balance_charges", (t) => {
@@ -16,7 +17,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer("attempt").notNullable().comment("1 on the due date, then 2 to 4 after soft declines");
     t.string("idempotency_key", 100).notNullable().unique().comment("Stripe idempotency key of this attempt, reused when the attempt is sent again");
     t.integer("amount_cents").notNullable().comment("the balance this attempt charges");
-    t.string("status", 30).notNullable().comment("claimed, retry, succeeded, authentication_required or declined");
+    t.string("status", 30).notNullable().comment("claimed, retry, succeeded, authentication_required, declined or dropped");
     t.integer("claims").notNullable().defaultTo(1).comment("times the attempt was claimed: the claimer's ticket for writing its outcome");
     t.integer("payment_id").unsigned().nullable().comment("the payments row Stripe's answer was recorded as");
     t.string("decline_code", 60).nullable();

@@ -44,9 +44,16 @@ export type ChargeAnswer =
 /** A call that failed before Stripe answered is sent again (same attempt, same key) this much later. */
 export const CALL_RETRY_MS = 5 * 60_000;
 
-/** Charges every balance whose attempt is due (at most `limit` per pass). Resolves with the attempts made. */
+/**
+ * Charges every balance whose attempt is due (at most `limit` per pass), after taking over the attempts whose
+ * claimer went silent or whose call failed. Resolves with the attempts made.
+ */
 export async function chargeDueBalances(deps: RegistrationDeps, limit = 50): Promise<number> {
   let made = 0;
+  const now = deps.clock();
+  for (const stale of await repo.staleCharges(deps.db, now, new Date(now.getTime() - STALE_CLAIM_MS), limit)) {
+    if (await resumeAttempt(deps, stale)) made += 1;
+  }
   for (const balance of await repo.dueBalances(deps.db, deps.clock(), limit)) {
     const charge = await claimAttempt(deps, balance);
     if (!charge) continue;
@@ -57,13 +64,29 @@ export async function chargeDueBalances(deps: RegistrationDeps, limit = 50): Pro
   return made;
 }
 
-/** The attempt this instance now owns, or null: nothing due, or another instance has it. */
+/**
+ * An attempt left behind: taken over (one instance wins) and sent again with its own key while the balance is owed.
+ * When nothing is owed any more (its charge, or another payment, settled it meanwhile) it is not sent again: it reads
+ * succeeded when a balance payment was paid, else dropped.
+ */
+async function resumeAttempt(deps: RegistrationDeps, stale: BalanceCharge): Promise<boolean> {
+  const now = deps.clock();
+  const charge = await repo.takeOver(deps.db, stale, now, new Date(now.getTime() - STALE_CLAIM_MS));
+  const balance = charge && (await repo.balanceById(deps.db, charge.registrationId));
+  if (!charge || !balance) return false;
+  if (balance.status === "deposit_paid") {
+    await runAttempt(deps, balance, charge);
+    return true;
+  }
+  const paymentId = await repo.paidBalancePaymentId(deps.db, BALANCE_KIND, balance.reference);
+  await repo.finishCharge(deps.db, charge, paymentId === undefined ? { status: "dropped", lastError: `not sent again: the registration is ${balance.status}` } : { status: "succeeded", paymentId }, now);
+  return false;
+}
+
+/** A new attempt this instance now owns, or null: nothing due, one in flight, or another instance has it. */
 async function claimAttempt(deps: RegistrationDeps, balance: Balance): Promise<BalanceCharge | null> {
   const now = deps.clock();
   const latest = await repo.latestCharge(deps.db, balance.registrationId);
-  if (latest && (latest.status === "claimed" || latest.status === "retry")) {
-    return repo.takeOver(deps.db, latest, now, new Date(now.getTime() - STALE_CLAIM_MS));
-  }
   if (latest && !(latest.status === "declined" && latest.nextAttemptAt && latest.nextAttemptAt.getTime() <= now.getTime())) return null;
   const attempt = (latest?.attempt ?? 0) + 1;
   if (attempt > MAX_ATTEMPTS) return null;

@@ -95,7 +95,7 @@ export async function lockRegistration(trx: Knex.Transaction, registrationId: nu
   return (await trx("registrations").where({ id: registrationId }).forUpdate().first("id")) !== undefined;
 }
 
-export type ChargeStatus = "claimed" | "retry" | "succeeded" | "authentication_required" | "declined";
+export type ChargeStatus = "claimed" | "retry" | "succeeded" | "authentication_required" | "declined" | "dropped";
 
 export interface BalanceCharge {
   id: number;
@@ -148,6 +148,29 @@ export async function latestCharge(conn: Conn, registrationId: number): Promise<
 export async function findCharge(conn: Conn, id: number): Promise<BalanceCharge | undefined> {
   const row = await conn<Row>("balance_charges").where({ id }).first();
   return row ? mapCharge(row) : undefined;
+}
+
+/** Attempts to take over: claimed before `staleBefore` (the claimer went silent), or a failed call due again. */
+export async function staleCharges(conn: Conn, now: Date, staleBefore: Date, limit: number): Promise<BalanceCharge[]> {
+  const rows = await conn<Row>("balance_charges")
+    .where((w) => {
+      w.where((q) => { q.where("status", "claimed").andWhere("claimed_at", "<", staleBefore); })
+        .orWhere((q) => { q.where("status", "retry").andWhere("next_attempt_at", "<=", now); });
+    })
+    .orderBy("id")
+    .limit(limit);
+  return rows.map(mapCharge);
+}
+
+export async function balanceById(conn: Conn, registrationId: number): Promise<Balance | undefined> {
+  const row = (await balances(conn).where("r.id", registrationId).first()) as Row | undefined;
+  return row ? mapBalance(row) : undefined;
+}
+
+/** The balance payment of a registration that was paid (its id), if any. */
+export async function paidBalancePaymentId(conn: Conn, kind: string, reference: string): Promise<number | undefined> {
+  const row = await conn<Row>("payments").where({ kind, reference }).whereNotNull("paid_at").orderBy("id").first("id");
+  return row ? Number(row.id) : undefined;
 }
 
 /** A new attempt claimed (status claimed); throws a unique violation when another instance claimed it first. */
