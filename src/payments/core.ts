@@ -16,6 +16,7 @@ import { COUNTED_REFUND_STATUSES, listFailedRefunds, refundsOfPayment, type Refu
 
 export { RefundExceedsBalanceError, RefundNotAllowedError, type RefundRequest } from "./refunds.ts";
 export type { RefundRow, RefundStatus } from "./refundLedger.ts";
+export { keptPaymentIds, lockPayments, moneyOf, refundAcross, type GroupMoney, type GroupPayment } from "./groups.ts";
 
 /**
  * What the kind says when one of its payments is paid: `accepted` (its row is now paid), `duplicate`
@@ -87,6 +88,8 @@ export type SettleResult =
 export interface EnsureIntentInput {
   kind: string;
   reference: string;
+  /** The registration or order whose money it is (src/payments/groups.ts); omitted: the payment's own reference. */
+  group?: string;
   amountCents: number;
   description: string;
   email?: string;
@@ -118,8 +121,8 @@ export interface PaymentCore {
   ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }>;
   /** Cancels the PaymentIntent; `already_succeeded` when Stripe had taken the money (the payment is then settled). */
   cancel(payment: PaymentRow): Promise<"canceled" | "already_succeeded">;
-  /** A free settlement in the caller's transaction: provider `none`, status paid, amount 0, no Stripe call. */
-  recordFree(trx: Knex.Transaction, kind: string, reference: string): Promise<PaymentRow>;
+  /** A free settlement in the caller's transaction: provider `none`, status paid, amount 0, no Stripe call. `group` as for ensureIntent. */
+  recordFree(trx: Knex.Transaction, kind: string, reference: string, group?: string): Promise<PaymentRow>;
   /**
    * Records a refund request INSIDE the caller's transaction (atomic with e.g. the cancellation that releases the
    * places); no network call. Idempotent on `key` (the first row is returned); the amount defaults to what is left
@@ -362,7 +365,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     for (let attempt = 0; attempt < 3; attempt++) {
       const payment =
         (await repo.findLive(db, input.kind, input.reference)) ??
-        (await repo.claimLive(db, { kind: input.kind, reference: input.reference, amountCents: input.amountCents, currency, coversVersion: input.version }));
+        (await repo.claimLive(db, { kind: input.kind, reference: input.reference, group: input.group ?? input.reference, amountCents: input.amountCents, currency, coversVersion: input.version }));
       if (!payment) continue; // the slot changed hands between the two statements: look again
       if (!OPEN_STATUSES.includes(payment.status)) throw new PaymentNotOpenError(payment);
       let intent = payment.providerPaymentId ? await gateway.retrieveIntent(payment.providerPaymentId) : await createIntentFor(payment, input);
@@ -472,11 +475,11 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     },
     ensureIntent,
     cancel,
-    async recordFree(trx, kind, reference) {
+    async recordFree(trx, kind, reference, group = reference) {
       const live = await repo.findLive(trx, kind, reference);
       if (live?.provider === "none" && live.status === "paid") return live;
       if (live) throw new PaymentNotOpenError(live);
-      return repo.insertFree(trx, { kind, reference, currency: "usd" });
+      return repo.insertFree(trx, { kind, reference, group, currency: "usd" });
     },
     requestRefund: (trx, payment, request) => refunds.requestRefund(trx, payment, request),
     async refund(payment, request) {

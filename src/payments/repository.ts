@@ -7,6 +7,8 @@ export interface PaymentRow {
   id: number;
   kind: string;
   reference: string;
+  /** The registration or order whose money this is (src/payments/groups.ts): a change's payment has its registration's reference. */
+  group: string;
   /** `stripe`, or `none` for a free settlement (no PaymentIntent). */
   provider: string;
   /** The PaymentIntent id; null for a free settlement, and for a moment while the intent is being created. */
@@ -41,6 +43,7 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
     id: Number(r.id),
     kind: String(r.kind),
     reference: String(r.reference),
+    group: String(r.group_reference ?? r.reference),
     provider: String(r.provider),
     providerPaymentId: (r.provider_payment_id as string | null) ?? null,
     amountCents: Number(r.amount_cents),
@@ -65,12 +68,13 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
  * Claims the (kind, reference)'s live slot with a row that has no PaymentIntent yet. Returns undefined
  * when another payment already holds the slot (the unique `live_key` index refused the insert).
  */
-export async function claimLive(conn: Conn, p: { kind: string; reference: string; amountCents: number; currency: string; coversVersion?: number }): Promise<PaymentRow | undefined> {
+export async function claimLive(conn: Conn, p: { kind: string; reference: string; group: string; amountCents: number; currency: string; coversVersion?: number }): Promise<PaymentRow | undefined> {
   const now = new Date();
   try {
     const [id] = await conn("payments").insert({
       kind: p.kind,
       reference: p.reference,
+      group_reference: p.group,
       provider: "stripe",
       live_key: liveKey(p.kind, p.reference),
       amount_cents: p.amountCents,
@@ -102,11 +106,12 @@ export async function setAmountRefunded(conn: Conn, id: number, amountRefundedCe
 }
 
 /** A free settlement: provider `none`, amount 0, paid at once. Throws when a live payment holds the slot. */
-export async function insertFree(trx: Knex.Transaction, p: { kind: string; reference: string; currency: string; coversVersion?: number }): Promise<PaymentRow> {
+export async function insertFree(trx: Knex.Transaction, p: { kind: string; reference: string; group: string; currency: string; coversVersion?: number }): Promise<PaymentRow> {
   const now = new Date();
   const [id] = await trx("payments").insert({
     kind: p.kind,
     reference: p.reference,
+    group_reference: p.group,
     provider: "none",
     live_key: liveKey(p.kind, p.reference),
     amount_cents: 0,
@@ -141,6 +146,16 @@ export async function findLive(conn: Conn, kind: string, reference: string): Pro
 export async function findLatestFor(conn: Conn, kind: string, reference: string): Promise<PaymentRow | undefined> {
   const row = await conn<Row>("payments").where({ kind, reference }).orderBy("id", "desc").first();
   return row ? mapPayment(row) : undefined;
+}
+
+/** A payment's row locked for the caller's transaction (after the transaction's first lock: src/db/locks.ts). */
+export async function lockById(trx: Knex.Transaction, id: number): Promise<void> {
+  await trx("payments").where({ id }).forUpdate().first("id");
+}
+
+/** Every payment of a group (src/payments/groups.ts), oldest first. */
+export async function findByGroup(conn: Conn, group: string): Promise<PaymentRow[]> {
+  return (await conn("payments").where({ group_reference: group }).orderBy("id")).map(mapPayment);
 }
 
 /** Every payment waiting for an operator (see the README for the same query in SQL). */

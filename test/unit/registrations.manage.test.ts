@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cancellationPolicyLines, cancellationRefundCents, changesFreezeAt, refundPercent, refundText, tierDeadlines } from "../../src/shared/registrations/changePolicy.ts";
-import { eventEndsAt, eventStartsAt, permissions } from "../../src/registrations/changes/rules.ts";
+import { eventEndsAt, eventStartsAt, permissions } from "../../src/registrations/core/permissions.ts";
 
 const DAY = 86_400_000;
 const event = { startDate: new Date("2027-06-05T00:00:00Z"), endDate: new Date("2027-06-07T00:00:00Z"), timeZone: "America/Los_Angeles" };

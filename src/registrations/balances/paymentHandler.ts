@@ -5,7 +5,8 @@ import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/cor
 import * as repo from "../core/repository.ts";
 import { canTransition } from "../core/states.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
-import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/paidChanges.ts";
+import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
+import { lockAggregate as lockAggregateRows } from "../core/withRegistration.ts";
 import { balanceDuplicateRefundEmail, balanceReceiptEmail } from "./email.ts";
 import { balanceOf } from "./repository.ts";
 
@@ -77,10 +78,8 @@ export function registerBalancePayments(deps: RegistrationDeps): void {
   });
 }
 
-/** The event's lock, then the registration's (src/registrations/core/repository.ts: the lock order). */
+/** The event's lock, then the registration's (src/registrations/core/withRegistration.ts: the lock order). */
 async function lockAggregate(trx: Knex.Transaction, reference: string) {
   const ids = await repo.idsOf(trx, reference);
-  if (!ids) return undefined;
-  await repo.lockEvent(trx, ids.eventId);
-  return repo.lockByReference(trx, reference);
+  return ids ? (await lockAggregateRows(trx, ids.eventId, reference))?.r : undefined;
 }

@@ -12,7 +12,9 @@ import { confirmationManageUrl } from "../changes/links.ts";
 import { queueFamilyLinks } from "../changes/family.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { RestartTransaction } from "../../db/transaction.ts";
-import { registerChangePayments, registrationRefundFailed, syncRegistrationRefunds } from "../changes/paidChanges.ts";
+import { registerChangePayments } from "../changes/paidChanges.ts";
+import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
+import { lockAggregate as lockAggregateRows } from "../core/withRegistration.ts";
 import { registerBalancePayments } from "../balances/paymentHandler.ts";
 
 /**
@@ -90,7 +92,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
         if (event) await enqueueEmail(trx, lateRegistrationRefundEmail(deps.site, event, r, payment.amountCents, why));
         return;
       }
-      // The registration's amount refunded is the total over its own payment and its paid changes' (manage/paidChanges.ts).
+      // The registration's amount refunded is the total over its own payment and its paid changes' (changes/refundOutcomes.ts).
       await syncRegistrationRefunds(deps, trx, r, refund.full);
     },
 
@@ -162,12 +164,8 @@ async function lockLiveHold(trx: Knex.Transaction, reference: string, now: Date)
 
 /** The aggregate's locks in their order (event, the code it uses, the registration); the registration as it now stands. */
 async function lockAggregate(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
-  const ids = await repo.idsOf(trx, reference);
-  if (!ids) return undefined;
-  await repo.lockEvent(trx, ids.eventId);
-  const codeId = await codeIdOf(trx, ids.id);
-  if (codeId !== undefined) await repo.lockCode(trx, codeId);
-  const r = await repo.lockByReference(trx, reference);
+  const eventId = await repo.eventIdOf(trx, reference);
+  const r = eventId === undefined ? undefined : (await lockAggregateRows(trx, eventId, reference, codeIdOf))?.r;
   if (r) lockedIn.set(trx, r);
   return r;
 }

@@ -3,7 +3,7 @@ import * as repo from "../core/repository.ts";
 import { releaseUse } from "./codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { placesFreed } from "../waitlist/offers.ts";
-import { sweepLapsedChanges } from "../changes/paidChanges.ts";
+import { sweepLapsedChanges } from "../changes/pendingChanges.ts";
 
 /**
  * A payment Stripe is still confirming (`processing`: the webhook decides) or whose payer is in (or left) a 3-D

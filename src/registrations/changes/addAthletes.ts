@@ -1,5 +1,3 @@
-import { toDate } from "../../db/rows.ts";
-import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { DomainError } from "../../errors.ts";
 import { placesTaken } from "../../events/repository.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -11,7 +9,8 @@ import type { Holder, Registration } from "../core/repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
 import { HOLD_TEXT } from "../booking/hold.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
-import { addedAthletesCents, permissions, teamHasRoom } from "./rules.ts";
+import { PERMIT, withRegistration } from "../core/withRegistration.ts";
+import { addedAthletesCents, teamHasRoom } from "./rules.ts";
 import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
 /** The new athletes' rows as posted (`athletes[0][firstName]`...): strings only, at most `max` rows. */
@@ -60,13 +59,7 @@ export function validateNewAthletes(event: EventDetail, r: Registration, rows: A
  */
 export async function startAddAthletes(deps: RegistrationDeps, event: EventDetail, input: { reference: string; athletes: TeamAthlete[]; holder: Holder }): Promise<number> {
   const adding = input.athletes.length;
-  const id = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
-    const now = deps.clock();
-    const locked = await repo.lockEvent(trx, event.id);
-    const r = await repo.lockByReference(trx, input.reference);
-    if (!locked || !r || r.eventId !== event.id || r.kind !== "team") throw new DomainError("not_found", "No such registration");
-    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
-    if (allowed.phase !== "open") throw new DomainError("conflict", allowed.reason);
+  const id = await withRegistration(deps, input.reference, { event, kind: "team", permit: PERMIT.open }, async ({ trx, now, eventRow, r }) => {
     const waiting = await repo.changesOf(trx, r.id, ["pending", "needs_review"]);
     const wanted = JSON.stringify(input.athletes);
     const same = waiting.find((c) => c.status === "pending" && c.data.kind === "add_athletes" && JSON.stringify(c.data.athletes) === wanted && c.reservedUntil.getTime() > now.getTime());
@@ -78,7 +71,7 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
     const amountCents = addedAthletesCents(adding, teamPriceCents);
     if (amountCents === null) throw new DomainError("conflict", CHANGE_TEXT.noAthletes);
 
-    const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now));
+    const free = Number(eventRow.capacity) - (await placesTaken(trx, event.id, now));
     const left = await placesForSale(trx, event.id, free, now);
     if (left < adding) throw new DomainError("conflict", CHANGE_TEXT.notEnoughPlaces(Math.max(0, left), adding));
     const held = await repo.placesHeldBy(trx, input.holder, now);

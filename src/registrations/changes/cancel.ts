@@ -1,6 +1,3 @@
-import { toDate } from "../../db/rows.ts";
-import { lockForUpdate } from "../../db/locks.ts";
-import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -10,17 +7,22 @@ import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { athleteWithdrawnEmail, registrationCanceledEmail } from "./email.ts";
 import { ADULT_AGE } from "./family.ts";
-import { permissions } from "./rules.ts";
 import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
-import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 import { placesFreed } from "../waitlist/offers.ts";
-import { lockMoneyPayments, moneyPayments, refundableAcross, refuseWhileChangePending, requestRefundAcross, sameMoneyPayments } from "./paidChanges.ts";
+import { refundAcross } from "../../payments/core.ts";
+import { withRegistration, type Permit } from "../core/withRegistration.ts";
 
 export const CANCEL_TEXT = {
   alreadyCanceled: "This registration is already canceled.",
   athleteGone: "That athlete is no longer on the team.",
   teamMinimum: `A team needs at least ${TEAM_MINIMUM} athletes. To go below that, cancel the whole team.`,
 } as const;
+
+/** A registration may be canceled until the camp starts (its places are freed at once). */
+const mayCancel: Permit = (allowed, r) => {
+  if (r.status === "withdrawn" || r.status === "refunded") return CANCEL_TEXT.alreadyCanceled;
+  return allowed.canCancel ? undefined : allowed.reason || "The camp has started: the registration can no longer be canceled.";
+};
 
 /** What is being canceled: the whole registration, or one athlete of a team (by position). */
 export type CancelScope = { whole: true } | { whole: false; athletePosition: number };
@@ -60,37 +62,25 @@ export interface CancelOutcome {
  * (the refund job sends it after the commit; the key makes a retry harmless) and queues the receipt e-mail.
  */
 export async function cancelRegistration(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; scope: CancelScope }): Promise<CancelOutcome> {
-  // Every payment holding the registration's money: its own, and those of its paid changes (an upgrade, added athletes).
-  const money = await moneyPayments(deps, input.reference);
-  const payment = money.own;
-  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx): Promise<CancelOutcome> => {
-    await lockMoneyPayments(trx, money, (t, id) => lockForUpdate(t, "payments", id));
-    const now = deps.clock();
-    const locked = await repo.lockEvent(trx, event.id);
-    const r = await repo.lockByReference(trx, input.reference);
-    if (!locked || !r || r.eventId !== event.id) throw new DomainError("not_found", "No such registration");
-    if (r.status === "withdrawn" || r.status === "refunded") throw new DomainError("conflict", CANCEL_TEXT.alreadyCanceled);
-    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
-    if (!allowed.canCancel) throw new DomainError("conflict", allowed.reason || "The camp has started: the registration can no longer be canceled.");
-    if (r.version !== input.shownVersion || !(await sameMoneyPayments(trx, r.id, money))) throw new DomainError("conflict", MANAGE_TEXT.stale);
-    await refuseWhileChangePending(trx, r.id);
-
+  // Every payment holding the registration's money (its own, and its paid changes': an upgrade, added athletes) is locked first.
+  const need = { event, permit: mayCancel, shownVersion: input.shownVersion, money: true, noPendingChange: true };
+  const outcome = await withRegistration(deps, input.reference, need, async ({ trx, now, r, allowed, money }): Promise<CancelOutcome> => {
     const active = activeAthletes(r);
     const athlete = input.scope.whole ? undefined : active.find((a) => a.position === (input.scope as { athletePosition: number }).athletePosition);
     if (!input.scope.whole && (r.kind !== "team" || !athlete)) throw new DomainError("conflict", CANCEL_TEXT.athleteGone);
     if (athlete && active.length - 1 < TEAM_MINIMUM) throw new DomainError("conflict", CANCEL_TEXT.teamMinimum);
 
     const quote = cancellationQuote(r, input.scope, allowed.startsAt, now);
-    const refundCents = payment ? Math.min(quote.cents, await refundableAcross(trx, money)) : 0;
+    const refundCents = Math.min(quote.cents, money.refundableCents);
     if (athlete) {
       await repo.withdrawAthlete(trx, r.id, athlete.position, refundCents, r.places - 1, r.version + 1, now);
     } else if (!(await repo.transition(trx, r.id, "withdraw", now, { withdrawn_at: now, withdrawal_refund_cents: refundCents, version: r.version + 1 }))) {
       throw new DomainError("conflict", CANCEL_TEXT.alreadyCanceled);
     }
     let refundParts: number[] = [];
-    if (refundCents > 0 && payment) {
+    if (refundCents > 0) {
       const what = athlete ? `athlete:${athlete.position}` : "all";
-      refundParts = await requestRefundAcross(deps, trx, money, refundCents, `canceled by the registrant (${quote.percent}% under the policy)`, `cancel:registration:${r.id}:${what}:v${r.version}`);
+      refundParts = await refundAcross(trx, deps.paymentCore, r.reference, refundCents, `cancel:registration:${r.id}:${what}:v${r.version}`, `canceled by the registrant (${quote.percent}% under the policy)`);
     }
     // The waiting list's hook: places were freed in this transaction (src/registrations/core/deps.ts).
     await placesFreed(trx, event.id);

@@ -1,7 +1,4 @@
-import { toDate } from "../../db/rows.ts";
-import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import type { IndividualRegistration } from "../../shared/registrations/rules.ts";
 import * as repo from "../core/repository.ts";
@@ -9,10 +6,8 @@ import type { AthleteDetails, Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { registrationChangedEmail } from "./email.ts";
 import { addresseeOf } from "../core/email.ts";
-import { permissions } from "./rules.ts";
+import { PERMIT, withRegistration } from "../core/withRegistration.ts";
 import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
-import { refuseWhileChangePending } from "./paidChanges.ts";
-import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
 /** An individual registration as its form's data (the manage form starts from it and is checked by the same schema). */
 export function individualOf(r: Registration): IndividualRegistration {
@@ -79,18 +74,9 @@ export type ChangeOutcome = { status: "changed" | "unchanged"; registration: Reg
  * detail and the days change; after it only the medical notes. Each change bumps the version and e-mails the contact.
  */
 export async function changeIndividual(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; phase: ChangePhase; data: IndividualRegistration }): Promise<ChangeOutcome> {
-  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx): Promise<ChangeOutcome> => {
-    const now = deps.clock();
-    const locked = await repo.lockEvent(trx, event.id);
-    const r = await repo.lockByReference(trx, input.reference);
-    if (!locked || !r || r.eventId !== event.id || r.kind !== "individual") throw new DomainError("not_found", "No such registration");
-    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
-    if (allowed.phase === "closed") throw new DomainError("conflict", allowed.reason);
-    if (allowed.phase !== input.phase) throw new DomainError("conflict", MANAGE_TEXT.deadlinePassed);
-    if (r.version !== input.shownVersion) throw new DomainError("conflict", MANAGE_TEXT.stale);
-    // An upgrade priced on this version waits for its payment: the registration stays as it was priced.
-    await refuseWhileChangePending(trx, r.id);
-
+  const need = { event, kind: "individual" as const, permit: PERMIT.phase(input.phase), shownVersion: input.shownVersion, noPendingChange: true };
+  // An upgrade priced on this version waits for its payment: the registration stays as it was priced.
+  const outcome = await withRegistration(deps, input.reference, need, async ({ trx, now, r, allowed }): Promise<ChangeOutcome> => {
     const before = individualOf(r);
     // After the freeze date the medical notes are the one thing taken from the form.
     const after: IndividualRegistration = allowed.phase === "open" ? input.data : { ...before, specialRequirements: input.data.specialRequirements };

@@ -1,7 +1,5 @@
 import type { Knex } from "knex";
 import * as z from "zod/mini";
-import { toDate } from "../../db/rows.ts";
-import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import { deadlineText } from "../../shared/texts.ts";
@@ -16,9 +14,9 @@ import type { RegistrationDeps } from "../core/deps.ts";
 import { AGREEMENTS_VERSION } from "../../shared/registrations/agreements.ts";
 import { familyLinkEmail, registrationChangedEmail, type FamilyDue } from "./email.ts";
 import { issueManageLink, manageUrl } from "./links.ts";
-import { permissions } from "./rules.ts";
+import { permissions } from "../core/permissions.ts";
+import { PERMIT, withRegistration } from "../core/withRegistration.ts";
 import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
-import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
 /** Who may sign for an athlete; an athlete under 18 needs a parent or guardian. */
 export const SIGNER_RELATIONSHIPS = ["Parent", "Legal guardian", "Athlete (18 or older)"] as const;
@@ -119,21 +117,9 @@ export const waiverSchema = z.object({
   agrees: z.literal("on", FAMILY_TEXT.agree),
 });
 
-/** The aggregate's locks (the event, then the registration) and the athlete a family's link names, as they stand. */
-async function lockAthlete(trx: Parameters<Parameters<typeof queuedLockingTransaction>[2]>[0], event: EventDetail, reference: string, position: number) {
-  const locked = await repo.lockEvent(trx, event.id);
-  const r = await repo.lockByReference(trx, reference);
-  const athlete = r?.athletes.find((a) => a.position === position && a.withdrawnAt === null);
-  if (!locked || !r || !athlete || r.kind !== "team") throw new DomainError("not_found", "No such athlete");
-  return { locked, r, athlete };
-}
-
 /** The coach sends (again) one athlete's family a link that opens only that athlete (to the athlete's e-mail on the roster). */
 export async function sendFamilyLink(deps: RegistrationDeps, event: EventDetail, reference: string, position: number): Promise<RegistrationAthlete> {
-  const athlete = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
-    const { r, athlete } = await lockAthlete(trx, event, reference, position);
-    if (r.status !== "paid") throw new DomainError("conflict", "This registration is not active.");
-    const now = deps.clock();
+  const athlete = await withRegistration(deps, reference, { event, kind: "team", athletePosition: position, permit: PERMIT.active }, async ({ trx, now, r, athlete }) => {
     const token = await issueManageLink(trx, r.id, "family", now, position);
     await enqueueEmail(trx, familyLinkEmail(deps.site, event, r, athlete, manageUrl(deps.publicUrl, token), await familyDue(trx, event, athlete, now)));
     return athlete;
@@ -148,13 +134,8 @@ export async function changeTeamAthlete(
   event: EventDetail,
   input: { reference: string; position: number; shownVersion: number; phase: ChangePhase; athlete: TeamAthlete; specialRequirements: string | null },
 ): Promise<"changed" | "unchanged" | "waiverVoided"> {
-  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
-    const now = deps.clock();
-    const { locked, r, athlete } = await lockAthlete(trx, event, input.reference, input.position);
-    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
-    if (allowed.phase === "closed") throw new DomainError("conflict", allowed.reason);
-    if (allowed.phase !== input.phase) throw new DomainError("conflict", MANAGE_TEXT.deadlinePassed);
-    if (r.version !== input.shownVersion) throw new DomainError("conflict", MANAGE_TEXT.stale);
+  const need = { event, kind: "team" as const, athletePosition: input.position, permit: PERMIT.phase(input.phase), shownVersion: input.shownVersion };
+  const outcome = await withRegistration(deps, input.reference, need, async ({ trx, now, r, athlete, allowed }) => {
     const a = input.athlete;
     const next: repo.AthleteDetails =
       allowed.phase === "open"
@@ -191,12 +172,10 @@ export async function changeTeamAthlete(
 
 /** The family signs the current waiver and medical release for its athlete: the typed name, the relationship, when, the version. */
 export async function signFamilyWaiver(deps: RegistrationDeps, event: EventDetail, input: { reference: string; position: number; signedName: string; relationship: (typeof SIGNER_RELATIONSHIPS)[number] }): Promise<void> {
-  await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
-    const { r, athlete } = await lockAthlete(trx, event, input.reference, input.position);
-    if (r.status !== "paid") throw new DomainError("conflict", "This registration is not active.");
+  await withRegistration(deps, input.reference, { event, kind: "team", athletePosition: input.position, permit: PERMIT.active }, async ({ trx, now, r, athlete }) => {
     if (!maySign(input.relationship, athlete.age)) throw new DomainError("invalid", FAMILY_TEXT.minorSigner);
     // A second tab or a re-post does not replace the signature already given for this version.
     if (athlete.waiver?.version === AGREEMENTS_VERSION) throw new DomainError("conflict", FAMILY_TEXT.alreadySigned(athlete.waiver.signedName));
-    await repo.signWaiver(trx, r.id, athlete.position, { version: AGREEMENTS_VERSION, signedName: input.signedName, relationship: input.relationship }, deps.clock());
+    await repo.signWaiver(trx, r.id, athlete.position, { version: AGREEMENTS_VERSION, signedName: input.signedName, relationship: input.relationship }, now);
   });
 }

@@ -6,7 +6,7 @@ import type { RegistrationDeps } from "../core/deps.ts";
 import { familyLinkEmail } from "./email.ts";
 import { FAMILY_LINK_AT_PAYMENT, familyDue, missingFor } from "./family.ts";
 import { issueManageLink, manageUrl } from "./links.ts";
-import { permissions } from "./rules.ts";
+import { permissions } from "../core/permissions.ts";
 
 /** Families still missing something hear of it this long before the event's freeze date, once. */
 export const REMINDER_DAYS_BEFORE_FREEZE = 7;

@@ -1,13 +1,11 @@
-import { toDate } from "../../db/rows.ts";
-import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
 import * as repo from "../core/repository.ts";
 import type { Holder, Registration } from "../core/repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
-import { MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
-import { permissions, upgradeChoices, upgradeDifferenceCents } from "./rules.ts";
+import { PERMIT, withRegistration } from "../core/withRegistration.ts";
+import { upgradeChoices, upgradeDifferenceCents } from "./rules.ts";
 import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
 /** The packages a paid individual registration can move up to, with what each costs on top (none with a discount code). */
@@ -31,19 +29,13 @@ const sameDays = (a: number[], b: number[]) => [...a].sort((x, y) => x - y).join
  * here: the change's payment page asks for the intent, and the change applies only when its payment settles.
  */
 export async function startUpgrade(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; data: IndividualRegistration; holder: Holder }): Promise<number> {
-  const id = await queuedLockingTransaction(deps.db, repo.eventKey(event.id), async (trx) => {
-    const now = deps.clock();
-    const locked = await repo.lockEvent(trx, event.id);
-    const r = await repo.lockByReference(trx, input.reference);
-    if (!locked || !r || r.eventId !== event.id || r.kind !== "individual") throw new DomainError("not_found", "No such registration");
-    const allowed = permissions(r.status, event, toDate(locked.changes_freeze_at), now);
-    if (allowed.phase !== "open") throw new DomainError("conflict", allowed.reason);
+  const need = { event, kind: "individual" as const, permit: PERMIT.open, shownVersion: input.shownVersion };
+  const id = await withRegistration(deps, input.reference, need, async ({ trx, now, r }) => {
     const waiting = await repo.changesOf(trx, r.id, ["pending", "needs_review"]);
     const same = waiting.find(
       (c) => c.status === "pending" && c.data.kind === "upgrade" && c.pricedVersion === r.version && c.data.packageCode === input.data.registrationType && sameDays(c.data.dayIds, input.data.dayIds) && c.reservedUntil.getTime() > now.getTime(),
     );
     if (same) return same.id;
-    if (r.version !== input.shownVersion) throw new DomainError("conflict", MANAGE_TEXT.stale);
     if (waiting.length > 0) throw new DomainError("conflict", CHANGE_TEXT.pendingElsewhere);
     if (await repo.redemptionOf(trx, r.id)) throw new DomainError("conflict", CHANGE_TEXT.withCode);
     const priceCents = await repo.packagePriceCents(trx, event.id, input.data.registrationType);

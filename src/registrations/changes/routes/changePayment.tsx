@@ -15,7 +15,8 @@ import type { RegistrationChange } from "../../core/repository.ts";
 import { PAYMENT_SETUP_ERROR } from "../../booking/payment.ts";
 import { MANAGE_PATH, registrationByToken } from "../links.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
-import { cancelChange, CHANGE_KIND, prepareChangePayment } from "../paidChanges.ts";
+import { CHANGE_KIND } from "../paidChanges.ts";
+import { cancelChange, prepareChangePayment } from "../pendingChanges.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { openWhole, type Opened } from "./manageLink.tsx";
 

@@ -18,7 +18,7 @@ import type { Registration } from "../../core/repository.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
 import { issueManageLink, MANAGE_PATH, registrationByToken } from "../links.ts";
 import { individualOf } from "../change.ts";
-import { permissions, type Permissions } from "../rules.ts";
+import { permissions, type Permissions } from "../../core/permissions.ts";
 import { tierDeadlines } from "../../../shared/registrations/changePolicy.ts";
 import { activeAthletes, cancellationQuote } from "../cancel.ts";
 import { TEAM_MINIMUM } from "../../../shared/registrations/teamRules.ts";
