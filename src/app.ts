@@ -34,6 +34,7 @@ import { testRoutes } from "./http/testRoutes.tsx";
 import { shopRoutes } from "./catalogue/routes.tsx";
 import type { PaymentGateway } from "./payments/gateway.ts";
 import { createPaymentCore } from "./payments/core.ts";
+import { now } from "./clock.ts";
 import { stripeWebhookRoutes } from "./payments/webhook.ts";
 import { reconcileOpenPayments } from "./payments/reconcile.ts";
 import { offlineStripeRoutes } from "./payments/offline/routes.ts";
@@ -90,7 +91,7 @@ export function createApp(deps: AppDeps): Express {
   const settleCart = settlePaidCheckout(orders);
   const pages: PageContextOptions = { site, assets, publicUrl: config.publicUrl, testMode: !config.stripe, csrf, pageCache, settleCart };
   const registrations: RegistrationDeps = {
-    db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: () => new Date(), publicUrl: orders.publicUrl,
+    db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: now, publicUrl: orders.publicUrl,
   };
   registerRegistrationPayments(registrations);
   const waitingList: WaitingListDeps = { ...registrations, offerHours: config.waitingListOfferHours, publicUrl: orders.publicUrl };

@@ -13,6 +13,7 @@ import { setUpPayments } from "./payments/setup.ts";
 import { reactBuild } from "./reactBuild.ts";
 import type { JobQueue } from "./db/jobQueue.ts";
 import { applyRetention } from "./privacy/retention.ts";
+import { followClockFile } from "./clock.ts";
 
 // Every start failure is one JSON line (the step, the reason, no stack) and exit code 1.
 let config;
@@ -27,6 +28,8 @@ try {
 // Production writes its logs asynchronously (endLogs on shutdown); elsewhere each line is written at once.
 const logDestination = config.isProduction ? asyncStdout() : undefined;
 const logger = createLogger(config.logLevel, logDestination);
+// Demos: every instance on this machine follows the offset `npm run clock` writes (never in production or with live keys).
+if (!config.isProduction && !config.stripe?.secretKey.startsWith("sk_live_")) followClockFile();
 
 async function failStart(step: string, reason: string, code?: string): Promise<never> {
   logger.fatal({ step, reason, ...(code ? { code } : {}) }, `start failed: ${step}: ${reason}`);

@@ -13,7 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const cliDir = path.join(root, "src/cli");
 const outdir = path.join(root, "build/cli");
 /** The commands: the files of src/cli that an npm script runs. */
-export const COMMANDS = ["capacity", "discount", "erase", "events", "export", "migrate", "payments", "refund", "resend", "retention"].filter((name) =>
+export const COMMANDS = ["capacity", "clock", "discount", "erase", "events", "export", "migrate", "payments", "refund", "resend", "retention"].filter((name) =>
   fs.existsSync(path.join(cliDir, `${name}.ts`)),
 );
 const WATCHED = ["src", "views", "widgets/components"].map((d) => path.join(root, d));

@@ -12,11 +12,22 @@ import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
 import * as repo from "./repository.ts";
 import type { PaymentRow } from "./repository.ts";
 import { createRefunds, type RefundRequest } from "./refunds.ts";
+import { createSavedCards, type SavedCards } from "./savedCards.ts";
 import { COUNTED_REFUND_STATUSES, listFailedRefunds, refundsOfPayment, type RefundRow } from "./refundLedger.ts";
 
 export { RefundExceedsBalanceError, RefundNotAllowedError, type RefundRequest } from "./refunds.ts";
 export type { RefundRow, RefundStatus } from "./refundLedger.ts";
 export { keptPaymentIds, lockPayments, moneyOf, refundAcross, type GroupMoney, type GroupPayment } from "./groups.ts";
+export {
+  CardUpdateNotFinishedError,
+  HARD_DECLINES,
+  isHardDecline,
+  SavedCardChargeError,
+  type CardUpdate,
+  type ChargeOutcome,
+  type ChargeSavedCardInput,
+  type SavedCards,
+} from "./savedCards.ts";
 
 /**
  * What the kind says when one of its payments is paid: `accepted` (its row is now paid), `duplicate`
@@ -96,6 +107,8 @@ export interface EnsureIntentInput {
   currency?: string;
   /** The version of the paid-for row this amount is for; settlement compares it with the row's version then. */
   version?: number;
+  /** The payment saves its card on this Stripe Customer for later off-session charges (savedCards.ts). */
+  saveCard?: { customerId: string };
 }
 
 export class UnknownPaymentError extends Error {}
@@ -110,7 +123,7 @@ export class PaymentNotOpenError extends Error {
   }
 }
 
-export interface PaymentCore {
+export interface PaymentCore extends SavedCards {
   readonly gateway: PaymentGateway;
   register(kind: string, handler: PaymentKindHandler): void;
   /**
@@ -139,7 +152,7 @@ export interface PaymentCore {
   /** Sends requested refunds to Stripe (every instance runs it; each refund is sent by one). server.ts starts it. */
   readonly refundJobs: JobQueue;
   /** Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. */
-  settle(intentId: string, via: "return" | "webhook"): Promise<SettleResult>;
+  settle(intentId: string, via: "return" | "webhook" | "off_session"): Promise<SettleResult>;
   /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
   handleEvent(event: Stripe.Event): Promise<void>;
   /** The live payment of (kind, reference), if any. */
@@ -188,7 +201,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   const fresh = async (id: number) => (await repo.findById(db, id))!;
   const logFields = (p: PaymentRow) => ({ kind: p.kind, reference: p.reference, intentId: p.providerPaymentId });
 
-  async function settle(intentId: string, via: "return" | "webhook"): Promise<SettleResult> {
+  async function settle(intentId: string, via: "return" | "webhook" | "off_session"): Promise<SettleResult> {
     const found = await repo.findByIntentId(db, intentId);
     if (!found) throw new UnknownPaymentError(`No payment for ${intentId}`);
     const handler = handlerFor(found.kind);
@@ -305,7 +318,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
    * Stripe's permanent 400 idempotency_error (the first intent, if Stripe made it, was never shown to anyone).
    */
   async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
-    const details = createHash("sha256").update(`${input.description}\n${input.email ?? ""}`).digest("base64url").slice(0, 16);
+    const details = createHash("sha256").update(`${input.description}\n${input.email ?? ""}\n${input.saveCard?.customerId ?? ""}`).digest("base64url").slice(0, 16);
     const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}-${details}`;
     try {
       const intent = await gateway.createIntent({
@@ -315,6 +328,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         idempotencyKey,
         description: input.description,
         receiptEmail: input.email,
+        saveCard: input.saveCard,
       });
       await repo.setIntent(db, payment.id, intent.id, idempotencyKey);
       return intent;
@@ -389,6 +403,11 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
           logger.warn({ ...logFields(stored), err: err.message }, "could not update the PaymentIntent's description or receipt e-mail");
           return intent;
         });
+      }
+      const savesOn = intent.setupFutureUsage === "off_session" ? intent.customerId : null;
+      if ((input.saveCard?.customerId ?? null) !== savesOn) {
+        // Pay in full after a deposit was chosen (or the other way): the same PaymentIntent saves the card or not.
+        intent = await gateway.updateIntentSaveCard(intent.id, input.saveCard ?? null);
       }
       if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
       // An amount change leaves the version alone: `stored` tells it; the row is read again only when it changed.
@@ -468,7 +487,10 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     return payment;
   }
 
+  const savedCards = createSavedCards({ db, gateway, logger, settle, changeAmount });
+
   return {
+    ...savedCards,
     gateway,
     register(kind, handler) {
       handlers.set(kind, handler);

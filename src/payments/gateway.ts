@@ -19,6 +19,14 @@ export interface IntentSnapshot {
   lastErrorMessage: string | null;
   description: string | null;
   receiptEmail: string | null;
+  /** The card the intent was (last) confirmed with; after success, the saved card when the intent saved one. */
+  paymentMethodId: string | null;
+  customerId: string | null;
+  /** `off_session` when a successful payment saves its card on the customer for later charges. */
+  setupFutureUsage: string | null;
+  /** The last failed attempt's codes (card_declined / insufficient_funds, authentication_required, ...). */
+  lastErrorCode: string | null;
+  lastDeclineCode: string | null;
 }
 
 /** The part of a Stripe Refund the payment core reads. */
@@ -59,6 +67,56 @@ export interface CreateIntentInput {
   idempotencyKey: string;
   description: string;
   receiptEmail?: string;
+  /** The payment saves its card on this Stripe Customer for later off-session charges (setup_future_usage). */
+  saveCard?: { customerId: string };
+}
+
+/** A card saved on a customer: what the site shows and checks (expiry before a due date). */
+export interface CardDetails {
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+export interface PaymentMethodSnapshot {
+  id: string;
+  customerId: string | null;
+  card: CardDetails;
+}
+
+/** The part of a Stripe SetupIntent the payment core reads. */
+export interface SetupSnapshot {
+  id: string;
+  status: string;
+  customerId: string | null;
+  clientSecret: string | null;
+  paymentMethodId: string | null;
+  lastErrorMessage: string | null;
+}
+
+/** A charge of a saved card without the customer (off_session), confirmed in the same call. */
+export interface OffSessionChargeInput {
+  customerId: string;
+  paymentMethodId: string;
+  amountCents: number;
+  currency: string;
+  metadata: PaymentMetadata & Record<string, string>;
+  description: string;
+  idempotencyKey: string;
+}
+
+/** Why Stripe refused a card (the error's code and decline_code, https://docs.stripe.com/declines/codes). */
+export interface CardFailure {
+  code: string;
+  declineCode: string | null;
+  message: string;
+}
+
+/** The intent after an off-session attempt; `failure` when Stripe answered with a card error (402). */
+export interface OffSessionAttempt {
+  intent: IntentSnapshot;
+  failure: CardFailure | null;
 }
 
 export class WebhookSignatureError extends Error {}
@@ -80,6 +138,18 @@ export interface PaymentGateway {
   refundIntent(id: string, input: RefundIntentInput): Promise<RefundSnapshot>;
   /** Every refund of a PaymentIntent (the site's and the dashboard's), newest first. */
   listRefunds(intentId: string): Promise<RefundSnapshot[]>;
+  /** A Stripe Customer for a paid-for reference; the same reference, e-mail and name within 24 h give the same customer. */
+  createCustomer(input: { reference: string; email: string; name: string; idempotencyKey: string }): Promise<{ id: string }>;
+  /** Gives an open intent the customer and setup_future_usage (or takes them off: null), before it is confirmed. */
+  updateIntentSaveCard(id: string, saveCard: { customerId: string } | null): Promise<IntentSnapshot>;
+  /** Creates and confirms a PaymentIntent for a saved card, off_session, in one call with the caller's key. */
+  chargeOffSession(input: OffSessionChargeInput): Promise<OffSessionAttempt>;
+  /** Confirms an existing (declined earlier) PaymentIntent again, off_session, with a saved card. */
+  confirmOffSession(intentId: string, input: { paymentMethodId: string; idempotencyKey: string }): Promise<OffSessionAttempt>;
+  /** A SetupIntent (usage off_session) that saves a new card on the customer, confirmed by Stripe.js. */
+  createSetupIntent(input: { customerId: string; idempotencyKey: string; metadata?: Record<string, string> }): Promise<SetupSnapshot>;
+  retrieveSetupIntent(id: string): Promise<SetupSnapshot>;
+  retrievePaymentMethod(id: string): Promise<PaymentMethodSnapshot>;
   /** Verifies the Stripe-Signature header on the raw body; throws WebhookSignatureError when it does not match. */
   verifyWebhook(rawBody: Buffer, signature: string | undefined): Stripe.Event;
   /** Whether Stripe answers with these keys (one read of the balance, within the deadline), kept KEY_CHECK_CACHE_MS. */
@@ -102,7 +172,41 @@ export function snapshot(pi: Stripe.PaymentIntent): IntentSnapshot {
     lastErrorMessage: pi.last_payment_error?.message ?? null,
     description: pi.description ?? null,
     receiptEmail: pi.receipt_email ?? null,
+    paymentMethodId: idOf(pi.payment_method),
+    customerId: idOf(pi.customer),
+    setupFutureUsage: pi.setup_future_usage ?? null,
+    lastErrorCode: pi.last_payment_error?.code || null,
+    lastDeclineCode: pi.last_payment_error?.decline_code || null,
   };
+}
+
+const idOf = (v: string | { id: string } | null | undefined): string | null => (typeof v === "string" ? v : (v?.id ?? null));
+
+export function setupSnapshot(si: Stripe.SetupIntent): SetupSnapshot {
+  return {
+    id: si.id,
+    status: si.status,
+    customerId: idOf(si.customer),
+    clientSecret: si.client_secret ?? null,
+    paymentMethodId: idOf(si.payment_method),
+    lastErrorMessage: si.last_setup_error?.message ?? null,
+  };
+}
+
+export function paymentMethodSnapshot(pm: Stripe.PaymentMethod): PaymentMethodSnapshot {
+  if (!pm.card) throw new Error(`Payment method ${pm.id} is not a card`);
+  return { id: pm.id, customerId: idOf(pm.customer), card: { brand: pm.card.brand, last4: pm.card.last4, expMonth: pm.card.exp_month, expYear: pm.card.exp_year } };
+}
+
+/**
+ * A card error (402) of an off-session attempt: Stripe sends the PaymentIntent with it, left requires_payment_method
+ * (https://docs.stripe.com/payments/save-and-reuse#charge-saved-payment-method). Any other error is thrown on.
+ */
+function cardFailure(err: unknown): OffSessionAttempt | undefined {
+  if (!(err instanceof Stripe.errors.StripeCardError)) return undefined;
+  const pi = (err.raw as { payment_intent?: Stripe.PaymentIntent }).payment_intent;
+  if (!pi) return undefined;
+  return { intent: snapshot(pi), failure: { code: err.code ?? "card_declined", declineCode: err.decline_code || null, message: err.message } };
 }
 
 export interface StripeGatewayOptions {
@@ -181,6 +285,7 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
     async createIntent(input) {
       const pi = await stripe.paymentIntents.create(
         {
+          ...(input.saveCard ? { customer: input.saveCard.customerId, setup_future_usage: "off_session" as const } : {}),
           amount: input.amountCents,
           currency: input.currency,
           metadata: { kind: input.metadata.kind, reference: input.metadata.reference },
@@ -214,6 +319,58 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
     async listRefunds(intentId) {
       const page = await stripe.refunds.list({ payment_intent: intentId, limit: 100 });
       return page.data.map(refundSnapshot);
+    },
+    async createCustomer(input) {
+      const customer = await stripe.customers.create({ email: input.email, name: input.name, metadata: { reference: input.reference } }, { idempotencyKey: input.idempotencyKey });
+      return { id: customer.id };
+    },
+    async updateIntentSaveCard(id, saveCard) {
+      // An empty string unsets setup_future_usage (https://docs.stripe.com/api/payment_intents/update); the customer stays.
+      const params: Stripe.PaymentIntentUpdateParams = saveCard ? { customer: saveCard.customerId, setup_future_usage: "off_session" } : { setup_future_usage: "" };
+      return snapshot(await stripe.paymentIntents.update(id, params));
+    },
+    async chargeOffSession(input) {
+      try {
+        const pi = await stripe.paymentIntents.create(
+          {
+            amount: input.amountCents,
+            currency: input.currency,
+            customer: input.customerId,
+            payment_method: input.paymentMethodId,
+            off_session: true,
+            confirm: true,
+            metadata: input.metadata,
+            description: input.description,
+            allowed_payment_method_types: ["card"],
+          },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        return { intent: snapshot(pi), failure: null };
+      } catch (err) {
+        const failed = cardFailure(err);
+        if (failed) return failed;
+        throw err;
+      }
+    },
+    async confirmOffSession(intentId, input) {
+      try {
+        const pi = await stripe.paymentIntents.confirm(intentId, { payment_method: input.paymentMethodId, off_session: true }, { idempotencyKey: input.idempotencyKey });
+        return { intent: snapshot(pi), failure: null };
+      } catch (err) {
+        const failed = cardFailure(err);
+        if (failed) return failed;
+        throw err;
+      }
+    },
+    async createSetupIntent(input) {
+      const si = await stripe.setupIntents.create({ customer: input.customerId, usage: "off_session", allowed_payment_method_types: ["card"], metadata: input.metadata ?? {} }, { idempotencyKey: input.idempotencyKey });
+      return setupSnapshot(si);
+    },
+    async retrieveSetupIntent(id) {
+      return setupSnapshot(await stripe.setupIntents.retrieve(id));
+    },
+    async retrievePaymentMethod(id) {
+      return paymentMethodSnapshot(await stripe.paymentMethods.retrieve(id));
     },
     verifyWebhook(rawBody, signature) {
       if (!signature) throw new WebhookSignatureError("No Stripe-Signature header");

@@ -32,6 +32,8 @@ export interface PaymentRow {
   amountRefundedCents: number;
   /** What Stripe charged: the row's amount, or what a payment in review was really charged (amount_received_cents). */
   chargedCents: number;
+  /** The idempotency key of the PaymentIntent's creation, or of the latest off-session attempt (saved cards). */
+  idempotencyKey: string | null;
 }
 
 type Conn = Db | Knex.Transaction;
@@ -61,6 +63,7 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
     coversVersion: r.covers_version === null || r.covers_version === undefined ? null : Number(r.covers_version),
     amountRefundedCents: Number(r.amount_refunded_cents ?? 0),
     chargedCents: r.amount_received_cents === null || r.amount_received_cents === undefined ? Number(r.amount_cents) : Number(r.amount_received_cents),
+    idempotencyKey: (r.idempotency_key as string | null | undefined) ?? null,
   };
 }
 
@@ -68,7 +71,7 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
  * Claims the (kind, reference)'s live slot with a row that has no PaymentIntent yet. Returns undefined
  * when another payment already holds the slot (the unique `live_key` index refused the insert).
  */
-export async function claimLive(conn: Conn, p: { kind: string; reference: string; group: string; amountCents: number; currency: string; coversVersion?: number }): Promise<PaymentRow | undefined> {
+export async function claimLive(conn: Conn, p: { kind: string; reference: string; group: string; amountCents: number; currency: string; coversVersion?: number; idempotencyKey?: string }): Promise<PaymentRow | undefined> {
   const now = new Date();
   try {
     const [id] = await conn("payments").insert({
@@ -79,6 +82,7 @@ export async function claimLive(conn: Conn, p: { kind: string; reference: string
       live_key: liveKey(p.kind, p.reference),
       amount_cents: p.amountCents,
       covers_version: p.coversVersion ?? null,
+      idempotency_key: p.idempotencyKey ?? null,
       currency: p.currency,
       status: "pending",
       created_at: now,
@@ -93,6 +97,11 @@ export async function claimLive(conn: Conn, p: { kind: string; reference: string
 
 export async function setIntent(conn: Conn, id: number, intentId: string, idempotencyKey: string): Promise<void> {
   await conn("payments").where({ id }).whereNull("provider_payment_id").update({ provider_payment_id: intentId, idempotency_key: idempotencyKey, updated_at: new Date() });
+}
+
+/** An off-session attempt is about to be sent with this key (written first: a crash mid-call is retried with it). */
+export async function setAttemptKey(conn: Conn, id: number, idempotencyKey: string): Promise<void> {
+  await conn("payments").where({ id }).update({ idempotency_key: idempotencyKey, updated_at: new Date() });
 }
 
 /** The PaymentIntent, at its present amount, is for this version of the paid-for row. */
@@ -176,7 +185,7 @@ export async function transition(conn: Conn, id: number, step: Transition, field
 }
 
 /** The exactly-once guard: only one caller finds the row still payable. Returns true for that caller. */
-export async function markPaidOnce(trx: Knex.Transaction, id: number, via: "return" | "webhook"): Promise<boolean> {
+export async function markPaidOnce(trx: Knex.Transaction, id: number, via: "return" | "webhook" | "off_session"): Promise<boolean> {
   const now = new Date();
   return transition(trx, id, "pay", { paid_via: via, paid_at: now, last_error: null });
 }

@@ -24,7 +24,7 @@ function npmRun(args: string[]): Promise<{ code: number | null; out: string }> {
 
 describe.runIf(backend === "sqlite")("the operators' commands through npm run", () => {
   it("are every command file of src/cli", () => {
-    expect(commands.sort()).toEqual(["capacity", "discount", "erase", "events", "export", "migrate", "payments", "refund", "resend", "retention"].filter((c) => fs.existsSync(path.join(root, `src/cli/${c}.ts`))));
+    expect(commands.sort()).toEqual(["capacity", "clock", "discount", "erase", "events", "export", "migrate", "payments", "refund", "resend", "retention"].filter((c) => fs.existsSync(path.join(root, `src/cli/${c}.ts`))));
   });
 
   it.each(commands)("npm run %s -- --help prints its usage and exits 0", async (command) => {

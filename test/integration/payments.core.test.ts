@@ -9,7 +9,7 @@ import { createPaymentCore, PaymentNotOpenError, type PaidOutcome, type PaymentC
 import type { PaymentGateway } from "../../src/payments/gateway.ts";
 import { stripeWebhookRoutes } from "../../src/payments/webhook.ts";
 import * as repo from "../../src/payments/repository.ts";
-import type { FakeEvent, FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import type { FakeEvent, FakePaymentIntent, FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 
 /**
  * The payment core on its own, with a counting handler for a test kind: the guards that make a payment
@@ -228,7 +228,7 @@ describe("needs_review", () => {
     const reference = newReference();
     const { intentId, event } = await paid(reference);
     fake.intents.get(intentId)!.amount = 100; // changed behind our back
-    event.data.object = { ...event.data.object, amount: 100 };
+    event.data.object = { ...(event.data.object as FakePaymentIntent), amount: 100 };
     expect(await fake.deliver(event)).toBe(200);
     const [row] = await paymentRows(reference);
     expect(row).toMatchObject({ status: "needs_review", review_reason: "amount 100 is not the payment's 5000", live_key: `${KIND}:${reference}` });

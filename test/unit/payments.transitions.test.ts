@@ -15,6 +15,11 @@ const intent = (over: Partial<IntentSnapshot> = {}): IntentSnapshot => ({
   lastErrorMessage: null,
   description: null,
   receiptEmail: null,
+  paymentMethodId: null,
+  customerId: null,
+  setupFutureUsage: null,
+  lastErrorCode: null,
+  lastDeclineCode: null,
   ...over,
 });
 

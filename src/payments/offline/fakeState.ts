@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../../logger.ts";
-import type { FakeEvent, FakePaymentIntent, FakeRefund } from "./fakeStripeServer.ts";
+import type { FakeCustomer, FakeEvent, FakePaymentIntent, FakePaymentMethod, FakeRefund, FakeSetupIntent } from "./fakeStripeServer.ts";
 
 type Json = Record<string, unknown>;
 
@@ -19,6 +19,12 @@ export interface SavedState {
   pending: { event: FakeEvent; attempt: number; dueAt: number }[];
   laterPayments: string[];
   laterRefunds: [string, "succeeded" | "failed"][];
+  /** Saved cards (absent from files written before they existed). */
+  customers?: FakeCustomer[];
+  paymentMethods?: FakePaymentMethod[];
+  setupIntents?: FakeSetupIntent[];
+  pmCards?: [string, string][];
+  setUpOffSession?: string[];
 }
 
 export function readState(file: string | undefined, logger: Logger | undefined): SavedState | undefined {

@@ -1,7 +1,9 @@
 /**
  * The offline test mode's Stripe.js (browser script, loaded as a classic script before the widgets).
  * It exposes `window.Stripe(pk)` with `elements()`, a card element made of real labelled inputs that
- * follows Stripe's test cards, and `confirmCardPayment`, so @stripe/react-stripe-js works unchanged.
+ * follows Stripe's test cards, `confirmCardPayment` (a typed card, or a saved payment method's id), and for saving a
+ * card with a SetupIntent `confirmCardSetup` and `confirmSetup({ elements, clientSecret })`, so
+ * @stripe/react-stripe-js works unchanged.
  * Its API calls go to the app's /__offline-stripe pass-through, which forwards them to the in-process fake.
  */
 import { cardBrand, digitsOnly, expectedLength, luhnValid } from "./testCards.ts";
@@ -212,7 +214,7 @@ const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0] ?
  * The fake's 3-D Secure challenge, as Stripe.js shows the bank's page in a modal for a card that asks for it
  * (https://docs.stripe.com/payments/3d-secure): the customer completes or fails it. Resolves with the choice.
  */
-function showChallenge(amount: number, currency: string): Promise<"complete" | "fail"> {
+function showChallenge(amount: number, currency: string, question?: string): Promise<"complete" | "fail"> {
   return new Promise((resolve) => {
     const id = `offline-3ds-${++uid}`;
     const complete = el("button", { type: "button", "data-offline-3ds": "complete" }, "Complete authentication");
@@ -221,7 +223,7 @@ function showChallenge(amount: number, currency: string): Promise<"complete" | "
       "dialog",
       { "aria-labelledby": `${id}-title`, "data-offline-stripe": "challenge", class: "offline-3ds" },
       el("h2", { id: `${id}-title` }, "3D Secure test page"),
-      el("p", {}, `Your bank asks you to confirm this payment of ${(amount / 100).toFixed(2)} ${currency.toUpperCase()}. (Offline test mode: no bank is asked.)`),
+      el("p", {}, `${question ?? `Your bank asks you to confirm this payment of ${(amount / 100).toFixed(2)} ${currency.toUpperCase()}.`} (Offline test mode: no bank is asked.)`),
       el("p", {}, complete, " ", failButton),
     );
     const done = (outcome: "complete" | "fail") => {
@@ -251,11 +253,16 @@ class FakeStripe {
   }
 
   private async post(path: string, fields: Record<string, unknown>): Promise<{ paymentIntent?: Record<string, unknown>; error?: Record<string, unknown> }> {
+    const { object, error } = await this.postObject(path, fields);
+    return error ? { error } : { paymentIntent: object };
+  }
+
+  private async postObject(path: string, fields: Record<string, unknown>): Promise<{ object?: Record<string, unknown>; error?: Record<string, unknown> }> {
     try {
       const res = await fetch(`${API}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form({ key: this.publishableKey, ...fields }) });
       const json = (await res.json()) as { error?: Record<string, unknown> } & Record<string, unknown>;
       if (!res.ok) return { error: json.error ?? { type: "api_error", message: "An unexpected error occurred." } };
-      return { paymentIntent: json };
+      return { object: json };
     } catch {
       return { error: connectionError };
     }
@@ -282,7 +289,12 @@ class FakeStripe {
     return current.error ? current : this.handleNextAction(clientSecret, current as { paymentIntent?: Record<string, unknown> });
   }
 
-  async confirmCardPayment(clientSecret: string, data: { payment_method?: { card?: unknown; billing_details?: Record<string, unknown> }; return_url?: string } = {}, options: { handleActions?: boolean } = {}) {
+  async confirmCardPayment(clientSecret: string, data: { payment_method?: string | { card?: unknown; billing_details?: Record<string, unknown> }; return_url?: string } = {}, options: { handleActions?: boolean } = {}) {
+    if (typeof data.payment_method === "string") {
+      // A card saved on the customer, paid on session (3-D Secure when the bank asks for it).
+      const confirmed = await this.post(`/payment_intents/${encodeURIComponent(intentIdOf(clientSecret))}/confirm`, { client_secret: clientSecret, payment_method: data.payment_method });
+      return options.handleActions === false ? confirmed : this.handleNextAction(clientSecret, confirmed);
+    }
     const card = data.payment_method?.card as FakeCardElement | undefined;
     if (!(card instanceof FakeCardElement)) {
       return { error: { type: "invalid_request_error", message: "A card Element is required to confirm this payment." } };
@@ -300,6 +312,44 @@ class FakeStripe {
     });
     if (options.handleActions === false) return confirmed;
     return this.handleNextAction(clientSecret, confirmed);
+  }
+
+  /** Like Stripe.js's confirmCardSetup: saves the typed card with a SetupIntent (3-D Secure when the card asks for it). */
+  async confirmCardSetup(clientSecret: string, data: { payment_method?: { card?: unknown; billing_details?: Record<string, unknown> } } = {}) {
+    const card = data.payment_method?.card;
+    if (!(card instanceof FakeCardElement)) return { error: { type: "invalid_request_error", message: "A card Element is required to save a card." } };
+    const v = card.validation(true);
+    if (v.error || !v.complete) return { error: v.error ?? { type: "validation_error", code: "incomplete_number", message: "Your card number is incomplete." } };
+    const { postal_code, ...cardFields } = card.cardData();
+    const id = encodeURIComponent(intentIdOf(clientSecret));
+    const confirmed = await this.postObject(`/setup_intents/${id}/confirm`, {
+      client_secret: clientSecret,
+      payment_method_data: { type: "card", card: cardFields, billing_details: { ...(data.payment_method?.billing_details ?? {}), address: postal_code ? { postal_code } : undefined } },
+    });
+    if (confirmed.error) return { error: confirmed.error };
+    let si = confirmed.object!;
+    if (si.status === "requires_action") {
+      const outcome = await showChallenge(0, "usd", "Your bank asks you to confirm that this card may be saved for later payments.");
+      const after = await this.postObject(`/setup_intents/${id}/challenge`, { client_secret: clientSecret, outcome });
+      if (after.error) return { error: after.error };
+      si = after.object!;
+      if (si.status === "requires_payment_method" && si.last_setup_error) return { error: { ...(si.last_setup_error as Record<string, unknown>), setup_intent: si } };
+    }
+    return { setupIntent: si };
+  }
+
+  /** Like Stripe.js's confirmSetup with the Elements it was given: their card Element, no redirect for cards. */
+  confirmSetup(options: { elements: FakeElements; clientSecret: string; confirmParams?: { payment_method_data?: { billing_details?: Record<string, unknown> } }; redirect?: string }) {
+    const card = options.elements?.getElement("card");
+    if (!card) return Promise.resolve({ error: { type: "invalid_request_error", message: "A card Element is required to save a card." } });
+    return this.confirmCardSetup(options.clientSecret, { payment_method: { card, billing_details: options.confirmParams?.payment_method_data?.billing_details } });
+  }
+
+  async retrieveSetupIntent(clientSecret: string) {
+    const qs = new URLSearchParams({ key: this.publishableKey, client_secret: clientSecret });
+    const res = await fetch(`${API}/setup_intents/${encodeURIComponent(intentIdOf(clientSecret))}?${qs}`);
+    const json = (await res.json()) as { error?: unknown };
+    return res.ok ? { setupIntent: json } : { error: json.error };
   }
 
   async retrievePaymentIntent(clientSecret: string) {

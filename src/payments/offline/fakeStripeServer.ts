@@ -2,9 +2,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Logger } from "../../logger.ts";
-import { digitsOnly, requiresAuthentication, testCardOutcome } from "./testCards.ts";
+import { authenticationOf, cardBrand, digitsOnly, setupOutcome, testCardOutcome, testPaymentMethodCard, type CardDecline } from "./testCards.ts";
 import { readState, writeState, type SavedState } from "./fakeState.ts";
 import { toText } from "../../shared/toText.ts";
+import { now as appNow } from "../../clock.ts";
 
 /**
  * Offline test mode: an in-process stand-in for the few Stripe API calls this site makes, on loopback,
@@ -22,6 +23,9 @@ export interface FakePaymentIntent {
   currency: string;
   status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "succeeded" | "canceled";
   client_secret: string;
+  customer: string | null;
+  /** off_session: a successful payment attaches its card to the customer for later charges. */
+  setup_future_usage: "off_session" | "on_session" | null;
   metadata: Record<string, string>;
   description: string | null;
   receipt_email: string | null;
@@ -32,6 +36,42 @@ export interface FakePaymentIntent {
   /** Set while requires_action: what Stripe.js must do (here: the fake's 3-D Secure challenge). */
   next_action: Json | null;
   canceled_at: number | null;
+  created: number;
+  livemode: false;
+}
+
+export interface FakeCustomer {
+  id: string;
+  object: "customer";
+  email: string | null;
+  name: string | null;
+  metadata: Record<string, string>;
+  created: number;
+  livemode: false;
+}
+
+export interface FakePaymentMethod {
+  id: string;
+  object: "payment_method";
+  type: "card";
+  card: { brand: string; last4: string; exp_month: number; exp_year: number; country: "US"; funding: "credit" };
+  customer: string | null;
+  created: number;
+  livemode: false;
+}
+
+export interface FakeSetupIntent {
+  id: string;
+  object: "setup_intent";
+  status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "succeeded" | "canceled";
+  client_secret: string;
+  customer: string | null;
+  usage: "off_session" | "on_session";
+  payment_method: string | null;
+  payment_method_types: string[];
+  last_setup_error: Json | null;
+  next_action: Json | null;
+  metadata: Record<string, string>;
   created: number;
   livemode: false;
 }
@@ -80,7 +120,7 @@ export interface FakeEvent {
   livemode: false;
   pending_webhooks: number;
   request: { id: string | null; idempotency_key: string | null };
-  data: { object: FakePaymentIntent | FakeCharge | FakeRefund };
+  data: { object: FakePaymentIntent | FakeCharge | FakeRefund | FakeSetupIntent };
 }
 
 export interface Delivery {
@@ -98,6 +138,9 @@ export interface FakeStripe {
   webhookSecret: string;
   intents: Map<string, FakePaymentIntent>;
   refunds: Map<string, FakeRefund>;
+  customers: Map<string, FakeCustomer>;
+  paymentMethods: Map<string, FakePaymentMethod>;
+  setupIntents: Map<string, FakeSetupIntent>;
   events: FakeEvent[];
   deliveries: Delivery[];
   /** Where events go; until it is set, events are only recorded. */
@@ -111,8 +154,13 @@ export interface FakeStripe {
   sign(payload: string, timestamp?: number): string;
   /** Resolves when every delivery under way (with its retries) has finished. */
   idle(): Promise<void>;
-  /** Confirms an intent as Stripe.js would (for tests that drive the server without a browser). */
-  confirm(intentId: string, card: { number: string }): { status: number; body: Json };
+  /**
+   * Confirms an intent as Stripe.js would (for tests that drive the server without a browser): a typed card (its
+   * expiry 12/2034 unless given), or a saved payment method on session.
+   */
+  confirm(intentId: string, card: { number: string; expMonth?: number; expYear?: number } | { paymentMethod: string }): { status: number; body: Json };
+  /** Confirms a SetupIntent with a typed card as Stripe.js's confirmCardSetup would. */
+  confirmSetup(setupIntentId: string, card: { number: string; expMonth?: number; expYear?: number }): { status: number; body: Json };
   /** The test switch for refunds of cards that are not Stripe's refund test cards. */
   refundBehaviour: RefundBehaviour;
   /** A refund that changes later does so after this long; null: only when settleRefunds() is called. */
@@ -128,7 +176,7 @@ export interface FakeStripe {
   processingOutcome: "succeeded" | "failed";
   processingSettleMs: number | null;
   settleProcessing(): void;
-  /** The 3-D Secure challenge's answer, as the fake Stripe.js posts it (tests call it directly). */
+  /** The 3-D Secure challenge's answer, as the fake Stripe.js posts it (tests call it directly): a PaymentIntent or a SetupIntent (seti_). */
   challenge(intentId: string, outcome: "complete" | "fail"): { status: number; body: Json };
   /** Stripe's webhook retry schedule is multiplied by this (1 in development, compressed in tests). */
   webhookRetryScale: number;
@@ -154,6 +202,14 @@ const REFUND_TEST_CARDS: Record<string, RefundBehaviour> = {
   "4000000000007726": "pending_then_succeeded",
   "4000000000005126": "succeeded_then_failed",
 };
+
+/**
+ * Stripe's card error for an off-session payment the bank wants authenticated
+ * (https://docs.stripe.com/payments/save-and-reuse#charge-saved-payment-method): 402, the PaymentIntent left
+ * requires_payment_method; the customer is brought back to confirm it on session.
+ */
+const AUTHENTICATION_REQUIRED: CardDecline = { code: "authentication_required", declineCode: "authentication_required", message: "Your card was declined. This transaction requires authentication." };
+const EXPIRED: CardDecline = { code: "expired_card", message: "Your card has expired." };
 
 /** https://docs.stripe.com/api/payment_intents/update (amount). */
 const AMOUNT_UPDATABLE = new Set<FakePaymentIntent["status"]>(["requires_payment_method", "requires_confirmation", "requires_action"]);
@@ -211,6 +267,8 @@ const listOf = (v: unknown): string[] => (v && typeof v === "object" ? Object.va
 
 export interface FakeStripeOptions {
   logger?: Logger;
+  /** The fake's business time (created, card expiry, idempotency keys' 24 h): the app's clock unless given. */
+  clock?: () => Date;
   webhookSecret?: string;
   /** The standalone fake (`npm run stripe:fake`) takes the keys it is given, so the app's configuration can name them. */
   secretKey?: string;
@@ -230,6 +288,16 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   const webhookSecret = saved?.webhookSecret ?? opts.webhookSecret ?? `whsec_offline_${randomBytes(16).toString("hex")}`;
   const intents = new Map<string, FakePaymentIntent>();
   const refunds = new Map<string, FakeRefund>();
+  const customers = new Map<string, FakeCustomer>();
+  const paymentMethods = new Map<string, FakePaymentMethod>();
+  const setupIntents = new Map<string, FakeSetupIntent>();
+  /** The card number behind each payment method (Stripe keeps it; the API never shows it). */
+  const pmCards = new Map<string, string>();
+  /** Payment methods set up for off-session use (a SetupIntent, or a payment with setup_future_usage). */
+  const setUpOffSession = new Set<string>();
+  /** The fake's "now", moved with the app's clock (src/clock.ts); webhook signatures keep the real time the SDK checks. */
+  const clockNow = () => (opts.clock ?? appNow)().getTime();
+  const nowSeconds = () => Math.floor(clockNow() / 1000);
   /** Idempotency keys: the first response, or the request still running with it. */
   const idempotency = new Map<string, { hash: string; at: number; response?: { status: number; body: Json } }>();
   const events: FakeEvent[] = [];
@@ -310,7 +378,12 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       intents: [...intents.values()],
       refunds: [...refunds.values()],
       cardOf: [...cardOf],
-      idempotency: [...idempotency].filter(([, v]) => v.response && Date.now() - v.at < fake.idempotencyTtlMs),
+      idempotency: [...idempotency].filter(([, v]) => v.response && clockNow() - v.at < fake.idempotencyTtlMs),
+      customers: [...customers.values()],
+      paymentMethods: [...paymentMethods.values()],
+      setupIntents: [...setupIntents.values()],
+      pmCards: [...pmCards],
+      setUpOffSession: [...setUpOffSession],
       pending: [...pending.values()],
       laterPayments: [...laterPayments.keys()],
       laterRefunds: [...laterRefunds].map(([id, later]) => [id, later.to]),
@@ -326,6 +399,9 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     webhookSecret,
     intents,
     refunds,
+    customers,
+    paymentMethods,
+    setupIntents,
     events,
     deliveries,
     autoDeliver: true,
@@ -357,7 +433,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     },
     challenge: (intentId, outcome) => {
       try {
-        return { status: 200, body: answerChallenge(intentId, outcome) as unknown as Json };
+        return { status: 200, body: (intentId.startsWith("seti_") ? answerSetupChallenge(intentId, outcome) : answerChallenge(intentId, outcome)) as unknown as Json };
       } catch (err) {
         if (err instanceof ApiFailure) return { status: err.status, body: { error: err.error } };
         throw err;
@@ -370,13 +446,10 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       for (const id of [...laterRefunds.keys()]) settleRefund(id);
     },
     confirm: (intentId, card) => {
-      try {
-        return { status: 200, body: confirmIntent(intentId, { payment_method_data: { type: "card", card: { number: card.number, exp_month: "12", exp_year: "2034", cvc: "123" } } }) as unknown as Json };
-      } catch (err) {
-        if (err instanceof ApiFailure) return { status: err.status, body: { error: err.error } };
-        throw err;
-      }
+      const params: Json = "paymentMethod" in card ? { payment_method: card.paymentMethod } : { payment_method_data: typedCard(card) };
+      return asAnswer(() => confirmIntent(intentId, params));
     },
+    confirmSetup: (setupIntentId, card) => asAnswer(() => confirmSetupIntent(setupIntentId, { payment_method_data: typedCard(card) })),
     close: async () => {
       closed = true;
       for (const later of laterRefunds.values()) clearTimeout(later.timer);
@@ -388,12 +461,26 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     },
   };
 
-  function emit(type: string, object: FakePaymentIntent | FakeCharge | FakeRefund): void {
+  function asAnswer(work: () => object): { status: number; body: Json } {
+    try {
+      return { status: 200, body: structuredClone(work()) as Json };
+    } catch (err) {
+      if (err instanceof ApiFailure) return { status: err.status, body: { error: err.error } };
+      throw err;
+    }
+  }
+
+  const typedCard = (card: { number: string; expMonth?: number; expYear?: number }): Json => ({
+    type: "card",
+    card: { number: card.number, exp_month: String(card.expMonth ?? 12), exp_year: String(card.expYear ?? 2034), cvc: "123" },
+  });
+
+  function emit(type: string, object: FakePaymentIntent | FakeCharge | FakeRefund | FakeSetupIntent): void {
     const event: FakeEvent = {
       id: randomId("evt"),
       object: "event",
       api_version: API_VERSION,
-      created: Math.floor(Date.now() / 1000),
+      created: nowSeconds(),
       type,
       livemode: false,
       pending_webhooks: 1,
@@ -421,6 +508,9 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     if (!Number.isInteger(amount)) throw invalid("Missing required param: amount.", { param: "amount" });
     if (typeof p.currency !== "string") throw invalid("Missing required param: currency.", { param: "currency" });
     if (amount < 50) throw invalid("Amount must be at least $0.50 usd", { code: "amount_too_small", param: "amount" });
+    const customer = typeof p.customer === "string" ? findCustomer(p.customer).id : null;
+    const setupFutureUsage = p.setup_future_usage === "off_session" || p.setup_future_usage === "on_session" ? p.setup_future_usage : null;
+    if (setupFutureUsage && !customer) throw invalid("You must provide a customer when setup_future_usage is set (or attach the payment method to a customer later).", { param: "customer" });
     const id = randomId("pi");
     const pi: FakePaymentIntent = {
       id,
@@ -430,6 +520,8 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       currency: p.currency.toLowerCase(),
       status: "requires_payment_method",
       client_secret: `${id}_secret_${randomBytes(12).toString("hex")}`,
+      customer,
+      setup_future_usage: setupFutureUsage,
       metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
       description: typeof p.description === "string" ? p.description : null,
       receipt_email: typeof p.receipt_email === "string" ? p.receipt_email : null,
@@ -439,10 +531,12 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       last_payment_error: null,
       next_action: null,
       canceled_at: null,
-      created: Math.floor(Date.now() / 1000),
+      created: nowSeconds(),
       livemode: false,
     };
     intents.set(id, pi);
+    // confirm=true: created and confirmed in one call (a card error is still a 402 with this intent in it).
+    if (p.confirm === "true") return confirmIntent(id, p);
     return pi;
   }
 
@@ -463,6 +557,12 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       throw invalid(`This PaymentIntent could not be updated because it has a status of ${pi.status}.`, { code: "payment_intent_unexpected_state", payment_intent: structuredClone(pi) });
     }
     if (typeof p.receipt_email === "string") pi.receipt_email = p.receipt_email;
+    if (typeof p.customer === "string") pi.customer = findCustomer(p.customer).id;
+    if (p.setup_future_usage === "") pi.setup_future_usage = null;
+    else if (p.setup_future_usage === "off_session" || p.setup_future_usage === "on_session") {
+      if (!pi.customer) throw invalid("You must provide a customer when setup_future_usage is set.", { param: "customer" });
+      pi.setup_future_usage = p.setup_future_usage;
+    }
     if (p.amount !== undefined) {
       const amount = Number(p.amount);
       if (!Number.isInteger(amount) || amount < 50) throw invalid("Amount must be at least $0.50 usd", { code: "amount_too_small", param: "amount" });
@@ -481,42 +581,129 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       throw invalid("You cannot cancel this PaymentIntent because it has a status of succeeded.", { code: "payment_intent_unexpected_state" });
     }
     pi.status = "canceled";
-    pi.canceled_at = Math.floor(Date.now() / 1000);
+    pi.canceled_at = nowSeconds();
     emit("payment_intent.canceled", pi);
     return pi;
   }
 
+  function findCustomer(id: string): FakeCustomer {
+    const customer = customers.get(id);
+    if (!customer) throw new ApiFailure(404, { type: "invalid_request_error", code: "resource_missing", param: "customer", message: `No such customer: '${id}'` });
+    return customer;
+  }
+
+  function findPaymentMethod(id: string, param = "payment_method"): FakePaymentMethod {
+    const pm = paymentMethods.get(id);
+    if (!pm) throw new ApiFailure(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such PaymentMethod: '${id}'` });
+    return pm;
+  }
+
+  function createCustomer(p: Json): FakeCustomer {
+    const customer: FakeCustomer = {
+      id: randomId("cus", 14),
+      object: "customer",
+      email: typeof p.email === "string" ? p.email : null,
+      name: typeof p.name === "string" ? p.name : null,
+      metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
+      created: nowSeconds(),
+      livemode: false,
+    };
+    customers.set(customer.id, customer);
+    return customer;
+  }
+
+  /** A PaymentMethod for a typed card (Stripe.js's payment_method_data), not attached to anyone yet. */
+  function paymentMethodFor(card: Json): FakePaymentMethod {
+    const number = digitsOnly(toText(card.number ?? ""));
+    const pm: FakePaymentMethod = {
+      id: randomId("pm"),
+      object: "payment_method",
+      type: "card",
+      card: { brand: cardBrand(number), last4: number.slice(-4), exp_month: Number(card.exp_month ?? 12), exp_year: Number(card.exp_year ?? 2034), country: "US", funding: "credit" },
+      customer: null,
+      created: nowSeconds(),
+      livemode: false,
+    };
+    paymentMethods.set(pm.id, pm);
+    pmCards.set(pm.id, number);
+    return pm;
+  }
+
+  /**
+   * POST /v1/payment_methods/{id}/attach. Stripe's test payment methods (pm_card_visa, pm_card_authenticationRequired,
+   * pm_card_chargeCustomerFail, pm_card_chargeDeclinedInsufficientFunds; https://docs.stripe.com/testing) attach a
+   * new copy of their card, as in Stripe's test mode.
+   */
+  function attachPaymentMethod(id: string, p: Json): FakePaymentMethod {
+    if (typeof p.customer !== "string") throw invalid("Missing required param: customer.", { param: "customer" });
+    const customer = findCustomer(p.customer);
+    const testCard = testPaymentMethodCard(id);
+    const pm = testCard ? paymentMethodFor({ number: testCard, exp_month: 12, exp_year: 2034 }) : findPaymentMethod(id);
+    if (pm.customer && pm.customer !== customer.id) throw invalid("The payment method you provided has already been attached to a customer.", { code: "payment_method_unexpected_state" });
+    pm.customer = customer.id;
+    return pm;
+  }
+
+  /** The card's expiry has passed by the fake's clock (moved with the app's): Stripe declines it expired_card. */
+  function expired(pm: FakePaymentMethod): boolean {
+    const at = new Date(clockNow());
+    return pm.card.exp_year < at.getUTCFullYear() || (pm.card.exp_year === at.getUTCFullYear() && pm.card.exp_month < at.getUTCMonth() + 1);
+  }
+
+  /** A card error: the intent goes back to requires_payment_method with it, payment_failed, and the 402 carries the intent. */
+  function decline(pi: FakePaymentIntent, pm: FakePaymentMethod, d: CardDecline): never {
+    pi.status = "requires_payment_method";
+    pi.next_action = null;
+    pi.payment_method = null;
+    pi.last_payment_error = { type: "card_error", code: d.code, decline_code: d.declineCode, message: d.message, doc_url: docUrl(d.code), payment_method: structuredClone(pm) };
+    emit("payment_intent.payment_failed", pi);
+    throw new ApiFailure(402, { ...pi.last_payment_error, payment_intent: structuredClone(pi) });
+  }
+
+  /**
+   * Confirms with a typed card (payment_method_data: Stripe.js on session) or a saved payment method (payment_method;
+   * off_session=true for a charge without the customer). Stripe's test cards decide
+   * (https://docs.stripe.com/testing#authentication-and-setup): 4000 0027 6000 3184 asks for 3-D Secure on every
+   * payment, so on session it needs the challenge and off session it fails authentication_required;
+   * 4000 0025 0000 3155 only until it was set up for off-session use; 4000 0000 0000 0341 attaches but every charge is
+   * declined. A payment with setup_future_usage attaches its card to the intent's customer once it succeeds.
+   */
   function confirmIntent(id: string, p: Json): FakePaymentIntent {
     const pi = findIntent(id);
     if (pi.status === "succeeded" || pi.status === "canceled" || pi.status === "processing") {
       throw invalid(`You cannot confirm this PaymentIntent because it has a status of ${pi.status}.`, { code: "payment_intent_unexpected_state", payment_intent: pi });
     }
-    const card = ((p.payment_method_data as Json | undefined)?.card ?? {}) as Json;
-    const number = toText(card.number ?? "");
-    if (!number) throw invalid("You must provide a card or payment method to confirm this PaymentIntent.", { param: "payment_method_data" });
-    const decline = testCardOutcome(number);
-    const pm = randomId("pm");
-    if (!decline && requiresAuthentication(number)) {
-      // https://docs.stripe.com/testing#authentication-and-setup: the card asks for 3-D Secure; Stripe.js shows it.
-      cardOf.set(pi.id, digitsOnly(number));
+    const offSession = p.off_session === "true";
+    let pm: FakePaymentMethod;
+    if (typeof p.payment_method === "string") {
+      pm = findPaymentMethod(p.payment_method);
+      if (pm.customer && pm.customer !== pi.customer) {
+        throw invalid("The provided PaymentMethod belongs to another Customer; give the PaymentIntent that customer.", { code: "payment_method_unexpected_state", param: "payment_method" });
+      }
+    } else {
+      const card = ((p.payment_method_data as Json | undefined)?.card ?? {}) as Json;
+      if (!toText(card.number ?? "")) throw invalid("You must provide a card or payment method to confirm this PaymentIntent.", { param: "payment_method_data" });
+      pm = paymentMethodFor(card);
+    }
+    if (offSession && !pm.customer) throw invalid("A PaymentMethod must be attached to a customer to be used off_session.", { code: "payment_method_unexpected_state", param: "payment_method" });
+    const number = pmCards.get(pm.id) ?? "";
+    const refusal = testCardOutcome(number) ?? (expired(pm) ? EXPIRED : null);
+    if (refusal) decline(pi, pm, refusal);
+    const authentication = authenticationOf(number);
+    const needsAuthentication = authentication === "always" || (authentication === "unless_set_up" && !setUpOffSession.has(pm.id));
+    cardOf.set(pi.id, number);
+    if (needsAuthentication && offSession) decline(pi, pm, AUTHENTICATION_REQUIRED);
+    pi.payment_method = pm.id;
+    pi.last_payment_error = null;
+    if (needsAuthentication) {
+      // The card asks for 3-D Secure; Stripe.js shows it.
       pi.status = "requires_action";
-      pi.payment_method = pm;
-      pi.last_payment_error = null;
       pi.next_action = { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect", stripe_js: `/__offline-stripe/challenge/${pi.id}` } };
       emit("payment_intent.requires_action", pi);
       return pi;
     }
-    if (decline) {
-      pi.status = "requires_payment_method";
-      pi.last_payment_error = { type: "card_error", code: decline.code, decline_code: decline.declineCode, message: decline.message, doc_url: docUrl(decline.code), payment_method: { id: pm, type: "card" } };
-      emit("payment_intent.payment_failed", pi);
-      throw new ApiFailure(402, { ...pi.last_payment_error, payment_intent: structuredClone(pi) });
-    }
-    cardOf.set(pi.id, digitsOnly(number));
-    pi.payment_method = pm;
     if (fake.confirmProcessing) {
       pi.status = "processing";
-      pi.last_payment_error = null;
       emit("payment_intent.processing", pi);
       laterPayments.set(pi.id, fake.processingSettleMs === null ? undefined : setTimeout(() => settleProcessing(pi.id), fake.processingSettleMs).unref());
       return pi;
@@ -524,7 +711,109 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     return succeed(pi);
   }
 
+  /** The card of a payment that saves it (setup_future_usage) is attached to the customer, set up for later charges. */
+  function saveCardOf(pi: FakePaymentIntent): void {
+    if (!pi.setup_future_usage || !pi.customer || !pi.payment_method) return;
+    const pm = paymentMethods.get(pi.payment_method);
+    if (!pm) return;
+    pm.customer = pi.customer;
+    if (pi.setup_future_usage === "off_session") setUpOffSession.add(pm.id);
+  }
+
+  function createSetupIntent(p: Json): FakeSetupIntent {
+    const customer = typeof p.customer === "string" ? findCustomer(p.customer).id : null;
+    const id = randomId("seti");
+    const si: FakeSetupIntent = {
+      id,
+      object: "setup_intent",
+      status: "requires_payment_method",
+      client_secret: `${id}_secret_${randomBytes(12).toString("hex")}`,
+      customer,
+      usage: p.usage === "on_session" ? "on_session" : "off_session",
+      payment_method: null,
+      payment_method_types: listOf(p.allowed_payment_method_types ?? p.payment_method_types).length ? listOf(p.allowed_payment_method_types ?? p.payment_method_types) : ["card"],
+      last_setup_error: null,
+      next_action: null,
+      metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
+      created: nowSeconds(),
+      livemode: false,
+    };
+    setupIntents.set(id, si);
+    return si;
+  }
+
+  function findSetupIntent(id: string): FakeSetupIntent {
+    const si = setupIntents.get(id);
+    if (!si) throw new ApiFailure(404, { type: "invalid_request_error", code: "resource_missing", param: "intent", message: `No such setupintent: '${id}'` });
+    return si;
+  }
+
+  /**
+   * https://docs.stripe.com/api/setup_intents/confirm with a typed card: a card that declines every attempt fails
+   * (setup_intent.setup_failed, 402 with last_setup_error); 4000 0000 0000 0341 and 9995 attach (a zero-amount check
+   * takes no money); a card that asks for 3-D Secure waits for the challenge (requires_action). Succeeded: the card
+   * is attached to the customer and set up for off-session use.
+   */
+  function confirmSetupIntent(id: string, p: Json): FakeSetupIntent {
+    const si = findSetupIntent(id);
+    if (si.status === "succeeded" || si.status === "canceled") {
+      throw invalid(`You cannot confirm this SetupIntent because it has a status of ${si.status}.`, { code: "setup_intent_unexpected_state", setup_intent: si });
+    }
+    const card = ((p.payment_method_data as Json | undefined)?.card ?? {}) as Json;
+    if (!toText(card.number ?? "")) throw invalid("You must provide a card to confirm this SetupIntent.", { param: "payment_method_data" });
+    const pm = paymentMethodFor(card);
+    const refusal = setupOutcome(pmCards.get(pm.id)!) ?? (expired(pm) ? EXPIRED : null);
+    if (refusal) {
+      si.status = "requires_payment_method";
+      si.payment_method = null;
+      si.last_setup_error = { type: "card_error", code: refusal.code, decline_code: refusal.declineCode, message: refusal.message, doc_url: docUrl(refusal.code), payment_method: structuredClone(pm) };
+      emit("setup_intent.setup_failed", si);
+      throw new ApiFailure(402, { ...si.last_setup_error, setup_intent: structuredClone(si) });
+    }
+    si.payment_method = pm.id;
+    si.last_setup_error = null;
+    if (authenticationOf(pmCards.get(pm.id)!) !== "none") {
+      si.status = "requires_action";
+      si.next_action = { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect", stripe_js: `/__offline-stripe/challenge/${si.id}` } };
+      emit("setup_intent.requires_action", si);
+      return si;
+    }
+    return setupSucceeded(si);
+  }
+
+  function setupSucceeded(si: FakeSetupIntent): FakeSetupIntent {
+    const pm = paymentMethods.get(si.payment_method!)!;
+    if (si.customer) pm.customer = si.customer;
+    if (si.usage === "off_session") setUpOffSession.add(pm.id);
+    si.status = "succeeded";
+    si.next_action = null;
+    emit("setup_intent.succeeded", si);
+    return si;
+  }
+
+  function answerSetupChallenge(id: string, outcome: "complete" | "fail"): FakeSetupIntent {
+    const si = findSetupIntent(id);
+    if (si.status !== "requires_action") {
+      throw invalid(`This SetupIntent has a status of ${si.status}; it is not waiting for authentication.`, { code: "setup_intent_unexpected_state", setup_intent: structuredClone(si) });
+    }
+    if (outcome === "complete") return setupSucceeded(si);
+    const pm = paymentMethods.get(si.payment_method!);
+    si.status = "requires_payment_method";
+    si.next_action = null;
+    si.payment_method = null;
+    si.last_setup_error = {
+      type: "invalid_request_error",
+      code: "setup_intent_authentication_failure",
+      message: "The latest attempt to set up the payment method has failed because authentication failed.",
+      doc_url: docUrl("setup_intent_authentication_failure"),
+      payment_method: pm ? structuredClone(pm) : null,
+    };
+    emit("setup_intent.setup_failed", si);
+    return si;
+  }
+
   function succeed(pi: FakePaymentIntent): FakePaymentIntent {
+    saveCardOf(pi);
     pi.status = "succeeded";
     pi.amount_received = pi.amount;
     pi.latest_charge = randomId("ch");
@@ -633,7 +922,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       failure_reason: null,
       reason,
       metadata: Object.fromEntries(Object.entries((p.metadata as Json) ?? {}).map(([k, v]) => [k, String(v)])),
-      created: Math.floor(Date.now() / 1000),
+      created: nowSeconds(),
     };
     refunds.set(refund.id, refund);
     emit("refund.created", refund);
@@ -672,10 +961,41 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     const auth = req.headers.authorization ?? "";
     if (auth === `Bearer ${secretKey}`) return;
     if (intentId && params.key === publishableKey) {
-      const pi = findIntent(intentId);
-      if (params.client_secret === pi.client_secret) return;
+      const secret = intentId.startsWith("seti_") ? findSetupIntent(intentId).client_secret : findIntent(intentId).client_secret;
+      if (params.client_secret === secret) return;
     }
     throw new ApiFailure(401, { type: "invalid_request_error", message: "Invalid API Key provided" });
+  }
+
+  /** Customers, payment methods and SetupIntents (null: not one of theirs). */
+  function routeSavedCards(req: http.IncomingMessage, path: string, params: Json): { status: number; body: Json } | null {
+    const ok = (body: object) => ({ status: 200, body: structuredClone(body) as Json });
+    let m = /^\/v1\/customers(?:\/([A-Za-z0-9_]+))?$/.exec(path);
+    if (m) {
+      authorize(req, params);
+      if (!m[1] && req.method === "POST") return ok(createCustomer(params));
+      if (m[1] && req.method === "GET") return ok(findCustomer(m[1]));
+      return null;
+    }
+    m = /^\/v1\/payment_methods\/([A-Za-z0-9_]+)(\/attach)?$/.exec(path);
+    if (m) {
+      authorize(req, params);
+      if (!m[2] && req.method === "GET") return ok(findPaymentMethod(m[1]!, "id"));
+      if (m[2] && req.method === "POST") return ok(attachPaymentMethod(m[1]!, params));
+      return null;
+    }
+    m = /^\/v1\/setup_intents(?:\/([A-Za-z0-9_]+))?(?:\/(confirm|challenge))?$/.exec(path);
+    if (!m) return null;
+    const [, id, action] = m;
+    authorize(req, params, id);
+    if (!id && req.method === "POST") return ok(createSetupIntent(params));
+    if (id && req.method === "GET" && !action) return ok(findSetupIntent(id));
+    if (id && req.method === "POST" && action === "confirm") return ok(confirmSetupIntent(id, params));
+    if (id && req.method === "POST" && action === "challenge") {
+      if (params.outcome !== "complete" && params.outcome !== "fail") throw invalid("outcome must be complete or fail.", { param: "outcome" });
+      return ok(answerSetupChallenge(id, params.outcome));
+    }
+    return null;
   }
 
   function route(req: http.IncomingMessage, body: string): { status: number; body: Json } {
@@ -693,6 +1013,8 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       authorize(req, params);
       return { status: 200, body: structuredClone(createRefund(params)) as unknown as Json };
     }
+    const cardAnswer = routeSavedCards(req, url.pathname, params);
+    if (cardAnswer) return cardAnswer;
     const m = /^\/v1\/payment_intents(?:\/([A-Za-z0-9_]+))?(?:\/(confirm|cancel|challenge))?$/.exec(url.pathname);
     if (!m) throw new ApiFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
     const [, id, action] = m;
@@ -740,7 +1062,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     const scope = `${new URL(req.url ?? "/", "http://fake-stripe").pathname} ${key}`;
     const hash = createHash("sha256").update(body).digest("hex");
     let seen = idempotency.get(scope);
-    if (seen && Date.now() - seen.at > fake.idempotencyTtlMs) {
+    if (seen && clockNow() - seen.at > fake.idempotencyTtlMs) {
       idempotency.delete(scope);
       seen = undefined;
     }
@@ -757,7 +1079,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       };
     }
     if (seen?.response) return { ...structuredClone(seen.response), replayed: true };
-    const entry: { hash: string; at: number; response?: { status: number; body: Json } } = { hash, at: Date.now() };
+    const entry: { hash: string; at: number; response?: { status: number; body: Json } } = { hash, at: clockNow() };
     idempotency.set(scope, entry);
     await pause();
     const result = answer(req, body);
@@ -784,6 +1106,11 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     for (const refund of saved.refunds) refunds.set(refund.id, refund);
     for (const [id, card] of saved.cardOf) cardOf.set(id, card);
     for (const [key, value] of saved.idempotency) idempotency.set(key, value);
+    for (const customer of saved.customers ?? []) customers.set(customer.id, customer);
+    for (const pm of saved.paymentMethods ?? []) paymentMethods.set(pm.id, pm);
+    for (const si of saved.setupIntents ?? []) setupIntents.set(si.id, si);
+    for (const [id, number] of saved.pmCards ?? []) pmCards.set(id, number);
+    for (const id of saved.setUpOffSession ?? []) setUpOffSession.add(id);
     for (const { event } of saved.pending) {
       events.push(event);
       pending.set(event.id, saved.pending.find((p) => p.event.id === event.id)!);

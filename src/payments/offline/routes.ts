@@ -13,7 +13,8 @@ export function fromThisMachine(req: Request): boolean {
 
 /**
  * Offline test mode on a development machine only (app.ts never mounts it in production; the config refuses
- * offline mode there): the fake Stripe.js, and the API calls it makes (retrieve, confirm, the 3-D Secure challenge), passed through to the in-process
+ * offline mode there): the fake Stripe.js, and the API calls it makes (retrieve, confirm, the 3-D Secure challenge of a
+ * PaymentIntent or a SetupIntent), passed through to the in-process
  * fake. Mounted before the session and CSRF, like Stripe's own API is another origin. Requests from other
  * machines get a 404, so a preview reachable from the internet cannot drive the fake: it must use Stripe test keys.
  */
@@ -36,7 +37,7 @@ export function offlineStripeRoutes(fake: FakeStripe): Router {
 
   const pass = express.raw({ type: "*/*", limit: "20kb" });
   // Not the form kit: Stripe's own API, passed raw to the offline fake, which answers as Stripe does.
-  router.all(/^\/__offline-stripe(\/v1\/payment_intents\/[A-Za-z0-9_]+(?:\/confirm|\/challenge)?)$/, pass, async (req, res) => {
+  router.all(/^\/__offline-stripe(\/v1\/(?:payment_intents|setup_intents)\/[A-Za-z0-9_]+(?:\/confirm|\/challenge)?)$/, pass, async (req, res) => {
     if (req.method !== "GET" && req.method !== "POST") {
       res.status(405).json({ error: { type: "invalid_request_error", message: "Method not allowed" } });
       return;

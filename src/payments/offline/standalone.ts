@@ -8,12 +8,14 @@
  *   STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET (default: made up and printed)
  *
  * It prints one line, `fake Stripe listening on http://127.0.0.1:PORT`, then the variables the app needs.
+ * Its business time follows `npm run clock` (var/clock.json), like the app's instances started in the same directory.
  * Nothing is kept: a restart forgets every PaymentIntent. A card is confirmed as Stripe.js would, by a POST to
  * /v1/payment_intents/{id}/confirm with the publishable key and the client secret.
  */
 import * as z from "zod";
 import { createLogger } from "../../logger.ts";
 import { startFakeStripe } from "./fakeStripeServer.ts";
+import { followClockFile } from "../../clock.ts";
 
 const optional = z
   .string()
@@ -42,6 +44,8 @@ if (webhookUrls.some((u) => !URL.canParse(u))) {
 }
 
 const logger = createLogger(env.LOG_LEVEL);
+// Its clock is the app's: the offset `npm run clock` writes (var/clock.json in the directory it was started from).
+if (process.env.NODE_ENV !== "production") followClockFile();
 const fake = await startFakeStripe({
   logger,
   port: env.STRIPE_FAKE_PORT,

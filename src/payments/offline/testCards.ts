@@ -15,19 +15,47 @@ const DECLINES: Record<string, CardDecline> = {
   "4000000000000069": { code: "expired_card", message: "Your card has expired." },
   "4000000000000127": { code: "incorrect_cvc", message: "Your card's security code is incorrect." },
   "4000000000000119": { code: "processing_error", message: "An error occurred while processing your card. Try again in a little bit." },
+  // Attaching this card to a customer succeeds; every charge of it is declined (https://docs.stripe.com/testing).
+  "4000000000000341": { code: "card_declined", declineCode: "generic_decline", message: "Your card was declined." },
 };
 
-/**
- * Cards that ask for 3-D Secure on a one-time payment (https://docs.stripe.com/testing#authentication-and-setup):
- * 4000 0025 0000 3155 (authentication unless set up for off-session use), 4000 0027 6000 3184 (always),
- * 4000 0000 0000 3220 (3-D Secure 2 required). The payment succeeds once the challenge is completed.
- */
-const AUTHENTICATE = new Set(["4000002500003155", "4000002760003184", "4000000000003220"]);
+/** Cards a SetupIntent saves although their charges decline: no money is taken when a card is set up. */
+const SET_UP_THEN_DECLINE = new Set(["4000000000000341", "4000000000009995"]);
 
-const SUCCEEDS = new Set([...AUTHENTICATE, "4242424242424242", "4000000000007726", "4000000000005126", "4000056655665556", "5555555555554444", "2223003122003222", "5200828282828210", "378282246310005", "6011111111111117"]);
+/**
+ * Cards that ask for 3-D Secure (https://docs.stripe.com/testing#authentication-and-setup): 4000 0025 0000 3155
+ * unless it was set up for off-session use (then later charges succeed without the customer), 4000 0027 6000 3184
+ * and 4000 0000 0000 3220 always (on session: the challenge; off session: declined authentication_required).
+ * The payment succeeds once the challenge is completed.
+ */
+const AUTHENTICATE: Record<string, "always" | "unless_set_up"> = { "4000002500003155": "unless_set_up", "4000002760003184": "always", "4000000000003220": "always" };
+
+const SUCCEEDS = new Set([...Object.keys(AUTHENTICATE), "4242424242424242", "4000000000007726", "4000000000005126", "4000056655665556", "5555555555554444", "2223003122003222", "5200828282828210", "378282246310005", "6011111111111117"]);
 
 export function requiresAuthentication(number: string): boolean {
-  return AUTHENTICATE.has(digitsOnly(number));
+  return authenticationOf(number) !== "none";
+}
+
+export function authenticationOf(number: string): "always" | "unless_set_up" | "none" {
+  return AUTHENTICATE[digitsOnly(number)] ?? "none";
+}
+
+/** What saving this card with a SetupIntent does: null = saved, else the refusal. */
+export function setupOutcome(number: string): CardDecline | null {
+  return SET_UP_THEN_DECLINE.has(digitsOnly(number)) ? null : testCardOutcome(number);
+}
+
+/** Stripe's test PaymentMethod ids for server-side tests (https://docs.stripe.com/testing), with their card. */
+const TEST_PAYMENT_METHODS: Record<string, string> = {
+  pm_card_visa: "4242424242424242",
+  pm_card_authenticationRequired: "4000002760003184",
+  pm_card_authenticationRequiredOnSetup: "4000002500003155",
+  pm_card_chargeCustomerFail: "4000000000000341",
+  pm_card_chargeDeclinedInsufficientFunds: "4000000000009995",
+};
+
+export function testPaymentMethodCard(id: string): string | undefined {
+  return Object.hasOwn(TEST_PAYMENT_METHODS, id) ? TEST_PAYMENT_METHODS[id] : undefined;
 }
 
 export function digitsOnly(value: string): string {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { isUniqueViolation } from "../../db/rows.ts";
 import { lockingTransaction } from "../../db/transaction.ts";
+import type { ChargeOutcome } from "../../payments/core.ts";
 import { STALE_CLAIM_MS } from "../../db/jobQueue.ts";
 import { findEvent } from "../../events/repository.ts";
 import * as regRepo from "../core/repository.ts";
@@ -35,11 +36,8 @@ export async function runBalanceJob(deps: RegistrationDeps): Promise<{ reminded:
   return { reminded, charged, released };
 }
 
-/** What the payment core's chargeSavedCard answers (src/payments/savedCards.ts). */
-export type ChargeAnswer =
-  | { outcome: "succeeded"; payment: { id: number; providerPaymentId: string | null } }
-  | { outcome: "authentication_required"; payment: { id: number } }
-  | { outcome: "declined"; code: string; declineCode?: string | null; hard: boolean; message: string };
+/** What an attempt came to: the payment core's answer, or a decline without Stripe (no card saved). */
+type ChargeAnswer = ChargeOutcome | { outcome: "declined"; code: string; declineCode: string | null; hard: boolean; message: string; payment?: undefined };
 
 /** A call that failed before Stripe answered is sent again (same attempt, same key) this much later. */
 export const CALL_RETRY_MS = 5 * 60_000;
@@ -125,7 +123,7 @@ async function runAttempt(deps: RegistrationDeps, balance: Balance, charge: Bala
 }
 
 async function chargeSavedCard(deps: RegistrationDeps, b: Balance, charge: BalanceCharge): Promise<ChargeAnswer> {
-  if (!b.customerId || !b.paymentMethodId) return { outcome: "declined", code: "no_saved_card", hard: true, message: "no card is saved for this registration" };
+  if (!b.customerId || !b.paymentMethodId) return { outcome: "declined", code: "no_saved_card", declineCode: null, hard: true, message: "no card is saved for this registration" };
   const event = await findEvent(deps.db, b.eventId);
   return deps.paymentCore.chargeSavedCard({
     kind: BALANCE_KIND,
@@ -144,12 +142,20 @@ async function chargeSavedCard(deps: RegistrationDeps, b: Balance, charge: Balan
 async function recordOutcome(deps: RegistrationDeps, balance: Balance, charge: BalanceCharge, answer: ChargeAnswer): Promise<void> {
   const log = { reference: balance.reference, attempt: charge.attempt };
   if (answer.outcome === "succeeded") {
-    // The payment kind settles the registration once, whoever comes first (this, the webhook): made sure of here.
-    if (answer.payment.providerPaymentId) {
-      await deps.paymentCore.settle(answer.payment.providerPaymentId, "return").catch((err: Error) => deps.logger.warn({ ...log, err: err.message }, "balance paid; its settlement is left to the webhook"));
-    }
+    // The payment core settled it (the payment kind made the registration paid and queued the receipt, once).
     await repo.finishCharge(deps.db, charge, { status: "succeeded", paymentId: answer.payment.id }, deps.clock());
     deps.logger.info(log, "balance charged");
+    return;
+  }
+  if (answer.outcome === "processing") {
+    // Stripe is still deciding: the same attempt is asked again later with its key (the webhook may settle it first).
+    await repo.finishCharge(deps.db, charge, { status: "retry", paymentId: answer.payment.id, lastError: "processing at Stripe", nextAttemptAt: new Date(deps.clock().getTime() + CALL_RETRY_MS) }, deps.clock());
+    return;
+  }
+  if (answer.outcome === "not_kept") {
+    // Charged, but the registration did not take it (paid another way meanwhile: refunded; or in review for the operator).
+    await repo.finishCharge(deps.db, charge, { status: "dropped", paymentId: answer.payment.id, lastError: answer.reason }, deps.clock());
+    deps.logger.error({ ...log, reason: answer.reason }, "balance charged but not kept by the registration: refunded or in review");
     return;
   }
   await lockingTransaction(deps.db, async (trx) => {
@@ -164,7 +170,7 @@ async function recordOutcome(deps: RegistrationDeps, balance: Balance, charge: B
     }
     const first = charge.attempt === 1 ? charge : (await repo.chargesOf(trx, b.registrationId))[0]!;
     const next = answer.hard || charge.attempt >= MAX_ATTEMPTS ? null : nextAttemptAt(first.createdAt, charge.attempt);
-    const fields = { status: "declined" as const, declineCode: answer.declineCode ?? answer.code, hardDecline: answer.hard, lastError: answer.message, nextAttemptAt: next };
+    const fields = { status: "declined" as const, paymentId: answer.payment?.id ?? null, declineCode: answer.declineCode ?? answer.code, hardDecline: answer.hard, lastError: answer.message, nextAttemptAt: next };
     if (!(await repo.finishCharge(trx, charge, fields, now))) return;
     if (next) {
       if (b.status === "deposit_paid") await email(deps, trx, b, (event, r, url) => balanceDeclinedEmail(deps.site, event, r, b, answer.message, next, url));
