@@ -15,6 +15,7 @@ import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOf
 import { eventCaches } from "./cache.ts";
 import { chooseOffers, type LineEntry } from "../shared/registrations/waitingList.ts";
 import { toText } from "../shared/toText.ts";
+import { DEPOSIT_KINDS, type DepositKind, type DepositPolicy } from "../shared/registrations/deposits.ts";
 
 /**
  * The one module that queries the events tables. Event data read through the Db (pages, forms, e-mails' texts)
@@ -57,6 +58,16 @@ const toPackage = (r: Row): EventPackage | null => {
 };
 const toDay = (r: Row): EventDay => ({ id: num(r.id), label: str(r.label), date: isoDay(calendarDate(r.day_date)) });
 const toCoach = (r: Row): EventCoach => ({ id: num(r.id), name: str(r.name), title: str(r.title), bio: str(r.bio), image: str(r.image) });
+/** An events row's deposit policy (a row read under the event's lock decides a hold's plan). */
+export const toDepositPolicy = (r: Row): DepositPolicy => {
+  const kind = str(r.deposit_kind);
+  return {
+    kind: (DEPOSIT_KINDS as readonly string[]).includes(kind) ? (kind as DepositKind) : "none",
+    value: num(r.deposit_value ?? 0),
+    balanceDueDays: num(r.balance_due_days ?? 14),
+    balanceGraceDays: num(r.balance_grace_days ?? 7),
+  };
+};
 const toLogo = (r: Row): CollegeLogo => ({ id: num(r.id), name: str(r.name), image: str(r.image) });
 
 async function childRows(db: Conn, table: string, ids: number[]): Promise<Row[]> {
@@ -106,6 +117,7 @@ async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
       days: days.get(id) ?? [],
       collegeLogos: logos.get(id) ?? [],
       coachRegistration: toBool(r.coach_registration),
+      depositPolicy: toDepositPolicy(r),
     };
   });
 }
@@ -146,12 +158,13 @@ async function readEvent(db: Conn, id: number): Promise<EventDetail | null> {
 }
 
 /**
- * Registrations that take places at `now`: paid ones and ones whose payment waits for an operator (needs_review),
- * and pending ones whose hold has not expired (src/registrations/core/states.ts).
+ * Registrations that take places at `now`: paid ones, ones whose deposit is paid (deposit_paid, and balance_overdue
+ * until its grace date releases it), ones whose payment waits for an operator (needs_review), and pending ones whose hold has not expired (src/registrations/core/states.ts).
  */
+const PLACE_HOLDING_STATUSES = ["paid", "needs_review", "deposit_paid", "balance_overdue"];
 function takingPlaces(conn: Conn, now: Date) {
   return conn("registrations").where((q) => {
-    q.whereIn("status", ["paid", "needs_review"]).orWhere((held) => { held.where("status", "pending_payment").andWhere("reserved_until", ">", now); });
+    q.whereIn("status", PLACE_HOLDING_STATUSES).orWhere((held) => { held.where("status", "pending_payment").andWhere("reserved_until", ">", now); });
   });
 }
 

@@ -18,6 +18,7 @@ import { withPictures } from "./pictures.ts";
 import { coachRegistrationState } from "../shared/collegeCoachRequests/rules.ts";
 import { EventsPage, EVENTS_HERO_POSTER } from "../../views/pages/events/EventsPage.tsx";
 import { EventDetailPage } from "../../views/pages/events/EventDetailPage.tsx";
+import { depositOfferOf } from "../../views/components/PaymentPlanChoice.tsx";
 import { EventNotFoundPage } from "../../views/pages/events/EventNotFoundPage.tsx";
 import { siteOrigin } from "../http/origin.ts";
 
@@ -87,7 +88,7 @@ export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: 
       const status = registrationStatus(found, left, at);
       const event = withPictures(found);
       const coaches = coachRegistrationState(event, at);
-      renderPage(req, res, <EventDetailPage event={event} placesLeft={left} status={status} coachRegistration={coaches} waiting={waiting} />, {
+      renderPage(req, res, <EventDetailPage event={event} placesLeft={left} status={status} coachRegistration={coaches} waiting={waiting} depositOffer={depositOfferOf(event, at)} />, {
         title: event.title,
         description: event.shortDescription,
         sameForStatelessVisitors: true,

@@ -15,9 +15,11 @@ import {
 } from "../../src/shared/events/rules.ts";
 import { EVENT_PLACEHOLDER, pictureOr, withPictures } from "../../src/events/pictures.ts";
 import type { EventDetail } from "../../src/shared/events/types.ts";
+import { NO_DEPOSIT } from "../../src/shared/registrations/deposits.ts";
 import { formatDollars, formatPrice } from "../../src/shared/money.ts";
 
 const champCamp: EventDetail = {
+  depositPolicy: NO_DEPOSIT,
   id: 2,
   title: "National Champ Camp",
   shortDescription: "Flagship camp.",

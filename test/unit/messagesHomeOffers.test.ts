@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { homeOffers } from "../../src/shared/home/eventOffers.ts";
 import type { EventSummary } from "../../src/shared/events/types.ts";
+import { NO_DEPOSIT } from "../../src/shared/registrations/deposits.ts";
 
 function event(id: number, over: Partial<EventSummary>): EventSummary {
   return {
     id, title: `Event ${id}`, shortDescription: "", category: "Camp", dateText: `June ${id}, 2025`, startDate: new Date(), endDate: new Date(),
     time: "", location: `City ${id}`, image: "", cardOverlay: null, capacity: 200, ageGroup: "", ageLimits: { min: 10, max: 19 }, timeZone: "America/Chicago", listed: true, registrationClosesAt: new Date(),
-    fullPriceCents: 24900, regularPriceCents: 24900, teamPriceCents: 19900, originalPriceCents: null, packages: [], days: [], collegeLogos: [],
+    fullPriceCents: 24900, regularPriceCents: 24900, teamPriceCents: 19900, originalPriceCents: null, packages: [], days: [], collegeLogos: [], depositPolicy: NO_DEPOSIT,
     ...over,
   };
 }

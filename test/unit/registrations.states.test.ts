@@ -29,6 +29,23 @@ describe("the registration state table", () => {
     expect(canTransition("refunded", "refund")).toBe(false);
   });
 
+  it("a deposit plan: deposit paid, then the balance (on time, or after it was overdue), or released after its grace date", () => {
+    for (const status of ["pending_payment", "expired", "canceled"] as const) expect(canTransition(status, "payDeposit"), status).toBe(true);
+    expect(canTransition("deposit_paid", "payDeposit")).toBe(false);
+    expect(canTransition("deposit_paid", "payBalance")).toBe(true);
+    expect(canTransition("balance_overdue", "payBalance")).toBe(true);
+    expect(canTransition("paid", "payBalance")).toBe(false);
+    expect(canTransition("deposit_paid", "balanceOverdue")).toBe(true);
+    expect(canTransition("balance_overdue", "releaseOverdue")).toBe(true);
+    expect(canTransition("deposit_paid", "releaseOverdue")).toBe(false);
+    expect(canTransition("deposit_paid", "withdraw")).toBe(true);
+    for (const status of ["deposit_paid", "balance_overdue"] as const) {
+      expect(isSettled(status), status).toBe(true);
+      expect(canTransition(status, "hold"), status).toBe(false);
+      expect(canTransition(status, "pay"), status).toBe(false);
+    }
+  });
+
   it("freezes on a confirmation Stripe has begun", () => {
     for (const status of ["processing", "requires_capture", "succeeded"]) expect(isFrozenPayment(status), status).toBe(true);
     for (const status of ["requires_payment_method", "requires_confirmation", "requires_action", "canceled"]) expect(isFrozenPayment(status), status).toBe(false);

@@ -13,6 +13,7 @@ import { RegistrationSeenElsewhere } from "../../views/pages/registration/Regist
 import { FormErrors } from "../../views/components/Form.tsx";
 import { cancellationPolicyLines } from "../../src/shared/registrations/changePolicy.ts";
 import { CHANGE_TEXT } from "../../src/shared/registrations/changeTexts.ts";
+import { NO_DEPOSIT } from "../../src/shared/registrations/deposits.ts";
 
 const LA = "America/Los_Angeles";
 
@@ -65,6 +66,7 @@ describe("the site's phrases", () => {
 
 const site = buildSite("Ironside");
 const event: EventDetail = {
+  depositPolicy: NO_DEPOSIT,
   id: 2, title: "National Champ Camp", shortDescription: "", category: "Camp", dateText: "June 5-7, 2027",
   startDate: new Date("2027-06-05T00:00:00Z"), endDate: new Date("2027-06-07T00:00:00Z"), time: "9:00 AM - 4:00 PM", location: "Las Vegas, NV",
   image: "", cardOverlay: null, capacity: 200, ageGroup: "", ageLimits: { min: 10, max: 19 }, timeZone: LA, listed: true,
@@ -83,6 +85,7 @@ const registration: Registration = {
   guardian: { name: "Ana Ortiz", email: "ana.parent@example.com", phone: "702-555-0199" },
   formSessionId: "f".repeat(20), reservedUntil: null, createdAt: new Date("2026-11-27T06:30:00Z"), paidAt: new Date("2026-11-27T06:31:00Z"),
   athletes: [athlete], dayIds: [1, 3], version: 1, holderSession: null, amountRefundedCents: 0, withdrawnAt: null, withdrawalRefundCents: null,
+  deposit: null,
 };
 const team: Registration = { ...registration, kind: "team", teamName: "Rivera WC", places: 5, guardian: null, contact: { firstName: "Dana", lastName: "Rivera", email: "coach@example.com", phone: "205-555-0142" } };
 const at = new Date("2026-11-27T06:30:00Z");

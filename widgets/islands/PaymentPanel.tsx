@@ -28,6 +28,16 @@ export interface PaymentStep {
   /** null when a discount made the registration free: there is no PaymentIntent. */
   clientSecret: string | null;
   discount: DiscountView | null;
+  /** Plan deposit: `amountCents` is today's deposit; the balance, its date and the consent shown next to the Pay button. */
+  deposit?: DepositStep | null;
+}
+
+export interface DepositStep {
+  totalCents: number;
+  balanceCents: number;
+  /** "May 22, 2027", in the event's zone. */
+  dueText: string;
+  consentText: string;
 }
 
 export const REGISTRATION_TEXT = {
@@ -185,7 +195,15 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
               <div><dt>{`Discount (${payment.discount.code})`}</dt><dd data-testid="registration-discount">{`-${formatPrice(payment.discount.offCents)}`}</dd></div>
             </>
           ) : null}
-          <div className="summary-total"><dt>Total</dt><dd data-testid="registration-total">{total}</dd></div>
+          {payment.deposit ? (
+            <>
+              <div><dt>Total</dt><dd>{formatPrice(payment.deposit.totalCents)}</dd></div>
+              <div><dt>{`Balance on ${payment.deposit.dueText}`}</dt><dd data-testid="registration-balance">{formatPrice(payment.deposit.balanceCents)}</dd></div>
+              <div className="summary-total"><dt>Pay today</dt><dd data-testid="registration-total">{total}</dd></div>
+            </>
+          ) : (
+            <div className="summary-total"><dt>Total</dt><dd data-testid="registration-total">{total}</dd></div>
+          )}
         </dl>
         <p className="muted">{`Reference ${payment.reference}. ${heldText(option === "team")}.`}</p>
       </section>
@@ -208,6 +226,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
               <p>{paymentError || REGISTRATION_TEXT.unknownError}</p>
             </div>
           ) : null}
+          {payment.deposit ? <p className="card-consent" data-testid="card-consent">{payment.deposit.consentText}</p> : null}
           <div className="registration-actions">
             {back}
             {enhanced ? (

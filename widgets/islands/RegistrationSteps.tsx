@@ -19,7 +19,8 @@ import { AgreementWords, CancellationPolicyNote } from "../../views/components/C
 import { GuardianFields } from "../../views/components/GuardianFields.tsx";
 import type { DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
-import PaymentPanel, { REGISTRATION_TEXT, type PaymentStep } from "./PaymentPanel.tsx";
+import PaymentPanel, { REGISTRATION_TEXT, type DepositStep, type PaymentStep } from "./PaymentPanel.tsx";
+import { PaymentPlanChoice, type DepositOffer } from "../../views/components/PaymentPlanChoice.tsx";
 
 /** The payment panel's types, for the pages and routes that render this widget. */
 export type { PaymentPanelProps, PaymentStep } from "./PaymentPanel.tsx";
@@ -37,6 +38,8 @@ export interface RegistrationStepsProps {
   errors: FieldErrors;
   /** Set when the page opens on step 2 (after a post without JavaScript, or a reload). */
   payment: PaymentStep | null;
+  /** The event's deposit policy: "Pay in full" beside "Pay today, then the balance" (null: none). */
+  depositOffer?: DepositOffer | null;
 }
 
 export default function RegistrationSteps(props: RegistrationStepsProps) {
@@ -153,7 +156,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
     setBusy(true);
     try {
       const { formSessionId, registrationType, ...registrationData } = current;
-      const res = await apiFetch<{ clientSecret?: string | null; amount?: number; registrationId?: string; optionLabel?: string; alreadyPaid?: boolean; isFreeRegistration?: boolean; discount?: DiscountView | null }>(
+      const res = await apiFetch<{ clientSecret?: string | null; amount?: number; registrationId?: string; optionLabel?: string; alreadyPaid?: boolean; isFreeRegistration?: boolean; discount?: DiscountView | null; deposit?: DepositStep | null }>(
         `/api/events/${props.eventId}/create-payment-intent`,
         { method: "POST", json: { option: registrationType || DEFAULT_PACKAGE, formSessionId, registrationData: { ...registrationData, registrationType: registrationType || DEFAULT_PACKAGE, eventId: props.eventId } } },
       );
@@ -170,6 +173,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         amountCents: Math.round(Number(res.amount ?? 0) * 100),
         clientSecret: res.clientSecret ?? null,
         discount: res.discount ?? null,
+        deposit: res.deposit ?? null,
       });
     } catch (err) {
       const fieldErrors = err instanceof ApiError && err.status === 400 ? (err.body?.fieldErrors as FieldErrors | undefined) : undefined;
@@ -211,6 +215,8 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         </div>
         {error("registrationType")}
       </fieldset>
+
+      <PaymentPlanChoice offer={props.depositOffer} priceCents={chosen?.priceCents ?? 0} athletes={1} value={values.paymentPlan} onChange={(v) => set("paymentPlan", v)} error={errors.paymentPlan} />
 
       {props.days.length > 0 ? (
         <fieldset className="card registration-section" id={daysId} {...(errors.days ? { "aria-describedby": `${uid}-days-error` } : {})}>

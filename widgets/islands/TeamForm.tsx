@@ -30,6 +30,7 @@ import {
   type TeamFormValues,
 } from "../../src/shared/registrations/teamRules.ts";
 import { CsrfContext, Field, Form, FormErrors } from "../../views/components/Form.tsx";
+import { PaymentPlanChoice, type DepositOffer } from "../../views/components/PaymentPlanChoice.tsx";
 
 export interface TeamFormProps {
   eventId: number;
@@ -44,6 +45,9 @@ export interface TeamFormProps {
   discount: { code: string; type: DiscountType; value: number } | null;
   /** The event's athlete ages (event.ageLimits); 10 to 19 when not given. */
   ageLimits?: AgeLimits;
+  /** The event's deposit policy (null: none) and the plan chosen: "Pay in full" beside "Pay today, then the balance". */
+  depositOffer?: DepositOffer | null;
+  paymentPlan?: string;
 }
 
 const ATHLETE_INPUTS: { name: AthleteField; label: string; type?: "email" | "tel" | "number"; autoComplete?: string }[] = [
@@ -70,6 +74,7 @@ const checkoutUrl = (eventId: number, eventTitle: string) => `/stripe-checkout?e
 
 export default function TeamForm(props: TeamFormProps) {
   const [values, setValues] = useState<TeamFormValues>(props.values);
+  const [paymentPlan, setPaymentPlan] = useState<string>(props.paymentPlan ?? "full");
   const [errors, setErrors] = useState<FieldErrors>(props.errors);
   const [live, setLive] = useState(Object.keys(props.errors).length > 0);
   const [busy, setBusy] = useState(false);
@@ -139,6 +144,7 @@ export default function TeamForm(props: TeamFormProps) {
           totalAmount: listCents / 100,
           discountedAmount: totalCents / 100,
           discountCode: null,
+          paymentPlan,
         },
       });
       if (res.alreadyPaid) {
@@ -217,6 +223,7 @@ export default function TeamForm(props: TeamFormProps) {
           {off && props.discount ? <div><dt>{`Discount (${props.discount.code})`}</dt><dd>{`-${formatPrice(off.offCents)}`}</dd></div> : null}
           <div className="summary-total"><dt>Total</dt><dd data-testid="team-total">{formatPrice(totalCents)}</dd></div>
         </dl>
+        <PaymentPlanChoice offer={props.depositOffer} priceCents={totalCents} athletes={complete} value={paymentPlan} onChange={setPaymentPlan} error={errors.paymentPlan} />
         <p className="muted">{TEAM_TEXT.minimumNote}. Every athlete takes a place; your places are held for 30 minutes while you pay.</p>
         <TeamAgreementNote />
         <div className="registration-actions">

@@ -18,6 +18,8 @@ import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
 import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, preparePayment } from "./payment.ts";
 import { isRequestInFlight } from "../../payments/gateway.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
+import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
+import { planKeyOf, writePaymentPlan } from "./deposit.ts";
 
 export const HOLD_TEXT = {
   visitorCap: (cap: number) =>
@@ -51,6 +53,8 @@ interface HoldSpec<P> {
   places: number;
   /** A discount code entered with the form. */
   code?: string;
+  /** Pay in full, or a deposit now and the balance later (src/shared/registrations/deposits.ts). */
+  plan?: PaymentPlan;
   /** The answer when fewer than `places` are left. */
   fullMessage(left: number): string;
   /** What the rows are written from, read before the lock (the package's or the team's price as stored now). */
@@ -120,17 +124,20 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
     if (!current) {
       // A new registration: version 1, the code entered with the form (if any) priced on the list price.
       const { id, listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 });
-      if (code) await repo.setAmount(trx, id, (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents, 1, now);
+      let amountCents = listCents;
+      if (code) await repo.setAmount(trx, id, (amountCents = (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents), 1, now);
+      await writePaymentPlan(trx, id, locked, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName);
       return { reference, settled: false };
     }
     // The same form again: written anew; a change to what it pays for makes a new version.
-    const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code);
+    const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) + planKeyOf(current);
     if (!(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
     const { listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: current.version });
     const after = (await repo.findByReference(trx, reference))!;
     // The code entered with this form, or the one the registration already held, priced at the new list price.
     const amountCents = code ? (await holdUse(trx, code, after, now)).finalCents : await repriceHeldUse(trx, after.id, holdIsLive(current, now), listCents, now);
-    const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code);
+    const planKey = await writePaymentPlan(trx, after.id, locked, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName);
+    const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code) + planKey;
     await repo.setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
     return { reference, settled: false };
   }, {
@@ -198,7 +205,7 @@ async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: 
 }
 
 /** Step 1 -> step 2: one place at the event's package price as stored now, never anything the browser sent. */
-export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data: IndividualRegistration, visitor: Visitor, opts: { code?: string; onHeld: (reference: string) => void }): Promise<HoldOutcome> {
+export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data: IndividualRegistration, visitor: Visitor, opts: { code?: string; plan?: PaymentPlan; onHeld: (reference: string) => void }): Promise<HoldOutcome> {
   return hold(
     deps,
     event,
@@ -208,6 +215,7 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
       formSessionId: data.formSessionId,
       places: 1,
       code: opts.code,
+      plan: opts.plan,
       fullMessage: () => REGISTRATION_ERRORS.soldOut,
       async prepare(db) {
         const priceCents = await repo.packagePriceCents(db, event.id, data.registrationType);
@@ -227,7 +235,7 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
 }
 
 /** A coach's team: one place per athlete at the event's team price as stored when it is posted. */
-export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamRegistration, visitor: Visitor, opts: { code?: string; onHeld: (reference: string) => void }): Promise<HoldOutcome> {
+export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamRegistration, visitor: Visitor, opts: { code?: string; plan?: PaymentPlan; onHeld: (reference: string) => void }): Promise<HoldOutcome> {
   const places = data.athletes.length;
   return hold(
     deps,
@@ -238,6 +246,7 @@ export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamR
       formSessionId: data.formSessionId,
       places,
       code: opts.code,
+      plan: opts.plan,
       fullMessage: (left) => TEAM_TEXT.notEnoughPlaces(left, places),
       async prepare(db) {
         const teamPriceCents = await repo.teamPriceCents(db, event.id);

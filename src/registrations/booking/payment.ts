@@ -4,6 +4,8 @@ import { findEvent } from "../../events/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import { isFrozenPayment } from "../core/states.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
+import { amountDueNow, depositCustomer } from "./deposit.ts";
+import type { IntentInput } from "./savedCardsAdapter.ts";
 
 /** The spec's answer when the payment cannot be set up (Stripe refused or did not answer). */
 export const PAYMENT_SETUP_ERROR = {
@@ -23,19 +25,23 @@ export function intentDescription(event: { title: string }, r: Registration): st
 
 /**
  * The one place that asks the payment core for a registration's PaymentIntent: created, reused, or given the
- * registration's present amount, and tied to its present version. Null when the registration is free (no Stripe call).
+ * registration's present amount (its deposit on plan deposit, the card then saved on a Stripe Customer for the balance),
+ * and tied to its present version. Null when the registration is free (no Stripe call).
  */
 export async function preparePayment(deps: RegistrationDeps, r: Registration): Promise<string | null> {
   if (r.amountCents === 0) return null;
   const event = await findEvent(deps.db, r.eventId);
-  const { clientSecret } = await deps.paymentCore.ensureIntent({
+  const input: IntentInput = {
     kind: REGISTRATION_KIND,
     reference: r.reference,
-    amountCents: r.amountCents,
+    amountCents: amountDueNow(r),
     version: r.version,
     description: intentDescription(event ?? { title: "Event" }, r),
     email: r.contact.email,
-  });
+  };
+  const customerId = r.deposit ? await depositCustomer(deps, r) : null;
+  if (customerId) input.saveCard = { customerId };
+  const { clientSecret } = await deps.paymentCore.ensureIntent(input);
   return clientSecret;
 }
 

@@ -16,6 +16,7 @@ import { registerChangePayments } from "../changes/paidChanges.ts";
 import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
 import { lockAggregate as lockAggregateRows } from "../core/withRegistration.ts";
 import { registerBalancePayments } from "../balances/paymentHandler.ts";
+import { amountDueNow, rememberDepositCard } from "./deposit.ts";
 
 /**
  * The registrations' handler in the payment core. The core locks the payment row, then `expected` takes the
@@ -39,14 +40,14 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
 
     async expected(trx, reference) {
       const r = (await lockLiveHold(trx, reference, deps.clock())) ?? (await lockAggregate(trx, reference));
-      return r ? { amountCents: r.amountCents, version: r.version } : null;
+      return r ? { amountCents: amountDueNow(r), version: r.version } : null;
     },
 
     async onPaid(trx, payment) {
       const locked = lockedIn.get(trx);
       const r = locked?.reference === payment.reference ? locked : await repo.findByReference(trx, payment.reference);
       if (!r) return { reject: "no such registration" };
-      if (r.status === "paid") return "duplicate";
+      if (r.status === "paid" || r.status === "deposit_paid") return "duplicate";
       const now = deps.clock();
       if (r.status === "needs_review") {
         // An operator accepted the payment in review (PaymentCore.acceptReview): its places were kept, it is paid as it is.
@@ -60,7 +61,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       if (!held && liveHoldLocked.has(trx)) restartWithEveryLock(payment.reference);
       // A payment for a lapsed hold takes its places only when they are still free (the event row is locked).
       if (!held && (await placesLeft(trx, r.eventId, now, r.id)) < r.places) return { reject: "the hold expired and the event is full" };
-      return confirm(trx, r, payment, "pay", held, now);
+      return confirm(trx, r, payment, r.deposit ? "payDeposit" : "pay", held, now);
     },
 
     async onProcessing(trx, payment) {
@@ -86,7 +87,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       // A payment the registration could not take, now refunded: the payer is told why, and a registration that this
       // payment did not pay ends refunded (one paid, or in review, by another payment stays as it is).
       if (refund.refund?.requestKey.startsWith(REJECTED_REFUND_KEY_PREFIX)) {
-        if (r.status === "paid" || r.status === "needs_review" || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
+        if (r.status === "paid" || r.status === "deposit_paid" || r.status === "needs_review" || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
         const why = payment.refundReason?.startsWith(DISCOUNT_REJECTION) ? "discount" : "full";
         const event = await findEvent(trx, r.eventId);
         if (event) await enqueueEmail(trx, lateRegistrationRefundEmail(deps.site, event, r, payment.amountCents, why));
@@ -103,8 +104,10 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       if (r) await registrationRefundFailed(deps, trx, r, refund);
     },
 
-    async afterPaid() {
+    async afterPaid(payment) {
       deps.outbox.wake();
+      // A deposit's card, kept for the balance (a network call: after the commit).
+      await rememberDepositCard(deps, payment);
     },
     async afterChange() {
       deps.outbox.wake();
@@ -116,7 +119,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   registerBalancePayments(deps);
 
   /** The registration takes the payment: its code's use is redeemed, it is paid and the payer gets the confirmation. */
-  async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {
+  async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "payDeposit" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {
     const discount = await redeemUse(trx, r.id, held, now);
     if ("reject" in discount) return { reject: `${DISCOUNT_REJECTION}${discount.reject}` };
     const fields = { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null };

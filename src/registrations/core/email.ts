@@ -7,7 +7,7 @@ import { eventHoursText } from "../../shared/events/rules.ts";
 import { refundLines } from "../../shared/texts.ts";
 import type { Registration } from "./repository.ts";
 import { FAMILIES_EMAILED } from "../../shared/registrations/teamRules.ts";
-
+import { balanceLine } from "../../shared/registrations/deposits.ts";
 
 /**
  * Who a registration's e-mails greet and go to: an individual athlete's parent or guardian when the form named one
@@ -92,6 +92,7 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
     ["Athlete", `${athlete.firstName} ${athlete.lastName}`],
     ...discountFact(discount),
     ["Amount paid", amountPaid(registration)],
+    ...balanceFact(event, registration),
   ];
   return confirmation(site, event, registration, {
     kind: "registration_confirmation",
@@ -170,6 +171,7 @@ export function teamRosterEmail(site: Site, event: EventDetail, registration: Re
     ["Athletes", String(registration.places)],
     ...discountFact(discount),
     ["Amount paid", amountPaid(registration)],
+    ...balanceFact(event, registration),
   ];
   const roster = registration.athletes.map((a, i) => ({
     n: i + 1,
@@ -204,6 +206,9 @@ const discountFact = (discount: EmailDiscount | undefined): Fact[] =>
   discount ? [["Discount code", `${discount.code} (${formatPrice(discount.amountOffCents)} off)`]] : [];
 
 const amountPaid = (registration: Registration) => formatPrice(registration.amountPaidCents ?? registration.amountCents);
+/** Plan deposit: the balance still owed and when it is charged. */
+const balanceFact = (event: EventDetail, r: Registration): Fact[] =>
+  r.deposit && r.status === "deposit_paid" ? [["Balance due", balanceLine(r.amountCents - (r.amountPaidCents ?? 0), r.deposit.balanceDueAt, event.timeZone)]] : [];
 
 /** What an individual's and a team's confirmation share: greeting, facts, what to bring, contact, the calendar file. */
 function confirmation(

@@ -67,6 +67,30 @@ export interface Registration {
   /** Canceled by its registrant through the manage link (status `withdrawn`): when, and the refund the policy gave. */
   withdrawnAt: Date | null;
   withdrawalRefundCents: number | null;
+  /** Plan deposit (src/shared/registrations/deposits.ts): what its payment is, when the balance is due, the saved card; null: paid in full. */
+  deposit: DepositTerms | null;
+}
+
+/** A deposit plan's terms as stored on the registration (the balance is `amountCents` minus what was paid). */
+export interface DepositTerms {
+  depositCents: number;
+  balanceDueAt: Date;
+  customerId: string | null;
+  paymentMethodId: string | null;
+  card: { brand: string; last4: string; expMonth: number; expYear: number } | null;
+  consent: { version: string; text: string } | null;
+}
+
+function depositTerms(row: Row): DepositTerms | null {
+  if (toText(row.payment_plan ?? "full") !== "deposit" || row.deposit_cents === null || row.deposit_cents === undefined) return null;
+  return {
+    depositCents: Number(row.deposit_cents),
+    balanceDueAt: toDate(row.balance_due_at)!,
+    customerId: str(row.stripe_customer_id),
+    paymentMethodId: str(row.payment_method_id),
+    card: row.card_last4 ? { brand: toText(row.card_brand), last4: toText(row.card_last4), expMonth: Number(row.card_exp_month), expYear: Number(row.card_exp_year) } : null,
+    consent: row.card_consent_version ? { version: toText(row.card_consent_version), text: toText(row.card_consent_text) } : null,
+  };
 }
 
 const str = (v: unknown) => (v === null || v === undefined ? null : toText(v));
@@ -132,6 +156,7 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
     amountRefundedCents: Number(row.amount_refunded_cents ?? 0),
     withdrawnAt: toDate(row.withdrawn_at),
     withdrawalRefundCents: row.withdrawal_refund_cents === null || row.withdrawal_refund_cents === undefined ? null : Number(row.withdrawal_refund_cents),
+    deposit: depositTerms(row),
   };
 }
 

@@ -16,11 +16,15 @@
  *   refunded, withdrawn -> refund_failed (its refund failed, even after Stripe said it succeeded: the money is still
  *                      with the shop; the payer is told, the operator retries it with `npm run refund`)
  *   refund_failed   -> refunded (that retry went through)
+ *   pending_payment, expired, canceled -> deposit_paid (plan deposit: its deposit settled, the card saved for the balance)
+ *   deposit_paid, balance_overdue -> paid (the balance settled: charged on its date, or paid on the manage page)
+ *   deposit_paid    -> balance_overdue (the balance could not be charged: places kept until the policy's grace date)
+ *   balance_overdue -> withdrawn (the grace date passed unpaid: places released); deposit_paid -> withdrawn (canceled)
  *
- * Places: `paid` and `needs_review` registrations keep theirs (money was taken: the place stays until an operator
+ * Places: `paid`, `deposit_paid`, `balance_overdue` and `needs_review` registrations keep theirs (money was taken: the place stays until an operator
  * decides); a `pending_payment` one keeps them while its hold lasts; the others hold none.
  */
-export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded", "withdrawn", "refund_failed"] as const;
+export const REGISTRATION_STATUSES = ["pending_payment", "paid", "needs_review", "expired", "canceled", "refunded", "withdrawn", "refund_failed", "deposit_paid", "balance_overdue"] as const;
 export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
 
 export const REGISTRATION_TRANSITIONS = {
@@ -30,9 +34,13 @@ export const REGISTRATION_TRANSITIONS = {
   cancelHold: { from: ["pending_payment"], to: "canceled" },
   flagForReview: { from: ["pending_payment", "expired", "canceled"], to: "needs_review" },
   acceptReview: { from: ["needs_review"], to: "paid" },
-  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled", "withdrawn", "refund_failed"], to: "refunded" },
-  withdraw: { from: ["paid"], to: "withdrawn" },
+  refund: { from: ["pending_payment", "paid", "needs_review", "expired", "canceled", "withdrawn", "refund_failed", "deposit_paid", "balance_overdue"], to: "refunded" },
+  withdraw: { from: ["paid", "deposit_paid"], to: "withdrawn" },
   refundFailed: { from: ["refunded", "withdrawn"], to: "refund_failed" },
+  payDeposit: { from: ["pending_payment", "expired", "canceled"], to: "deposit_paid" },
+  payBalance: { from: ["deposit_paid", "balance_overdue"], to: "paid" },
+  balanceOverdue: { from: ["deposit_paid"], to: "balance_overdue" },
+  releaseOverdue: { from: ["balance_overdue"], to: "withdrawn" },
 } as const satisfies Record<string, { from: readonly RegistrationStatus[]; to: RegistrationStatus }>;
 
 export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
@@ -43,7 +51,7 @@ export type RegistrationTransition = keyof typeof REGISTRATION_TRANSITIONS;
  * (see `isFrozenPayment`).
  */
 export function isSettled(status: RegistrationStatus): boolean {
-  return status === "paid" || status === "needs_review" || status === "refunded" || status === "withdrawn" || status === "refund_failed";
+  return status === "paid" || status === "needs_review" || status === "refunded" || status === "withdrawn" || status === "refund_failed" || status === "deposit_paid" || status === "balance_overdue";
 }
 
 /** Stripe statuses of a PaymentIntent whose confirmation has begun: the registration it pays for is frozen. */

@@ -1,4 +1,5 @@
 /** Event data as pages, APIs and registration read it. Browser-safe (types only). */
+import type { DepositPolicy } from "../registrations/deposits.ts";
 
 export const PACKAGE_CODES = ["full", "1day", "2day", "singleDay"] as const;
 export type PackageCode = (typeof PACKAGE_CODES)[number];
@@ -67,6 +68,8 @@ export interface EventSummary {
   collegeLogos: CollegeLogo[];
   /** College coaches can request to attend (the recruiting clinic); absent means no. */
   coachRegistration?: boolean;
+  /** The payment plan offered beside paying in full (src/shared/registrations/deposits.ts). */
+  depositPolicy: DepositPolicy;
 }
 
 export interface EventDetail extends EventSummary {

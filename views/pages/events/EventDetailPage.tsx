@@ -10,6 +10,7 @@ import { Widget } from "../../components/Widget.tsx";
 import { WaitingListBlock } from "../../components/events/WaitingListBlock.tsx";
 import { LostConfirmation } from "../../components/LostConfirmation.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
+import { PaymentPlansLine, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
 
 export interface EventDetailPageProps {
   event: EventDetail;
@@ -19,6 +20,8 @@ export interface EventDetailPageProps {
   coachRegistration?: CoachRegistrationState;
   /** Families and teams on the waiting list, and the places they need. */
   waiting?: { entries: number; places: number };
+  /** The event's deposit policy as of the server's clock: "Pay in full" beside "Pay today, then the balance". */
+  depositOffer?: DepositOffer;
 }
 
 const MIN_TEAM_SIZE = 5;
@@ -75,7 +78,7 @@ function CoachBox({ event, state }: { event: EventDetail; state: CoachRegistrati
   );
 }
 
-export function EventDetailPage({ event, placesLeft, status, coachRegistration = "notOffered", waiting = { entries: 0, places: 0 } }: EventDetailPageProps) {
+export function EventDetailPage({ event, placesLeft, status, coachRegistration = "notOffered", waiting = { entries: 0, places: 0 }, depositOffer }: EventDetailPageProps) {
   const paragraphs = event.description.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   const teamSaving = teamSavingsCents(event);
   const image = useImageUrl();
@@ -118,6 +121,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
               <li key={p.code}><span>{p.label}</span><strong>{formatPrice(p.priceCents)}</strong></li>
             ))}
           </ul>
+          <PaymentPlansLine offer={depositOffer} priceCents={event.fullPriceCents} />
           <PlacesLine event={event} placesLeft={placesLeft} status={status} />
           <RegisterAction event={event} status={status} />
           <WaitingListBlock eventId={event.id} status={status} waiting={waiting} />

@@ -22,6 +22,8 @@ import { holdIndividual } from "../hold.ts";
 import { placesOpen } from "../../waitlist/offers.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
+import { amountDueNow, chosenPlan, depositStep } from "../deposit.ts";
+import { depositOfferOf } from "../../../../views/components/PaymentPlanChoice.tsx";
 import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
@@ -48,6 +50,7 @@ function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
   event.days.forEach((d, i) => {
     if (r.dayIds.includes(d.id)) values[dayField(i)] = "on";
   });
+  if (r.deposit) values.paymentPlan = "deposit";
   return values;
 }
 
@@ -62,6 +65,7 @@ const apiBody = z.object({
   option: z.string().max(20).optional(),
   formSessionId: z.unknown(),
   discountCode: z.unknown().optional(),
+  paymentPlan: z.unknown().optional(),
   registrationData: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -101,6 +105,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
           values: { registrationType: DEFAULT_PACKAGE, ...values, formSessionId: values.formSessionId || ctx.newFormId() },
           errors,
           payment,
+          depositOffer: depositOfferOf(event, deps.clock()),
         }}
       />
     );
@@ -145,10 +150,11 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
   });
 
   /** Holds the places, for both the form post and the JSON call; a code is the visitor's, checked by the server. */
-  function hold(req: Request, res: Response, event: EventDetail, data: IndividualRegistration, rawCode: unknown) {
+  function hold(req: Request, res: Response, event: EventDetail, data: IndividualRegistration, rawCode: unknown, rawPlan: unknown) {
     const code = typeof rawCode === "string" ? rawCode.slice(0, 200).trim() : "";
     return holdIndividual(deps, event, data, visitorOf(req, res), {
       code: code || undefined,
+      plan: chosenPlan(rawPlan),
       onHeld: (reference) => remember(req, "individual", event.id, reference),
     });
   }
@@ -158,7 +164,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     check: (input, event: EventDetail) => validate(registrationSchema(event), input),
     page: (req, res, event, state, status) => page(req, res, event, stepsWidget(req, event, keptValues(state.values), state.errors, null), { status, card: true }),
     run: async (req, res, data, event) => {
-      const outcome = await hold(req, res, event, data, formBody(req).discountCode);
+      const outcome = await hold(req, res, event, data, formBody(req).discountCode, formBody(req).paymentPlan);
       if (outcome.status !== "settled") return { redirect: `/register/${event.id}?step=payment` };
       remember(req, "individual", event.id, outcome.registration.reference);
       return { redirect: `/register/${event.id}?paymentSuccess=true` };
@@ -181,7 +187,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     check: (input, { event }) => validate(registrationSchema(event), input),
     invalid: ({ errors, message }) => ({ status: 400, json: { success: false, error: message, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid, fieldErrors: errors } }),
     run: async (req, res, data, { event, input }) => {
-      const outcome = await hold(req, res, event, data, input.discountCode);
+      const outcome = await hold(req, res, event, data, input.discountCode, input.paymentPlan);
       const { registration } = outcome;
       if (outcome.status === "settled") {
         remember(req, "individual", event.id, registration.reference);
@@ -191,8 +197,10 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
         json: {
           success: true,
           clientSecret: outcome.clientSecret,
-          amount: registration.amountCents / 100,
-          amountFormatted: formatPrice(registration.amountCents),
+          // Plan deposit: what is charged now is the deposit; the balance and its date come with it.
+          amount: amountDueNow(registration) / 100,
+          amountFormatted: formatPrice(amountDueNow(registration)),
+          deposit: depositStep(event, registration),
           isFreeRegistration: registration.amountCents === 0,
           discount: await discountOf(deps, registration),
           registrationId: registration.reference,
@@ -216,7 +224,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     const body = apiBody.safeParse(req.body ?? {});
     if (!body.success) return void res.status(400).json({ success: false, error: REGISTRATION_ERRORS.formInvalid, userFriendlyMessage: REGISTRATION_ERRORS.formInvalid });
     const data = body.data.registrationData ?? {};
-    const input = { ...data, registrationType: data.registrationType ?? body.data.option, formSessionId: body.data.formSessionId, discountCode: body.data.discountCode ?? data.discountCode };
+    const input = { ...data, registrationType: data.registrationType ?? body.data.option, formSessionId: body.data.formSessionId, discountCode: body.data.discountCode ?? data.discountCode, paymentPlan: body.data.paymentPlan ?? data.paymentPlan };
     await intentJson(req, res, { event, input });
   });
 

@@ -19,6 +19,8 @@ import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
 import { holdTeam } from "../hold.ts";
 import { holdIsLive } from "../../core/deps.ts";
+import { amountDueNow, chosenPlan } from "../deposit.ts";
+import { depositOfferOf } from "../../../../views/components/PaymentPlanChoice.tsx";
 import {
   TEAM_MAXIMUM,
   TEAM_MINIMUM,
@@ -91,6 +93,8 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
       values,
       errors,
       discount: held ? await heldDiscount(held) : null,
+      depositOffer: depositOfferOf(event, now),
+      paymentPlan: typeof formBody(req).paymentPlan === "string" ? String(formBody(req).paymentPlan) : held?.deposit ? "deposit" : "full",
     };
     page(req, res, event, <Widget name="TeamForm" load="interaction" props={props} />, status);
   }
@@ -129,6 +133,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     if (!teamFormSessionId.safeParse(data.formSessionId).success) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
     return holdTeam(deps, event, data, visitorOf(req, res), {
       code: discountCode || undefined,
+      plan: chosenPlan(formBody(req).paymentPlan),
       onHeld: (reference) => remember(req, "team", event.id, reference),
     });
   }
@@ -205,8 +210,8 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
           success: true,
           title: TEAM_TEXT.readyTitle,
           clientSecret: held.clientSecret,
-          amount: registration.amountCents / 100,
-          amountFormatted: formatPrice(registration.amountCents),
+          amount: amountDueNow(registration) / 100,
+          amountFormatted: formatPrice(amountDueNow(registration)),
           isFreeRegistration: registration.amountCents === 0,
           athletes: registration.places,
           pricePerAthlete: event.teamPriceCents / 100,

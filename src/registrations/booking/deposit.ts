@@ -1,0 +1,117 @@
+import type { Knex } from "knex";
+import { toDate } from "../../db/rows.ts";
+import { DomainError } from "../../errors.ts";
+import { toDepositPolicy } from "../../events/repository.ts";
+import { DEFAULT_TIME_ZONE } from "../../shared/events/rules.ts";
+import { CARD_CONSENT_VERSION, cardConsentText, DEPOSIT_TEXT, depositPlan, dueDayText, parsePaymentPlan, type PaymentPlan } from "../../shared/registrations/deposits.ts";
+import type { EventDetail } from "../../shared/events/types.ts";
+import type { DepositStep } from "../../../widgets/islands/PaymentPanel.tsx";
+import { toText } from "../../shared/toText.ts";
+import * as repo from "../core/repository.ts";
+import type { Registration } from "../core/repository.ts";
+import type { RegistrationDeps } from "../core/deps.ts";
+import type { PaymentRow } from "../../payments/repository.ts";
+import { paymentMethodOf, savedCardsOf, type SavedCard } from "./savedCardsAdapter.ts";
+
+/**
+ * A registration's payment plan, decided with its hold: under the event's lock (the policy as stored now), on the
+ * amount just written. Plan deposit stores the deposit, the due date and the consent sentence shown next to the Pay
+ * button; plan full clears them. A deposit asked for when the event offers none now is refused (nothing is held).
+ * Returns what the plan makes the registration's payment, for the hold's version check.
+ */
+export async function writePaymentPlan(
+  trx: Knex.Transaction,
+  registrationId: number,
+  lockedEvent: Record<string, unknown>,
+  chosen: PaymentPlan,
+  amountCents: number,
+  places: number,
+  now: Date,
+  brandName: string,
+): Promise<string> {
+  const timeZone = toText(lockedEvent.time_zone ?? "") || DEFAULT_TIME_ZONE;
+  const firstDay = { date: toDate(lockedEvent.start_date)!.toISOString().slice(0, 10), timeZone };
+  const plan = chosen === "deposit" && amountCents > 0 ? depositPlan(toDepositPolicy(lockedEvent), amountCents, places, firstDay, now) : null;
+  if (chosen === "deposit" && amountCents > 0 && !plan) throw new DomainError("conflict", DEPOSIT_TEXT.notOffered);
+  await trx("registrations")
+    .where({ id: registrationId })
+    .update(
+      plan
+        ? {
+            payment_plan: "deposit",
+            deposit_cents: plan.todayCents,
+            balance_due_at: plan.dueAt,
+            card_consent_version: CARD_CONSENT_VERSION,
+            card_consent_text: cardConsentText(brandName, plan, timeZone),
+          }
+        : { payment_plan: "full", deposit_cents: null, balance_due_at: null, card_consent_version: null, card_consent_text: null },
+    );
+  return plan ? `deposit:${plan.todayCents}:${plan.dueAt.getTime()}` : "full";
+}
+
+/** What the registration's own payment (kind `registration`) charges: the deposit on plan deposit, else the amount. */
+export function amountDueNow(r: Pick<Registration, "amountCents" | "deposit">): number {
+  return r.deposit ? r.deposit.depositCents : r.amountCents;
+}
+
+/** What is still owed once the registration's own payment is paid (0 on plan full). */
+export function balanceOwed(r: Pick<Registration, "amountCents" | "amountPaidCents" | "status">): number {
+  if (r.status !== "deposit_paid" && r.status !== "balance_overdue") return 0;
+  return Math.max(0, r.amountCents - (r.amountPaidCents ?? 0));
+}
+
+/** What the plan makes a registration pay, as writePaymentPlan returns it: a change is a new version. */
+export function planKeyOf(r: Pick<Registration, "deposit">): string {
+  return r.deposit ? `deposit:${r.deposit.depositCents}:${r.deposit.balanceDueAt.getTime()}` : "full";
+}
+
+/**
+ * The Stripe Customer a deposit's card is saved on (one per reference, made once and kept on the registration). A
+ * network call: never inside a transaction. Null while the payment core has no saved cards (savedCardsAdapter.ts).
+ */
+export async function depositCustomer(deps: RegistrationDeps, r: Registration): Promise<string | null> {
+  if (r.deposit?.customerId) return r.deposit.customerId;
+  const cards = savedCardsOf(deps.paymentCore);
+  if (!cards) return null;
+  const { customerId } = await cards.ensureCustomer({ reference: r.reference, email: r.contact.email, name: `${r.contact.firstName} ${r.contact.lastName}` });
+  await deps.db("registrations").where({ id: r.id }).update({ stripe_customer_id: customerId });
+  return customerId;
+}
+
+/**
+ * After a deposit settled (outside its transaction): the card it was paid with, as the balance will be charged to
+ * it, with the brand, last 4 digits and expiry the manage page and the reminders show. Kept only on a registration
+ * that has no card yet (a card chosen later with "Use another card" is not overwritten).
+ */
+export async function rememberDepositCard(deps: RegistrationDeps, payment: PaymentRow): Promise<void> {
+  const cards = savedCardsOf(deps.paymentCore);
+  if (!cards || !payment.providerPaymentId) return;
+  const r = await repo.findByReference(deps.db, payment.reference);
+  if (!r?.deposit || r.deposit.paymentMethodId) return;
+  const paymentMethodId = paymentMethodOf(await deps.paymentCore.gateway.retrieveIntent(payment.providerPaymentId));
+  if (!paymentMethodId) return;
+  const card = await cards.savedCard(paymentMethodId);
+  await deps.db("registrations").where({ id: r.id }).whereNull("payment_method_id").update(cardColumns(paymentMethodId, card));
+}
+
+export function cardColumns(paymentMethodId: string, card: SavedCard) {
+  return { payment_method_id: paymentMethodId, card_brand: card.brand, card_last4: card.last4, card_exp_month: card.expMonth, card_exp_year: card.expYear };
+}
+
+/** The payment step's plan-deposit lines: the total, the balance and its date, the consent kept with the registration. */
+export function depositStep(event: Pick<EventDetail, "timeZone">, r: Registration): DepositStep | null {
+  if (!r.deposit) return null;
+  return {
+    totalCents: r.amountCents,
+    balanceCents: r.amountCents - r.deposit.depositCents,
+    dueText: dueDayText(r.deposit.balanceDueAt, event.timeZone),
+    consentText: r.deposit.consent?.text ?? "",
+  };
+}
+
+/** The plan a form or JSON call chose (absent: pay in full); anything else is refused before anything is held. */
+export function chosenPlan(raw: unknown): PaymentPlan {
+  const plan = parsePaymentPlan(raw);
+  if (!plan) throw new DomainError("invalid", DEPOSIT_TEXT.planUnknown);
+  return plan;
+}
