@@ -2,6 +2,13 @@ import type { Express } from "express";
 import { expect } from "vitest";
 import type { Db } from "../../src/db/knex.ts";
 import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import type { PaymentGateway } from "../../src/payments/gateway.ts";
+import { createPaymentCore } from "../../src/payments/core.ts";
+import type { Logger } from "../../src/logger.ts";
+import type { Outbox } from "../../src/email/outbox.ts";
+import type { Config } from "../../src/config.ts";
+import { buildSite } from "../../src/shared/site.ts";
+import { registerRegistrationPayments } from "../../src/registrations/booking/paymentHandler.ts";
 import { moveClock, now } from "../../src/clock.ts";
 import { sentText } from "./mail.ts";
 import { visitor } from "./http.ts";
@@ -24,13 +31,57 @@ const nextIp = () => `198.18.${Math.floor(++seq / 250) % 250}.${(seq % 250) + 1}
 
 export type JobCounts = { reminded: number; charged: number; released: number };
 
-export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir: string }) {
-  /** Pays the deposit of a hold with `card`; 3-D Secure (card 3184) is passed as the browser would. */
-  async function payDeposit(v: Awaited<ReturnType<typeof visitor>>, clientSecret: string, card: string, option?: string) {
+export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir: string; gateway: PaymentGateway; logger: Logger; outbox: Outbox; config: Config }) {
+  /**
+   * Pays the deposit of a hold with `card` (3-D Secure passed as the browser would, for 3184), then waits for the card
+   * to be kept for the balance. A card that declines every charge (0341, 9995) cannot pay a deposit: the deposit is
+   * paid with 4242 and the card is then saved as "Use another card" saves it (a SetupIntent).
+   */
+  async function payDeposit(v: Awaited<ReturnType<typeof visitor>>, reference: string, clientSecret: string, card: string, option?: string) {
     const intentId = clientSecret.split("_secret_")[0]!;
-    expect(t.fake.confirm(intentId, { number: card }).status).toBe(200);
+    const payable = card === CARDS.authentication ? card : CARDS.succeeds;
+    const confirmed = t.fake.confirm(intentId, { number: payable });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    if (confirmed.body.status === "requires_action") expect(t.fake.challenge(intentId, "complete").body.status).toBe("succeeded");
     const done = await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId, ...(option ? { option } : {}) });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
+    await t.fake.idle();
+    await expect.poll(async () => (await row(reference)).payment_method_id).toBeTruthy();
+    if (payable !== card) await useAnotherCard(reference, card);
+  }
+
+  /**
+   * The payment core of another app process on the same database and Stripe (one that died mid-job, or the manage
+   * page's instance), with the registrations' payment kinds registered as the app registers them.
+   */
+  function otherInstanceCore() {
+    const core = createPaymentCore({ db: t.db, gateway: t.gateway, logger: t.logger });
+    registerRegistrationPayments({ db: t.db, paymentCore: core, outbox: t.outbox, logger: t.logger, site: buildSite("Ironside"), limits: t.config.registrationLimits, clock: now, publicUrl: "http://localhost" });
+    return core;
+  }
+
+  /**
+   * The balance paid on session, as the manage page's "Pay the balance now" pays it: the live balance PaymentIntent
+   * (the one the job left, after an authentication_required), confirmed with the saved card, 3-D Secure passed.
+   */
+  async function payBalanceOnSession(reference: string) {
+    const core = otherInstanceCore();
+    const r = await row(reference);
+    const { clientSecret } = await core.ensureIntent({ kind: "registration_balance", reference, amountCents: Number(r.amount_cents) - Number(r.amount_paid_cents), description: `Balance ${reference}` });
+    const intentId = clientSecret.split("_secret_")[0]!;
+    const confirmed = t.fake.confirm(intentId, { paymentMethod: String(r.payment_method_id) });
+    if (confirmed.body.status === "requires_action") expect(t.fake.challenge(intentId, "complete").body.status).toBe("succeeded");
+    return { intentId, settled: await core.settle(intentId, "return") };
+  }
+
+  /** "Use another card": a SetupIntent on the registration's customer, confirmed with `card`, kept for the balance. */
+  async function useAnotherCard(reference: string, card: string) {
+    const core = createPaymentCore({ db: t.db, gateway: t.gateway, logger: t.logger });
+    const customerId = String((await row(reference)).stripe_customer_id);
+    const { setupIntentId } = await core.startCardUpdate({ customerId });
+    expect(t.fake.confirmSetup(setupIntentId, { number: card }).body.status).toBe("succeeded");
+    const saved = await core.finishCardUpdate(setupIntentId);
+    await t.db("registrations").where({ reference }).update({ payment_method_id: saved.paymentMethodId, card_brand: saved.card.brand, card_last4: saved.card.last4, card_exp_month: saved.card.expMonth, card_exp_year: saved.card.expYear });
   }
 
   /** An individual's full camp on plan deposit, its $75 paid with `card` (saved for the $224 balance). */
@@ -42,10 +93,9 @@ export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir
       .send({ option: "full", formSessionId: `balances-form-${++seq}-${Date.now()}`, registrationData: { ...ATHLETE, email, registrationType: "full", paymentPlan: "deposit" } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const reference = res.body.registrationId as string;
-    await payDeposit(v, res.body.clientSecret as string, card);
+    await payDeposit(v, reference, res.body.clientSecret as string, card);
     const r = await row(reference);
     expect(r.status).toBe("deposit_paid");
-    expect(r.payment_method_id).toBeTruthy();
     return { reference, id: Number(r.id), dueAt: toDate(r.balance_due_at) };
   }
 
@@ -58,7 +108,7 @@ export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir
       .send({ eventId: 2, paymentPlan: "deposit", coachInfo: { firstName: "Dana", lastName: "Brooks", email: `coach.${tag}@example.com`, phone: "(205) 555-0142", teamName: `Steel City ${tag}` }, athletes: Array.from({ length: n }, (_, i) => teamAthlete(i + 1, tag)), formSessionId: `balances-team-${++seq}-${Date.now()}` });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const reference = res.body.registrationId as string;
-    await payDeposit(v, res.body.clientSecret as string, card, "team");
+    await payDeposit(v, reference, res.body.clientSecret as string, card, "team");
     const r = await row(reference);
     expect(r.status).toBe("deposit_paid");
     return { reference, id: Number(r.id), dueAt: toDate(r.balance_due_at) };
@@ -73,7 +123,7 @@ export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir
   const balanceIntents = (reference: string) => [...t.fake.intents.values()].filter((i) => i.metadata.kind === "registration_balance" && i.metadata.reference === reference);
   const runJob = (app: Express = t.app) => (app.locals.runBalanceJob as () => Promise<JobCounts>)();
 
-  return { depositRegistration, depositTeam, row, charges, balancePayments, mails, mailText, balanceIntents, runJob };
+  return { depositRegistration, depositTeam, useAnotherCard, otherInstanceCore, payBalanceOnSession, row, charges, balancePayments, mails, mailText, balanceIntents, runJob };
 }
 
 /** The app's clock (and the fake Stripe's) moved forward to `at` (never back). */

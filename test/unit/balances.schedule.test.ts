@@ -5,12 +5,16 @@ const DAY = 86_400_000;
 const due = new Date("2027-05-22T07:00:00Z");
 
 describe("the balance's calendar", () => {
-  it("tries a soft decline again 1, 3 and 7 days after the first attempt, 4 attempts in all", () => {
+  it("tries a soft decline again 1, 3 and 7 days after the due date, 4 attempts in all, never within 12 hours of the last", () => {
     expect(MAX_ATTEMPTS).toBe(4);
-    expect(nextAttemptAt(due, 1)).toEqual(new Date(due.getTime() + DAY));
-    expect(nextAttemptAt(due, 2)).toEqual(new Date(due.getTime() + 3 * DAY));
-    expect(nextAttemptAt(due, 3)).toEqual(new Date(due.getTime() + 7 * DAY));
-    expect(nextAttemptAt(due, 4)).toBeNull();
+    const soon = new Date(due.getTime() + 5_000);
+    expect(nextAttemptAt(due, 1, soon)).toEqual(new Date(due.getTime() + DAY));
+    expect(nextAttemptAt(due, 2, new Date(due.getTime() + DAY + 5_000))).toEqual(new Date(due.getTime() + 3 * DAY));
+    expect(nextAttemptAt(due, 3, new Date(due.getTime() + 3 * DAY))).toEqual(new Date(due.getTime() + 7 * DAY));
+    expect(nextAttemptAt(due, 4, new Date(due.getTime() + 7 * DAY))).toBeNull();
+    // A job that was down for 5 days: the first attempt then, the next half a day later, not at once.
+    const late = new Date(due.getTime() + 5 * DAY);
+    expect(nextAttemptAt(due, 1, late)).toEqual(new Date(late.getTime() + 12 * 3_600_000));
   });
 
   it("keeps the places until the policy's grace date", () => {

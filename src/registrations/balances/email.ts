@@ -23,6 +23,8 @@ function plain(site: Site, r: Registration, kind: string, subject: string, body:
 const what = (event: EventDetail, r: Registration) => `${registrationSubject(r)} at ${event.title} (registration ${r.reference})`;
 const day = (at: Date, event: EventDetail) => dueDayText(at, event.timeZone);
 const cardLine = (b: Balance) => (b.card ? `the saved card, ${cardText(b.card)}` : "the saved card");
+/** Stripe's decline message as a sentence of its own. */
+const sentence = (message: string) => (/[.!?]$/.test(message.trim()) ? message.trim() : `${message.trim()}.`);
 
 /** 7 and 2 days before the due date: what will be charged, when, to which card; a card that expires first is said. */
 export function balanceReminderEmail(site: Site, event: EventDetail, r: Registration, b: Balance, manageUrl: string): OutgoingEmail {
@@ -50,7 +52,7 @@ export function balanceReceiptEmail(site: Site, event: EventDetail, r: Registrat
 /** A soft decline with attempts left: when the next one is, and how to avoid it. */
 export function balanceDeclinedEmail(site: Site, event: EventDetail, r: Registration, b: Balance, declineMessage: string, nextAt: Date, manageUrl: string): OutgoingEmail {
   return plain(site, r, "balance_declined", `Payment declined: balance for ${event.title} (${r.reference})`, [
-    `We tried to charge the balance of ${formatPrice(b.owedCents)} for ${what(event, r)} to ${cardLine(b)}, and the bank declined it (${declineMessage}). Nothing was charged.`,
+    `We tried to charge the balance of ${formatPrice(b.owedCents)} for ${what(event, r)} to ${cardLine(b)}, and the bank declined it: ${sentence(declineMessage)} Nothing was charged.`,
     "",
     `We will try again on ${day(nextAt, event)}. To pay now or use another card, open your registration's page: ${manageUrl}`,
   ]);
@@ -70,7 +72,7 @@ export function balanceAuthenticationEmail(site: Site, event: EventDetail, r: Re
 /** A hard decline, or the last attempt failed: the balance is overdue and the places are kept until the grace date. */
 export function balanceOverdueEmail(site: Site, event: EventDetail, r: Registration, b: Balance, declineMessage: string, graceEndsAt: Date, manageUrl: string): OutgoingEmail {
   return plain(site, r, "balance_overdue", `Balance overdue: ${event.title} (${r.reference})`, [
-    `We could not charge the balance of ${formatPrice(b.owedCents)} for ${what(event, r)} to ${cardLine(b)} (${declineMessage}). Nothing was charged, and we will not try that card again.`,
+    `We could not charge the balance of ${formatPrice(b.owedCents)} for ${what(event, r)} to ${cardLine(b)}: ${sentence(declineMessage)} Nothing was charged, and we will not try that card again.`,
     "",
     `Please pay it on your registration's page, with this card or another: ${manageUrl}`,
     "",

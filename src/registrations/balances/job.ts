@@ -24,7 +24,7 @@ import { balanceAuthenticationEmail, balanceDeclinedEmail, balanceOverdueEmail }
  * is sent again with the SAME key: Stripe answers with the first attempt's charge, so there is never a second charge
  * and never a lost attempt. Outcomes: succeeded (the payment kind settles the registration paid, once, with the
  * receipt), authentication_required (no retry: the payer gets a link to pay on the manage page), a soft decline
- * (tried again 1, 3 and 7 days after the first attempt, each failure e-mailed), a hard decline or the last attempt
+ * (tried again 1, 3 and 7 days after the due date, each failure e-mailed), a hard decline or the last attempt
  * failed (balance_overdue: places kept until the grace date, see release.ts).
  */
 
@@ -168,8 +168,7 @@ async function recordOutcome(deps: RegistrationDeps, balance: Balance, charge: B
       deps.logger.warn(log, "balance charge needs the cardholder's authentication: link e-mailed");
       return;
     }
-    const first = charge.attempt === 1 ? charge : (await repo.chargesOf(trx, b.registrationId))[0]!;
-    const next = answer.hard || charge.attempt >= MAX_ATTEMPTS ? null : nextAttemptAt(first.createdAt, charge.attempt);
+    const next = answer.hard || charge.attempt >= MAX_ATTEMPTS ? null : nextAttemptAt(b.dueAt!, charge.attempt, now);
     const fields = { status: "declined" as const, paymentId: answer.payment?.id ?? null, declineCode: answer.declineCode ?? answer.code, hardDecline: answer.hard, lastError: answer.message, nextAttemptAt: next };
     if (!(await repo.finishCharge(trx, charge, fields, now))) return;
     if (next) {

@@ -6,14 +6,17 @@ import type { SavedCard } from "./repository.ts";
 
 const DAY_MS = 86_400_000;
 
-/** A soft decline is tried again this many days after the first attempt; at most 4 attempts in all. */
+/** A soft decline is tried again this many days after the due date (the consent's "again within 7 days"); 4 attempts in all. */
 export const RETRY_AFTER_DAYS = [1, 3, 7] as const;
 export const MAX_ATTEMPTS = RETRY_AFTER_DAYS.length + 1;
+/** Attempts are never closer than this (a job that was down catches up a day at a time, not all at once). */
+export const MIN_RETRY_GAP_MS = 12 * 3_600_000;
 
-/** When attempt `attempt + 1` is due after attempt `attempt` declined softly; null when that was the last. */
-export function nextAttemptAt(firstAttemptAt: Date, attempt: number): Date | null {
+/** When attempt `attempt + 1` is due after attempt `attempt` declined softly at `now`; null when that was the last. */
+export function nextAttemptAt(dueAt: Date, attempt: number, now: Date): Date | null {
   const days = RETRY_AFTER_DAYS[attempt - 1];
-  return days === undefined ? null : new Date(firstAttemptAt.getTime() + days * DAY_MS);
+  if (days === undefined) return null;
+  return new Date(Math.max(dueAt.getTime() + days * DAY_MS, now.getTime() + MIN_RETRY_GAP_MS));
 }
 
 /** The policy's grace date: an unpaid balance keeps its places until then, and gives them up after it. */

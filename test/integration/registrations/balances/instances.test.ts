@@ -4,8 +4,6 @@ import { backend, createPayingTestApp, type PayingTestApp } from "../../../suppo
 import { balancesKit, CARDS, moveClockTo } from "../../../support/balances.ts";
 import { createDb, type Db } from "../../../../src/db/knex.ts";
 import { createApp } from "../../../../src/app.ts";
-import { createPaymentCore } from "../../../../src/payments/core.ts";
-import { registerRegistrationPayments } from "../../../../src/registrations/booking/paymentHandler.ts";
 import { BALANCE_KIND } from "../../../../src/registrations/balances/paymentHandler.ts";
 import { STALE_CLAIM_MS } from "../../../../src/db/jobQueue.ts";
 import { now, resetClock } from "../../../../src/clock.ts";
@@ -57,13 +55,6 @@ describe("two instances run the job at once", () => {
 });
 
 describe("a job killed between its claim and the outcome", () => {
-  /** Another process's payment core (the instance that died), on the same database and the same Stripe. */
-  function deadInstanceCore() {
-    const core = createPaymentCore({ db: t.db, gateway: t.gateway, logger: t.logger });
-    registerRegistrationPayments({ db: t.db, paymentCore: core, outbox: t.outbox, logger: t.logger, site: { brandName: "x" } as never, limits: t.config.registrationLimits, clock: now, publicUrl: "http://localhost" });
-    return core;
-  }
-
   async function claimLeftBehind(id: number, key: string) {
     await t.db("balance_charges").insert({ registration_id: id, attempt: 1, idempotency_key: key, amount_cents: 22400, status: "claimed", claims: 1, claimed_at: new Date(now().getTime() - STALE_CLAIM_MS - 1000), created_at: now() });
   }
@@ -75,7 +66,7 @@ describe("a job killed between its claim and the outcome", () => {
     const key = `balance-${reference}-1-deadbeef`;
     await claimLeftBehind(id, key);
     // What the instance did before it died: the charge itself, with the attempt's key.
-    const answer = await deadInstanceCore().chargeSavedCard({ kind: BALANCE_KIND, reference, group: reference, customerId: String(r.stripe_customer_id), paymentMethodId: String(r.payment_method_id), amountCents: 22400, description: "balance", idempotencyKey: key, metadata: { attempt: "1" } });
+    const answer = await kit.otherInstanceCore().chargeSavedCard({ kind: BALANCE_KIND, reference, group: reference, customerId: String(r.stripe_customer_id), paymentMethodId: String(r.payment_method_id), amountCents: 22400, description: "balance", idempotencyKey: key, metadata: { attempt: "1" } });
     expect(answer.outcome).toBe("succeeded");
 
     // A fresh claim is not stolen: only one older than the stale time is.
