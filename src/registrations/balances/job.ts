@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { isUniqueViolation } from "../../db/rows.ts";
 import { lockingTransaction } from "../../db/transaction.ts";
-import type { ChargeOutcome } from "../../payments/core.ts";
+import type { ChargeOutcome, ChargeSavedCardInput } from "../../payments/core.ts";
 import { STALE_CLAIM_MS } from "../../db/jobQueue.ts";
-import { findEvent } from "../../events/repository.ts";
 import * as regRepo from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { queueBalanceEmail as email } from "./notify.ts";
@@ -124,18 +123,24 @@ async function runAttempt(deps: RegistrationDeps, balance: Balance, charge: Bala
 
 async function chargeSavedCard(deps: RegistrationDeps, b: Balance, charge: BalanceCharge): Promise<ChargeAnswer> {
   if (!b.customerId || !b.paymentMethodId) return { outcome: "declined", code: "no_saved_card", declineCode: null, hard: true, message: "no card is saved for this registration" };
-  const event = await findEvent(deps.db, b.eventId);
-  return deps.paymentCore.chargeSavedCard({
+  return deps.paymentCore.chargeSavedCard(chargeInput(b, { customerId: b.customerId, paymentMethodId: b.paymentMethodId }, charge));
+}
+
+/**
+ * What an attempt asks Stripe for: only what the claim row and the saved card fix, so that the attempt sent again
+ * after a crash is the same request (Stripe refuses a key reused with other parameters).
+ */
+export function chargeInput(b: Pick<Balance, "reference">, card: { customerId: string; paymentMethodId: string }, charge: Pick<BalanceCharge, "attempt" | "amountCents" | "idempotencyKey">): ChargeSavedCardInput {
+  return {
     kind: BALANCE_KIND,
     reference: b.reference,
     group: b.reference,
-    customerId: b.customerId,
-    paymentMethodId: b.paymentMethodId,
+    ...card,
     amountCents: charge.amountCents,
-    description: `${event?.title ?? "Camp"}: balance (${b.reference})`,
+    description: `Balance of registration ${b.reference}`,
     idempotencyKey: charge.idempotencyKey,
     metadata: { attempt: String(charge.attempt) },
-  });
+  };
 }
 
 /** The attempt's outcome, written by its claimer only (a claim taken over meanwhile is the taker's to write). */

@@ -4,7 +4,7 @@ import { backend, createPayingTestApp, type PayingTestApp } from "../../../suppo
 import { balancesKit, CARDS, moveClockTo } from "../../../support/balances.ts";
 import { createDb, type Db } from "../../../../src/db/knex.ts";
 import { createApp } from "../../../../src/app.ts";
-import { BALANCE_KIND } from "../../../../src/registrations/balances/paymentHandler.ts";
+import { chargeInput } from "../../../../src/registrations/balances/job.ts";
 import { STALE_CLAIM_MS } from "../../../../src/db/jobQueue.ts";
 import { now, resetClock } from "../../../../src/clock.ts";
 
@@ -66,7 +66,7 @@ describe("a job killed between its claim and the outcome", () => {
     const key = `balance-${reference}-1-deadbeef`;
     await claimLeftBehind(id, key);
     // What the instance did before it died: the charge itself, with the attempt's key.
-    const answer = await kit.otherInstanceCore().chargeSavedCard({ kind: BALANCE_KIND, reference, group: reference, customerId: String(r.stripe_customer_id), paymentMethodId: String(r.payment_method_id), amountCents: 22400, description: "balance", idempotencyKey: key, metadata: { attempt: "1" } });
+    const answer = await kit.otherInstanceCore().chargeSavedCard(chargeInput({ reference }, { customerId: String(r.stripe_customer_id), paymentMethodId: String(r.payment_method_id) }, { attempt: 1, amountCents: 22400, idempotencyKey: key }));
     expect(answer.outcome).toBe("succeeded");
 
     // A fresh claim is not stolen: only one older than the stale time is.
@@ -76,6 +76,26 @@ describe("a job killed between its claim and the outcome", () => {
     expect(charge).toMatchObject({ attempt: 1, status: "succeeded", idempotency_key: key, claims: 2 });
     expect(kit.balanceIntents(reference).filter((i) => i.status === "succeeded")).toHaveLength(1);
     expect((await kit.balancePayments(reference)).map((p) => p.status)).toEqual(["paid"]);
+    expect((await kit.row(reference)).status).toBe("paid");
+    expect(await kit.mails(reference, "balance_receipt")).toHaveLength(1);
+  });
+
+  it("Stripe charged the card but the instance died before writing anything: sent again with the same key, Stripe answers with that charge, nothing more is taken", async () => {
+    const { reference, id, dueAt } = await kit.depositRegistration(CARDS.succeeds, "killed.midcall@example.com");
+    moveClockTo(dueAt);
+    const r = await kit.row(reference);
+    const key = `balance-${reference}-1-0badf00d`;
+    await claimLeftBehind(id, key);
+    // The request the job sends for that attempt, as the payment core sends it to Stripe.
+    const input = chargeInput({ reference }, { customerId: String(r.stripe_customer_id), paymentMethodId: String(r.payment_method_id) }, { attempt: 1, amountCents: 22400, idempotencyKey: key });
+    const charged = await t.gateway.chargeOffSession({ ...input, currency: "usd", metadata: { ...input.metadata, kind: input.kind, reference } });
+    expect(charged.intent.status).toBe("succeeded");
+    expect(await kit.balancePayments(reference)).toHaveLength(0);
+
+    await Promise.all([kit.runJob(apps[0]), kit.runJob(apps[1])]);
+    expect((await kit.charges(id)).map((c) => [c.attempt, c.status, c.idempotency_key])).toEqual([[1, "succeeded", key]]);
+    expect(kit.balanceIntents(reference).map((i) => [i.id, i.status])).toEqual([[charged.intent.id, "succeeded"]]);
+    expect((await kit.balancePayments(reference)).map((p) => [p.status, p.provider_payment_id])).toEqual([["paid", charged.intent.id]]);
     expect((await kit.row(reference)).status).toBe("paid");
     expect(await kit.mails(reference, "balance_receipt")).toHaveLength(1);
   });
