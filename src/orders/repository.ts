@@ -5,6 +5,7 @@ import { lockForUpdate } from "../db/locks.ts";
 import { toText } from "../shared/toText.ts";
 import type { ShippingAddress } from "../shared/orders/rules.ts";
 import type { Customer, Order, OrderLineInput, OrderStatus } from "../shared/orders/types.ts";
+import { ORDER_TRANSITIONS } from "./states.ts";
 
 type Conn = Db | Knex.Transaction;
 
@@ -160,13 +161,13 @@ export async function markOrderPaid(trx: Knex.Transaction, reference: string, sh
   const now = new Date();
   const changed = await trx("orders")
     .where({ reference })
-    .whereIn("status", ["pending_payment", "canceled"])
-    .update({ status: "paid", paid_at: now, updated_at: now, shopify_sync_status: shopifyConfigured ? "pending" : "not_configured" });
+    .whereIn("status", [...ORDER_TRANSITIONS.pay.from])
+    .update({ status: ORDER_TRANSITIONS.pay.to, paid_at: now, updated_at: now, shopify_sync_status: shopifyConfigured ? "pending" : "not_configured" });
   return changed === 1;
 }
 
 export async function cancelOrder(conn: Conn, reference: string): Promise<void> {
-  await conn("orders").where({ reference, status: "pending_payment" }).update({ status: "canceled", updated_at: new Date() });
+  await conn("orders").where({ reference }).whereIn("status", [...ORDER_TRANSITIONS.cancel.from]).update({ status: ORDER_TRANSITIONS.cancel.to, updated_at: new Date() });
 }
 
 export async function setShopifyResult(conn: Conn, reference: string, result: { orderId: string }): Promise<void> {

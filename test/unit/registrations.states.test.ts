@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canTransition, isFrozenPayment, isSettled, REGISTRATION_STATUSES, REGISTRATION_TRANSITIONS } from "../../src/registrations/core/states.ts";
+import { canTransition, CHANGE_STATUSES, CHANGE_TRANSITIONS, isFrozenPayment, isSettled, REGISTRATION_STATUSES, REGISTRATION_TRANSITIONS } from "../../src/registrations/core/states.ts";
+import { ORDER_TRANSITIONS } from "../../src/orders/states.ts";
 
 describe("the registration state table", () => {
   it("moves only from the statuses each step names, into statuses that exist", () => {
@@ -49,5 +50,26 @@ describe("the registration state table", () => {
   it("freezes on a confirmation Stripe has begun", () => {
     for (const status of ["processing", "requires_capture", "succeeded"]) expect(isFrozenPayment(status), status).toBe(true);
     for (const status of ["requires_payment_method", "requires_confirmation", "requires_action", "canceled"]) expect(isFrozenPayment(status), status).toBe(false);
+  });
+});
+
+describe("the change and order state tables", () => {
+  it("moves a change only from the statuses each step names, and never out of paid or rejected", () => {
+    for (const [step, { from, to }] of Object.entries(CHANGE_TRANSITIONS)) {
+      expect(CHANGE_STATUSES, step).toContain(to);
+      for (const status of from) expect(CHANGE_STATUSES, step).toContain(status);
+      expect(from, step).not.toContain("paid");
+      expect(from, step).not.toContain("rejected");
+    }
+    // Only a pending change lapses or is let go; a late payment still applies to a lapsed or cancelled one.
+    expect(CHANGE_TRANSITIONS.expire.from).toEqual(["pending"]);
+    expect(CHANGE_TRANSITIONS.cancel.from).toEqual(["pending"]);
+    expect(CHANGE_TRANSITIONS.pay.from).toEqual(expect.arrayContaining(["expired", "cancelled", "needs_review"]));
+  });
+
+  it("pays an order once, a canceled one too (its money is never dropped), and cancels only an unpaid one", () => {
+    expect(ORDER_TRANSITIONS.pay.from).not.toContain("paid");
+    expect(ORDER_TRANSITIONS.pay.from).toContain("canceled");
+    expect(ORDER_TRANSITIONS.cancel.from).toEqual(["pending_payment"]);
   });
 });

@@ -62,7 +62,7 @@ async function apply(deps: RegistrationDeps, trx: Knex.Transaction, c: Registrat
     what = `${c.places} ${c.places === 1 ? "athlete" : "athletes"} added (${names}), ${formatPrice(c.amountCents)} paid`;
   }
   await repo.addPaid(trx, r.id, c.amountCents, now);
-  await repo.moveChange(trx, c.id, [...PAYABLE, "needs_review"], "paid", now, { paid_at: now });
+  await repo.moveChange(trx, c.id, "pay", now, { paid_at: now });
   const changed = (await repo.findByReference(trx, r.reference))!;
   await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [what]));
   // The new athletes' families get their own links, as the team's first athletes did when it was paid.
@@ -93,7 +93,7 @@ export function registerChangePayments(deps: RegistrationDeps): void {
       const now = deps.clock();
       const why = await cannotApply(deps, trx, c, r, eventRow, event, now, byOperator);
       if (why) {
-        await repo.moveChange(trx, c.id, [...PAYABLE, "needs_review"], "rejected", now);
+        await repo.moveChange(trx, c.id, "reject", now);
         deps.logger.warn({ reference: r.reference, changeId: c.id, why }, "a paid registration change could no longer apply; refunded");
         return { reject: why };
       }
@@ -108,7 +108,7 @@ export function registerChangePayments(deps: RegistrationDeps): void {
     },
 
     async onReview(trx, payment, reason) {
-      if (await repo.moveChange(trx, changeId(payment.reference), PAYABLE, "needs_review", deps.clock())) {
+      if (await repo.moveChange(trx, changeId(payment.reference), "flagForReview", deps.clock())) {
         deps.logger.error({ changeId: payment.reference, reason }, "registration change payment does not match the change: needs_review");
       }
     },

@@ -72,7 +72,7 @@ export async function cancelChange(deps: RegistrationDeps, registrationId: numbe
     const locked = await lockChange(trx, c.id);
     if (!locked) throw new DomainError("not_found", "No such change");
     if (locked.change.status === "paid") return "paid" as const;
-    if (await repo.moveChange(trx, c.id, ["pending"], "cancelled", deps.clock())) {
+    if (await repo.moveChange(trx, c.id, "cancel", deps.clock())) {
       if (locked.change.places > 0) await placesFreed(trx, c.eventId);
     }
     return "cancelled" as const;
@@ -103,7 +103,7 @@ export async function sweepLapsedChanges(deps: RegistrationDeps, limit = 50): Pr
       const locked = await lockChange(trx, lapsed.id);
       const now = deps.clock();
       if (!locked || locked.change.status !== "pending" || locked.change.reservedUntil.getTime() > now.getTime()) return false;
-      if (!(await repo.moveChange(trx, lapsed.id, ["pending"], "expired", now))) return false;
+      if (!(await repo.moveChange(trx, lapsed.id, "expire", now))) return false;
       if (locked.change.places > 0) await placesFreed(trx, lapsed.eventId);
       return true;
     });

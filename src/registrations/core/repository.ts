@@ -3,7 +3,7 @@ import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
 import type { Guardian, IndividualRegistration } from "../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE, type TeamRegistration } from "../../shared/registrations/teamRules.ts";
-import { REGISTRATION_TRANSITIONS, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
+import { CHANGE_TRANSITIONS, REGISTRATION_TRANSITIONS, type ChangeStatus, type ChangeTransition, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
 import { toText } from "../../shared/toText.ts";
 
 /** The one module that queries the registration aggregate's tables: registrations, their athletes, days and code. */
@@ -174,8 +174,11 @@ export async function findByFormSession(conn: Conn, formSessionId: string): Prom
  *   1. the event row            places are decided under it, and it serialises every change to the event's registrations
  *   2. the discount code row    a code's limit is decided under it (only when a code is involved)
  *   3. the registration row     its status, version, details and code
+ *   (4. a change's row          registration_changes: after the registration's, when a change is settled or ended)
  *
- * The payment core's settlement holds the payment row before it calls the registration handler, which then takes
+ * A transaction that refunds (a cancellation, a cheaper package) first locks the payments that hold the registration's
+ * money (its payment group, src/payments/groups.ts), in id order, as settlement does. src/registrations/core/
+ * withRegistration.ts takes these locks once for every use case that changes a registration. The payment core's settlement holds the payment row before it calls the registration handler, which then takes
  * 1 to 3 in this order, or 3 alone when it pays a live hold (nothing about places or codes is decided then; should the
  * hold be found lapsed under 3, the transaction starts again and takes 1 to 3: src/registrations/booking/paymentHandler.ts);
  * no registration transaction locks a payment row after these. All of them run through
@@ -714,7 +717,7 @@ export async function setPackage(trx: Knex.Transaction, id: number, p: { code: s
 // ---- changes paid through their own PaymentIntent: an upgrade, athletes added to a team (registration_changes) ----
 
 export type ChangeKind = "upgrade" | "add_athletes";
-export type ChangeStatus = "pending" | "paid" | "expired" | "cancelled" | "needs_review" | "rejected";
+export type { ChangeStatus } from "./states.ts";
 /** The change's data: the new package and its days, or the athletes to add (the team form's fields, checked). */
 export type ChangeData =
   | { kind: "upgrade"; fromPackageCode: string; fromListPriceCents: number; packageCode: string; packageLabel: string; priceCents: number; dayIds: number[] }
@@ -795,7 +798,8 @@ export async function changesOf(conn: Conn, registrationId: number, statuses: re
 }
 
 /** Moves a change from one of `from` to `to`; of two callers exactly one gets true. Under the aggregate's locks. */
-export async function moveChange(trx: Knex.Transaction, id: number, from: readonly ChangeStatus[], to: ChangeStatus, now: Date, fields: Record<string, unknown> = {}): Promise<boolean> {
+export async function moveChange(trx: Knex.Transaction, id: number, step: ChangeTransition, now: Date, fields: Record<string, unknown> = {}): Promise<boolean> {
+  const { from, to } = CHANGE_TRANSITIONS[step];
   return (await trx("registration_changes").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now })) === 1;
 }
 

@@ -62,3 +62,28 @@ export function isFrozenPayment(intentStatus: string): boolean {
 export function canTransition(from: RegistrationStatus, step: RegistrationTransition): boolean {
   return (REGISTRATION_TRANSITIONS[step].from as readonly RegistrationStatus[]).includes(from);
 }
+
+/**
+ * How a paid registration's change (`registration_changes`: an upgrade, athletes added to a team) may move; the
+ * repository's `moveChange` takes its `WHERE status IN (...)` from this table.
+ *
+ *   pending      -> paid (its payment settled and it applied), expired (not paid in time: the sweep), cancelled (its
+ *                   registrant let it go), needs_review (money arrived that does not match it), rejected (paid, but it
+ *                   could no longer apply: its payment is refunded)
+ *   expired, cancelled -> paid, needs_review, rejected (a payment that arrived late is applied when it still can be)
+ *   needs_review -> paid (an operator accepted its payment), rejected
+ *
+ * Places: a pending change that adds athletes holds them until its `reserved_until`; a paid one's are the team's.
+ */
+export const CHANGE_STATUSES = ["pending", "paid", "expired", "cancelled", "needs_review", "rejected"] as const;
+export type ChangeStatus = (typeof CHANGE_STATUSES)[number];
+
+export const CHANGE_TRANSITIONS = {
+  pay: { from: ["pending", "expired", "cancelled", "needs_review"], to: "paid" },
+  reject: { from: ["pending", "expired", "cancelled", "needs_review"], to: "rejected" },
+  flagForReview: { from: ["pending", "expired", "cancelled"], to: "needs_review" },
+  cancel: { from: ["pending"], to: "cancelled" },
+  expire: { from: ["pending"], to: "expired" },
+} as const satisfies Record<string, { from: readonly ChangeStatus[]; to: ChangeStatus }>;
+
+export type ChangeTransition = keyof typeof CHANGE_TRANSITIONS;

@@ -118,6 +118,8 @@ describe("moving to a dearer package", () => {
     const [change] = await changesOf(reference);
     const changeRefund = await t.db("payment_refunds").where({ payment_id: (await changePayments(change.id))[0].id }).first();
     expect(Number(changeRefund.amount_cents)).toBe(6100);
+    // One group: the registration's reference on its own payment and on its upgrade's.
+    expect((await t.db("payments").where({ group_reference: reference }).orderBy("id").select("kind")).map((p) => p.kind)).toEqual(["registration", "registration_change"]);
     await until(async () => (await kit.row(reference)).status === "refunded");
     expect(await kit.row(reference)).toMatchObject({ amount_refunded_cents: 29900 });
   });
