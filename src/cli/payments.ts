@@ -12,6 +12,7 @@ import { refundPayment, retryKey } from "./refund.ts";
 import type { RefundRow } from "../payments/refundLedger.ts";
 import type { Row } from "../db/rows.ts";
 import { toText } from "../shared/toText.ts";
+import { ClockRefusedError, followClockFile, now } from "../clock.ts";
 import { chargesOf, owedBalances, type Balance, type BalanceCharge } from "../registrations/balances/repository.ts";
 import { cardText, graceEndsAt, MAX_ATTEMPTS } from "../registrations/balances/schedule.ts";
 
@@ -78,6 +79,16 @@ export async function listFailedRefunds(ctx: OperatorContext, now: Date): Promis
   );
   const head = ["refund", "payment", "kind", "reference", "amount", "failed", "payer", "reason"];
   return `${table(head, rows)}\n${owed.length} refund(s) failed: the money is still with the shop. Send each again with npm run refund -- KIND REFERENCE --reason "..." (without --amount: the failed amount, once).`;
+}
+
+/** The site's business time: a demo's moved clock (npm run clock) is followed, never in production or with live keys. */
+function businessNow(): Date {
+  try {
+    followClockFile();
+  } catch (err) {
+    if (!(err instanceof ClockRefusedError)) throw err;
+  }
+  return now();
 }
 
 const utcDay = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : "-");
@@ -148,7 +159,7 @@ export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsComm
       out(await listFailedRefunds(ctx, new Date()));
       return 0;
     case "balances":
-      out(await listBalances(ctx, new Date(), cmd));
+      out(await listBalances(ctx, businessNow(), cmd));
       return 0;
     case "accept":
       try {
