@@ -182,7 +182,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(customApparelRoutes({ forms }));
   app.use(policyRoutes({ site, flatRateCents: config.shippingFlatRateCents, brandInbox: config.mail.brandInbox }));
   app.use(contactRoutes({ site, forms }));
-  app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl }));
+  app.use(eventRoutes({ db, site, heroVideoUrl: config.eventsHeroVideoUrl, now }));
   app.use(registrationRoutes({ ...waitingList, rateLimiter, paymentLimit }));
   app.use(coaches.routes);
   app.use(shopRoutes({ catalogue: deps.catalogue, site, logger, paymentConfirmation: justPaidPanel(orders) }));

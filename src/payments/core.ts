@@ -26,6 +26,7 @@ export {
   type CardUpdate,
   type ChargeOutcome,
   type ChargeSavedCardInput,
+  type SavedCard,
   type SavedCards,
 } from "./savedCards.ts";
 

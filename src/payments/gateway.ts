@@ -149,6 +149,8 @@ export interface PaymentGateway {
   /** A SetupIntent (usage off_session) that saves a new card on the customer, confirmed by Stripe.js. */
   createSetupIntent(input: { customerId: string; idempotencyKey: string; metadata?: Record<string, string> }): Promise<SetupSnapshot>;
   retrieveSetupIntent(id: string): Promise<SetupSnapshot>;
+  /** A customer's PaymentIntents, newest first (at most 100): finds the one an interrupted attempt made. */
+  listCustomerIntents(customerId: string): Promise<IntentSnapshot[]>;
   retrievePaymentMethod(id: string): Promise<PaymentMethodSnapshot>;
   /** Verifies the Stripe-Signature header on the raw body; throws WebhookSignatureError when it does not match. */
   verifyWebhook(rawBody: Buffer, signature: string | undefined): Stripe.Event;
@@ -365,6 +367,10 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
     async createSetupIntent(input) {
       const si = await stripe.setupIntents.create({ customer: input.customerId, usage: "off_session", allowed_payment_method_types: ["card"], metadata: input.metadata ?? {} }, { idempotencyKey: input.idempotencyKey });
       return setupSnapshot(si);
+    },
+    async listCustomerIntents(customerId) {
+      const page = await stripe.paymentIntents.list({ customer: customerId, limit: 100 });
+      return page.data.map(snapshot);
     },
     async retrieveSetupIntent(id) {
       return setupSnapshot(await stripe.setupIntents.retrieve(id));

@@ -104,6 +104,17 @@ export interface SavedCards {
   finishCardUpdate(setupIntentId: string): Promise<{ paymentMethodId: string; customerId: string | null; card: CardDetails }>;
   /** What a saved card is (brand, last 4 digits, expiry). */
   savedCard(paymentMethodId: string): Promise<CardDetails>;
+  /**
+   * The card a paid payment saved (ensureIntent with saveCard), for the kind to keep after the payment settled
+   * (afterPaid: a network call, outside its transaction); null when the payment saved none.
+   */
+  cardSavedBy(payment: PaymentRow): Promise<SavedCard | null>;
+}
+
+export interface SavedCard {
+  customerId: string;
+  paymentMethodId: string;
+  card: CardDetails;
 }
 
 /** What the core lends these functions: its settlement (exactly once, under the locks) and its amount change. */
@@ -125,12 +136,13 @@ const CONFIRM_KEY_PREFIX = "confirm:";
 export function createSavedCards(ctx: SavedCardsContext): SavedCards {
   const { db, gateway, logger } = ctx;
 
-  async function claimRow(input: ChargeSavedCardInput, currency: string): Promise<PaymentRow> {
+  /** The live payment of (kind, reference); `claimed` when this call made it (no earlier attempt can have reached Stripe). */
+  async function claimRow(input: ChargeSavedCardInput, currency: string): Promise<{ payment: PaymentRow; claimed: boolean }> {
     for (let i = 0; i < 3; i++) {
       const live = await repo.findLive(db, input.kind, input.reference);
-      if (live) return live;
+      if (live) return { payment: live, claimed: false };
       const claimed = await repo.claimLive(db, { kind: input.kind, reference: input.reference, group: input.group, amountCents: input.amountCents, currency, idempotencyKey: input.idempotencyKey });
-      if (claimed) return claimed;
+      if (claimed) return { payment: claimed, claimed: true };
     }
     throw new SavedCardChargeError(`Could not claim the payment of ${input.kind}:${input.reference}`);
   }
@@ -141,8 +153,17 @@ export function createSavedCards(ctx: SavedCardsContext): SavedCards {
    * written before the call (`confirm:` in front for a confirmation; Stripe takes a key for one endpoint only), so the
    * same attempt repeated after a crash sends the same request again and Stripe answers it once.
    */
-  async function attempt(payment: PaymentRow, input: ChargeSavedCardInput): Promise<OffSessionAttempt> {
-    const metadata = { ...(input.metadata ?? {}), kind: payment.kind, reference: payment.reference };
+  async function attempt(payment: PaymentRow, claimed: boolean, input: ChargeSavedCardInput): Promise<OffSessionAttempt> {
+    const metadata = { ...(input.metadata ?? {}), kind: payment.kind, reference: payment.reference, payment: String(payment.id) };
+    if (!payment.providerPaymentId && !claimed) {
+      // An earlier attempt died between Stripe's answer and our write, maybe more than the 24 h Stripe keeps a key:
+      // the PaymentIntent it made carries this row's id.
+      const made = (await gateway.listCustomerIntents(input.customerId)).find((pi) => pi.metadata.payment === String(payment.id) && pi.metadata.kind === payment.kind);
+      if (made) {
+        await repo.setIntent(db, payment.id, made.id, payment.idempotencyKey ?? input.idempotencyKey);
+        payment = await fresh(payment.id);
+      }
+    }
     if (!payment.providerPaymentId) {
       // An earlier attempt may have died between Stripe's answer and our write: its key, sent again, gets that answer.
       const key = payment.idempotencyKey ?? input.idempotencyKey;
@@ -177,11 +198,11 @@ export function createSavedCards(ctx: SavedCardsContext): SavedCards {
   async function chargeSavedCard(input: ChargeSavedCardInput): Promise<ChargeOutcome> {
     if (!input.idempotencyKey || input.idempotencyKey.length > MAX_KEY_LENGTH) throw new SavedCardChargeError(`An idempotency key of 1 to ${MAX_KEY_LENGTH} characters is needed`);
     if (!Number.isInteger(input.amountCents) || input.amountCents < 50) throw new SavedCardChargeError("A saved card is charged at least 50 cents");
-    const payment = await claimRow(input, input.currency ?? "usd");
+    const { payment, claimed } = await claimRow(input, input.currency ?? "usd");
     if (payment.status === "paid") return { outcome: "succeeded", payment };
     if (!OPEN_STATUSES.includes(payment.status)) return { outcome: "not_kept", reason: `the payment is ${payment.status}`, payment };
 
-    const sent = await attempt(payment, input);
+    const sent = await attempt(payment, claimed, input);
     const settled = await ctx.settle(sent.intent.id, "off_session");
     const failure = sent.failure ?? failureOf(sent.intent);
     const fields = { kind: input.kind, reference: input.reference, intentId: sent.intent.id };
@@ -227,6 +248,13 @@ export function createSavedCards(ctx: SavedCardsContext): SavedCards {
     },
     async savedCard(paymentMethodId) {
       return (await gateway.retrievePaymentMethod(paymentMethodId)).card;
+    },
+    async cardSavedBy(payment) {
+      if (!payment.providerPaymentId) return null;
+      const intent = await gateway.retrieveIntent(payment.providerPaymentId);
+      if (intent.status !== "succeeded" || intent.setupFutureUsage !== "off_session" || !intent.customerId || !intent.paymentMethodId) return null;
+      const pm = await gateway.retrievePaymentMethod(intent.paymentMethodId);
+      return { customerId: intent.customerId, paymentMethodId: pm.id, card: pm.card };
     },
   };
 }

@@ -77,7 +77,9 @@ async function depositWith(reference: string, card: string): Promise<{ customerI
   expect(settled.status).toBe("paid");
   const intent = await t.gateway.retrieveIntent(intentId);
   expect(intent).toMatchObject({ status: "succeeded", customerId, setupFutureUsage: "off_session" });
-  return { customerId, paymentMethodId: intent.paymentMethodId! };
+  const saved = await core.cardSavedBy(settled.payment);
+  expect(saved).toEqual({ customerId, paymentMethodId: intent.paymentMethodId, card: { brand: "visa", last4: card.slice(-4), expMonth: 12, expYear: 2034 } });
+  return { customerId, paymentMethodId: saved!.paymentMethodId };
 }
 
 /** A customer whose card was saved with a SetupIntent (no payment), as "Use another card" does. */
@@ -206,6 +208,43 @@ describe("a deposit saves the card; the balance is charged off session on its da
   });
 });
 
+describe("an attempt that died after Stripe answered", () => {
+  it("is found again by the next attempt, after Stripe forgot its key: no second charge", async () => {
+    let loseAnswer = true;
+    const flaky = createPaymentCore({
+      db: t.db,
+      gateway: {
+        ...t.gateway,
+        async chargeOffSession(input) {
+          const answer = await t.gateway.chargeOffSession(input);
+          if (loseAnswer) {
+            loseAnswer = false;
+            throw new Error("socket hang up"); // Stripe charged; this process never heard
+          }
+          return answer;
+        },
+      },
+      logger: pino({ level: "silent" }),
+    });
+    flaky.register(BALANCE, { onPaid: () => Promise.resolve("accepted") });
+    const reference = newReference();
+    const saved = await cardSavedWith(reference, "4242424242424242");
+    await expect(flaky.chargeSavedCard(balance(reference, saved, `${reference}-attempt-1`))).rejects.toThrow(/socket hang up/);
+    expect(await rows(BALANCE, reference)).toEqual([expect.objectContaining({ status: "pending", provider_payment_id: null, idempotency_key: `${reference}-attempt-1` })]);
+    const ttl = fake.idempotencyTtlMs;
+    fake.idempotencyTtlMs = 0; // as if the retry came days later
+    try {
+      moveClock(1 * DAY);
+      const retried = await flaky.chargeSavedCard(balance(reference, saved, `${reference}-attempt-2`));
+      expect(retried.outcome).toBe("succeeded");
+    } finally {
+      fake.idempotencyTtlMs = ttl;
+    }
+    expect(intentsOf(reference)).toHaveLength(1);
+    expect(await rows(BALANCE, reference)).toEqual([expect.objectContaining({ status: "paid", provider_payment_id: intentsOf(reference)[0]!.id })]);
+  });
+});
+
 describe("Use another card: a SetupIntent", () => {
   it("after a decline, the new card saved with a SetupIntent is the one the next charge uses", async () => {
     const reference = newReference();
@@ -254,5 +293,25 @@ describe("ensureIntent's saveCard", () => {
     expect(fake.confirm(intentId, { number: "4242424242424242" }).body.status).toBe("succeeded");
     const pm = fake.intents.get(intentId)!.payment_method!;
     expect(fake.paymentMethods.get(pm)?.customer).toBeNull();
+    const settled = await core.settle(intentId, "return");
+    expect(settled.status).toBe("paid");
+    expect(await core.cardSavedBy(settled.payment)).toBeNull();
+  });
+});
+
+describe("the fake's idempotency keys, as Stripe's", () => {
+  it("a key belongs to the account: used again on another endpoint it is refused (400 idempotency_error), nothing done", async () => {
+    const key = `${newReference()}-key`;
+    const post = (path: string, body: string) =>
+      fetch(`http://${fake.host}:${fake.port}${path}`, { method: "POST", headers: { authorization: `Bearer ${fake.secretKey}`, "idempotency-key": key, "content-type": "application/x-www-form-urlencoded" }, body });
+    const created = await post("/v1/customers", "email=pat%40example.com");
+    expect(created.status).toBe(200);
+    const customers = fake.customers.size;
+    const setupIntents = fake.setupIntents.size;
+    const reused = await post("/v1/setup_intents", `customer=${((await created.json()) as { id: string }).id}`);
+    expect(reused.status).toBe(400);
+    expect(((await reused.json()) as { error: { type: string; message: string } }).error).toMatchObject({ type: "idempotency_error", message: expect.stringContaining("same endpoint") });
+    expect(fake.customers.size).toBe(customers);
+    expect(fake.setupIntents.size).toBe(setupIntents);
   });
 });

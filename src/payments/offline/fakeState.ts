@@ -14,7 +14,8 @@ export interface SavedState {
   intents: FakePaymentIntent[];
   refunds: FakeRefund[];
   cardOf: [string, string][];
-  idempotency: [string, { hash: string; at: number; response?: { status: number; body: Json } }][];
+  /** Keyed by the key alone (files written before endpoints were kept have "path key" entries: harmless, never matched). */
+  idempotency: [string, { hash: string; at: number; endpoint?: string; response?: { status: number; body: Json } }][];
   /** Events not delivered yet, with the attempt and time of their next delivery. */
   pending: { event: FakeEvent; attempt: number; dueAt: number }[];
   laterPayments: string[];

@@ -182,7 +182,10 @@ export interface FakeStripe {
   webhookRetryScale: number;
   /** How long each API request takes (the idempotency key is "in flight" meanwhile: a second request with it gets 409). */
   latencyMs: number;
-  /** Idempotency keys are forgotten after this long (Stripe: at least 24 hours). */
+  /**
+   * Idempotency keys are forgotten after this long (Stripe: at least 24 hours), in real time: a demo's moved clock
+   * (src/clock.ts) is the business's time, not Stripe's key store.
+   */
   idempotencyTtlMs: number;
   close(): Promise<void>;
 }
@@ -213,6 +216,9 @@ const EXPIRED: CardDecline = { code: "expired_card", message: "Your card has exp
 
 /** https://docs.stripe.com/api/payment_intents/update (amount). */
 const AMOUNT_UPDATABLE = new Set<FakePaymentIntent["status"]>(["requires_payment_method", "requires_confirmation", "requires_action"]);
+
+/** A request's idempotency key: what it was first used for, and Stripe's saved answer once the request ran. */
+type IdempotencyEntry = { hash: string; at: number; endpoint?: string; response?: { status: number; body: Json } };
 
 const randomId = (prefix: string, n = 24) => `${prefix}_${randomBytes(n).toString("base64url").replace(/[-_]/g, "").slice(0, n)}`;
 
@@ -295,11 +301,14 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   const pmCards = new Map<string, string>();
   /** Payment methods set up for off-session use (a SetupIntent, or a payment with setup_future_usage). */
   const setUpOffSession = new Set<string>();
-  /** The fake's "now", moved with the app's clock (src/clock.ts); webhook signatures keep the real time the SDK checks. */
+  /**
+   * The fake's "now", moved with the app's clock (src/clock.ts): objects' `created`, card expiry. Webhook signatures
+   * (the SDK checks them against the real time) and idempotency keys' 24 h keep the real time.
+   */
   const clockNow = () => (opts.clock ?? appNow)().getTime();
   const nowSeconds = () => Math.floor(clockNow() / 1000);
   /** Idempotency keys: the first response, or the request still running with it. */
-  const idempotency = new Map<string, { hash: string; at: number; response?: { status: number; body: Json } }>();
+  const idempotency = new Map<string, IdempotencyEntry>();
   const events: FakeEvent[] = [];
   const deliveries: Delivery[] = [];
   /** The card each intent was paid with (digits), for the refund test cards. */
@@ -378,7 +387,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       intents: [...intents.values()],
       refunds: [...refunds.values()],
       cardOf: [...cardOf],
-      idempotency: [...idempotency].filter(([, v]) => v.response && clockNow() - v.at < fake.idempotencyTtlMs),
+      idempotency: [...idempotency].filter(([, v]) => v.response && Date.now() - v.at < fake.idempotencyTtlMs),
       customers: [...customers.values()],
       paymentMethods: [...paymentMethods.values()],
       setupIntents: [...setupIntents.values()],
@@ -1021,6 +1030,12 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     authorize(req, params, id);
 
     if (!id && req.method === "POST") return { status: 200, body: structuredClone(createIntent(params)) as unknown as Json };
+    if (!id && req.method === "GET") {
+      // https://docs.stripe.com/api/payment_intents/list: newest first, optionally one customer's.
+      const customer = typeof params.customer === "string" ? params.customer : undefined;
+      const data = [...intents.values()].filter((pi) => customer === undefined || pi.customer === customer).reverse().slice(0, 100);
+      return { status: 200, body: { object: "list", url: "/v1/payment_intents", has_more: false, data: structuredClone(data) } };
+    }
     if (id && req.method === "GET" && !action) return { status: 200, body: structuredClone(findIntent(id)) as unknown as Json };
     if (id && req.method === "POST" && !action) return { status: 200, body: structuredClone(updateIntent(id, params)) as unknown as Json };
     if (id && req.method === "POST" && action === "confirm") return { status: 200, body: structuredClone(confirmIntent(id, params)) as unknown as Json };
@@ -1059,12 +1074,20 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       if (req.method === "POST") save();
       return result;
     }
-    const scope = `${new URL(req.url ?? "/", "http://fake-stripe").pathname} ${key}`;
+    // A key belongs to the whole account: used again on another endpoint, Stripe refuses it.
+    const scope = key;
+    const endpoint = new URL(req.url ?? "/", "http://fake-stripe").pathname;
     const hash = createHash("sha256").update(body).digest("hex");
     let seen = idempotency.get(scope);
-    if (seen && clockNow() - seen.at > fake.idempotencyTtlMs) {
+    if (seen && Date.now() - seen.at > fake.idempotencyTtlMs) {
       idempotency.delete(scope);
       seen = undefined;
+    }
+    if (seen?.endpoint !== undefined && seen.endpoint !== endpoint) {
+      return {
+        status: 400,
+        body: { error: { type: "idempotency_error", message: `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${seen.endpoint}' vs '${endpoint}'). Try using a key other than '${key}' if you meant to execute a different request.`, request_log_url: null } },
+      };
     }
     if (seen && seen.hash !== hash) {
       return {
@@ -1079,7 +1102,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       };
     }
     if (seen?.response) return { ...structuredClone(seen.response), replayed: true };
-    const entry: { hash: string; at: number; response?: { status: number; body: Json } } = { hash, at: clockNow() };
+    const entry: IdempotencyEntry = { hash, at: Date.now(), endpoint };
     idempotency.set(scope, entry);
     await pause();
     const result = answer(req, body);
