@@ -54,8 +54,8 @@ export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir
    * The payment core of another app process on the same database and Stripe (one that died mid-job, or the manage
    * page's instance), with the registrations' payment kinds registered as the app registers them.
    */
-  function otherInstanceCore() {
-    const core = createPaymentCore({ db: t.db, gateway: t.gateway, logger: t.logger });
+  function otherInstanceCore(gateway: PaymentGateway = t.gateway) {
+    const core = createPaymentCore({ db: t.db, gateway, logger: t.logger });
     registerRegistrationPayments({ db: t.db, paymentCore: core, outbox: t.outbox, logger: t.logger, site: buildSite("Ironside"), limits: t.config.registrationLimits, clock: now, publicUrl: "http://localhost" });
     return core;
   }
