@@ -2,6 +2,7 @@
 export const islandLoaders = {
   ApparelSets: () => import("./islands/ApparelSets.tsx"),
   CardForm: () => import("./islands/CardForm.tsx"),
+  CardUpdate: () => import("./islands/CardUpdate.tsx"),
   CartStepper: () => import("./islands/CartStepper.tsx"),
   ChangePayment: () => import("./islands/ChangePayment.tsx"),
   CoachRequestDialog: () => import("./islands/CoachRequestDialog.tsx"),

@@ -2,6 +2,7 @@
 import type { ComponentProps } from "react";
 import ApparelSets from "./islands/ApparelSets.tsx";
 import CardForm from "./islands/CardForm.tsx";
+import CardUpdate from "./islands/CardUpdate.tsx";
 import CartStepper from "./islands/CartStepper.tsx";
 import ChangePayment from "./islands/ChangePayment.tsx";
 import CoachRequestDialog from "./islands/CoachRequestDialog.tsx";
@@ -18,7 +19,7 @@ import TeamForm from "./islands/TeamForm.tsx";
 import TestCounter from "./testIslands/TestCounter.tsx";
 
 /** Every island's component, for the server render. The test islands render only on /__test pages. */
-export const islandComponents = { ApparelSets, CardForm, CartStepper, ChangePayment, CoachRequestDialog, ContactForm, NewsletterForm, PaymentPanel, PortfolioSets, ProductPicker, QuoteForm, RegistrationSteps, SchoolPackages, TeamEventModal, TeamForm, TestCounter };
+export const islandComponents = { ApparelSets, CardForm, CardUpdate, CartStepper, ChangePayment, CoachRequestDialog, ContactForm, NewsletterForm, PaymentPanel, PortfolioSets, ProductPicker, QuoteForm, RegistrationSteps, SchoolPackages, TeamEventModal, TeamForm, TestCounter };
 
 /** The test-only islands: never in the production browser build. */
 export const TEST_ISLANDS = ["TestCounter"] as const;

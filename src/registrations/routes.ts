@@ -8,6 +8,7 @@ import { manageRoutes } from "./changes/routes/manage.tsx";
 import { manageAthleteRoutes } from "./changes/routes/manageAthletes.tsx";
 import { manageUpgradeRoutes } from "./changes/routes/manageUpgrade.tsx";
 import { changePaymentRoutes } from "./changes/routes/changePayment.tsx";
+import { manageBalanceRoutes } from "./changes/routes/manageBalance.tsx";
 import { MANAGE_RATE_LIMIT } from "./changes/routes/manageLink.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./core/routeKit.tsx";
 import { teamRoutes } from "./booking/routes/team.tsx";
@@ -31,6 +32,7 @@ export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesse
   router.use(manageUpgradeRoutes(all));
   router.use(manageAthleteRoutes(all));
   router.use(changePaymentRoutes(all));
+  router.use(manageBalanceRoutes(all));
   router.use(familyRoutes(all));
   router.use(lostConfirmationRoutes(all));
   router.use(waitingListRoutes({ ...deps, ...all }));

@@ -11,8 +11,8 @@ import { buildSite } from "../../src/shared/site.ts";
 import { registerRegistrationPayments } from "../../src/registrations/booking/paymentHandler.ts";
 import { moveClock, now } from "../../src/clock.ts";
 import { sentText } from "./mail.ts";
-import { visitor } from "./http.ts";
-import { ATHLETE, teamAthlete } from "./paidChanges.ts";
+import { textOf, visitor } from "./http.ts";
+import { ATHLETE, paidChangesKit, teamAthlete } from "./paidChanges.ts";
 
 /**
  * Deposit registrations for event 2 (the full camp $299, a $75 deposit per athlete; the balance due 14 days before
@@ -61,17 +61,21 @@ export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir
   }
 
   /**
-   * The balance paid on session, as the manage page's "Pay the balance now" pays it: the live balance PaymentIntent
-   * (the one the job left, after an authentication_required), confirmed with the saved card, 3-D Secure passed.
+   * "Pay the balance now" on the manage page an e-mailed link opens (`path`: /my-registration/{token}), as a browser
+   * pays it: the page's PaymentIntent (after an authentication_required, the one the job left) confirmed with the saved
+   * card, 3-D Secure passed, then the card widget's return call. Answers the page's intent and the return's answer.
    */
-  async function payBalanceOnSession(reference: string) {
-    const core = otherInstanceCore();
-    const r = await row(reference);
-    const { clientSecret } = await core.ensureIntent({ kind: "registration_balance", reference, amountCents: Number(r.amount_cents) - Number(r.amount_paid_cents), description: `Balance ${reference}` });
-    const intentId = clientSecret.split("_secret_")[0]!;
-    const confirmed = t.fake.confirm(intentId, { paymentMethod: String(r.payment_method_id) });
+  async function payBalanceOnManagePage(path: string) {
+    const b = await paidChangesKit(t).browser(path);
+    const page = await b.get(`${path}/balance`);
+    expect(page.status).toBe(200);
+    expect(textOf(page.text)).toContain("Pay Your Balance");
+    const intentId = /"clientSecret":"([^"]+)"/.exec(page.text)![1]!.split("_secret_")[0]!;
+    const reference = /"reference":"([^"]+)"/.exec(page.text)![1]!;
+    const confirmed = t.fake.confirm(intentId, { paymentMethod: String((await row(reference)).payment_method_id) });
     if (confirmed.body.status === "requires_action") expect(t.fake.challenge(intentId, "complete").body.status).toBe("succeeded");
-    return { intentId, settled: await core.settle(intentId, "return") };
+    const answer = await b.json(`${path}/balance/paid`, { paymentIntentId: intentId });
+    return { intentId, status: answer.status, body: answer.body as { status: string } };
   }
 
   /** "Use another card": a SetupIntent on the registration's customer, confirmed with `card`, kept for the balance. */
@@ -123,7 +127,7 @@ export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir
   const balanceIntents = (reference: string) => [...t.fake.intents.values()].filter((i) => i.metadata.kind === "registration_balance" && i.metadata.reference === reference);
   const runJob = (app: Express = t.app) => (app.locals.runBalanceJob as () => Promise<JobCounts>)();
 
-  return { depositRegistration, depositTeam, useAnotherCard, otherInstanceCore, payBalanceOnSession, row, charges, balancePayments, mails, mailText, balanceIntents, runJob };
+  return { depositRegistration, depositTeam, useAnotherCard, otherInstanceCore, payBalanceOnManagePage, row, charges, balancePayments, mails, mailText, balanceIntents, runJob };
 }
 
 /** The app's clock (and the fake Stripe's) moved forward to `at` (never back). */

@@ -15,6 +15,8 @@ export interface SavedCard {
 interface SavedCardsApi {
   ensureCustomer(input: { reference: string; email: string; name: string }): Promise<{ customerId: string }>;
   savedCard(paymentMethodId: string): Promise<SavedCard>;
+  startCardUpdate(input: { customerId: string }): Promise<{ setupIntentId: string; clientSecret: string }>;
+  finishCardUpdate(setupIntentId: string): Promise<{ paymentMethodId: string; customerId: string | null; card: SavedCard }>;
 }
 
 export type IntentInput = EnsureIntentInput & { saveCard?: { customerId: string } };

@@ -18,10 +18,19 @@ export const DOWNGRADE_TEXT = {
 
 /** The packages a paid individual registration can move down to (cheaper than what it paid for), with what each gives back. */
 export function downgradeOptions(event: EventDetail, r: Registration): { code: string; label: string; priceCents: number; refundCents: number }[] {
-  if (r.kind !== "individual" || r.status !== "paid") return [];
+  if (r.kind !== "individual" || (r.status !== "paid" && r.status !== "deposit_paid")) return [];
   return event.packages
     .filter((p) => p.priceCents < r.listPriceCents && p.code !== r.packageCode)
-    .map((p) => ({ code: p.code, label: findPackage(event, p.code)?.label ?? p.label, priceCents: p.priceCents, refundCents: r.listPriceCents - p.priceCents }));
+    .map((p) => ({ code: p.code, label: findPackage(event, p.code)?.label ?? p.label, priceCents: p.priceCents, refundCents: downgradeRefundCents(r, p.priceCents) }));
+}
+
+/**
+ * What a cheaper package gives back: the difference in list price; on a deposit plan only what was paid above the new
+ * price (the balance shrinks first), never more than was paid.
+ */
+export function downgradeRefundCents(r: Pick<Registration, "status" | "listPriceCents" | "amountPaidCents">, newPriceCents: number): number {
+  if (r.status === "deposit_paid") return Math.max(0, (r.amountPaidCents ?? 0) - newPriceCents);
+  return r.listPriceCents - newPriceCents;
 }
 
 /**
@@ -40,15 +49,18 @@ export async function downgradeIndividual(deps: RegistrationDeps, event: EventDe
     const pkg = findPackage(event, input.data.registrationType);
     if (priceCents === undefined || !pkg || priceCents >= r.listPriceCents) throw new DomainError("invalid", DOWNGRADE_TEXT.notCheaper);
     if (!money.payments.some((p) => p.kept && p.payment.provider !== "none")) throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
-    const refundCents = Math.min(r.listPriceCents - priceCents, money.refundableCents);
+    const refundCents = Math.min(downgradeRefundCents(r, priceCents), money.refundableCents);
 
     await repo.setPackage(trx, r.id, { code: pkg.code, label: pkg.label, priceCents }, r.version + 1, now);
+    // A deposit that now covers the whole (new) price: nothing is owed, the registration is paid.
+    if (r.status === "deposit_paid" && priceCents <= (r.amountPaidCents ?? 0)) await repo.transition(trx, r.id, "payBalance", now);
     await repo.replaceDays(trx, r.id, input.data.dayIds);
     if (refundCents > 0) {
       await refundAcross(trx, deps.paymentCore, r.reference, refundCents, `downgrade:registration:${r.id}:v${r.version}`, `package changed from ${r.packageLabel} to ${pkg.label}`);
     }
     const changed = (await repo.findByReference(trx, r.reference))!;
-    await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [`package from ${r.packageLabel} to ${pkg.label}, ${formatPrice(refundCents)} refunded to your card`]));
+    const owed = changed.status === "deposit_paid" ? `, the balance is now ${formatPrice(changed.amountCents - (changed.amountPaidCents ?? 0))}` : "";
+    await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [`package from ${r.packageLabel} to ${pkg.label}, ${formatPrice(refundCents)} refunded to your card${owed}`]));
     return { refundCents };
   });
   deps.outbox.wake();

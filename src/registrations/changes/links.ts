@@ -13,7 +13,7 @@ export const MANAGE_PATH = "/my-registration";
 export const manageUrl = (publicUrl: string, token: string) => `${publicUrl}${MANAGE_PATH}/${token}`;
 
 /** Registrations a manage link opens, and "Lost your confirmation?" finds: paid, in review or canceled by the registrant. */
-export const MANAGEABLE_STATUSES = ["paid", "needs_review", "withdrawn", "refunded", "refund_failed"] as const;
+export const MANAGEABLE_STATUSES = ["paid", "needs_review", "withdrawn", "refunded", "refund_failed", "deposit_paid", "balance_overdue"] as const;
 
 /** A new private link for a registration: the token goes to the registrant, its hash into the database. */
 export async function issueManageLink(conn: Db | Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<string> {

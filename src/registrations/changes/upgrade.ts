@@ -10,7 +10,7 @@ import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 
 /** The packages a paid individual registration can move up to, with what each costs on top (none with a discount code). */
 export function upgradeOptions(event: EventDetail, r: Registration): { code: string; label: string; priceCents: number; differenceCents: number }[] {
-  if (r.kind !== "individual" || r.status !== "paid") return [];
+  if (r.kind !== "individual" || (r.status !== "paid" && r.status !== "deposit_paid")) return [];
   return upgradeChoices(
     event.packages.map((p) => ({ code: p.code, label: findPackage(event, p.code)?.label ?? p.label, priceCents: p.priceCents })),
     r,

@@ -18,6 +18,8 @@ export function eventEndsAt(event: Pick<EventSummary, "endDate" | "timeZone">): 
   return startOfDayIn(next.toISOString().slice(0, 10), event.timeZone);
 }
 
+export const BALANCE_OVERDUE_REASON = "Its balance is overdue: pay it to keep the places, or write to us.";
+
 export interface Permissions {
   phase: ChangePhase;
   canCancel: boolean;
@@ -33,8 +35,10 @@ export function permissions(status: RegistrationStatus, event: Pick<EventSummary
   const freezeAt = changesFreezeAt(startsAt, freezeColumn);
   const t = now.getTime();
   const base = { freezeAt, startsAt, refundPercent: refundPercent(startsAt, now) };
-  if (status !== "paid") {
-    const reason = status === "needs_review" ? "Its payment is being reviewed by our team; write to us for any change." : "It is canceled.";
+  // A deposit-paid registration changes as a paid one does (its balance follows); an overdue balance must be paid first.
+  if (status !== "paid" && status !== "deposit_paid") {
+    const reason =
+      status === "needs_review" ? "Its payment is being reviewed by our team; write to us for any change." : status === "balance_overdue" ? BALANCE_OVERDUE_REASON : "It is canceled.";
     return { ...base, phase: "closed", canCancel: false, reason };
   }
   if (t >= eventEndsAt(event).getTime()) return { ...base, phase: "closed", canCancel: false, reason: "The camp is over." };

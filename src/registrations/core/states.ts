@@ -63,6 +63,11 @@ export function canTransition(from: RegistrationStatus, step: RegistrationTransi
   return (REGISTRATION_TRANSITIONS[step].from as readonly RegistrationStatus[]).includes(from);
 }
 
+/** Registered: paid in full, or its deposit paid (the balance charged later, or overdue within its grace days). */
+export function isRegistered(status: string): boolean {
+  return status === "paid" || status === "deposit_paid" || status === "balance_overdue";
+}
+
 /**
  * How a paid registration's change (`registration_changes`: an upgrade, athletes added to a team) may move; the
  * repository's `moveChange` takes its `WHERE status IN (...)` from this table.

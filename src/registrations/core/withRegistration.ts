@@ -8,6 +8,7 @@ import type { ChangePhase } from "../../shared/registrations/changePolicy.ts";
 import { CHANGE_TEXT, MANAGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 import type { RegistrationDeps } from "./deps.ts";
 import { permissions, type Permissions } from "./permissions.ts";
+import { isRegistered } from "./states.ts";
 import * as repo from "./repository.ts";
 import type { Registration, RegistrationAthlete, RegistrationChange, RegistrationKind } from "./repository.ts";
 
@@ -36,7 +37,7 @@ export const PERMIT: { open: Permit; phase: (shown: ChangePhase) => Permit; acti
   /** The phase the form was shown in (every detail, or the medical notes only) is still the phase now. */
   phase: (shown: ChangePhase): Permit => (allowed) => (allowed.phase === "closed" ? allowed.reason : allowed.phase !== shown ? MANAGE_TEXT.deadlinePassed : undefined),
   /** A paid registration (a family's link: its signature and its link). */
-  active: (_allowed, r) => (r.status === "paid" ? undefined : "This registration is not active."),
+  active: (_allowed, r) => (isRegistered(r.status) ? undefined : "This registration is not active."),
 };
 
 export interface RegistrationNeed {

@@ -5,6 +5,7 @@ import * as repo from "./repository.ts";
 import type { Entry, Joiner } from "./repository.ts";
 import { placesFreed, type WaitingListDeps } from "./offers.ts";
 import type { OfferPlace } from "../../shared/registrations/waitingList.ts";
+import { isRegistered } from "../core/states.ts";
 
 export interface Offer {
   entry: Entry;
@@ -22,7 +23,7 @@ export async function findOffer(deps: WaitingListDeps, token: string): Promise<O
     placeNumber: h.placeNumber,
     reference: h.reference,
     state:
-      h.status === "paid" || h.status === "needs_review"
+      isRegistered(h.status) || h.status === "needs_review"
         ? "registered"
         : h.status === "pending_payment" && (h.reservedUntil?.getTime() ?? 0) > now
           ? "held"

@@ -18,6 +18,7 @@ import type { Entry } from "./repository.ts";
 import { chooseOffers, PASSES_BEFORE_BLOCKING } from "../../shared/registrations/waitingList.ts";
 import { placesForSale, toLineEntry } from "./forSale.ts";
 import { offerEmail } from "./email.ts";
+import { isRegistered } from "../core/states.ts";
 
 /** What the waiting list's use cases are given: the registrations' deps, the offer time and the site's address for links. */
 export interface WaitingListDeps extends RegistrationDeps {
@@ -86,7 +87,7 @@ async function closeFinishedOffers(trx: Knex.Transaction, eventId: number, now: 
     const holds = await repo.holdsOf(trx, entry.id);
     const live = holds.some((h) => h.status === "pending_payment" && (h.reservedUntil?.getTime() ?? 0) > now.getTime());
     if (live) continue;
-    const paid = holds.some((h) => h.status === "paid" || h.status === "needs_review");
+    const paid = holds.some((h) => isRegistered(h.status) || h.status === "needs_review");
     await repo.setStatus(trx, entry.id, ["offered"], paid ? "registered" : "expired", now);
   }
 }

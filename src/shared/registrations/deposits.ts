@@ -118,3 +118,15 @@ export function parsePaymentPlan(raw: unknown): PaymentPlan | null {
 export function balanceLine(balanceCents: number, dueAt: Date, timeZone: string): string {
   return `${formatPrice(balanceCents)} on ${dueDayText(dueAt, timeZone)}, charged to the card you paid the deposit with. You can pay it earlier or use another card from your registration's page.`;
 }
+
+/** What the manage page shows of a deposit plan: what is owed and when, the card the balance is charged to. */
+export interface BalanceView {
+  owedCents: number;
+  paidCents: number;
+  dueText: string;
+  overdue: boolean;
+  /** "Visa ending 4242, expires 12/2034"; null until the card is known. */
+  cardText: string | null;
+  payHref: string;
+  cardHref: string;
+}

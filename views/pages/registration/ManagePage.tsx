@@ -11,6 +11,8 @@ import { PackageAndDays } from "./PackageAndDays.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
 import { GuardianFields } from "../../components/GuardianFields.tsx";
 import { completeCount, missingBadge } from "../../../src/shared/texts.ts";
+import type { BalanceView } from "../../../src/shared/registrations/deposits.ts";
+import { BalanceSection } from "./BalancePage.tsx";
 
 /** Everything the manage page shows, prepared by the route (dates already in the event's own time zone). */
 export interface ManageView {
@@ -49,6 +51,8 @@ export interface ManageView {
   downgrades: { code: string; label: string; priceCents: number; refundCents: number; dayCount: number; everyDay: boolean }[];
   /** A change that costs money and waits for its payment: the other changes are refused meanwhile. */
   pending: PendingChange | null;
+  /** A deposit plan with a balance still owed (src/registrations/changes/balance.ts). */
+  balance?: BalanceView | null;
 }
 
 /** The change waiting for its payment: what it is, its amount, and its own page. */
@@ -101,6 +105,7 @@ function PaidChangeLinks({ view }: { view: ManageView }) {
 }
 
 function Facts({ view }: { view: ManageView }) {
+  const owed: [string, string][] = view.balance ? [["Balance due", `${formatPrice(view.balance.owedCents)} on ${view.balance.dueText}`]] : [];
   const rows: [string, string][] = [
     ["Reference", view.reference],
     ["Status", view.statusLabel],
@@ -111,6 +116,7 @@ function Facts({ view }: { view: ManageView }) {
     ["Package", view.packageLabel],
     ["Days", view.days.filter((d) => d.attended).map((d) => d.label).join("; ")],
     ["Amount paid", formatPrice(view.amountPaidCents)],
+    ...owed,
   ];
   if (view.amountRefundedCents > 0) rows.push(["Refunded", formatPrice(view.amountRefundedCents)]);
   return <SummaryRows rows={rows} className="manage-facts" />;
@@ -249,6 +255,7 @@ export function ManagePage({ view, form, packageForm, message }: { view: ManageV
           </p>
           <p className="muted">Your receipt is the confirmation e-mail; Stripe also e-mails a card receipt when your bank asks for one.</p>
         </section>
+        {view.balance ? <BalanceSection balance={view.balance} /> : null}
         {view.pending ? <PendingSection pending={view.pending} /> : null}
         <Athletes view={view} />
         {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}

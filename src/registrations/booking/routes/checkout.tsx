@@ -20,6 +20,7 @@ import { teamCheckoutPath } from "./team.tsx";
 import { confirmationPageManageHref } from "../../changes/routes/manageLink.tsx";
 import { checkoutPage, holdEndsText, loadEvent, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { formBody, jsonPost, type JsonAnswer } from "../../../http/forms.ts";
+import { isRegistered } from "../../core/states.ts";
 
 const codeText = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : "");
 
@@ -53,7 +54,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     }
     const reference = ownReference(req, event.id, team ? "team" : undefined);
     const registration = reference ? await repo.findByReference(db, reference) : undefined;
-    if (registration?.status === "paid") {
+    if (registration && isRegistered(registration.status)) {
       const manageHref = await confirmationPageManageHref(req, deps, registration);
       return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} manageHref={manageHref} familiesEmailed={team} />, { team });
     }

@@ -8,6 +8,9 @@ import { addresseeOf } from "../../core/email.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../../core/deps.ts";
 import { confirmationPageManageHref } from "../../changes/routes/manageLink.tsx";
 import { ownReference } from "../../core/routeKit.tsx";
+import { isRegistered } from "../../core/states.ts";
+import { balanceOwed } from "../deposit.ts";
+import { DEPOSIT_TEXT } from "../../../shared/registrations/deposits.ts";
 
 /**
  * What /register/{id}?paymentSuccess=true and /event-registration/{id} show: the confirmation, for a payment the
@@ -22,10 +25,10 @@ export async function confirmationContent(deps: RegistrationDeps, req: Request, 
   let registration = reference ? await repo.findByReference(db, reference) : undefined;
   let payment = reference ? await paymentCore.latestFor(REGISTRATION_KIND, reference) : undefined;
   // The visitor's own paid registration says paid however it is reached (whichever intent the link names).
-  const matches = registration && (registration.status === "paid" || !intentId || payment?.providerPaymentId === intentId);
+  const matches = registration && (isRegistered(registration.status) || !intentId || payment?.providerPaymentId === intentId);
   let processing = false;
   // The browser came back before anything recorded the payment: ask Stripe through the core.
-  if (matches && registration!.status !== "paid" && payment?.providerPaymentId && intentId) {
+  if (matches && !isRegistered(registration!.status) && payment?.providerPaymentId && intentId) {
     try {
       const settled = await paymentCore.settle(payment.providerPaymentId, "return");
       processing = settled.status === "pending" && settled.intentStatus === "processing";
@@ -35,7 +38,7 @@ export async function confirmationContent(deps: RegistrationDeps, req: Request, 
     registration = await repo.findByReference(db, reference!);
     payment = await paymentCore.latestFor(REGISTRATION_KIND, reference!);
   }
-  if (matches && registration!.status === "paid") {
+  if (matches && isRegistered(registration!.status)) {
     const manageHref = await confirmationPageManageHref(req, deps, registration!);
     return (
       <RegistrationConfirmed email={addresseeOf(registration!).email} reference={registration!.reference} eventTitle={event.title} free={registration!.amountPaidCents === 0}
@@ -71,7 +74,7 @@ async function seenElsewhere(deps: RegistrationDeps, event: EventDetail, intentI
   if (!payment || payment.kind !== REGISTRATION_KIND) return null;
   const registration = await repo.findByReference(deps.db, payment.reference);
   if (!registration || registration.eventId !== event.id || registration.kind !== "individual") return null;
-  const state = registration.status === "paid" ? "paid" : registration.status === "withdrawn" || registration.status === "canceled" || registration.status === "refunded" ? "canceled" : null;
+  const state = isRegistered(registration.status) ? "paid" : registration.status === "withdrawn" || registration.status === "canceled" || registration.status === "refunded" ? "canceled" : null;
   if (!state) return null;
   return <RegistrationSeenElsewhere state={state} eventTitle={event.title} dateText={event.dateText} facts={boughtFacts(event, registration)} />;
 }
@@ -84,5 +87,7 @@ function boughtFacts(event: EventDetail, r: repo.Registration): [string, string]
     ["Amount paid", formatPrice(r.amountPaidCents ?? 0)],
   ];
   if (r.amountRefundedCents > 0) rows.push(["Refunded", formatPrice(r.amountRefundedCents)]);
+  const owed = balanceOwed(r);
+  if (r.deposit && owed > 0) rows.push(["Balance due", DEPOSIT_TEXT.owed(owed, r.deposit.balanceDueAt, event.timeZone)]);
   return rows;
 }

@@ -25,6 +25,7 @@ import { holdIsLive } from "../../core/deps.ts";
 import { amountDueNow, chosenPlan, depositStep } from "../deposit.ts";
 import { depositOfferOf } from "../../../../views/components/PaymentPlanChoice.tsx";
 import { loadEvent, notFound, optionLabel, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { isRegistered } from "../../core/states.ts";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
 function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
@@ -130,7 +131,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
 
     const reference = ownReference(req, event.id);
     const own = reference ? await repo.findByReference(db, reference) : undefined;
-    if (own?.status === "paid" || own?.status === "needs_review") return confirmation(req, res, event);
+    if ((own && isRegistered(own.status)) || own?.status === "needs_review") return confirmation(req, res, event);
     const held = own && holdIsLive(own, deps.clock()) ? own : undefined;
 
     const st = await status(event, held?.id);

@@ -26,6 +26,8 @@ import { withRefundState } from "../refundState.ts";
 import { ADULT_AGE, athleteRowOf, missingFor, SIGNER_RELATIONSHIPS } from "../family.ts";
 import { AGREEMENTS_VERSION } from "../../../shared/registrations/agreements.ts";
 import { downgradeOptions } from "../downgrade.ts";
+import { balanceView } from "../balance.ts";
+import { isRegistered } from "../../core/states.ts";
 
 /**
  * What a private manage link (`/my-registration/{token}`) opens, and the pages it shows: the registrant's or coach's
@@ -68,6 +70,8 @@ export interface Changing {
 
 const STATUS_LABEL: Record<string, string> = {
   paid: "Paid",
+  deposit_paid: "Deposit paid",
+  balance_overdue: "Balance overdue",
   needs_review: "Payment being reviewed",
   withdrawn: "Canceled",
   refunded: "Refunded",
@@ -211,7 +215,7 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
     days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
     everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
     dayCount: pkg?.dayCount ?? event.days.length,
-    familyLinks: r.kind === "team" && r.status === "paid" && p.phase !== "closed",
+    familyLinks: r.kind === "team" && isRegistered(r.status) && p.phase !== "closed",
     athletes: r.athletes.map((a) => ({
       position: a.position,
       active: a.withdrawnAt === null,
@@ -244,5 +248,6 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
         })
       : [],
     pending: null,
+    balance: balanceView(event, r, o.base),
   };
 }

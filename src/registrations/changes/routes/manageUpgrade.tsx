@@ -12,6 +12,8 @@ import { MANAGE_PATH } from "../links.ts";
 import { individualOf } from "../change.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { startUpgrade, upgradeOptions } from "../upgrade.ts";
+import { BALANCE_UPGRADE_TEXT, upgradeOnBalance } from "../balanceUpgrade.ts";
+import { dueDayText } from "../../../shared/registrations/deposits.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { allowed, openWhole, pendingChangeOf, versionOf, type Opened } from "./manageLink.tsx";
 
@@ -79,6 +81,11 @@ export function manageUpgradeRoutes(deps: RegistrationRouteDeps): Router {
     },
     page: (req, res, o, form, status) => showUpgrade(req, res, o, { status, form }),
     run: async (req, res, data, o) => {
+      // A deposit plan: the balance grows, nothing is charged now.
+      if (o.r.status === "deposit_paid") {
+        const raised = await upgradeOnBalance(deps, o.event, { reference: o.r.reference, shownVersion: versionOf(formBody(req)), data });
+        return { redirect: o.base, toast: { title: "Package changed", description: BALANCE_UPGRADE_TEXT.done(raised.balanceCents, dueDayText(raised.dueAt, o.event.timeZone)), variant: "success" as const } };
+      }
       const id = await startUpgrade(deps, o.event, { reference: o.r.reference, shownVersion: versionOf(formBody(req)), data, holder: visitorKeys(req, res) });
       return { redirect: `${o.base}/changes/${id}` };
     },

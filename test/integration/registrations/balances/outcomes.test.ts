@@ -1,7 +1,9 @@
 import { Writable } from "node:stream";
+import request from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { balancesKit, CARDS, DAY_MS, moveClockTo } from "../../../support/balances.ts";
+import { textOf } from "../../../support/http.ts";
 import { now, resetClock } from "../../../../src/clock.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
 import { insertEntry } from "../../../../src/registrations/waitlist/repository.ts";
@@ -85,11 +87,11 @@ describe("a balance charged on its due date", () => {
     await kit.runJob();
     expect(await kit.charges(id)).toHaveLength(1);
 
-    // The manage page's "Pay the balance now": the PaymentIntent left by the job, paid on session with 3-D Secure.
-    expect(link).toMatch(/^\/my-registration\//);
-    const { intentId, settled } = await kit.payBalanceOnSession(reference);
-    expect(settled.status).toBe("paid");
-    expect(kit.balanceIntents(reference).map((i) => i.id)).toEqual([intentId]);
+    // The e-mailed link opens the manage page; "Pay the balance now" pays the PaymentIntent the job left, on session,
+    // 3-D Secure passed: one PaymentIntent in all.
+    const paid = await kit.payBalanceOnManagePage(link);
+    expect(paid).toMatchObject({ status: 200, body: { status: "paid" } });
+    expect(kit.balanceIntents(reference).map((i) => i.id)).toEqual([paid.intentId]);
     const r = await kit.row(reference);
     expect(r.status).toBe("paid");
     expect(Number(r.amount_paid_cents)).toBe(29900);
@@ -130,8 +132,12 @@ describe("declines", () => {
     // 5 athletes at $199, $75 each paid as the deposit.
     expect(overdue.text_body).toContain("We could not charge the balance of $620.00 for Steel City");
     expect(overdue.text_body).toContain("Your card has insufficient funds. Nothing was charged");
-    // The places are still held (until the grace date).
+    // The places are still held (until the grace date), and the e-mailed link opens the page to pay it.
     expect(Number((await kit.row(reference)).places)).toBe(5);
+    const link = /\/my-registration\/[A-Za-z0-9_-]{43}/.exec(overdue.text_body)![0];
+    const page = await request(t.app).get(link).set("x-forwarded-for", "198.18.200.1");
+    expect(page.status).toBe(200);
+    expect(textOf(page.text)).toContain("$620.00");
 
     // The operator sees it.
     const listed = await listBalances(createOperatorContext(t.config, t.db, t.logger), now(), { overdueOnly: true });

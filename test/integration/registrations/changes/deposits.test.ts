@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
+import { textOf, visitor } from "../../../support/http.ts";
+import { sentText } from "../../../support/mail.ts";
+import { ATHLETE, paidChangesKit } from "../../../support/paidChanges.ts";
+import { placesTaken } from "../../../../src/events/repository.ts";
+
+/**
+ * A deposit-paid registration on its manage link (README: Deposits): what is paid and owed and when, paying the
+ * balance now (its PaymentIntent, one for every tab), and the changes under the policy with a deposit: a cancellation
+ * refunds the policy's share of what was paid, an upgrade raises the balance and charges nothing, a cheaper package
+ * refunds only what was paid above its price. SQLite and MySQL.
+ */
+let t: PayingTestApp;
+let kit: ReturnType<typeof paidChangesKit>;
+
+beforeAll(async () => {
+  t = await createPayingTestApp();
+  kit = paidChangesKit(t);
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(async () => {
+  t.fake.autoDeliver = true;
+  await t.fake.idle();
+  await t.db("events").where({ id: 2 }).update({ deposit_kind: "fixed", deposit_value: 7500, changes_freeze_at: null });
+});
+
+let seq = 0;
+/** A deposit-paid registration of event 2 (the package's price; $75 deposit) and its manage link from the confirmation e-mail. */
+async function depositPaid(registrationType = "full", days: Record<string, boolean> = {}) {
+  const v = await visitor(t.app);
+  const res = await v
+    .post("/api/events/2/create-payment-intent")
+    .send({ option: registrationType, formSessionId: `deposit-manage-${String(++seq).padStart(4, "0")}-${Date.now()}`, registrationData: { ...ATHLETE, registrationType, paymentPlan: "deposit", ...days } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const reference = res.body.registrationId as string;
+  const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+  expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+  expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
+  expect(await kit.row(reference)).toMatchObject({ status: "deposit_paid" });
+  const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" }).first();
+  const token = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!;
+  return { reference, path: `/my-registration/${token}` };
+}
+
+const balancePayments = (reference: string) => t.db("payments").where({ kind: "registration_balance", reference });
+const refundsOf = async (reference: string) => {
+  const ids = await t.db("payments").where({ reference }).pluck("id");
+  return t.db("payment_refunds").whereIn("payment_id", ids).orderBy("id");
+};
+
+describe("the manage page of a deposit plan", () => {
+  it("shows what is paid and owed and when; 'Pay the balance now' gives every tab the one PaymentIntent for what is owed", async () => {
+    const { reference, path } = await depositPaid();
+    const b = await kit.browser(path);
+    const page = textOf((await b.get(path).expect(200)).text);
+    expect(page).toContain("Deposit paid");
+    expect(page).toContain("Balance due $224.00 on May 22, 2027");
+    expect(page).toContain("$224.00 is due on May 22, 2027.");
+    expect(page).toContain("Pay the balance now");
+    expect(page).toContain("Use another card");
+
+    // Two tabs open the page at once: one balance payment, one PaymentIntent, for what is owed.
+    const [one, two] = await Promise.all([b.get(`${path}/balance`), b.get(`${path}/balance`)]);
+    expect(one.status).toBe(200);
+    expect(two.status).toBe(200);
+    expect(kit.intentOf(one.text)).toBe(kit.intentOf(two.text));
+    const payments = await balancePayments(reference);
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ amount_cents: 22400, status: "pending" });
+    expect(t.fake.intents.get(kit.intentOf(one.text)!)).toMatchObject({ amount: 22400, metadata: { kind: "registration_balance", reference } });
+    expect(textOf(one.text)).toContain("Pay Your Balance");
+
+    // The return call settles only this registration's own balance intent.
+    expect((await b.json(`${path}/balance/paid`, { paymentIntentId: "pi_someone_else" })).status).toBe(403);
+  });
+});
+
+describe("changes under the policy with a deposit", () => {
+  it("a cancellation refunds the policy's share of what was paid (the deposit), never the price, and frees the place", async () => {
+    const { reference, path } = await depositPaid();
+    const before = await placesTaken(t.db, 2, new Date());
+    const b = await kit.browser(path);
+    expect(textOf((await b.get(`${path}/cancel`).expect(200)).text)).toContain("You get back $75.00 (100% of $75.00).");
+    expect((await b.post(`${path}/cancel`, { version: b.version, scope: "all" })).status).toBe(303);
+    expect(await kit.row(reference)).toMatchObject({ status: "withdrawn", withdrawal_refund_cents: 7500 });
+    expect(await placesTaken(t.db, 2, new Date())).toBe(before - 1);
+    const refunds = await refundsOf(reference);
+    expect(refunds.map((r: { amount_cents: number }) => Number(r.amount_cents))).toEqual([7500]);
+  });
+
+  it("an upgrade raises the balance, not the deposit: nothing is charged now", async () => {
+    const { reference, path } = await depositPaid("2day", { day1: true, day3: true });
+    expect(await kit.row(reference)).toMatchObject({ amount_cents: 23800, amount_paid_cents: 7500 });
+    const b = await kit.browser(path);
+    const posted = await b.post(`${path}/upgrade`, { version: b.version, registrationType: "full" });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.location).toBe(path);
+    expect(await kit.row(reference)).toMatchObject({ status: "deposit_paid", package_code: "full", amount_cents: 29900, amount_paid_cents: 7500, deposit_cents: 7500 });
+    expect(await t.db("registration_changes")).toHaveLength(0);
+    expect(await t.db("payments").where({ reference })).toHaveLength(1);
+    expect(textOf((await b.get(path)).text)).toContain("Balance due $224.00 on May 22, 2027");
+    const changed = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" }).first();
+    expect(changed.text_body).toContain("nothing charged now: the balance is $224.00, due on May 22, 2027");
+  });
+
+  it("a cheaper package lowers the balance; below what was paid it refunds the difference and the registration is paid", async () => {
+    // $75 paid on the full camp: 2 days ($238) lowers the balance and refunds nothing.
+    const first = await depositPaid();
+    let b = await kit.browser(first.path);
+    expect((await b.post(`${first.path}/package`, { version: b.version, registrationType: "2day", day1: "on", day3: "on" })).status).toBe(303);
+    expect(await kit.row(first.reference)).toMatchObject({ status: "deposit_paid", amount_cents: 23800, amount_paid_cents: 7500 });
+    expect(await refundsOf(first.reference)).toHaveLength(0);
+
+    // A $150 deposit on the full camp, then 1 day ($119): $31 back, nothing owed.
+    await t.db("events").where({ id: 2 }).update({ deposit_value: 15000 });
+    const second = await depositPaid();
+    b = await kit.browser(second.path);
+    expect(textOf((await b.get(second.path)).text)).toContain("1 Day ($119.00): you get back $31.00");
+    expect((await b.post(`${second.path}/package`, { version: b.version, registrationType: "1day", day2: "on" })).status).toBe(303);
+    expect(await kit.row(second.reference)).toMatchObject({ status: "paid", amount_cents: 11900, amount_paid_cents: 15000 });
+    expect((await refundsOf(second.reference)).map((r: { amount_cents: number }) => Number(r.amount_cents))).toEqual([3100]);
+  });
+});
