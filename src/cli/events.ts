@@ -26,7 +26,15 @@ function details(e: EventListing): string {
     `  team price: ${formatPrice(e.teamPriceCents)} per athlete`,
     `  registration closes: ${e.registrationClosesOn ?? "at the start"}`,
     `  freeze date: ${e.changesFreezeOn ?? "7 days before the start"}`,
+    `  deposit: ${depositText(e)}`,
   ].join("\n");
+}
+
+/** The deposit policy as the operator set it: "$75.00 per athlete, the balance due 14 days before the first day". */
+function depositText(e: EventListing): string {
+  if (e.deposit.kind === "none") return "none (pay in full only)";
+  const what = e.deposit.kind === "fixed" ? `${formatPrice(e.deposit.value)} per athlete` : `${e.deposit.value}% (rounded to whole dollars per athlete)`;
+  return `${what}, the balance due ${e.balanceDueDays} days before the first day`;
 }
 
 /** What the command prints; a refusal throws OperatorError with its one line, having changed nothing. */

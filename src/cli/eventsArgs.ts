@@ -25,8 +25,10 @@ export const EVENTS_USAGE = [
   "  --team-price PRICE (per athlete)  --closes YYYY-MM-DD|none (registration closes at the start of that day in the",
   "  event's zone; none: at the start)  --freeze YYYY-MM-DD|none (paid registrations change until then; none: 7 days",
   "  before the start)  --listed yes|no",
+  "  --deposit none|fixed=DOLLARS|percent=N (a deposit per athlete now, the balance later; a percentage is rounded to",
+  "  whole dollars)  --balance-due-days DAYS (the balance is due that many days before the first day; 14 by default)",
   "",
-  "create copies the description, picture, category, hours, features, ages and team price of the --like event.",
+  "create copies the description, picture, category, hours, features, ages, team price and deposit of the --like event.",
   "A raised capacity goes to the waiting list first. Bad input prints one line and changes nothing (exit 1); the",
   "running site shows a change on its next request, on every instance.",
 ].join("\n");
@@ -46,6 +48,8 @@ const OPTIONS: Record<string, keyof EventChanges> = {
   "--closes": "registrationClosesOn",
   "--freeze": "changesFreezeOn",
   "--listed": "listed",
+  "--deposit": "deposit",
+  "--balance-due-days": "balanceDueDays",
 };
 
 const REQUIRED_ON_CREATE = ["--title", "--start", "--end", "--location", "--capacity", "--package"];

@@ -61,6 +61,8 @@ async function readEdited(conn: Knex.Transaction, row: Row): Promise<EditedEvent
     registrationClosesOn: closes ? dayIn(closes, timeZone) : null,
     changesFreezeOn: freeze ? dayIn(freeze, timeZone) : null,
     listed: Boolean(Number(row.listed)),
+    deposit: { kind: (toText(row.deposit_kind ?? "none") || "none") as EditedEvent["deposit"]["kind"], value: Number(row.deposit_value ?? 0) },
+    balanceDueDays: Number(row.balance_due_days ?? 14),
   };
 }
 
@@ -102,6 +104,8 @@ function eventColumns(next: EditedEvent, was: EditedEvent | undefined): Row {
   if (changed("location")) cols.location = next.location;
   if (changed("teamPriceCents")) cols.team_price_cents = next.teamPriceCents;
   if (changed("listed")) cols.listed = next.listed;
+  if (changed("deposit")) Object.assign(cols, { deposit_kind: next.deposit.kind, deposit_value: next.deposit.value });
+  if (changed("balanceDueDays")) cols.balance_due_days = next.balanceDueDays;
   if (changed("registrationClosesOn") || changed("timeZone"))
     cols.registration_closes_at = next.registrationClosesOn === null ? null : startOfDayIn(next.registrationClosesOn, next.timeZone);
   if (changed("changesFreezeOn") || changed("timeZone")) cols.changes_freeze_at = next.changesFreezeOn === null ? null : startOfDayIn(next.changesFreezeOn, next.timeZone);

@@ -127,6 +127,18 @@ describe("npm run events, through its module", () => {
     expect(single.price_cents).toBe(8900);
   });
 
+  it("sets the deposit policy: a fixed amount per athlete, a percentage, none; the balance's due days", async () => {
+    expect(await run("show", "2")).toContain("deposit: $75.00 per athlete, the balance due 14 days before the first day");
+    expect(await run("show", "3")).toContain("deposit: none (pay in full only)");
+    await run("update", "3", "--deposit", "percent=30", "--balance-due-days", "21");
+    expect(await operator("events").where({ id: 3 }).first()).toMatchObject({ deposit_kind: "percent", deposit_value: 30, balance_due_days: 21 });
+    expect(await run("show", "3")).toContain("deposit: 30% (rounded to whole dollars per athlete), the balance due 21 days before the first day");
+    await run("update", "3", "--deposit", "fixed=50");
+    expect(await operator("events").where({ id: 3 }).first()).toMatchObject({ deposit_kind: "fixed", deposit_value: 5000, balance_due_days: 21 });
+    await run("update", "3", "--deposit", "none", "--balance-due-days", "14");
+    expect(await operator("events").where({ id: 3 }).first()).toMatchObject({ deposit_kind: "none", deposit_value: 0, balance_due_days: 14 });
+  });
+
   it("moves the days with the dates, and the date text with them", async () => {
     await run("update", "3", "--start", "2027-07-10", "--end", "2027-07-11");
     const row = await operator("events").where({ id: 3 }).first();

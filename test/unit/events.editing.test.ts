@@ -10,6 +10,8 @@ const event: EditedEvent = {
   dateText: "June 5-7, 2027",
   timeZone: "America/Los_Angeles",
   location: "Las Vegas, NV",
+  deposit: { kind: "fixed", value: 7500 },
+  balanceDueDays: 14,
   capacity: 200,
   packages: [{ code: "full", label: "Full Camp (3 Days)", priceCents: 29900, dayCount: 3 }],
   teamPriceCents: 19900,
@@ -42,6 +44,15 @@ describe("parseEventsArgs", () => {
         timeZone: "Europe/Paris",
       },
     });
+  });
+
+  it("reads the deposit policy and refuses one it cannot store", () => {
+    expect(parseEventsArgs(["update", "2", "--deposit", "fixed=75.00", "--balance-due-days", "21"])).toMatchObject({ changes: { deposit: { kind: "fixed", value: 7500 }, balanceDueDays: 21 } });
+    expect(parseEventsArgs(["update", "2", "--deposit", "percent=25"])).toMatchObject({ changes: { deposit: { kind: "percent", value: 25 } } });
+    expect(parseEventsArgs(["update", "2", "--deposit", "none"])).toMatchObject({ changes: { deposit: { kind: "none", value: 0 } } });
+    expect(parseEventsArgs(["update", "2", "--deposit", "half"])).toEqual({ error: "The deposit is none, fixed=DOLLARS (per athlete, e.g. fixed=75.00) or percent=1 to 99, not half." });
+    expect(parseEventsArgs(["update", "2", "--deposit", "percent=100"])).toMatchObject({ error: expect.stringContaining("The deposit is none") });
+    expect(parseEventsArgs(["update", "2", "--balance-due-days", "400"])).toEqual({ error: "The balance is due a whole number of days (0 to 365) before the first day." });
   });
 
   it("reads a create with the event it copies", () => {

@@ -49,9 +49,17 @@ export async function writePaymentPlan(
   return plan ? `deposit:${plan.todayCents}:${plan.dueAt.getTime()}` : "full";
 }
 
+/**
+ * Whether the registration's own payment is a deposit: plan deposit, and the deposit less than the amount (a code
+ * applied on the payment step can bring the amount down to the deposit or below: then it is paid in full).
+ */
+export function paysDeposit(r: Pick<Registration, "amountCents" | "deposit">): boolean {
+  return !!r.deposit && r.deposit.depositCents < r.amountCents;
+}
+
 /** What the registration's own payment (kind `registration`) charges: the deposit on plan deposit, else the amount. */
 export function amountDueNow(r: Pick<Registration, "amountCents" | "deposit">): number {
-  return r.deposit ? r.deposit.depositCents : r.amountCents;
+  return paysDeposit(r) ? r.deposit!.depositCents : r.amountCents;
 }
 
 /** What is still owed once the registration's own payment is paid (0 on plan full). */
@@ -100,7 +108,7 @@ export function cardColumns(paymentMethodId: string, card: SavedCard) {
 
 /** The payment step's plan-deposit lines: the total, the balance and its date, the consent kept with the registration. */
 export function depositStep(event: Pick<EventDetail, "timeZone">, r: Registration): DepositStep | null {
-  if (!r.deposit) return null;
+  if (!r.deposit || !paysDeposit(r)) return null;
   return {
     totalCents: r.amountCents,
     balanceCents: r.amountCents - r.deposit.depositCents,

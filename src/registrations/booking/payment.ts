@@ -4,7 +4,7 @@ import { findEvent } from "../../events/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import { isFrozenPayment } from "../core/states.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
-import { amountDueNow, depositCustomer } from "./deposit.ts";
+import { amountDueNow, depositCustomer, paysDeposit } from "./deposit.ts";
 import type { IntentInput } from "./savedCardsAdapter.ts";
 
 /** The spec's answer when the payment cannot be set up (Stripe refused or did not answer). */
@@ -39,7 +39,7 @@ export async function preparePayment(deps: RegistrationDeps, r: Registration): P
     description: intentDescription(event ?? { title: "Event" }, r),
     email: r.contact.email,
   };
-  const customerId = r.deposit ? await depositCustomer(deps, r) : null;
+  const customerId = paysDeposit(r) ? await depositCustomer(deps, r) : null;
   if (customerId) input.saveCard = { customerId };
   const { clientSecret } = await deps.paymentCore.ensureIntent(input);
   return clientSecret;

@@ -16,7 +16,7 @@ import { registerChangePayments } from "../changes/paidChanges.ts";
 import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
 import { lockAggregate as lockAggregateRows } from "../core/withRegistration.ts";
 import { registerBalancePayments } from "../balances/paymentHandler.ts";
-import { amountDueNow, rememberDepositCard } from "./deposit.ts";
+import { amountDueNow, paysDeposit, rememberDepositCard } from "./deposit.ts";
 
 /**
  * The registrations' handler in the payment core. The core locks the payment row, then `expected` takes the
@@ -61,7 +61,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       if (!held && liveHoldLocked.has(trx)) restartWithEveryLock(payment.reference);
       // A payment for a lapsed hold takes its places only when they are still free (the event row is locked).
       if (!held && (await placesLeft(trx, r.eventId, now, r.id)) < r.places) return { reject: "the hold expired and the event is full" };
-      return confirm(trx, r, payment, r.deposit ? "payDeposit" : "pay", held, now);
+      return confirm(trx, r, payment, paysDeposit(r) ? "payDeposit" : "pay", held, now);
     },
 
     async onProcessing(trx, payment) {

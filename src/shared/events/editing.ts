@@ -85,9 +85,37 @@ export const eventChangesSchema = z
     registrationClosesOn: z.union([day("The registration closing date"), z.literal("none")]).transform((v) => (v === "none" ? null : v)),
     changesFreezeOn: z.union([day("The freeze date"), z.literal("none")]).transform((v) => (v === "none" ? null : v)),
     listed: z.boolean(),
+    /** `none`, `fixed=75.00` (dollars per athlete) or `percent=25` (whole percent, rounded to whole dollars per athlete). */
+    deposit: z
+      .string()
+      .trim()
+      .transform((v, ctx): DepositSetting => {
+        if (v === "none") return { kind: "none", value: 0 };
+        const fixed = /^fixed=(.*)$/.exec(v);
+        if (fixed) {
+          const cents = dollars("The deposit").safeParse(fixed[1]);
+          if (cents.success) return { kind: "fixed", value: cents.data };
+        }
+        const percent = /^percent=([1-9]\d?)$/.exec(v);
+        if (percent) return { kind: "percent", value: Number(percent[1]) };
+        ctx.addIssue({ code: "custom", message: `The deposit is none, fixed=DOLLARS (per athlete, e.g. fixed=75.00) or percent=1 to 99, not ${v}.` });
+        return z.NEVER;
+      }),
+    balanceDueDays: z
+      .string()
+      .trim()
+      .regex(/^\d{1,3}$/, { message: "The balance is due a whole number of days (0 to 365) before the first day." })
+      .transform(Number)
+      .refine((n) => n <= 365, { message: "The balance is due a whole number of days (0 to 365) before the first day." }),
   })
   .partial()
   .strict();
+
+/** An event's deposit policy as the command sets it (src/shared/registrations/deposits.ts). */
+export interface DepositSetting {
+  kind: "none" | "fixed" | "percent";
+  value: number;
+}
 
 export type EventChanges = z.output<typeof eventChangesSchema>;
 
@@ -114,6 +142,9 @@ export interface EditedEvent {
   /** Paid registrations can change until the start of this day in the event's zone; null: 7 days before the start. */
   changesFreezeOn: string | null;
   listed: boolean;
+  deposit: DepositSetting;
+  /** The balance of a deposit is due this many days before the first day. */
+  balanceDueDays: number;
 }
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];

@@ -60,6 +60,8 @@ export interface UpgradeView {
   /** Why no option is offered ('' when some are). */
   reason: string;
   pending: PendingChange | null;
+  /** A deposit plan: the difference goes on the balance, due on this day; nothing is charged now. */
+  balanceDue?: string | null;
 }
 
 /** /my-registration/{token}/upgrade: the dearer packages, each with what it costs on top, and the new days. */
@@ -72,12 +74,16 @@ export function UpgradePage({ view, form, message }: { view: UpgradeView; form: 
       ) : (
         <section className="card registration-section" aria-labelledby="upgrade-heading">
           <h2 id="upgrade-heading">Choose the new package</h2>
-          <p className="muted">{`You have ${view.packageLabel} (${formatPrice(view.paidListCents)}). You pay the difference by card; the change applies when the payment goes through. You can make it ${view.changesUntil}.`}</p>
+          <p className="muted">
+            {view.balanceDue
+              ? `You have ${view.packageLabel} (${formatPrice(view.paidListCents)}). The difference goes on your balance, due on ${view.balanceDue}; nothing is charged now. You can make it ${view.changesUntil}.`
+              : `You have ${view.packageLabel} (${formatPrice(view.paidListCents)}). You pay the difference by card; the change applies when the payment goes through. You can make it ${view.changesUntil}.`}
+          </p>
           <Form action={`${view.base}/upgrade`} label="Move to a bigger package">
             <FormErrors errors={form.errors} focus />
             <input type="hidden" name="version" value={String(view.version)} />
             <PackageAndDays
-              moves={view.options.map((o) => ({ ...o, line: `${o.label} (${formatPrice(o.priceCents)}): you pay ${formatPrice(o.differenceCents)} more` }))}
+              moves={view.options.map((o) => ({ ...o, line: `${o.label} (${formatPrice(o.priceCents)}): ${view.balanceDue ? "your balance grows by" : "you pay"} ${formatPrice(o.differenceCents)}${view.balanceDue ? "" : " more"}` }))}
               days={view.days}
               form={form}
               idPrefix="upgrade"

@@ -51,6 +51,7 @@ export function manageUpgradeRoutes(deps: RegistrationRouteDeps): Router {
       options,
       reason,
       pending: await pendingChangeOf(deps, o),
+      balanceDue: o.r.status === "deposit_paid" && o.r.deposit ? dueDayText(o.r.deposit.balanceDueAt, o.event.timeZone) : null,
     };
     renderPage(req, res, <UpgradePage view={view} form={extra.form ?? { values: current, errors: {} }} message={extra.message} />, {
       title: "Change Package",

@@ -95,6 +95,7 @@ describe("changes under the policy with a deposit", () => {
     const { reference, path } = await depositPaid("2day", { day1: true, day3: true });
     expect(await kit.row(reference)).toMatchObject({ amount_cents: 23800, amount_paid_cents: 7500 });
     const b = await kit.browser(path);
+    expect(textOf((await b.get(`${path}/upgrade`)).text)).toContain("Full Camp (3 Days) ($299.00): your balance grows by $61.00");
     const posted = await b.post(`${path}/upgrade`, { version: b.version, registrationType: "full" });
     expect(posted.status).toBe(303);
     expect(posted.headers.location).toBe(path);
