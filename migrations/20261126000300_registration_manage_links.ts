@@ -64,10 +64,11 @@ export async function down(knex: Knex): Promise<void> {
 /**
  * The admins' one-row-per-athlete view, copied from 20261124000300 (amount refunded and when included); with
  * `athleteStatus` an athlete withdrawn from a team reads `withdrawn` while the rest of the team stays `paid`, and with
- * `missing` (20261127000300) a column says what a team athlete's family still has to do. Later migrations that change
+ * `missing` (20261127000300) a column says what a team athlete's family still has to do, and with `balances`
+ * (20261201000210) a deposit registration's deposit paid, balance owed and due date. Later migrations that change
  * the view call this, so its SQL is written once from here on.
  */
-export async function replaceRoster(knex: Knex, { athleteStatus, missing = false }: { athleteStatus: boolean; missing?: boolean }): Promise<void> {
+export async function replaceRoster(knex: Knex, { athleteStatus, missing = false, balances = false }: { athleteStatus: boolean; missing?: boolean; balances?: boolean }): Promise<void> {
   const mysql = knex.client.config.client === "mysql2";
   // SQLite before 3.44 has no ORDER BY inside group_concat: the days are ordered in a subquery instead.
   const days = mysql
@@ -116,6 +117,14 @@ export async function replaceRoster(knex: Knex, { athleteStatus, missing = false
           ? `,
       case when r.kind = 'team' and a.withdrawn_at is null and a.waiver_version is null and (a.age is null or a.age < 18)
         then 'waiver and medical release' end as missing`
+          : ""
+      }${
+        balances
+          ? `,
+      case when r.payment_plan = 'deposit' and r.amount_paid_cents is not null then ${dollars("r.deposit_cents")} end as deposit_paid,
+      case when r.payment_plan = 'deposit' and r.amount_paid_cents is not null
+        then ${dollars(`case when r.status in ('deposit_paid', 'balance_overdue') then r.amount_cents - r.amount_paid_cents else 0 end`)} end as balance,
+      case when r.payment_plan = 'deposit' then ${time("r.balance_due_at")} end as balance_due`
           : ""
       }
     from registrations r

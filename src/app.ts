@@ -42,6 +42,7 @@ import type { RegistrationDeps } from "./registrations/core/deps.ts";
 import { registerRegistrationPayments } from "./registrations/booking/paymentHandler.ts";
 import { sweepLapsedHolds } from "./registrations/booking/sweep.ts";
 import { sendFreezeReminders } from "./registrations/changes/reminders.ts";
+import { runBalanceJob } from "./registrations/balances/job.ts";
 import { registrationRoutes } from "./registrations/routes.ts";
 import { askForDueRounds, createOfferQueue, type WaitingListDeps } from "./registrations/waitlist/offers.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
@@ -108,6 +109,8 @@ export function createApp(deps: AppDeps): Express {
   app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
   // The families' reminders before each event's freeze date (src/registrations/changes/reminders.ts); server.ts runs it with the sweep.
   app.locals.sendFreezeReminders = () => sendFreezeReminders(registrations);
+  // Deposit balances: reminders, charges on the due date, grace releases (src/registrations/balances/job.ts); server.ts runs it each minute.
+  app.locals.runBalanceJob = () => runBalanceJob(registrations);
   // Payments of every kind still open minutes after their card form: Stripe is asked, as the webhook would tell.
   app.locals.reconcilePayments = () => reconcileOpenPayments({ db, paymentCore, logger });
   // Waiting-list offer rounds: server.ts starts the queue and asks each minute for rounds due; tests drain it.

@@ -100,12 +100,14 @@ if (config.isProduction) {
 }
 // Every minute (safe when several instances do it): lapsed registration holds give their PaymentIntents up, and
 // payments still open minutes after their card form are settled by asking Stripe, and team families still missing
-// the waiver get their one reminder before the event's freeze date.
+// the waiver get their one reminder before the event's freeze date, and deposit balances are reminded, charged and,
+// unpaid past their grace date, released.
 const holdSweep = setInterval(() => {
   (app.locals.sweepExpiredHolds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "hold sweep failed; retried next minute"));
   (app.locals.reconcilePayments as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "payment reconciliation failed; retried next minute"));
   (app.locals.askForOfferRounds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "waiting-list rounds not asked for; retried next minute"));
   (app.locals.sendFreezeReminders as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "freeze-date reminders failed; retried next minute"));
+  (app.locals.runBalanceJob as () => Promise<unknown>)().catch((err: Error) => logger.warn({ err: err.message }, "balance job failed; retried next minute"));
 }, 60_000);
 holdSweep.unref();
 // The privacy page's periods: what has run out is deleted a minute after the start, then daily (harmless when

@@ -21,6 +21,7 @@ export const ROSTER_COLUMNS = [
   "reference", "event_title", "kind", "team_name", "athlete_name", "grade_or_age", "gender", "school", "club", "shirt_size", "package", "days",
   "amount_paid", "discount_code", "discount_amount", "amount_refunded", "status", "contact_email", "contact_phone", "emergency_contact",
   "special_requirements", "created_at", "paid_at", "refunded_at", "waiver_version", "waiver_signed_by", "waiver_signed_at", "missing",
+  "deposit_paid", "balance", "balance_due",
 ];
 export const ORDER_COLUMNS = [
   "reference", "status", "created_at", "paid_at", "customer_name", "customer_email", "customer_phone", "ship_name", "ship_line1", "ship_line2",
@@ -68,7 +69,7 @@ async function plan(db: Db, cmd: ExportCommand): Promise<Plan> {
         query.whereExists((q) => { q.select(db.raw("1")).from("registration_days as rd").whereRaw("rd.registration_id = r.id").where("rd.event_day_id", day.id); });
       }
       query.orderBy("r.id").orderBy("v.athlete_name");
-      return { query, columns: ROSTER_COLUMNS, row: (r) => ({ ...r, created_at: utcTime(r.created_at), paid_at: utcTime(r.paid_at), refunded_at: utcTime(r.refunded_at), waiver_signed_at: utcTime(r.waiver_signed_at) }) };
+      return { query, columns: ROSTER_COLUMNS, row: (r) => ({ ...r, created_at: utcTime(r.created_at), paid_at: utcTime(r.paid_at), refunded_at: utcTime(r.refunded_at), waiver_signed_at: utcTime(r.waiver_signed_at), balance_due: utcTime(r.balance_due) }) };
     }
     case "orders": {
       const items = db("order_items as i").whereRaw("i.order_id = o.id").sum({ n: "i.quantity" });

@@ -15,7 +15,8 @@ export type PaymentsCommand =
   | { command: "list" }
   | { command: "accept"; paymentId: number; acceptDifference?: boolean }
   | { command: "refund"; paymentId: number; reason: string; waitSeconds: number }
-  | { command: "failedRefunds" };
+  | { command: "failedRefunds" }
+  | { command: "balances"; dueWithinDays?: number; overdueOnly: boolean };
 
 export interface RefundCommand {
   kind: PaidKind;
@@ -39,6 +40,7 @@ export const PAYMENTS_USAGE = [
   "  npm run payments -- review accept PAYMENT_ID [--accept-difference]",
   '  npm run payments -- review refund PAYMENT_ID --reason "..." [--wait SECONDS]',
   "  npm run payments -- refunds failed",
+  "  npm run payments -- balances [--due-within DAYS] [--overdue]",
   "",
   "list: the payments in needs_review (money taken that does not match what it pays for): id, kind, reference,",
   "the payment's amount, what the registration or order asks now and its status, age, the payer (masked), the reason.",
@@ -48,6 +50,10 @@ export const PAYMENTS_USAGE = [
   "places are released when the refund succeeds.",
   "refunds failed: the refunds Stripe refused or reversed (the money is still with the shop): refund id, payment,",
   "kind, reference, amount, when, the payer (masked), Stripe's reason. Refund again with npm run refund and another reason.",
+  "balances: the deposit registrations whose balance is still owed (deposit_paid or balance_overdue), soonest due",
+  "first: reference, event, state, what is owed, the due date, the grace date, the attempts made, the last outcome, the",
+  "next attempt, the saved card and the payer (masked). --due-within 7 keeps those due in the next 7 days (or past due);",
+  "--overdue keeps the balance_overdue ones (the job gave up: the places go to the waiting list at the grace date).",
 ].join("\n");
 
 export const REFUND_USAGE = [
@@ -132,7 +138,8 @@ export function parsePaymentsArgs(argv: string[]): Parsed<PaymentsCommand> {
     if (command !== "failed") return { error: command ? `Unknown refunds command ${command}: refunds failed (see --help).` : "Name a refunds command: refunds failed (see --help)." };
     return id === undefined ? { command: "failedRefunds" } : { error: `refunds failed takes no argument ${id}.` };
   }
-  if (group !== "review") return { error: group ? `Unknown command ${group}: payments review list|accept|refund or refunds failed (see --help).` : "Name a command: payments review list|accept|refund or refunds failed (see --help)." };
+  if (group === "balances") return parseBalancesArgs(argv.slice(1));
+  if (group !== "review") return { error: group ? `Unknown command ${group}: payments review list|accept|refund, refunds failed or balances (see --help).` : "Name a command: payments review list|accept|refund, refunds failed or balances (see --help)." };
   switch (command) {
     case "list":
       return id === undefined ? { command: "list" } : { error: `review list takes no argument ${id}.` };
@@ -156,6 +163,17 @@ export function parsePaymentsArgs(argv: string[]): Parsed<PaymentsCommand> {
     default:
       return { error: command ? `Unknown review command ${command}: list, accept or refund (see --help).` : "Name a review command: list, accept or refund (see --help)." };
   }
+}
+
+/** `balances [--due-within DAYS] [--overdue]`. */
+function parseBalancesArgs(rest: string[]): Parsed<PaymentsCommand> {
+  const overdueOnly = rest.includes("--overdue");
+  const opts = flags(rest.filter((a) => a !== "--overdue"), ["--due-within"]);
+  if ("error" in opts) return opts;
+  const within = opts.get("--due-within");
+  if (within === undefined) return { command: "balances", overdueOnly };
+  if (!/^\d{1,3}$/.test(within)) return { error: `--due-within is a number of days from 0 to 999, not ${within}.` };
+  return { command: "balances", dueWithinDays: Number(within), overdueOnly };
 }
 
 export function parseRefundArgs(argv: string[]): Parsed<RefundCommand> {

@@ -11,6 +11,10 @@ import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from 
 import { refundPayment, retryKey } from "./refund.ts";
 import type { RefundRow } from "../payments/refundLedger.ts";
 import type { Row } from "../db/rows.ts";
+import { toText } from "../shared/toText.ts";
+import { ClockRefusedError, followClockFile, now } from "../clock.ts";
+import { chargesOf, owedBalances, type Balance, type BalanceCharge } from "../registrations/balances/repository.ts";
+import { cardText, graceEndsAt, MAX_ATTEMPTS } from "../registrations/balances/schedule.ts";
 
 /** What the paid-for row says now: the amount it asks for and who pays (null when the row is gone). */
 async function paidFor(db: Db, payment: PaymentRow): Promise<{ dueCents: number; email: string; status: string } | null> {
@@ -77,6 +81,64 @@ export async function listFailedRefunds(ctx: OperatorContext, now: Date): Promis
   return `${table(head, rows)}\n${owed.length} refund(s) failed: the money is still with the shop. Send each again with npm run refund -- KIND REFERENCE --reason "..." (without --amount: the failed amount, once).`;
 }
 
+/** The site's business time: a demo's moved clock (npm run clock) is followed, never in production or with live keys. */
+function businessNow(): Date {
+  try {
+    followClockFile();
+  } catch (err) {
+    if (!(err instanceof ClockRefusedError)) throw err;
+  }
+  return now();
+}
+
+const utcDay = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : "-");
+
+/** The last attempt as the operator reads it: "declined insufficient_funds (hard)", "authentication required", "in flight". */
+function outcomeText(c: BalanceCharge | undefined): string {
+  if (!c) return "not tried yet";
+  if (c.status === "declined") return `declined ${c.declineCode ?? ""}${c.hardDecline ? " (hard)" : ""}`.trim();
+  if (c.status === "authentication_required") return "authentication required: link e-mailed";
+  if (c.status === "claimed" || c.status === "retry") return "being charged";
+  return c.status;
+}
+
+/**
+ * `balances [--due-within DAYS] [--overdue]`: the balances still owed, soonest due first, with the job's attempts;
+ * an overdue one (the job gave up) keeps its places until its grace date, then goes to the waiting list.
+ */
+export async function listBalances(ctx: OperatorContext, now: Date, opts: { dueWithinDays?: number; overdueOnly: boolean }): Promise<string> {
+  const dueBy = opts.dueWithinDays === undefined ? undefined : new Date(now.getTime() + opts.dueWithinDays * 86_400_000);
+  const balances: Balance[] = await owedBalances(ctx.db, { dueBy, overdueOnly: opts.overdueOnly });
+  if (balances.length === 0) return opts.overdueOnly ? "No balance is overdue." : "No balance is owed.";
+  const titles = new Map<number, string>();
+  const rows = await Promise.all(
+    balances.map(async (b) => {
+      const charges = await chargesOf(ctx.db, b.registrationId);
+      const last = charges[charges.length - 1];
+      if (!titles.has(b.eventId)) titles.set(b.eventId, toText((await ctx.db<Row>("events").where({ id: b.eventId }).first("title"))?.title ?? b.eventId));
+      const payer = await ctx.db<Row>("registrations").where({ id: b.registrationId }).first("contact_email", "guardian_email");
+      const next = last?.status === "declined" ? last.nextAttemptAt : last ? null : b.dueAt;
+      return [
+        b.reference,
+        titles.get(b.eventId)!,
+        b.status,
+        formatPrice(b.owedCents),
+        utcDay(b.dueAt),
+        b.dueAt ? utcDay(graceEndsAt(b.dueAt, b.graceDays)) : "-",
+        `${charges.length}/${MAX_ATTEMPTS}`,
+        outcomeText(last),
+        b.status === "deposit_paid" ? utcDay(next) : "-",
+        b.card ? cardText(b.card) : "no card saved",
+        payer ? maskEmail(toText(payer.guardian_email ?? payer.contact_email)) : "-",
+      ];
+    }),
+  );
+  const head = ["reference", "event", "state", "owed", "due", "grace until", "attempts", "last attempt", "next attempt", "card", "payer"];
+  const owed = balances.reduce((sum, b) => sum + b.owedCents, 0);
+  const overdue = balances.filter((b) => b.status === "balance_overdue").length;
+  return `${table(head, rows)}\n${balances.length} balance(s), ${formatPrice(owed)} owed in all; ${overdue} overdue (dates UTC). An overdue balance keeps its places until its grace date, then they go to the waiting list.`;
+}
+
 /** What an accept would keep against what the paid-for row asks for now, when they differ (a code applied meanwhile). */
 async function differenceOf(ctx: OperatorContext, paymentId: number): Promise<string | null> {
   const payment = await findById(ctx.db, paymentId);
@@ -95,6 +157,9 @@ export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsComm
       return 0;
     case "failedRefunds":
       out(await listFailedRefunds(ctx, new Date()));
+      return 0;
+    case "balances":
+      out(await listBalances(ctx, businessNow(), cmd));
       return 0;
     case "accept":
       try {

@@ -16,12 +16,21 @@ describe("npm run payments -- review ...", () => {
     expect(parsePaymentsArgs(["review", "refund", "17", "--reason", " wrong amount "])).toEqual({ command: "refund", paymentId: 17, reason: "wrong amount", waitSeconds: DEFAULT_WAIT_SECONDS });
     expect(parsePaymentsArgs(["review", "refund", "17", "--wait", "0", "--reason", "x"])).toMatchObject({ waitSeconds: 0 });
     expect(parsePaymentsArgs(["review", "accept", "17", "--help"])).toEqual({ help: true });
+    expect(parsePaymentsArgs(["balances"])).toEqual({ command: "balances", overdueOnly: false });
+    expect(parsePaymentsArgs(["balances", "--overdue"])).toEqual({ command: "balances", overdueOnly: true });
+    expect(parsePaymentsArgs(["balances", "--due-within", "7", "--overdue"])).toEqual({ command: "balances", dueWithinDays: 7, overdueOnly: true });
+    expect(parsePaymentsArgs(["balances", "--overdue", "--due-within", "0"])).toEqual({ command: "balances", dueWithinDays: 0, overdueOnly: true });
   });
 
   it("refuses anything else with one line", () => {
     const cases: [string[], string][] = [
-      [[], "Name a command: payments review list|accept|refund or refunds failed (see --help)."],
-      [["list"], "Unknown command list: payments review list|accept|refund or refunds failed (see --help)."],
+      [[], "Name a command: payments review list|accept|refund, refunds failed or balances (see --help)."],
+      [["list"], "Unknown command list: payments review list|accept|refund, refunds failed or balances (see --help)."],
+      [["balances", "--due-within"], "--due-within needs a value."],
+      [["balances", "--due-within", "soon"], "--due-within is a number of days from 0 to 999, not soon."],
+      [["balances", "--due-within", "1000"], "--due-within is a number of days from 0 to 999, not 1000."],
+      [["balances", "--late"], "Unknown option --late (see --help)."],
+      [["balances", "R7M2QX9A"], "Unexpected argument R7M2QX9A (see --help)."],
       [["review"], "Name a review command: list, accept or refund (see --help)."],
       [["review", "settle", "1"], "Unknown review command settle: list, accept or refund (see --help)."],
       [["review", "list", "extra"], "review list takes no argument extra."],

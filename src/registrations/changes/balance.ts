@@ -3,12 +3,10 @@ import { dueDayText, type BalanceView } from "../../shared/registrations/deposit
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { balanceOwed, cardColumns } from "../booking/deposit.ts";
+import { BALANCE_KIND } from "../balances/paymentHandler.ts";
 
-/**
- * The payment kind of a deposit registration's balance (its handler is the balances part's:
- * src/registrations/balances/paymentHandler.ts): reference and group are the registration's reference.
- */
-export const BALANCE_KIND = "registration_balance";
+/** The payment kind of a deposit registration's balance, with its handler (reference and group: the registration's reference). */
+export { BALANCE_KIND };
 
 export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registration, base: string): BalanceView | null {
   const owed = balanceOwed(r);

@@ -11,7 +11,7 @@ import { mapChange, type ChangeData, type Holder, type RegistrationChange, type 
 type Conn = Db | Knex.Transaction;
 type Row = Record<string, unknown>;
 
-export type ManageLinkSource = "confirmation" | "page" | "resend" | "family";
+export type ManageLinkSource = "confirmation" | "page" | "resend" | "family" | "balance";
 
 /** A private manage link: only the token's hash is stored. A family's link names its athlete (`athletePosition`). */
 export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<void> {
