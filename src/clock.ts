@@ -10,6 +10,21 @@ import path from "node:path";
 
 /** Where `npm run clock` writes the offset, relative to the app's working directory (like var/app.sqlite3). */
 export const CLOCK_FILE = path.join("var", "clock.json");
+
+/**
+ * The offset file an instance follows: the CLOCK_FILE variable when set (a test's server gets its own temporary
+ * file), else var/clock.json, except with NODE_ENV=test: a test's server follows no file it was not given, so a
+ * developer's demo offset never leaks into a test.
+ */
+export function clockFileToFollow(configured: string | undefined, nodeEnv: string | undefined): string | undefined {
+  if (configured) return configured;
+  return nodeEnv === "test" ? undefined : CLOCK_FILE;
+}
+
+/** The file `npm run clock` writes and reads: CLOCK_FILE when set, else var/clock.json. */
+function defaultClockFile(): string {
+  return process.env.CLOCK_FILE || CLOCK_FILE;
+}
 /** How often an instance looks at the file again: a moved clock is seen by every instance within this time. */
 const FILE_RECHECK_MS = 500;
 
@@ -44,7 +59,7 @@ export function resetClock(): void {
  * Development and demos: this process also follows the offset in `filePath` (CLOCK_FILE). Never in production,
  * never with live Stripe keys: the caller (src/server.ts, the standalone fake) decides, and this refuses too.
  */
-export function followClockFile(filePath: string = CLOCK_FILE): void {
+export function followClockFile(filePath: string = defaultClockFile()): void {
   refuseInProduction();
   file = { path: filePath, checkedAt: 0, mtimeMs: -1, offsetMs: 0 };
 }
@@ -79,7 +94,7 @@ export function parseClockFile(text: string): number {
 }
 
 /** Writes the shared offset (npm run clock): a temporary file renamed, so a reader never sees half of it. */
-export function writeClockFile(ms: number, filePath: string = CLOCK_FILE): void {
+export function writeClockFile(ms: number, filePath: string = defaultClockFile()): void {
   refuseInProduction();
   fs.mkdirSync(path.dirname(filePath), { recursive: true });
   const temporary = `${filePath}.${process.pid}.tmp`;
@@ -87,7 +102,7 @@ export function writeClockFile(ms: number, filePath: string = CLOCK_FILE): void 
   fs.renameSync(temporary, filePath);
 }
 
-export function readClockFile(filePath: string = CLOCK_FILE): number {
+export function readClockFile(filePath: string = defaultClockFile()): number {
   try {
     return parseClockFile(fs.readFileSync(filePath, "utf8"));
   } catch {

@@ -1,5 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
+import { clockFileToFollow } from "./clock.ts";
 
 const optional = z
   .string()
@@ -47,6 +48,10 @@ const EnvSchema = z.object({
   /** How long a waiting-list offer holds its places for the invited family or team. */
   WAITING_LIST_OFFER_HOURS: z.coerce.number().int().min(1).max(168).default(24),
   ENABLE_TEST_ROUTES: z.enum(["0", "1"]).default("0"),
+  /** The offset file `npm run clock` writes and the app follows (src/clock.ts); refused in production. */
+  CLOCK_FILE: optional,
+  /** Tests: how often the balance job runs (every minute otherwise); refused in production. */
+  BALANCE_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   // Production over plain HTTP on this machine (compose.local.yaml): cookies without Secure. Only with a loopback http PUBLIC_URL.
   LOCAL_HTTP_TRIAL: z.enum(["0", "1"]).default("0"),
   MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
@@ -89,6 +94,10 @@ export interface Config {
   waitingListOfferHours: number;
   eventsHeroVideoUrl: string | undefined;
   testRoutes: boolean;
+  /** The clock offset file this instance follows (src/clock.ts clockFileToFollow); none in production. */
+  clockFile: string | undefined;
+  /** How often the balance job runs, in milliseconds. */
+  balanceJobIntervalMs: number;
   /** How long a start waits for another instance's migration (src/db/knex.ts migrateLatest). */
   migrationLockWaitMs: number;
 }
@@ -167,6 +176,8 @@ function invalidCombinations(e: ParsedEnv, isProduction: boolean, purpose: Confi
       invalid.push("LOCAL_HTTP_TRIAL=1 takes Stripe test keys (sk_test_...), never live ones");
     }
     if (e.ENABLE_TEST_ROUTES === "1") invalid.push("ENABLE_TEST_ROUTES is refused in production");
+    if (e.CLOCK_FILE) invalid.push("CLOCK_FILE is refused in production");
+    if (e.BALANCE_JOB_INTERVAL_MS !== undefined) invalid.push("BALANCE_JOB_INTERVAL_MS is refused in production");
   }
   return invalid;
 }
@@ -224,6 +235,8 @@ function toConfig(e: Env, isProduction: boolean): Config {
     waitingListOfferHours: e.WAITING_LIST_OFFER_HOURS,
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
     testRoutes: e.ENABLE_TEST_ROUTES === "1",
+    clockFile: isProduction ? undefined : clockFileToFollow(e.CLOCK_FILE, e.NODE_ENV),
+    balanceJobIntervalMs: e.BALANCE_JOB_INTERVAL_MS ?? 60_000,
     migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,
   };
 }

@@ -29,8 +29,9 @@ try {
 // Production writes its logs asynchronously (endLogs on shutdown); elsewhere each line is written at once.
 const logDestination = config.isProduction ? asyncStdout() : undefined;
 const logger = createLogger(config.logLevel, logDestination);
-// Demos: every instance on this machine follows the offset `npm run clock` writes (never in production or with live keys).
-if (!config.isProduction && !config.stripe?.secretKey.startsWith("sk_live_")) followClockFile();
+// Demos: every instance on this machine follows the offset `npm run clock` writes (never in production or with live
+// keys); a test's server follows only the CLOCK_FILE it is given.
+if (config.clockFile && !config.isProduction && !config.stripe?.secretKey.startsWith("sk_live_")) followClockFile(config.clockFile);
 
 async function failStart(step: string, reason: string, code?: string): Promise<never> {
   logger.fatal({ step, reason, ...(code ? { code } : {}) }, `start failed: ${step}: ${reason}`);
@@ -100,16 +101,21 @@ if (config.isProduction) {
 }
 // Every minute (safe when several instances do it): lapsed registration holds give their PaymentIntents up, and
 // payments still open minutes after their card form are settled by asking Stripe, and team families still missing
-// the waiver get their one reminder before the event's freeze date, and deposit balances are reminded, charged and,
-// unpaid past their grace date, released.
+// the waiver get their one reminder before the event's freeze date. Deposit balances are reminded, charged and,
+// unpaid past their grace date, released by the balance job below.
 const holdSweep = setInterval(() => {
   (app.locals.sweepExpiredHolds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "hold sweep failed; retried next minute"));
   (app.locals.reconcilePayments as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "payment reconciliation failed; retried next minute"));
   (app.locals.askForOfferRounds as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "waiting-list rounds not asked for; retried next minute"));
   (app.locals.sendFreezeReminders as () => Promise<number>)().catch((err: Error) => logger.warn({ err: err.message }, "freeze-date reminders failed; retried next minute"));
-  (app.locals.runBalanceJob as () => Promise<unknown>)().catch((err: Error) => logger.warn({ err: err.message }, "balance job failed; retried next minute"));
 }, 60_000);
 holdSweep.unref();
+// Every minute too; a test's server may run it more often (BALANCE_JOB_INTERVAL_MS, refused in production), so a
+// journey that moves the clock sees the reminder or the charge without waiting a minute.
+const balanceJob = setInterval(() => {
+  (app.locals.runBalanceJob as () => Promise<unknown>)().catch((err: Error) => logger.warn({ err: err.message }, "balance job failed; retried at its next run"));
+}, config.balanceJobIntervalMs);
+balanceJob.unref();
 // The privacy page's periods: what has run out is deleted a minute after the start, then daily (harmless when
 // several instances, or `npm run retention`, do it too).
 const runRetention = () =>
@@ -141,6 +147,7 @@ async function shutdown(signal: string): Promise<void> {
     server.closeIdleConnections();
   });
   clearInterval(holdSweep);
+  clearInterval(balanceJob);
   clearTimeout(firstRetention);
   clearInterval(dailyRetention);
   await offerQueue.stop();

@@ -44,9 +44,10 @@ export interface Visit {
   problems: string[];
 }
 
-export async function newVisit(browser: Browser, opts: { javaScript?: boolean; viewport?: { width: number; height: number } } = {}): Promise<Visit> {
+/** A new browser context on the e2e server (`baseURL`: a server the test started itself). */
+export async function newVisit(browser: Browser, opts: { javaScript?: boolean; viewport?: { width: number; height: number }; baseURL?: string } = {}): Promise<Visit> {
   const context = await browser.newContext({
-    baseURL: baseUrl(),
+    baseURL: opts.baseURL ?? baseUrl(),
     javaScriptEnabled: opts.javaScript ?? true,
     viewport: opts.viewport ?? DESKTOP,
   });
@@ -98,8 +99,7 @@ export function mailDir(): string {
   return inject("mailDir");
 }
 
-/** Every e-mail the e2e server's outbox has written so far (one .eml file each). */
-export function sentMails(): string[] {
-  const dir = mailDir();
+/** Every e-mail the e2e server's outbox (or the one writing to `dir`) has written so far (one .eml file each). */
+export function sentMails(dir: string = mailDir()): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")) : [];
 }

@@ -46,9 +46,9 @@ export async function payTeam(browser: Browser, coachEmail: string, tag: string)
   return href!;
 }
 
-/** The e-mails the outbox has written to this address so far (quoted-printable soft breaks joined). */
-export function mailsTo(address: string): string[] {
-  return sentMails()
+/** The e-mails the outbox (of the e2e server, or writing to `dir`) has written to this address so far (quoted-printable soft breaks joined). */
+export function mailsTo(address: string, dir?: string): string[] {
+  return sentMails(dir)
     .map((m) => m.replace(/=\r?\n/g, ""))
     .filter((m) => new RegExp(`^To: .*${address.replace(/[.]/g, "\\.")}`, "m").test(m));
 }

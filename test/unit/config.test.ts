@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 
@@ -45,6 +46,18 @@ describe("loadConfig", () => {
     const { PUBLIC_URL: _omitted, ...withoutPublicUrl } = env;
     expect(() => loadConfig(withoutPublicUrl)).toThrowError("Production needs: PUBLIC_URL (https://...)");
     expect(() => loadConfig({ ...env, ENABLE_TEST_ROUTES: "1" })).toThrowError(/ENABLE_TEST_ROUTES/);
+    expect(() => loadConfig({ ...env, CLOCK_FILE: "var/clock.json" })).toThrowError(/CLOCK_FILE is refused in production/);
+    expect(() => loadConfig({ ...env, BALANCE_JOB_INTERVAL_MS: "500" })).toThrowError(/BALANCE_JOB_INTERVAL_MS is refused in production/);
+    expect(loadConfig(env)).toMatchObject({ clockFile: undefined, balanceJobIntervalMs: 60_000 });
+  });
+
+  it("follows var/clock.json in development, only a given CLOCK_FILE under NODE_ENV=test, and runs the balance job every minute unless told", () => {
+    expect(loadConfig({}).clockFile).toBe(path.join("var", "clock.json"));
+    expect(loadConfig({ NODE_ENV: "test" }).clockFile).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: "test", CLOCK_FILE: "/tmp/e2e/clock.json" }).clockFile).toBe("/tmp/e2e/clock.json");
+    expect(loadConfig({}).balanceJobIntervalMs).toBe(60_000);
+    expect(loadConfig({ NODE_ENV: "test", BALANCE_JOB_INTERVAL_MS: "500" }).balanceJobIntervalMs).toBe(500);
+    expect(() => loadConfig({ BALANCE_JOB_INTERVAL_MS: "5" })).toThrowError(/BALANCE_JOB_INTERVAL_MS/);
   });
 
   it("refuses production without SMTP_URL unless files are asked for, and a webhook secret that is not one", () => {

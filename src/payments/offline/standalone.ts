@@ -15,7 +15,7 @@
 import * as z from "zod";
 import { createLogger } from "../../logger.ts";
 import { startFakeStripe } from "./fakeStripeServer.ts";
-import { followClockFile } from "../../clock.ts";
+import { clockFileToFollow, followClockFile } from "../../clock.ts";
 
 const optional = z
   .string()
@@ -44,8 +44,9 @@ if (webhookUrls.some((u) => !URL.canParse(u))) {
 }
 
 const logger = createLogger(env.LOG_LEVEL);
-// Its clock is the app's: the offset `npm run clock` writes (var/clock.json in the directory it was started from).
-if (process.env.NODE_ENV !== "production") followClockFile();
+// Its clock is the app's: the offset `npm run clock` writes (CLOCK_FILE, else var/clock.json in the directory it was started from).
+const clockFile = clockFileToFollow(process.env.CLOCK_FILE, process.env.NODE_ENV);
+if (process.env.NODE_ENV !== "production" && clockFile) followClockFile(clockFile);
 const fake = await startFakeStripe({
   logger,
   port: env.STRIPE_FAKE_PORT,
