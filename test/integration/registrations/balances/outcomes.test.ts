@@ -138,7 +138,7 @@ describe("declines", () => {
     expect(overdue.text_body).toContain("Your card has insufficient funds. Nothing was charged");
     // The places are still held (until the grace date), and the e-mailed link opens the page to pay it.
     expect(Number((await kit.row(reference)).places)).toBe(5);
-    const link = /\/my-registration\/[A-Za-z0-9_-]{43}/.exec(overdue.text_body)![0];
+    const link = /\/my-registration\/[A-Za-z0-9_-]{43}/.exec(kit.mailText(overdue))![0];
     const page = await request(t.app).get(link).set("x-forwarded-for", "198.18.200.1");
     expect(page.status).toBe(200);
     expect(textOf(page.text)).toContain("$620.00");
