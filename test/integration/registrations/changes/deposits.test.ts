@@ -218,6 +218,8 @@ describe("paying the balance on the manage page", () => {
     const paid = (await balancePayments(reference)).filter((p: { status: string }) => p.status === "paid");
     expect(paid).toHaveLength(1);
     expect((await moneyOf(t.db, reference)).paidCents).toBe(29900);
+    // Not settled twice: no second settlement rejected and refunded.
+    expect(await refundsOf(reference)).toHaveLength(0);
     expect(await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "balance_receipt" })).toHaveLength(1);
   });
 
