@@ -21,7 +21,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string("deposit_kind", 10).notNullable().defaultTo("none").comment("none, fixed or percent");
     t.integer("deposit_value").notNullable().defaultTo(0).comment("fixed: cents per athlete; percent: whole percent of the price");
     t.integer("balance_due_days").notNullable().defaultTo(14).comment("the balance is due this many days before the first day");
-    t.integer("balance_grace_days").notNullable().defaultTo(7).comment("days after the due date an unpaid balance keeps its places");
+    // 10: past the last retry (due + 7 days), so an overdue balance keeps its places for a while (DEFAULT_BALANCE_GRACE_DAYS).
+    t.integer("balance_grace_days").notNullable().defaultTo(10).comment("days after the due date an unpaid balance keeps its places");
   });
   await knex.schema.alterTable("registrations", (t) => {
     t.string("payment_plan", 10).notNullable().defaultTo("full").comment("full or deposit");

@@ -14,7 +14,7 @@ import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOf
 import { eventCaches } from "./cache.ts";
 import { chooseOffers, type LineEntry } from "../shared/registrations/waitingList.ts";
 import { toText } from "../shared/toText.ts";
-import { DEPOSIT_KINDS, type DepositKind, type DepositPolicy } from "../shared/registrations/deposits.ts";
+import { DEFAULT_BALANCE_GRACE_DAYS, DEPOSIT_KINDS, type DepositKind, type DepositPolicy } from "../shared/registrations/deposits.ts";
 
 /**
  * The one module that queries the events tables. Event data read through the Db (pages, forms, e-mails' texts)
@@ -81,7 +81,7 @@ export const toDepositPolicy = (r: Row): DepositPolicy => {
     kind: (DEPOSIT_KINDS as readonly string[]).includes(kind) ? (kind as DepositKind) : "none",
     value: num(r.deposit_value ?? 0),
     balanceDueDays: num(r.balance_due_days ?? 14),
-    balanceGraceDays: num(r.balance_grace_days ?? 7),
+    balanceGraceDays: num(r.balance_grace_days ?? DEFAULT_BALANCE_GRACE_DAYS),
   };
 };
 const toLogo = (r: Row): CollegeLogo => ({ id: num(r.id), name: str(r.name), image: str(r.image) });

@@ -11,7 +11,6 @@ import * as repo from "../core/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
-import type { CardDetails } from "../../payments/gateway.ts";
 
 /**
  * A registration's payment plan, decided with its hold: under the event's lock (the policy as stored now), on the
@@ -33,19 +32,11 @@ export async function writePaymentPlan(
   const firstDay = { date: toDate(lockedEvent.start_date)!.toISOString().slice(0, 10), timeZone };
   const plan = chosen === "deposit" && amountCents > 0 ? depositPlan(toDepositPolicy(lockedEvent), amountCents, places, firstDay, now) : null;
   if (chosen === "deposit" && amountCents > 0 && !plan) throw new DomainError("conflict", DEPOSIT_TEXT.notOffered);
-  await trx("registrations")
-    .where({ id: registrationId })
-    .update(
-      plan
-        ? {
-            payment_plan: "deposit",
-            deposit_cents: plan.todayCents,
-            balance_due_at: plan.dueAt,
-            card_consent_version: CARD_CONSENT_VERSION,
-            card_consent_text: cardConsentText(brandName, plan, timeZone),
-          }
-        : { payment_plan: "full", deposit_cents: null, balance_due_at: null, card_consent_version: null, card_consent_text: null },
-    );
+  await repo.setPaymentPlan(
+    trx,
+    registrationId,
+    plan ? { depositCents: plan.todayCents, balanceDueAt: plan.dueAt, consent: { version: CARD_CONSENT_VERSION, text: cardConsentText(brandName, plan, timeZone) } } : null,
+  );
   return plan ? `deposit:${plan.todayCents}:${plan.dueAt.getTime()}` : "full";
 }
 
@@ -80,7 +71,7 @@ export function planKeyOf(r: Pick<Registration, "deposit">): string {
 export async function depositCustomer(deps: RegistrationDeps, r: Registration): Promise<string> {
   if (r.deposit?.customerId) return r.deposit.customerId;
   const { customerId } = await deps.paymentCore.ensureCustomer({ reference: r.reference, email: r.contact.email, name: `${r.contact.firstName} ${r.contact.lastName}` });
-  await deps.db("registrations").where({ id: r.id }).update({ stripe_customer_id: customerId });
+  await repo.setStripeCustomer(deps.db, r.id, customerId);
   return customerId;
 }
 
@@ -94,11 +85,7 @@ export async function rememberDepositCard(deps: RegistrationDeps, payment: Payme
   if (!r?.deposit || r.deposit.paymentMethodId) return;
   const saved = await deps.paymentCore.cardSavedBy(payment);
   if (!saved) return;
-  await deps.db("registrations").where({ id: r.id }).whereNull("payment_method_id").update({ stripe_customer_id: saved.customerId, ...cardColumns(saved.paymentMethodId, saved.card) });
-}
-
-export function cardColumns(paymentMethodId: string, card: CardDetails) {
-  return { payment_method_id: paymentMethodId, card_brand: card.brand, card_last4: card.last4, card_exp_month: card.expMonth, card_exp_year: card.expYear };
+  await repo.rememberFirstCard(deps.db, r.id, saved.customerId, saved);
 }
 
 /** The payment step's plan-deposit lines: the total, the balance and its date, the consent kept with the registration. */

@@ -1,8 +1,9 @@
 import type { EventDetail } from "../../shared/events/types.ts";
 import { dueDayText, type BalanceView } from "../../shared/registrations/deposits.ts";
+import * as repo from "../core/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
-import { balanceOwed, cardColumns } from "../booking/deposit.ts";
+import { balanceOwed } from "../booking/deposit.ts";
 import { BALANCE_KIND } from "../balances/paymentHandler.ts";
 
 /** The payment kind of a deposit registration's balance, with its handler (reference and group: the registration's reference). */
@@ -72,8 +73,7 @@ export async function finishUseAnotherCard(deps: RegistrationDeps, r: Registrati
     return { refused: CARD_UPDATE_MESSAGES.notSaved };
   }
   if (saved.customerId !== r.deposit.customerId) return { refused: CARD_UPDATE_MESSAGES.notYours };
-  const changed = await deps.db("registrations").where({ id: r.id }).whereIn("status", ["deposit_paid", "balance_overdue"]).update({ ...cardColumns(saved.paymentMethodId, saved.card), updated_at: deps.clock() });
-  if (changed !== 1) return { refused: CARD_UPDATE_MESSAGES.nothingOwed };
+  if (!(await repo.replaceBalanceCard(deps.db, r.id, saved, deps.clock()))) return { refused: CARD_UPDATE_MESSAGES.nothingOwed };
   deps.logger.info({ reference: r.reference }, "a registration's balance card changed");
   return "saved";
 }

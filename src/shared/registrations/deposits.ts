@@ -19,7 +19,13 @@ export interface DepositPolicy {
   balanceGraceDays: number;
 }
 
-export const NO_DEPOSIT: DepositPolicy = { kind: "none", value: 0, balanceDueDays: 14, balanceGraceDays: 7 };
+/**
+ * The grace default: longer than the last retry (7 days after the due date, balances/schedule.ts) so a balance whose
+ * 4th attempt fails is overdue with its places still kept, and its payer has days to pay it from the manage page.
+ */
+export const DEFAULT_BALANCE_GRACE_DAYS = 10;
+
+export const NO_DEPOSIT: DepositPolicy = { kind: "none", value: 0, balanceDueDays: 14, balanceGraceDays: DEFAULT_BALANCE_GRACE_DAYS };
 
 export const PAYMENT_PLANS = ["full", "deposit"] as const;
 export type PaymentPlan = (typeof PAYMENT_PLANS)[number];

@@ -4,6 +4,7 @@ import { textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
 import { ATHLETE, paidChangesKit, until } from "./helpers.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
+import { moneyOf } from "../../../../src/payments/groups.ts";
 
 /**
  * A deposit-paid registration on its manage link (README: Deposits): what is paid and owed and when, paying the
@@ -152,5 +153,103 @@ describe("changes under the policy with a deposit", () => {
     expect((await b.post(`${second.path}/package`, { version: b.version, registrationType: "1day", day2: "on" })).status).toBe(303);
     expect(await kit.row(second.reference)).toMatchObject({ status: "paid", amount_cents: 11900, amount_paid_cents: 15000 });
     expect((await refundsOf(second.reference)).map((r: { amount_cents: number }) => Number(r.amount_cents))).toEqual([3100]);
+  });
+});
+
+describe("paying the balance on the manage page", () => {
+  /** Both tabs of one payer open "Pay the balance now": the one PaymentIntent for what is owed. */
+  async function balanceIntent(path: string) {
+    const b = await kit.browser(path);
+    const [one, two] = await Promise.all([b.get(`${path}/balance`), b.get(`${path}/balance`)]);
+    expect(one.status).toBe(200);
+    expect(two.status).toBe(200);
+    const intentId = kit.intentOf(one.text)!;
+    expect(kit.intentOf(two.text)).toBe(intentId);
+    return { b, intentId };
+  }
+  const succeededEvents = (intentId: string) => t.fake.events.filter((e) => e.type === "payment_intent.succeeded" && (e.data.object as { id?: string }).id === intentId);
+
+  it("4242: the return call and the webhook settle it once: paid in full, one balance payment in the group, the receipt e-mailed", async () => {
+    const { reference, path } = await depositPaid();
+    const { b, intentId } = await balanceIntent(path);
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    const answer = await b.json(`${path}/balance/paid`, { paymentIntentId: intentId });
+    expect(answer.status).toBe(200);
+    expect((answer.body as { status: string }).status).toBe("paid");
+    await t.fake.idle();
+    const delivered = t.fake.deliveries.filter((d) => succeededEvents(intentId).some((e) => e.id === d.eventId));
+    expect(delivered.map((d) => d.status)).toContain(200);
+
+    expect(await kit.row(reference)).toMatchObject({ status: "paid" });
+    expect(Number((await kit.row(reference)).amount_paid_cents)).toBe(29900);
+    const balance = await balancePayments(reference);
+    expect(balance).toHaveLength(1);
+    expect(balance[0]).toMatchObject({ amount_cents: 22400, status: "paid" });
+    const money = await moneyOf(t.db, reference);
+    expect(money.paidCents).toBe(29900);
+    expect(money.payments.filter((p) => p.kept).map((p) => p.payment.kind).sort()).toEqual(["registration", "registration_balance"]);
+    const receipts = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "balance_receipt" });
+    expect(receipts).toHaveLength(1);
+    expect(textOf((await b.get(path)).text)).not.toContain("Pay the balance now");
+  });
+
+  it("two tabs pay the balance at once: one charge, the registration paid once", async () => {
+    t.fake.autoDeliver = false;
+    const { reference, path } = await depositPaid();
+    const { b, intentId } = await balanceIntent(path);
+    const c = await kit.browser(path);
+    // Both tabs press Pay: Stripe confirms the intent once; the second confirmation finds it already succeeded.
+    const confirms = [t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }), t.fake.confirm(intentId, { number: "4242 4242 4242 4242" })];
+    expect(confirms.filter((r) => r.status === 200 && (r.body as { status?: string }).status === "succeeded")).toHaveLength(1);
+    expect(succeededEvents(intentId)).toHaveLength(1);
+    // Both tabs' return calls and the webhook settle it at the same moment.
+    const [event] = succeededEvents(intentId);
+    const [one, two, hook] = await Promise.all([
+      b.json(`${path}/balance/paid`, { paymentIntentId: intentId }),
+      c.json(`${path}/balance/paid`, { paymentIntentId: intentId }),
+      t.fake.deliver(event!),
+    ]);
+    expect([one.status, two.status, hook]).toEqual([200, 200, 200]);
+    expect([(one.body as { status: string }).status, (two.body as { status: string }).status]).toEqual(["paid", "paid"]);
+
+    const r = await kit.row(reference);
+    expect(r).toMatchObject({ status: "paid" });
+    expect(Number(r.amount_paid_cents)).toBe(29900);
+    const paid = (await balancePayments(reference)).filter((p: { status: string }) => p.status === "paid");
+    expect(paid).toHaveLength(1);
+    expect((await moneyOf(t.db, reference)).paidCents).toBe(29900);
+    // Not settled twice: no second settlement rejected and refunded.
+    expect(await refundsOf(reference)).toHaveLength(0);
+    expect(await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "balance_receipt" })).toHaveLength(1);
+  });
+
+  it("a cancellation after the balance was paid refunds the policy's share across the deposit and the balance, never more than was paid", async () => {
+    const { reference, path } = await depositPaid();
+    const { b, intentId } = await balanceIntent(path);
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await b.json(`${path}/balance/paid`, { paymentIntentId: intentId })).status).toBe(200);
+    await t.fake.idle();
+    expect(await kit.row(reference)).toMatchObject({ status: "paid" });
+
+    const c = await kit.browser(path);
+    expect(textOf((await c.get(`${path}/cancel`).expect(200)).text)).toContain("You get back $299.00 (100% of $299.00).");
+    expect((await c.post(`${path}/cancel`, { version: c.version, scope: "all" })).status).toBe(303);
+    expect(await kit.row(reference)).toMatchObject({ status: "withdrawn", withdrawal_refund_cents: 29900 });
+    await t.fake.idle();
+
+    // One refund per payment, each at most what that payment took, 100% of $299 in all.
+    const payments = await t.db("payments").where({ reference }).whereNotNull("paid_at");
+    const refunds = await refundsOf(reference);
+    expect(refunds).toHaveLength(2);
+    for (const p of payments) {
+      const back = refunds.filter((f: { payment_id: number }) => f.payment_id === p.id).reduce((s: number, f: { amount_cents: number }) => s + Number(f.amount_cents), 0);
+      expect(back).toBe(Number(p.amount_cents));
+    }
+    const money = await moneyOf(t.db, reference);
+    expect(money.refundedCents).toBe(29900);
+    expect(money.refundedCents).toBeLessThanOrEqual(money.paidCents);
+    // A second cancellation (another tab) changes nothing.
+    await c.post(`${path}/cancel`, { version: c.version, scope: "all" });
+    expect(await refundsOf(reference)).toHaveLength(2);
   });
 });
