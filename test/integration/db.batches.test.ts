@@ -66,9 +66,13 @@ describe("batchedLockingTransaction", () => {
 
   it("runs the whole batch again when it loses a deadlock, and writes each work once", async () => {
     let locks = 0;
+    // Each side waits for the other to hold its first row (never for a time: a loaded machine would run them apart).
+    let batchHasItsLock!: () => void;
+    const batchLocked = new Promise<void>((resolve) => (batchHasItsLock = resolve));
     const lock = async (trx: Knex.Transaction) => {
       locks += 1;
       await trx("events").where({ id: eventId }).forUpdate().first("id");
+      batchHasItsLock();
     };
     let otherHasItsLock!: () => void;
     const otherLocked = new Promise<void>((resolve) => (otherHasItsLock = resolve));
@@ -80,6 +84,7 @@ describe("batchedLockingTransaction", () => {
             await trx("batch_test_weight").insert(Array.from({ length: 50 }, (_, n) => ({ n })));
             await trx("events").where({ id: otherId }).forUpdate().first("id");
             otherHasItsLock();
+            await batchLocked;
             await trx("events").where({ id: eventId }).forUpdate().first("id");
           })
         : Promise.resolve();

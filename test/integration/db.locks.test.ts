@@ -58,11 +58,20 @@ describe("lockingTransaction", () => {
   it("runs a deadlock's victim again instead of failing it: two transactions locking two rows in opposite orders both commit", async () => {
     const [a, b] = await t.db("events").orderBy("id").limit(2).pluck("id");
     let attempts = 0;
+    // On MySQL both first attempts hold their first row before either asks for its second (a barrier, not a sleep: a
+    // loaded machine would run them one after the other); SQLite runs one transaction at a time, so nothing waits.
+    let firstLocks = 0;
+    let bothLocked!: () => void;
+    const crossed = new Promise<void>((resolve) => (bothLocked = resolve));
     const crossing = (first: number, second: number) =>
       lockingTransaction(t.db, async (trx) => {
         attempts += 1;
+        const firstAttempt = attempts <= 2;
         await trx("events").where({ id: first }).forUpdate().first("id");
-        await new Promise((r) => setTimeout(r, 50));
+        if (t.backend === "mysql" && firstAttempt) {
+          if (++firstLocks === 2) bothLocked();
+          await crossed;
+        }
         await trx("events").where({ id: second }).forUpdate().first("id");
         await trx("events").where({ id: first }).update({ capacity: trx.raw("capacity") });
         return first;
