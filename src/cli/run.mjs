@@ -1,8 +1,8 @@
-// `npm run <command>` for the operators' commands: runs src/cli/<command>.ts compiled once with esbuild into build/cli/
-// (git-ignored), so a command starts in a fraction of a second instead of compiling its whole import graph through
-// tsx on every run. The build is remade when a file under src/ (or knexfile.ts, package-lock.json) is newer than it;
-// where esbuild is not installed (a production image pruned of dev dependencies that was not given a build), the
-// command runs through tsx as before. Plain JavaScript: it must start without any loader.
+// `npm run <command>` for the operators' commands: runs src/cli/<command>.ts compiled once with esbuild (build/cli,
+// a link to the newest build; git-ignored), so a command starts in a fraction of a second instead of compiling its
+// whole import graph through tsx on every run. The build is remade when a file under src/ (or knexfile.ts,
+// package-lock.json) is newer than it; where esbuild is not installed (a production image pruned of dev dependencies
+// that was not given a build), the command runs through tsx as before. Plain JavaScript: it must start without any loader.
 //
 //   node src/cli/run.mjs <command> [args...]      node src/cli/run.mjs --build (npm run build:cli)
 import fs from "node:fs";
@@ -43,28 +43,39 @@ function builtAt() {
 
 /**
  * Keeps each module's own `import.meta.url` (paths to migrations/, public/ and data files next to the source): the
- * bundle lives in build/cli/, so the URL is written relative to it.
+ * bundle lives in a folder beside build/cli, at the same depth, so the URL is written relative to it.
  */
-const sourceUrls = {
-  name: "source-import-meta-url",
-  setup(build) {
-    build.onLoad({ filter: /[/\\]src[/\\].*\.tsx?$/ }, (args) => {
-      const text = fs.readFileSync(args.path, "utf8");
-      if (!text.includes("import.meta.url")) return undefined;
-      const relative = path.relative(outdir, args.path).split(path.sep).join("/");
-      return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(relative)}, import.meta.url).href`), loader: args.path.endsWith("x") ? "tsx" : "ts" };
-    });
-  },
-};
+function sourceUrls(folder) {
+  return {
+    name: "source-import-meta-url",
+    setup(build) {
+      build.onLoad({ filter: /[/\\]src[/\\].*\.tsx?$/ }, (args) => {
+        const text = fs.readFileSync(args.path, "utf8");
+        if (!text.includes("import.meta.url")) return undefined;
+        const relative = path.relative(folder, args.path).split(path.sep).join("/");
+        return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(relative)}, import.meta.url).href`), loader: args.path.endsWith("x") ? "tsx" : "ts" };
+      });
+    },
+  };
+}
 
-/** Builds every command into build/cli at once (a fresh folder swapped in, so a running command never sees half a build). */
+/** A build older than this is removed by the next one: no command is still loading its modules by then. */
+const OLD_BUILD_MS = 10 * 60_000;
+
+/**
+ * Builds every command into a folder of its own (build/cli.<time>.<pid>), then points the link build/cli at it in
+ * one rename. A command that started from an earlier build keeps loading its chunks from that build's folder (Node
+ * loads modules by their real path), so a build swapped in by another process (two tests at once on a fresh clone,
+ * or a source edited during a run) never takes a chunk away from under it.
+ */
 export async function buildCommands() {
   const esbuild = await import("esbuild");
-  const temp = `${outdir}.${process.pid}`;
   const startedAt = Date.now();
+  const name = `cli.${startedAt}.${process.pid}`;
+  const folder = path.join(root, "build", name);
   await esbuild.build({
     entryPoints: COMMANDS.map((c) => path.join(cliDir, `${c}.ts`)),
-    outdir: temp,
+    outdir: folder,
     outExtension: { ".js": ".mjs" },
     bundle: true,
     splitting: true,
@@ -74,22 +85,19 @@ export async function buildCommands() {
     packages: "external",
     jsx: "automatic",
     logLevel: "error",
-    plugins: [sourceUrls],
+    plugins: [sourceUrls(folder)],
   });
-  fs.writeFileSync(path.join(temp, "built.json"), JSON.stringify({ at: startedAt, commands: COMMANDS }));
-  // Another command may be swapping its own build in at the same moment: whichever lands, it is the same build.
-  const old = `${outdir}.old.${process.pid}`;
-  try {
-    fs.renameSync(outdir, old);
-  } catch {
-    // there was none yet, or another process moved it
+  fs.writeFileSync(path.join(folder, "built.json"), JSON.stringify({ at: startedAt, commands: COMMANDS }));
+  const link = path.join(root, "build", `cli.link.${process.pid}`);
+  fs.rmSync(link, { force: true });
+  fs.symlinkSync(name, link);
+  // An earlier layout kept build/cli as a folder, which a rename cannot replace with a link: moved aside first.
+  if (fs.lstatSync(outdir, { throwIfNoEntry: false })?.isDirectory()) fs.renameSync(outdir, path.join(root, "build", `cli.0.${process.pid}`));
+  fs.renameSync(link, outdir);
+  for (const entry of fs.readdirSync(path.join(root, "build"))) {
+    const at = /^cli\.(\d+)\.\d+$/.exec(entry)?.[1];
+    if (at !== undefined && entry !== name && Number(at) < startedAt - OLD_BUILD_MS) fs.rmSync(path.join(root, "build", entry), { recursive: true, force: true });
   }
-  try {
-    fs.renameSync(temp, outdir);
-  } catch {
-    fs.rmSync(temp, { recursive: true, force: true });
-  }
-  fs.rmSync(old, { recursive: true, force: true });
 }
 
 async function esbuildInstalled() {

@@ -44,4 +44,14 @@ describe.runIf(backend === "sqlite")("the operators' commands through npm run", 
     expect(built.commands.sort()).toEqual([...commands].sort());
     for (const command of commands) expect(fs.existsSync(path.join(root, `build/cli/${command}.mjs`))).toBe(true);
   });
+
+  it("a new build leaves the one a running command loads its chunks from in place", async () => {
+    expect((await npmRun(["build:cli"])).code).toBe(0);
+    const earlier = fs.realpathSync(path.join(root, "build/cli"));
+    const chunks = fs.readdirSync(earlier).filter((f) => f.startsWith("chunk-"));
+    expect(chunks.length).toBeGreaterThan(0);
+    expect((await npmRun(["build:cli"])).code).toBe(0);
+    expect(fs.realpathSync(path.join(root, "build/cli"))).not.toBe(earlier);
+    for (const chunk of chunks) expect(fs.existsSync(path.join(earlier, chunk))).toBe(true);
+  });
 });
