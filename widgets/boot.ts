@@ -60,6 +60,9 @@ function onInteraction(el: HTMLElement): void {
   const isTrigger = (target: EventTarget | null) => target instanceof Element && (selector ? target.closest(selector) : el.contains(target) ? el : null);
   const early = () => void start(el);
   for (const type of ["pointerover", "focusin", "touchstart"]) document.addEventListener(type, (e) => isTrigger(e.target) && early(), { passive: true });
+  // A pointer already resting on the trigger, or a focus taken before this script ran, sends no event of its own.
+  const hovered = document.querySelectorAll(":hover");
+  if (isTrigger(document.activeElement) || isTrigger(hovered[hovered.length - 1] ?? null)) early();
   document.addEventListener(
     "click",
     (e) => {

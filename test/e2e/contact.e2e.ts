@@ -67,7 +67,7 @@ describe("contact page in Chromium", () => {
       await expect.poll(() => mailContaining("Sent from the e2e journey."), { timeout: 10_000 }).toBe(true);
       expect(problems).toEqual([]);
 
-      await page.getByRole("link", { name: "Send Another Message" }).click();
+      await Promise.all([page.waitForEvent("load"), page.getByRole("link", { name: "Send Another Message" }).click()]);
       await hydrated(page);
       expect(await page.getByRole("form", { name: "Send us a message" }).getByLabel("Name").inputValue()).toBe("");
       await context.close();
@@ -92,6 +92,24 @@ describe("contact page in Chromium", () => {
     await form.locator(".field-error").first().waitFor();
     expect(await form.getByLabel("Name").inputValue()).toBe("J");
     expect(await form.locator(".field-error").allTextContents()).toContain("Name must be at least 2 characters");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("starts the form for a field focused before the page's script ran", async () => {
+    const { page, context, problems } = await newVisit(browser);
+    const { entries } = (await (await page.request.get("/build/manifest.json")).json()) as { entries: Record<string, { url: string }> };
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(`**${entries["boot.js"]!.url}`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/contact", { waitUntil: "commit" });
+    // The focus comes first and sends its event to nobody; the script, once it runs, sees where the focus is.
+    await page.getByRole("form", { name: "Send us a message" }).getByLabel("Name").focus();
+    release();
+    await page.waitForSelector('[data-widget="ContactForm"][data-hydrated="true"]', { state: "attached" });
     expect(problems).toEqual([]);
     await context.close();
   });
