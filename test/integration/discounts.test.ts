@@ -65,6 +65,17 @@ async function register(v: Visitor, eventId: number, registrationType = "full", 
 
 const validate = (v: Visitor, discountCode: unknown, eventId = 2, originalPrice: unknown = 299) => v.post("/api/validate-discount").send({ discountCode, originalPrice, eventId });
 
+/**
+ * On a loaded machine a crowd on one code can wait past the database pool's 2 s and be told to try again (503,
+ * nothing changed); a visitor then presses Apply again, a few times at most.
+ */
+async function validateAsVisitorsDo(v: Visitor, discountCode: string, eventId: number) {
+  for (let tries = 1; ; tries++) {
+    const answer = await validate(v, discountCode, eventId);
+    if (answer.status !== 503 || tries === 5) return answer;
+  }
+}
+
 async function createCode(args: string) {
   const cmd = parseDiscountArgs(args.split(" "), new Date());
   if ("error" in cmd) throw new Error(cmd.error);
@@ -419,14 +430,14 @@ describe("limits under concurrency and guessing", () => {
       await register(v, 4);
       visitors.push(v);
     }
-    const answers = await Promise.all(visitors.map((v) => validate(v, "TEN4FIFTY", 4)));
+    const answers = await Promise.all(visitors.map((v) => validateAsVisitorsDo(v, "TEN4FIFTY", 4)));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
     for (const a of answers.filter((x) => x.status !== 200)) expect(a.body.message).toBe("This discount code has been used up.");
     const code = await t.db("discount_codes").where({ code: "TEN4FIFTY" }).first();
     expect(await t.db("discount_redemptions").where({ discount_code_id: code.id })).toHaveLength(10);
     // Those ten now complete by card while the forty try again: still ten.
     const winners = visitors.filter((_, i) => answers[i]!.status === 200);
-    const again = await Promise.all(visitors.filter((_, i) => answers[i]!.status !== 200).map((v) => validate(v, "TEN4FIFTY", 4)));
+    const again = await Promise.all(visitors.filter((_, i) => answers[i]!.status !== 200).map((v) => validateAsVisitorsDo(v, "TEN4FIFTY", 4)));
     expect(again.every((a) => a.status === 422)).toBe(true);
     expect(winners).toHaveLength(10);
     const counted = await t.db("discount_redemptions").where({ discount_code_id: code.id }).whereIn("status", ["held", "redeemed"]);
