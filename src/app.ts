@@ -103,6 +103,7 @@ export function createApp(deps: AppDeps): Express {
     brandInbox: config.mail.brandInbox,
     rateLimiter,
     csrf,
+    now,
   });
   const app = express();
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
@@ -178,7 +179,7 @@ export function createApp(deps: AppDeps): Express {
 
   // 5. features
   const forms = messageForms({ db, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter });
-  app.use(homeRoutes({ site, db, forms }));
+  app.use(homeRoutes({ site, db, forms, now }));
   app.use(customApparelRoutes({ forms }));
   app.use(policyRoutes({ site, flatRateCents: config.shippingFlatRateCents, brandInbox: config.mail.brandInbox }));
   app.use(contactRoutes({ site, forms }));

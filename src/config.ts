@@ -94,7 +94,7 @@ export interface Config {
   waitingListOfferHours: number;
   eventsHeroVideoUrl: string | undefined;
   testRoutes: boolean;
-  /** The clock offset file this instance follows (src/clock.ts clockFileToFollow); none in production. */
+  /** The clock offset file this instance follows (src/clock.ts clockFileToFollow); none in production or with live keys. */
   clockFile: string | undefined;
   /** How often the balance job runs, in milliseconds. */
   balanceJobIntervalMs: number;
@@ -235,7 +235,7 @@ function toConfig(e: Env, isProduction: boolean): Config {
     waitingListOfferHours: e.WAITING_LIST_OFFER_HOURS,
     eventsHeroVideoUrl: e.EVENTS_HERO_VIDEO_URL,
     testRoutes: e.ENABLE_TEST_ROUTES === "1",
-    clockFile: isProduction ? undefined : clockFileToFollow(e.CLOCK_FILE, e.NODE_ENV),
+    clockFile: isProduction || e.STRIPE_SECRET_KEY?.startsWith("sk_live_") ? undefined : clockFileToFollow(e.CLOCK_FILE, e.NODE_ENV),
     balanceJobIntervalMs: e.BALANCE_JOB_INTERVAL_MS ?? 60_000,
     migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,
   };

@@ -65,8 +65,8 @@ export async function runEventsCommand(db: Db, cmd: EventsCommand, now: Date): P
 }
 
 async function main(): Promise<number> {
-  return runOperatorCommand(process.argv.slice(2), parseEventsArgs, EVENTS_USAGE, async ({ db }, cmd) => {
-    console.log(await runEventsCommand(db, cmd, new Date()));
+  return runOperatorCommand(process.argv.slice(2), parseEventsArgs, EVENTS_USAGE, async ({ db, now }, cmd) => {
+    console.log(await runEventsCommand(db, cmd, now()));
     return 0;
   });
 }

@@ -19,6 +19,7 @@ import { registerOrderPayments } from "../orders/checkout.ts";
 import { createShopifyWriteBacks } from "../orders/shopifyWriteBack.ts";
 import { registerRegistrationPayments } from "../registrations/booking/paymentHandler.ts";
 import { buildSite, type Site } from "../shared/site.ts";
+import { followClockFile, now } from "../clock.ts";
 
 /** A refused operator command: its one line, and nothing was changed. */
 export class OperatorError extends Error {}
@@ -30,6 +31,8 @@ export interface OperatorContext {
   /** The site's public origin, for links in e-mails. */
   publicUrl: string;
   logger: Logger;
+  /** The site's business time: a demo's moved clock (`npm run clock`) as the app's instances follow it. */
+  now: () => Date;
 }
 
 /** A job queue of the running app instances: what a command writes waits for them (their timers, or their next wake). */
@@ -46,13 +49,14 @@ const noStripe = new Proxy({} as PaymentGateway, {
 });
 
 export function createOperatorContext(config: Config, db: Db, logger: Logger): OperatorContext {
+  if (config.clockFile) followClockFile(config.clockFile);
   const site = buildSite(config.brandName, { shipsStarting: config.shipsStartingDate });
   const publicUrl = config.publicUrl ?? `http://localhost:${config.port}`;
   const paymentCore = createPaymentCore({ db, gateway: noStripe, logger });
   const shopifyWriteBacks = createShopifyWriteBacks({ db, shopify: config.shopify, logger }) ? sentByTheApp : undefined;
   registerOrderPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, shopifyWriteBacks, shippingFlatRateCents: config.shippingFlatRateCents, publicUrl });
-  registerRegistrationPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, limits: config.registrationLimits, clock: () => new Date(), publicUrl });
-  return { db, paymentCore, site, publicUrl, logger };
+  registerRegistrationPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, limits: config.registrationLimits, clock: now, publicUrl });
+  return { db, paymentCore, site, publicUrl, logger, now };
 }
 
 /**

@@ -12,7 +12,6 @@ import { refundPayment, retryKey } from "./refund.ts";
 import type { RefundRow } from "../payments/refundLedger.ts";
 import type { Row } from "../db/rows.ts";
 import { toText } from "../shared/toText.ts";
-import { ClockRefusedError, followClockFile, now } from "../clock.ts";
 import { chargesOf, owedBalances, type Balance, type BalanceCharge } from "../registrations/balances/repository.ts";
 import { cardText, graceEndsAt, MAX_ATTEMPTS } from "../registrations/balances/schedule.ts";
 
@@ -81,16 +80,6 @@ export async function listFailedRefunds(ctx: OperatorContext, now: Date): Promis
   return `${table(head, rows)}\n${owed.length} refund(s) failed: the money is still with the shop. Send each again with npm run refund -- KIND REFERENCE --reason "..." (without --amount: the failed amount, once).`;
 }
 
-/** The site's business time: a demo's moved clock (npm run clock) is followed, never in production or with live keys. */
-function businessNow(): Date {
-  try {
-    followClockFile();
-  } catch (err) {
-    if (!(err instanceof ClockRefusedError)) throw err;
-  }
-  return now();
-}
-
 const utcDay = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : "-");
 
 /** The last attempt as the operator reads it: "declined insufficient_funds (hard)", "authentication required", "in flight". */
@@ -153,13 +142,13 @@ async function differenceOf(ctx: OperatorContext, paymentId: number): Promise<st
 export async function runPaymentsCommand(ctx: OperatorContext, cmd: PaymentsCommand, out: (line: string) => void = console.log): Promise<number> {
   switch (cmd.command) {
     case "list":
-      out(await listReview(ctx, new Date()));
+      out(await listReview(ctx, ctx.now()));
       return 0;
     case "failedRefunds":
-      out(await listFailedRefunds(ctx, new Date()));
+      out(await listFailedRefunds(ctx, ctx.now()));
       return 0;
     case "balances":
-      out(await listBalances(ctx, businessNow(), cmd));
+      out(await listBalances(ctx, ctx.now(), cmd));
       return 0;
     case "accept":
       try {

@@ -26,7 +26,7 @@ export async function resendConfirmation(ctx: OperatorContext, cmd: ResendComman
       const event = await findEvent(trx, r.eventId);
       if (!event) throw new OperatorError(`The event of registration ${r.reference} is gone.`);
       const redemption = await registrations.redemptionOf(trx, r.id);
-      const manageUrl = await confirmationManageUrl(trx, ctx, r.id, new Date());
+      const manageUrl = await confirmationManageUrl(trx, ctx, r.id, ctx.now());
       const email = registrationConfirmationEmail(ctx.site, event, r, redemption?.status === "redeemed" ? redemption : undefined, manageUrl);
       if (isErasedAddress(email.to)) throw erased(cmd);
       return { emailId: await enqueueEmail(trx, email), to: maskEmail(email.to) };

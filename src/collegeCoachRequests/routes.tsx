@@ -28,7 +28,8 @@ export interface CoachRequestDeps {
   csrf: Pick<Csrf, "valid">;
   /** Multipart bodies read at once by this process (each holds up to 5 MB); more answer 503 at once. */
   maxConcurrentUploads?: number;
-  now?: () => Date;
+  /** The business time (src/clock.ts): whether the camp still takes requests. */
+  now: () => Date;
 }
 
 export const COACH_PAGE = "/coach-registration";
@@ -79,7 +80,7 @@ async function save(deps: CoachRequestDeps, event: CoachEvent, checked: { reques
  * rate-limits them and serves the page, its form post and POST /api/clinician-request.
  */
 export function coachRequestRoutes(deps: CoachRequestDeps): { beforeCsrf: Router; routes: Router } {
-  const { db, now = () => new Date() } = deps;
+  const { db, now } = deps;
   const beforeCsrf = Router();
   // Not the form kit: multer reads the multipart body before the CSRF check, which needs its `_csrf` field.
   beforeCsrf.post([COACH_PAGE, COACH_API], logoUpload(deps.csrf, deps.maxConcurrentUploads ?? MAX_CONCURRENT_UPLOADS));

@@ -27,7 +27,7 @@ export interface EventRoutesDeps {
   site: Site;
   /** EVENTS_HERO_VIDEO_URL: the /events hero plays it over the poster when set. */
   heroVideoUrl?: string | undefined;
-  now?: () => Date;
+  now: () => Date;
 }
 
 function origin(req: Request, res: Response): string {
@@ -49,7 +49,7 @@ function renderNotFound(req: Request, res: Response, status: number, message = E
 }
 
 /** /events, /events/:id and GET /api/events/:id. */
-export function eventRoutes({ db, site, heroVideoUrl, now = () => new Date() }: EventRoutesDeps): Router {
+export function eventRoutes({ db, site, heroVideoUrl, now }: EventRoutesDeps): Router {
   const router = Router();
 
   router.get("/events", async (req, res) => {

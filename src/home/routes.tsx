@@ -11,11 +11,11 @@ import { HomePage } from "../../views/pages/home/HomePage.tsx";
 import { TeamEventsPage } from "../../views/pages/home/TeamEventsPage.tsx";
 
 /** The home side of the site: / (with its newsletter form), /team-events and /about. */
-export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: MessageForms }): Router {
+export function homeRoutes({ site, db, forms, now }: { site: Site; db: Db; forms: MessageForms; now: () => Date }): Router {
   const router = Router();
 
   async function home(req: Request, res: Response, newsletter: { form: FormState; subscribed: boolean }, status = 200) {
-    const offers = homeOffers(await listEvents(db));
+    const offers = homeOffers(await listEvents(db), now());
     renderPage(req, res, <HomePage site={site} offers={offers} newsletter={newsletter} />, {
       title: "Premium Wrestling Apparel & Summer Camps",
       description: `${site.displayName}: heavyweight wrestling apparel, custom team gear and elite summer camps for athletes 10+ through high school.`,
@@ -28,7 +28,7 @@ export function homeRoutes({ site, db, forms }: { site: Site; db: Db; forms: Mes
   forms.mount(router, "newsletter", (req, res, form, status) => home(req, res, { form, subscribed: false }, status));
 
   router.get("/team-events", async (req, res) => {
-    const { teamEvents } = homeOffers(await listEvents(db));
+    const { teamEvents } = homeOffers(await listEvents(db), now());
     renderPage(req, res, <TeamEventsPage events={teamEvents} />, {
       title: "Choose Your Team Event",
       description: "Register your team at team pricing: choose the camp, then add your coach and athletes under one payment.",

@@ -8,6 +8,7 @@ import { createTestApp, type TestApp } from "../support/app.ts";
 import { executableScripts, textOf, visitor as firstVisit } from "../support/http.ts";
 import { LOGO_MAX_BYTES } from "../../src/shared/collegeCoachRequests/rules.ts";
 import { readStoredFile } from "../../src/db/storedFiles.ts";
+import { moveClock, resetClock } from "../../src/clock.ts";
 import { coachRequestRoutes } from "../../src/collegeCoachRequests/routes.tsx";
 import { UNREADABLE, UPLOADS_BUSY } from "../../src/collegeCoachRequests/routes/logoUpload.ts";
 
@@ -236,6 +237,22 @@ describe("POST /api/clinician-request (JSON)", () => {
       await t.db("events").where({ id: 3 }).update({ registration_closes_at: null });
     }
     expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe("the site's clock (src/clock.ts)", () => {
+  it("moved past the closing date, the page, the API and the event page all say closed", async () => {
+    const v = await visitor(t.app, "/events/3");
+    await t.db("events").where({ id: 3 }).update({ registration_closes_at: new Date(Date.now() + 86_400_000) });
+    moveClock(2 * 86_400_000);
+    try {
+      expect((await v.post("/api/clinician-request").send(valid()).expect(409)).body.error).toBe("College coach registration for this event is closed.");
+      expect(textOf((await request(t.app).get("/coach-registration?eventId=3").expect(200)).text)).toContain("College coach registration for this event is closed.");
+      expect(textOf((await request(t.app).get("/events/3").expect(200)).text)).toContain("College coach registration for this event is closed.");
+    } finally {
+      resetClock();
+      await t.db("events").where({ id: 3 }).update({ registration_closes_at: null });
+    }
   });
 });
 
@@ -505,6 +522,7 @@ describe("multipart bodies that cannot be read, forged or too many at once", () 
     const routes = coachRequestRoutes({
       db: t.db, site: (await import("../../src/shared/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
       rateLimiter: () => (_req, _res, next) => next(),
+      now: () => new Date(),
       csrf: { valid: (req) => (seen.push({ token: (req.body as Record<string, unknown>)._csrf, bytesKept: req.file?.size ?? 0 }), false) },
     });
     const express = (await import("express")).default;
@@ -528,6 +546,7 @@ describe("multipart bodies that cannot be read, forged or too many at once", () 
       rateLimiter: () => (_req, _res, next) => next(),
       csrf: { valid: () => true },
       maxConcurrentUploads: 2,
+      now: () => new Date(),
     });
     const express = (await import("express")).default;
     const app = express();

@@ -28,7 +28,7 @@ const events = [
 
 describe("home offers from the event data", () => {
   it("offers events 1, 2 and 3 to teams with their savings", () => {
-    const { teamEvents } = homeOffers(events);
+    const { teamEvents } = homeOffers(events, new Date());
     expect(teamEvents.map((e) => [e.id, e.regularPriceCents, e.teamPriceCents, e.savingsCents])).toEqual([
       [1, 24900, 19900, 5000],
       [2, 29900, 19900, 10000],
@@ -37,7 +37,7 @@ describe("home offers from the event data", () => {
   });
 
   it("builds the promo from event 2: struck-through price, savings and day options by day count", () => {
-    const { promo } = homeOffers(events);
+    const { promo } = homeOffers(events, new Date());
     expect(promo).toMatchObject({ id: 2, originalPriceCents: 34900, priceCents: 29900, savingsCents: 5000 });
     expect(promo?.dayOptions).toEqual([
       { label: "1 Day", priceCents: 11900 },
@@ -47,14 +47,14 @@ describe("home offers from the event data", () => {
   });
 
   it("gives the banner the team price and the largest saving", () => {
-    expect(homeOffers(events).teamDeal).toEqual({ teamPriceCents: 19900, maxSavingsCents: 10000 });
+    expect(homeOffers(events, new Date()).teamDeal).toEqual({ teamPriceCents: 19900, maxSavingsCents: 10000 });
   });
 
   it("leaves out what the data does not have instead of inventing it", () => {
-    const offers = homeOffers([event(1, {})]);
+    const offers = homeOffers([event(1, {})], new Date());
     expect(offers.promo).toBeNull();
     expect(offers.teamEvents.map((e) => e.id)).toEqual([1]);
-    expect(homeOffers([event(2, {})]).promo).toBeNull();
-    expect(homeOffers([]).teamDeal).toBeNull();
+    expect(homeOffers([event(2, {})], new Date()).promo).toBeNull();
+    expect(homeOffers([], new Date()).teamDeal).toBeNull();
   });
 });

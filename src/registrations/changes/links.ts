@@ -28,8 +28,8 @@ export async function issueManageLink(conn: Db | Knex.Transaction, registrationI
  * The registration a token opens, or undefined. Any string is hashed and looked up the same way, so a malformed
  * token, an unknown one and a revoked one take the same path and the same time, and answer the same 404.
  */
-export async function registrationByToken(db: Db, token: string): Promise<{ registration: Registration; athletePosition: number | null } | undefined> {
-  const link = await changesRepo.linkByManageTokenHash(db, secretTokenHash(token.slice(0, 100)));
+export async function registrationByToken({ db, clock }: { db: Db; clock: () => Date }, token: string): Promise<{ registration: Registration; athletePosition: number | null } | undefined> {
+  const link = await changesRepo.linkByManageTokenHash(db, secretTokenHash(token.slice(0, 100)), clock());
   if (!link || !SECRET_TOKEN_PATTERN.test(token)) return undefined;
   const r = await repo.findByReference(db, link.reference);
   if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return undefined;

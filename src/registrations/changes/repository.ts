@@ -19,7 +19,7 @@ export async function insertManageLink(conn: Conn, registrationId: number, token
 }
 
 /** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */
-export async function linkByManageTokenHash(conn: Conn, tokenHash: string, now = new Date()): Promise<{ reference: string; athletePosition: number | null } | undefined> {
+export async function linkByManageTokenHash(conn: Conn, tokenHash: string, now: Date): Promise<{ reference: string; athletePosition: number | null } | undefined> {
   const row: Row | undefined = await conn<Row>("registration_manage_links as l")
     .join("registrations as r", "r.id", "l.registration_id")
     .where("l.token_hash", tokenHash)

@@ -80,7 +80,7 @@ export function promoOffer(e: EventSummary): PromoOffer | null {
   };
 }
 
-export function homeOffers(events: EventSummary[], now: Date = new Date()): HomeOffers {
+export function homeOffers(events: EventSummary[], now: Date): HomeOffers {
   const byId = new Map(events.map((e) => [e.id, e]));
   const teamEvents = TEAM_MODAL_EVENT_IDS.flatMap((id) => {
     const e = byId.get(id);

@@ -137,7 +137,7 @@ export function changePaymentRoutes(deps: RegistrationRouteDeps): Router {
   });
   router.post(`${MANAGE_PATH}/:token/changes/:id/paid`, limit, async (req, res) => {
     res.set({ "cache-control": "private, no-store" });
-    const found = await registrationByToken(deps.db, String(req.params.token ?? ""));
+    const found = await registrationByToken(deps, String(req.params.token ?? ""));
     const c = found && found.athletePosition === null ? await changeById(deps, req.params.id) : undefined;
     if (!found || !c || c.registrationId !== found.registration.id) return void res.status(404).json({ success: false, error: "Not found" });
     await paidJson(req, res, { c, payment: await deps.paymentCore.latestFor(CHANGE_KIND, String(c.id)) });

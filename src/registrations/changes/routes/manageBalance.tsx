@@ -91,7 +91,7 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
   });
   router.post(`${MANAGE_PATH}/:token/balance/paid`, limit, async (req, res) => {
     res.set({ "cache-control": "private, no-store" });
-    const found = await registrationByToken(deps.db, String(req.params.token ?? ""));
+    const found = await registrationByToken(deps, String(req.params.token ?? ""));
     if (!found || found.athletePosition !== null) return void res.status(404).json({ success: false, error: "Not found" });
     await paidJson(req, res, await deps.paymentCore.latestFor(BALANCE_KIND, found.registration.reference));
   });
@@ -137,7 +137,7 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
   // The card widget's return after Stripe saved the card: kept for the next charge when it is this registration's.
   router.post(`${MANAGE_PATH}/:token/card/done`, limit, async (req, res) => {
     res.set({ "cache-control": "private, no-store" });
-    const found = await registrationByToken(deps.db, String(req.params.token ?? ""));
+    const found = await registrationByToken(deps, String(req.params.token ?? ""));
     if (!found || found.athletePosition !== null) return void res.status(404).json({ success: false, error: "Not found" });
     const raw = formBody(req).setupIntentId;
     const setupIntentId = typeof raw === "string" ? raw.slice(0, 200) : "";

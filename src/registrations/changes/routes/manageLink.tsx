@@ -71,7 +71,7 @@ export const versionOf = (body: Record<string, unknown>) => (typeof body.version
 export async function openLink(deps: RegistrationDeps, req: Request, res: Response): Promise<Opened | undefined> {
   res.set({ "cache-control": "private, no-store", "referrer-policy": "same-origin" });
   const token = String(req.params.token ?? "");
-  const found = await registrationByToken(deps.db, token);
+  const found = await registrationByToken(deps, token);
   const event = found ? await findEvent(deps.db, found.registration.eventId) : undefined;
   if (!found || !event) {
     renderPage(req, res, <ManageLinkNotFound />, { title: "Link Not Found", description: "This registration link does not work.", status: 404, noindex: true });
