@@ -24,7 +24,8 @@ describe(".gitignore", () => {
     "deploy/certs/fullchain.pem",
     "var/app.sqlite3",
     "var/mail/message.eml",
-    "build/cli/events.mjs",
+    "build/cli",
+    "build/cli.1795792561287.27907/events.mjs",
   ])("keeps %s out of the repository", (file) => {
     expect(ignored(file)).toBe(true);
   });
