@@ -25,6 +25,7 @@ import {
 } from "../shared/events/editing.ts";
 import { DEFAULT_TIME_ZONE, startOfDayIn } from "../shared/events/rules.ts";
 import { defaultPackageLabel, packageDayCount } from "../shared/registrations/packages.ts";
+import { dateFormat } from "../shared/dateFormats.ts";
 
 export class EventEditRefused extends Error {}
 
@@ -32,7 +33,7 @@ type Row = Record<string, unknown>;
 
 const isoDay = (v: unknown) => toDate(v)!.toISOString().slice(0, 10);
 /** The calendar day, in the event's zone, of an instant an operator set as the start of that day. */
-const dayIn = (at: Date, timeZone: string) => new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+const dayIn = (at: Date, timeZone: string) => dateFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
 const utcDay = (day: string) => new Date(`${day}T00:00:00Z`);
 
 /** An event as the command edits it, read inside the transaction. */

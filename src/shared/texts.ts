@@ -4,6 +4,7 @@
  * (messages, support hours, shipping days) stay where they are, word for word. Browser-safe.
  */
 import { formatPrice } from "./money.ts";
+import { dateFormat } from "./dateFormats.ts";
 
 export const FORM_TEXT = {
   fixFields: "Please correct the highlighted fields.",
@@ -64,7 +65,7 @@ export function zoneWords(timeZone: string): string {
 
 function partsIn(at: Date, timeZone: string) {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit" })
+    dateFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit" })
       .formatToParts(at)
       .map((p) => [p.type, p.value]),
   );

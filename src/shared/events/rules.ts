@@ -1,6 +1,7 @@
 import type { EventDetail, EventPackage, EventSummary } from "./types.ts";
 import { centsToDecimal, centsToDollars } from "../money.ts";
 import { HEADLINE_PACKAGE } from "../registrations/packages.ts";
+import { dateFormat } from "../dateFormats.ts";
 
 /** Pure event rules and the spec's texts. Browser-safe: no database, no process. */
 
@@ -77,7 +78,7 @@ export const DEFAULT_TIME_ZONE = "America/Chicago";
 /** The zone's offset from UTC at an instant, in minutes (America/Chicago in June: -300). */
 function zoneOffsetMinutes(at: Date, timeZone: string): number {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" })
+    dateFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" })
       .formatToParts(at)
       .map((p) => [p.type, p.value]),
   );
@@ -95,7 +96,7 @@ export function startOfDayIn(day: string, timeZone: string): Date {
 
 /** The zone's short name on the event's first day ('CDT', 'PDT'), for its daily hours. */
 export function zoneName(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(at).find((p) => p.type === "timeZoneName")?.value ?? timeZone;
+  return dateFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(at).find((p) => p.type === "timeZoneName")?.value ?? timeZone;
 }
 
 /** The event's daily hours with its zone: '9:00 AM - 4:00 PM CDT'. */

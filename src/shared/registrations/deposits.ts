@@ -5,6 +5,7 @@
  */
 import { formatPrice } from "../money.ts";
 import { startOfDayIn } from "../events/rules.ts";
+import { dateFormat } from "../dateFormats.ts";
 
 export const DEPOSIT_KINDS = ["none", "fixed", "percent"] as const;
 export type DepositKind = (typeof DEPOSIT_KINDS)[number];
@@ -85,7 +86,7 @@ export function depositPlan(policy: DepositPolicy, priceCents: number, athletes:
 
 /** "June 5, 2027": a due date as its day in the event's zone. */
 export function dueDayText(dueAt: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "long", day: "numeric" }).format(dueAt);
+  return dateFormat("en-US", { timeZone, year: "numeric", month: "long", day: "numeric" }).format(dueAt);
 }
 
 export const DEPOSIT_TEXT = {
