@@ -55,6 +55,21 @@ describe("two instances run the job at once", () => {
 });
 
 describe("a job killed between its claim and the outcome", () => {
+  /** The fake Stripe as an instance's gateway, noting the idempotency key of every call that sends one. */
+  function keysSentThrough(sent: { call: string; key: unknown }[]): typeof t.gateway {
+    return Object.fromEntries(
+      Object.entries(t.gateway).map(([call, value]) => [
+        call,
+        typeof value === "function"
+          ? (...args: unknown[]) => {
+              for (const arg of args) if (arg && typeof arg === "object" && "idempotencyKey" in arg) sent.push({ call, key: arg.idempotencyKey });
+              return (value as (...a: unknown[]) => unknown).apply(t.gateway, args);
+            }
+          : value,
+      ]),
+    ) as typeof t.gateway;
+  }
+
   async function claimLeftBehind(id: number, key: string) {
     await t.db("balance_charges").insert({ registration_id: id, attempt: 1, idempotency_key: key, amount_cents: 22400, status: "claimed", claims: 1, claimed_at: new Date(now().getTime() - STALE_CLAIM_MS - 1000), created_at: now() });
   }
@@ -110,6 +125,11 @@ describe("a job killed between its claim and the outcome", () => {
     moveClockTo(dueAt);
     const key = `balance-${reference}-1-cafebabe`;
     await claimLeftBehind(id, key);
+    // The instance that takes it over charges with the attempt's own key, so a third instance doing the same at
+    // that moment would get Stripe's one answer, not a second charge.
+    const sent: { call: string; key: unknown }[] = [];
+    await kit.runJob(createApp({ ...t, gateway: keysSentThrough(sent) }));
+    expect(sent).toEqual([{ call: "chargeOffSession", key }]);
     await Promise.all([kit.runJob(apps[0]), kit.runJob(apps[1])]);
     expect((await kit.charges(id)).map((c) => [c.attempt, c.status, c.idempotency_key])).toEqual([[1, "succeeded", key]]);
     expect(kit.balanceIntents(reference).filter((i) => i.status === "succeeded")).toHaveLength(1);
