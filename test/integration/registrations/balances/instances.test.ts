@@ -95,7 +95,7 @@ describe("a job killed between its claim and the outcome", () => {
     expect(await kit.mails(reference, "balance_receipt")).toHaveLength(1);
   });
 
-  it("Stripe charged the card but the instance died before it heard: sent again with the same key, Stripe answers with that charge, nothing more is taken", async () => {
+  it("Stripe charged the card but the instance died before it heard: the instance taking the attempt over finds that charge among the customer's, nothing more is taken", async () => {
     const { reference, id, dueAt } = await kit.depositRegistration(CARDS.succeeds, "killed.midcall@example.com");
     moveClockTo(dueAt);
     const r = await kit.row(reference);
