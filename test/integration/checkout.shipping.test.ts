@@ -125,6 +125,8 @@ describe("after paying", () => {
     const stranger = await visitor(t.app);
     expect((await stranger.get("/shop?success=true")).text).not.toContain("order-confirmation");
 
+    // The payment woke the outbox; its pass may still be sending on a loaded machine, and drain() waits for it.
+    await t.outbox.drain();
     const email = await t.db("email_outbox").where({ reference: `order:${reference}` }).first();
     expect(email.to_address).toBe("helen@example.com");
     for (const line of ["Shipping: $7.95", "Total paid: $82.95", "Shipping to:", "Jordan Burroughs", "2100 1st Avenue North", "Suite 300", "Birmingham, AL 35203"]) {
