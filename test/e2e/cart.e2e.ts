@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 /** The cart's widgets load at the first hover, focus or touch of the cart: hover it and wait for both. */
 async function cartStarted(page: Page): Promise<void> {
@@ -78,7 +79,7 @@ describe("cart and card checkout in Chromium", () => {
     await fillCheckout(page, "4242 4242 4242 4242");
     expect(await page.getByTestId("shipping").textContent()).toBe("Free");
     await page.getByRole("button", { name: "Pay $124.00" }).click();
-    await page.waitForURL("**/shop?success=true", { timeout: 15_000 });
+    await page.waitForURL("**/shop?success=true", { timeout: scaledMs(15_000) });
     expect(await page.locator(".toast-title").first().textContent()).toBe("Payment Successful!");
     // The confirmation panel: the order the server recorded, with its number, address and total.
     const panel = page.locator(".order-panel");
@@ -128,7 +129,7 @@ describe("cart and card checkout in Chromium", () => {
     await fillCheckout(page, "4242 4242 4242 4242");
     expect(await summary()).toEqual(["$32.00", "$7.95", "$39.95"]);
     await page.getByRole("button", { name: "Pay $39.95" }).click();
-    await page.waitForURL("**/shop?success=true", { timeout: 15_000 });
+    await page.waitForURL("**/shop?success=true", { timeout: scaledMs(15_000) });
     const db = e2eDb();
     try {
       const order = await db("orders").where({ customer_email: "jordan.e2e@example.com", status: "paid", total_cents: 3995 }).first();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -135,7 +136,7 @@ describe("college coach registration in Chromium", () => {
       expect(listed.event_title).toBe("Texas Recruiting Clinic");
       expect(listed.days_attending).toContain(days[0]!.label.split(", ")[1]);
       await expect
-        .poll(() => sentMails().some((m) => m.includes("Keyboard journey from the e2e run.") && /filename="?ironwood-university-logo\.png/.test(m)), { timeout: 10_000 })
+        .poll(() => sentMails().some((m) => m.includes("Keyboard journey from the e2e run.") && /filename="?ironwood-university-logo\.png/.test(m)), { timeout: scaledMs(10_000) })
         .toBe(true);
 
       // The form was reset: opening again shows it empty; Escape closes it and focus returns again.

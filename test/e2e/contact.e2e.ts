@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -64,7 +65,7 @@ describe("contact page in Chromium", () => {
 
       const row = await db("contact_messages").where({ name: "Jordan Oliver" }).first();
       expect(row).toMatchObject({ email: "jordan@example.com", subject: "Camp sizes" });
-      await expect.poll(() => mailContaining("Sent from the e2e journey."), { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => mailContaining("Sent from the e2e journey."), { timeout: scaledMs(10_000) }).toBe(true);
       expect(problems).toEqual([]);
 
       await Promise.all([page.waitForEvent("load"), page.getByRole("link", { name: "Send Another Message" }).click()]);

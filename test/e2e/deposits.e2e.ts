@@ -3,6 +3,7 @@ import type { Browser } from "playwright-core";
 import { e2eDb, launchBrowser, MOBILE, newVisit } from "../support/browser.ts";
 import { checked } from "../support/manageJourney.ts";
 import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 /** A parent pays a $75 deposit on the $299 camp at 375 px, then finds what is owed and when on the manage page (README: Deposits). */
 let browser: Browser;
@@ -34,7 +35,7 @@ describe("a deposit at 375 px, JavaScript on", () => {
     await checked(page);
     await fillCard(page, "4242 4242 4242 4242", "89101");
     await page.getByRole("button", { name: "Complete Payment - $75.00" }).click();
-    await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: 15_000 });
+    await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
     await page.getByText("$224.00 due on May 22, 2027").waitFor();
     const link = (await page.getByRole("link", { name: "See, change or cancel this registration" }).getAttribute("href"))!;
 

@@ -4,6 +4,7 @@ import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations 
 import { runDiscountCommand } from "../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
 import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -86,7 +87,7 @@ describe("discount codes in Chromium", () => {
 
     await fillCard(page, "4242 4242 4242 4242");
     await page.getByRole("button", { name: "Complete Payment - $269.10" }).click();
-    await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true&paymentIntentId=pi_/, { timeout: 15_000 });
+    await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true&paymentIntentId=pi_/, { timeout: scaledMs(15_000) });
     expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
     const s = await registration("riley.ten@example.com");
     expect(s.row).toMatchObject({ status: "paid", amount_paid_cents: 26910 });
@@ -117,7 +118,7 @@ describe("discount codes in Chromium", () => {
     await page.getByLabel("Have a discount code?").fill("E2EFREE");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.getByRole("button", { name: "Complete FREE Registration" }).click();
-    await page.waitForURL("**/register/1?paymentSuccess=true", { timeout: 15_000 });
+    await page.waitForURL("**/register/1?paymentSuccess=true", { timeout: scaledMs(15_000) });
     expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Registration Complete!");
     const s = await registration("riley.free@example.com");
     expect(s.row).toMatchObject({ status: "paid", amount_paid_cents: 0 });

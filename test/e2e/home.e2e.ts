@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, hydratedInView, launchBrowser, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -82,7 +83,7 @@ describe("home page in Chromium", () => {
     await page.getByRole("link", { name: "Register as Individual" }).click();
     await page.waitForURL(/#signup-portal$/);
     // The page scrolls smoothly: on a busy machine that takes more than expect.poll's default second.
-    await expect.poll(() => page.locator("#signup-portal h2").evaluate((el) => el.getBoundingClientRect().top < window.innerHeight), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => page.locator("#signup-portal h2").evaluate((el) => el.getBoundingClientRect().top < window.innerHeight), { timeout: scaledMs(10_000) }).toBe(true);
     await context.close();
   });
 

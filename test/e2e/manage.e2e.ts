@@ -3,6 +3,7 @@ import type { Browser } from "playwright-core";
 import { e2eDb, launchBrowser, MOBILE, newVisit } from "../support/browser.ts";
 import { checked, familyAddress, familyLinksFor, fits, payTeam } from "../support/manageJourney.ts";
 import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -25,7 +26,7 @@ async function payTwoDays(email: string): Promise<string> {
   await page.getByRole("heading", { name: "Order Summary" }).waitFor();
   await fillCard(page, "4242 4242 4242 4242", "89101");
   await page.getByRole("button", { name: "Complete Payment - $238.00" }).click();
-  await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: 15_000 });
+  await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
   const href = await page.getByRole("link", { name: "See, change or cancel this registration" }).getAttribute("href");
   await context.close();
   expect(href).toMatch(/^\/my-registration\/[A-Za-z0-9_-]{43}$/);

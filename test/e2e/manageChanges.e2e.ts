@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 import { fillCard } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 /**
  * A paid registration's changes that cost money, as a family and a coach make them: a bigger package, and a sixth
@@ -75,7 +76,7 @@ async function payChange(url: string): Promise<void> {
   await fillCard(page, "4242 4242 4242 4242", "89101");
   const button = page.getByRole("button", { name: /^Pay \$/ });
   await button.click();
-  await page.getByText("Payment received: your registration is changed.").waitFor({ timeout: 15_000 });
+  await page.getByText("Payment received: your registration is changed.").waitFor({ timeout: scaledMs(15_000) });
   await checked(page, true);
   await context.close();
 }

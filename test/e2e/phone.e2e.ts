@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, newVisit } from "../support/browser.ts";
 import { checkoutStarted, fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 /** The cart's widgets load at the first hover, focus or touch of the cart: hover it and wait for both. */
 async function cartStarted(page: Page): Promise<void> {
@@ -86,7 +87,7 @@ async function fillTeam(page: Page, email: string) {
 
 // The tests mostly wait on the browser and the server, so they run side by side (each in its own browser context);
 // side by side, with the unit and integration tests running beside the journeys, each takes longer than alone.
-describe.concurrent("phone widths: no page is wider than the viewport", { timeout: 120_000 }, () => {
+describe.concurrent("phone widths: no page is wider than the viewport", { timeout: scaledMs(120_000) }, () => {
   for (const width of WIDTHS) {
     const viewport = { width, height: 740 };
 
@@ -104,7 +105,7 @@ describe.concurrent("phone widths: no page is wider than the viewport", { timeou
         await c.check(page, "the mobile menu");
         expect(c.found).toEqual([]);
         await context.close();
-      }, 120_000);
+      }, scaledMs(120_000));
     }
 
     it(`dialogs and form errors at ${width} px`, async () => {
@@ -156,7 +157,7 @@ describe.concurrent("phone widths: no page is wider than the viewport", { timeou
       await fillTeam(page, `team${width}.phone@example.com`);
       await c.check(page, "/team-register/2 with 5 athletes");
       await page.getByRole("button", { name: /^Register Team - / }).click();
-      await page.waitForURL(/\/stripe-checkout\?.*option=team/, { timeout: 15_000 });
+      await page.waitForURL(/\/stripe-checkout\?.*option=team/, { timeout: scaledMs(15_000) });
       await checkoutStarted(page);
       await c.check(page, "the team's /stripe-checkout");
       expect(c.found).toEqual([]);
@@ -190,7 +191,7 @@ describe.concurrent("phone widths: no page is wider than the viewport", { timeou
       const box = (await pay.boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(width);
       await pay.click();
-      await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: 15_000 });
+      await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
       await page.locator(".registration-confirmed").waitFor();
       await c.check(page, "the confirmation");
       expect(c.found).toEqual([]);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 import { checkoutStarted, fillCard as fillCardElement, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -46,7 +47,7 @@ describe("individual registration in Chromium", () => {
 
     await fillCard(page, "4242 4242 4242 4242");
     await page.getByRole("button", { name: "Complete Payment - $238.00" }).click();
-    await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true&paymentIntentId=pi_/, { timeout: 15_000 });
+    await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true&paymentIntentId=pi_/, { timeout: scaledMs(15_000) });
     expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
     expect(await page.locator(".registration-confirmed").innerText()).toContain("jordan.reg@example.com");
     expect(page.url()).not.toContain("secret");
@@ -88,7 +89,7 @@ describe("individual registration in Chromium", () => {
     expect(await page.locator("#toast-region .toast:not([hidden]) .toast-title").last().textContent()).toBe("Payment Failed");
     await fillCard(page, "4242 4242 4242 4242");
     await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
-    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: 15_000 });
+    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
     expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
     await context.close();
   });
@@ -115,7 +116,7 @@ describe("individual registration in Chromium", () => {
     await fillCard(page, "4000 0025 0000 3155");
     await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
     await challenge.getByRole("button", { name: "Complete authentication" }).click();
-    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: 15_000 });
+    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
     expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
     const reference = new URL(page.url()).searchParams.get("paymentIntentId");
     expect(reference).toMatch(/^pi_/);
@@ -142,7 +143,7 @@ describe("individual registration in Chromium", () => {
     await received.waitFor();
     expect(await received.innerText()).toContain("Your confirmation will follow by e-mail; please do not pay again.");
     expect(await page.getByRole("button", { name: /Complete Payment/ }).count()).toBe(0);
-    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: 15_000 });
+    await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
     expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
     expect(dropped).toBe(2);
     await context.close();
@@ -170,7 +171,7 @@ describe("individual registration in Chromium", () => {
         await fillCard(page, "4242 4242 4242 4242");
         await page.getByRole("button", { name: "Complete Payment - $99.00" }).click();
         const received = page.getByTestId("payment-received");
-        await received.waitFor({ timeout: 20_000 });
+        await received.waitFor({ timeout: scaledMs(20_000) });
         // Its words as written (the heading's style shows it in capitals).
         const text = (await received.textContent()) ?? "";
         expect(text).toContain("Payment received: we will e-mail your confirmation");
@@ -180,7 +181,7 @@ describe("individual registration in Chromium", () => {
         // The trouble ends: the payment is recorded once and the visitor lands on the confirmation.
         released = true;
         for (const go of held) await go();
-        await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: 60_000 });
+        await page.waitForURL(/\/event-registration\/4\?paymentSuccess=true/, { timeout: scaledMs(60_000) });
         const intentId = new URL(page.url()).searchParams.get("paymentIntentId");
         expect(await e2eDb()("payments").where({ provider_payment_id: intentId })).toHaveLength(1);
       } finally {
@@ -293,7 +294,7 @@ describe("individual registration in Chromium", () => {
       expect(await seriousA11yViolations(page), `checkout ${viewport.width}`).toEqual([]);
       await fillCard(page, "4242 4242 4242 4242");
       await page.getByRole("button", { name: /Complete Payment/ }).click();
-      await page.waitForURL(/paymentSuccess=true/, { timeout: 15_000 });
+      await page.waitForURL(/paymentSuccess=true/, { timeout: scaledMs(15_000) });
       expect(await seriousA11yViolations(page), `confirmation ${viewport.width}`).toEqual([]);
       await page.goto("/register/999");
       expect(await seriousA11yViolations(page), `not found ${viewport.width}`).toEqual([]);

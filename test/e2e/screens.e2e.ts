@@ -9,6 +9,7 @@ import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit } from "../support/brow
 import { familyAddress, familyLinksFor, mailsTo, payTeam } from "../support/manageJourney.ts";
 import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
 import { focusSeen, scrollSettled, smallTargets } from "../support/screens.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 const PHONE = { width: 375, height: 812 };
 const NARROW = { width: 320, height: 640 };
@@ -39,7 +40,7 @@ async function toStep2(page: Page, email: string): Promise<void> {
 async function payStep2(page: Page): Promise<string> {
   await fillCard(page, "4242 4242 4242 4242", "89101");
   await page.getByRole("button", { name: "Complete Payment - $238.00" }).click();
-  await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: 15_000 });
+  await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
   return page.url();
 }
 
@@ -216,7 +217,7 @@ describe("the individual form asks for a parent or guardian of an athlete under 
       await page.getByRole("heading", { name: "Order Summary" }).waitFor();
       await fillCard(page, "4242 4242 4242 4242", "89101");
       await page.getByRole("button", { name: "Complete Payment - $299.00" }).click();
-      await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: 15_000 });
+      await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
       expect(await page.locator(".registration-confirmed").innerText()).toContain("ana.guardian.e2e@example.com");
       let mail: string | undefined;
       for (let i = 0; i < 100 && !mail; i++) {
@@ -276,7 +277,7 @@ describe("the shop's thank-you page", () => {
       await page.getByLabel("Security code (CVC)").fill("123");
       await page.getByLabel("ZIP code", { exact: true }).fill("35203");
       await page.getByRole("button", { name: /^Pay \$/ }).click();
-      await page.waitForURL("**/shop?success=true", { timeout: 15_000 });
+      await page.waitForURL("**/shop?success=true", { timeout: scaledMs(15_000) });
       await page.getByRole("link", { name: "Follow your order" }).click();
       await page.waitForURL("**/orders/just-paid");
       expect(await page.locator("main").innerText()).toContain("Snapback Cap");

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, sentMails, MOBILE, newVisit, seriousA11yViolations } from "../support/browser.ts";
 import { checkoutStarted, formStarted } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -91,14 +92,14 @@ describe("team registration in Chromium", () => {
     }
     expect(await page.getByTestId("team-total").textContent()).toBe("$1,194.00");
     await page.getByRole("button", { name: "Register Team - $1,194.00" }).click();
-    await page.waitForURL(/\/stripe-checkout\?eventId=2&eventName=National%20Champ%20Camp&option=team$/, { timeout: 15_000 });
+    await page.waitForURL(/\/stripe-checkout\?eventId=2&eventName=National%20Champ%20Camp&option=team$/, { timeout: scaledMs(15_000) });
     expect(page.url()).not.toContain("secret");
     await checkoutStarted(page);
     expect(await page.getByTestId("team-athlete-count").textContent()).toBe("6");
     expect(await page.getByTestId("registration-total").textContent()).toBe("$1,194.00");
     await fillCard(page, "4242 4242 4242 4242");
     await page.getByRole("button", { name: "Complete Payment - $1,194.00" }).click();
-    await page.waitForURL(/option=team&success=true/, { timeout: 15_000 });
+    await page.waitForURL(/option=team&success=true/, { timeout: scaledMs(15_000) });
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Registration Complete!");
 
     const db = e2eDb();
@@ -228,7 +229,7 @@ describe("team registration in Chromium", () => {
     expect(await page.getByTestId("team-total").textContent()).toBe("$995.00");
     await page.getByRole("group", { name: "Athlete 5", exact: true }).getByLabel("Parent Phone").focus();
     await page.keyboard.press("Enter");
-    await page.waitForURL(/\/stripe-checkout\?eventId=3&.*option=team$/, { timeout: 15_000 });
+    await page.waitForURL(/\/stripe-checkout\?eventId=3&.*option=team$/, { timeout: scaledMs(15_000) });
     await context.close();
   });
 
@@ -249,7 +250,7 @@ describe("team registration in Chromium", () => {
         await fillAthlete(page, n);
       }
       await page.getByRole("button", { name: "Register Team - $995.00" }).click();
-      await page.waitForURL(/option=team$/, { timeout: 15_000 });
+      await page.waitForURL(/option=team$/, { timeout: scaledMs(15_000) });
       await checkoutStarted(page);
       expect(await seriousA11yViolations(page), `checkout ${viewport.width}`).toEqual([]);
       await context.close();

@@ -11,6 +11,7 @@ import type { Knex } from "knex";
 import { e2eDb, launchBrowser, newVisit, seriousA11yViolations } from "../support/browser.ts";
 import { mailsTo } from "../support/manageJourney.ts";
 import { placesTaken } from "../../src/events/repository.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 const EVENT = 4;
 let browser: Browser;
@@ -52,7 +53,7 @@ async function fits(page: Page, what: string) {
 /** The confirmation link e-mailed to `email` (read from the message: once sent, the outbox keeps it without its link). */
 async function confirmLink(email: string): Promise<string> {
   const sent = () => mailsTo(email).find((m) => m.includes("/waiting-list/confirm/"));
-  await expect.poll(() => sent() !== undefined, { timeout: 20_000, interval: 250 }).toBe(true);
+  await expect.poll(() => sent() !== undefined, { timeout: scaledMs(20_000), interval: 250 }).toBe(true);
   return /https?:\/\/[^\s/]+(\/waiting-list\/confirm\/[A-Za-z0-9_-]+)/.exec(sent()!)![1]!;
 }
 
@@ -79,7 +80,7 @@ describe("the waiting list in Chromium", () => {
       it(`the event page and the join form (and its errors) fit ${width} px${javaScript ? " and pass axe" : ""} (JavaScript ${javaScript ? "on" : "off"})`, async () => {
         const { page, context } = await newVisit(browser, { javaScript, viewport: { width, height: 800 } });
         // The server keeps event data a few seconds: the sold-out state shows once that has passed.
-        await expect.poll(async () => (await page.goto(`/events/${EVENT}`), await page.locator(".event-waiting-list").count()), { timeout: 15_000 }).toBe(1);
+        await expect.poll(async () => (await page.goto(`/events/${EVENT}`), await page.locator(".event-waiting-list").count()), { timeout: scaledMs(15_000) }).toBe(1);
         await fits(page, "the event page");
         await accessible(page, "the event page", javaScript);
         await page.getByRole("link", { name: "Join the Waiting List" }).click();
@@ -122,7 +123,7 @@ describe("the waiting list in Chromium", () => {
       await fits(page, "left");
       await accessible(page, "left", javaScript);
       await context.close();
-    }, 60_000);
+    }, scaledMs(60_000));
   }
 
   it("joins without JavaScript (errors first), confirms by the e-mailed link, and an offer's button opens the registration form with the held place", async () => {
@@ -148,9 +149,9 @@ describe("the waiting list in Chromium", () => {
     // A place frees (the filler is refunded) and a round is asked for: the server's queue makes the offer.
     await db("registrations").where({ reference: "RWLE2E01" }).update({ status: "refunded" });
     await db("waiting_list_jobs").insert({ event_id: EVENT, status: "pending", attempts: 0, next_attempt_at: Date.now(), created_at: Date.now() });
-    await expect.poll(async () => (await db("waiting_list_entries").where({ contact_email: "lena.e2e@example.com" }).first("status")).status, { timeout: 40_000, interval: 500 }).toBe("offered");
+    await expect.poll(async () => (await db("waiting_list_entries").where({ contact_email: "lena.e2e@example.com" }).first("status")).status, { timeout: scaledMs(40_000), interval: 500 }).toBe("offered");
     // The outbox keeps no working link once it sent the e-mail: the link is read from the message sent.
-    await expect.poll(() => mailsTo("lena.e2e@example.com").some((m) => m.includes("/waiting-list/offer/")), { timeout: 20_000, interval: 250 }).toBe(true);
+    await expect.poll(() => mailsTo("lena.e2e@example.com").some((m) => m.includes("/waiting-list/offer/")), { timeout: scaledMs(20_000), interval: 250 }).toBe(true);
     const link = /https?:\/\/[^\s/]+(\/waiting-list\/offer\/[A-Za-z0-9_-]+)/.exec(mailsTo("lena.e2e@example.com").find((m) => m.includes("/waiting-list/offer/"))!)![1]!;
     await page.goto(link);
     await fits(page, "the offer");
@@ -165,5 +166,5 @@ describe("the waiting list in Chromium", () => {
     expect(await page.locator('input[name="formSessionId"]').inputValue()).toBe(held.form_session_id);
     await fits(page, "the registration form of the offer");
     await context.close();
-  }, 90_000);
+  }, scaledMs(90_000));
 });
