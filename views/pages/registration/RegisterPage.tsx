@@ -105,3 +105,22 @@ export function RegistrationNotFoundPage() {
     </section>
   );
 }
+
+/**
+ * The payment step reloaded after the card was charged (or while the bank confirms it), before this site recorded it:
+ * never the card form again, never an error. `paid`: recorded by this very reload.
+ */
+export function PaymentReceived({ eventTitle, email, paid, manageHref }: { eventTitle: string; email: string; paid: boolean; manageHref?: string }) {
+  return (
+    <div className="card registration-section registration-confirmed" role="status">
+      <h2>Payment received</h2>
+      {paid ? (
+        <p>{`Your registration for ${eventTitle} is confirmed. A confirmation e-mail is on its way to ${email}.`}</p>
+      ) : (
+        <p>{`Your bank is still confirming this payment for ${eventTitle}. We'll e-mail ${email} as soon as it is confirmed; there is nothing more to do here, please do not pay again, and your place is kept meanwhile.`}</p>
+      )}
+      {manageHref && <ManageLinkNote href={manageHref} />}
+      <a className="btn btn-secondary" href="/events">Return to Events</a>
+    </div>
+  );
+}

@@ -12,6 +12,8 @@ import { TEAM_TEXT } from "../../../shared/registrations/teamRules.ts";
 import * as repo from "../../core/repository.ts";
 import type { Registration } from "../../core/repository.ts";
 import { DiscountRefused } from "../codes.ts";
+import { paymentReceivedContent } from "./confirmation.tsx";
+import { PaymentNotOpenError } from "../../../payments/core.ts";
 import { checkoutPackageName } from "../../../shared/registrations/packages.ts";
 import { completeFree } from "../completeFree.ts";
 import { confirmReturn } from "../confirmReturn.ts";
@@ -71,6 +73,11 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
       if (team) return shell(req, res, <TeamCheckoutPay details={teamDetails(event, registration)} panel={panel} />, { card: true, team });
       shell(req, res, <CheckoutPay details={individualDetails(event, registration)} panel={panel} />, { card: true });
     } catch (err) {
+      // Charged (or being charged) before the payment was recorded here: the reload says so, never a card form or a 502.
+      if (err instanceof PaymentNotOpenError) {
+        const received = await paymentReceivedContent(deps, req, event, registration.reference);
+        return shell(req, res, <CheckoutNotConfirmed>{received ?? <RegistrationNotConfirmed email={site.email} phone={site.phone} />}</CheckoutNotConfirmed>, { team });
+      }
       req.log.error({ err: (err as Error).message, reference: registration.reference }, "could not load the registration's PaymentIntent");
       shell(req, res, <CheckoutError message={team ? TEAM_TEXT.paymentSetup : PAYMENT_SETUP_ERROR.message} retryHref={retry} />, { status: 502, team });
     }

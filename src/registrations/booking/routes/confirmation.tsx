@@ -1,6 +1,6 @@
 import type { Request } from "express";
 import type { EventDetail } from "../../../shared/events/types.ts";
-import { RegistrationConfirmed, RegistrationNotConfirmed, RegistrationSeenElsewhere } from "../../../../views/pages/registration/RegisterPage.tsx";
+import { PaymentReceived, RegistrationConfirmed, RegistrationNotConfirmed, RegistrationSeenElsewhere } from "../../../../views/pages/registration/RegisterPage.tsx";
 import * as repo from "../../core/repository.ts";
 import * as payments from "../../../payments/repository.ts";
 import { formatPrice } from "../../../shared/money.ts";
@@ -11,6 +11,19 @@ import { ownReference } from "../../core/routeKit.tsx";
 import { isRegistered } from "../../core/states.ts";
 import { balanceOwed } from "../deposit.ts";
 import { DEPOSIT_TEXT } from "../../../shared/registrations/deposits.ts";
+
+/**
+ * What the payment step shows when the card was charged (or the bank is confirming it) before this site recorded the
+ * payment: the core found it so (PaymentNotOpenError) and settled what it could. Null when the registration went to
+ * review (the caller shows "not confirmed").
+ */
+export async function paymentReceivedContent(deps: RegistrationDeps, req: Request, event: EventDetail, reference: string): Promise<React.ReactElement | null> {
+  const r = await repo.findByReference(deps.db, reference);
+  if (!r || r.status === "needs_review") return null;
+  const paid = isRegistered(r.status);
+  const manageHref = paid ? await confirmationPageManageHref(req, deps, r) : undefined;
+  return <PaymentReceived eventTitle={event.title} email={addresseeOf(r).email} paid={paid} manageHref={manageHref} />;
+}
 
 /**
  * What /register/{id}?paymentSuccess=true and /event-registration/{id} show: the confirmation, for a payment the

@@ -7,7 +7,8 @@ import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { formatPrice } from "../../../shared/money.ts";
 import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
-import { confirmationContent } from "./confirmation.tsx";
+import { confirmationContent, paymentReceivedContent } from "./confirmation.tsx";
+import { PaymentNotOpenError } from "../../../payments/core.ts";
 import { REGISTRATION_ERRORS, registrationSchema, type IndividualRegistration } from "../../../shared/registrations/rules.ts";
 import * as repo from "../../core/repository.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
@@ -56,6 +57,8 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
         const clientSecret = await preparePayment(deps, held);
         return page(req, res, event, stepsWidget(req, event, valuesOf(event, held), {}, await paymentStep(deps, event, held, clientSecret)), { card: true });
       } catch (err) {
+        // Charged (or being charged) before the payment was recorded here: the reload says so, never a card form or a 502.
+        if (err instanceof PaymentNotOpenError) return page(req, res, event, (await paymentReceivedContent(deps, req, event, held.reference)) ?? (await confirmationContent(deps, req, event)));
         req.log.error({ err: (err as Error).message, reference: held.reference }, "could not load the registration's PaymentIntent");
         return page(req, res, event, stepsWidget(req, event, valuesOf(event, held), { _form: PAYMENT_SETUP_ERROR.message }, null), { status: 502 });
       }
