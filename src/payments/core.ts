@@ -112,6 +112,26 @@ export interface EnsureIntentInput {
   saveCard?: { customerId: string };
 }
 
+/**
+ * A change of amount decided with the paid-for rows in one transaction (a code applied on the payment step): begun
+ * inside it, pushed to Stripe after its commit, and either applied or abandoned (see PaymentCore.beginAmountChange).
+ */
+export interface AmountChange {
+  paymentId: number;
+  intentId: string;
+  amountCents: number;
+  /** The payment's amount before the change. */
+  fromCents: number;
+  version: number;
+  /** false: the PaymentIntent already asks for this amount, and the payment was tied to `version` at once. */
+  pending: boolean;
+}
+
+/** The live payment locked for a change of amount; `to` marks it once the caller has decided the amount. */
+export interface AmountChangeStart {
+  to(amountCents: number, version: number): Promise<AmountChange>;
+}
+
 export class UnknownPaymentError extends Error {}
 /** An operator's accept changed nothing: the payment is not in review, or its kind cannot take the money (refund it). */
 export class ReviewNotAcceptedError extends Error {}
@@ -133,6 +153,26 @@ export interface PaymentCore extends SavedCards {
    * live payment is already paid (or in review, or being refunded).
    */
   ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }>;
+  /**
+   * A change of the paid-for row and of its PaymentIntent's amount that must agree whatever the card does meanwhile
+   * (another tab confirms it). `live` is the live payment read before the transaction (liveFor). Inside the caller's
+   * transaction, its first statement and first in the lock order: the payment's row is
+   * locked; once the caller knows the amount (`to`), when Stripe must be asked for another one the change is marked in flight (a settlement waits until
+   * it is applied or abandoned); when the amount is already Stripe's, the payment is tied to `version` at once.
+   * Throws PaymentNotOpenError (confirmed or being confirmed already: change nothing) and AmountChangeInFlightError.
+   * Undefined when there is no PaymentIntent yet (the next ensureIntent makes it at the new amount).
+   */
+  beginAmountChange(trx: Knex.Transaction, live: PaymentRow | undefined): Promise<AmountChangeStart | undefined>;
+  /**
+   * After the caller's commit: Stripe is asked for the amount. `applied`: it holds it, and the payment covers the new
+   * version (with the PaymentIntent's client secret). Otherwise Stripe's PaymentIntent as it is (confirmed meanwhile,
+   * or Stripe refused): the caller undoes its change and calls abandonAmountChange in that transaction. Throws when
+   * Stripe cannot even say what it holds (the payment keeps its amount; the caller keeps its change, and the next
+   * ensureIntent gives the PaymentIntent the new amount).
+   */
+  pushAmountChange(change: AmountChange): Promise<{ applied: true; clientSecret: string | null } | { applied: false; intent: IntentSnapshot }>;
+  /** Inside the caller's undoing transaction (the payment's row locked first): the payment keeps Stripe's amount, tied to `version`. */
+  abandonAmountChange(trx: Knex.Transaction, change: AmountChange, stripeCents: number, version: number): Promise<void>;
   /** Cancels the PaymentIntent; `already_succeeded` when Stripe had taken the money (the payment is then settled). */
   cancel(payment: PaymentRow): Promise<"canceled" | "already_succeeded">;
   /** A free settlement in the caller's transaction: provider `none`, status paid, amount 0, no Stripe call. `group` as for ensureIntent. */
@@ -375,6 +415,58 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     }
   }
 
+  async function beginAmountChange(trx: Knex.Transaction, live: PaymentRow | undefined): Promise<AmountChangeStart | undefined> {
+    if (!live?.providerPaymentId) return undefined;
+    await lockForUpdate(trx, "payments", live.id);
+    const row = (await repo.findById(trx, live.id))!;
+    if (row.status === "canceled") return undefined;
+    if (!OPEN_STATUSES.includes(row.status)) throw new PaymentNotOpenError(row);
+    if (row.expectedAmountCents !== null && Date.now() - (row.amountChangeStartedAt?.getTime() ?? 0) < AMOUNT_CHANGE_GRACE_MS) {
+      throw new AmountChangeInFlightError(`An amount change of ${row.kind}:${row.reference} is in flight`);
+    }
+    return {
+      async to(amountCents, version) {
+        const pending = row.amountCents !== amountCents;
+        if (pending) await repo.startAmountChange(trx, row.id, amountCents);
+        else await repo.setCoversVersion(trx, row.id, version);
+        return { paymentId: row.id, intentId: row.providerPaymentId!, amountCents, fromCents: row.amountCents, version, pending };
+      },
+    };
+  }
+
+  async function pushAmountChange(change: AmountChange): Promise<{ applied: true; clientSecret: string | null } | { applied: false; intent: IntentSnapshot }> {
+    const applied = async (intent: IntentSnapshot) => {
+      await lockingTransaction(db, async (trx) => {
+        await lockForUpdate(trx, "payments", change.paymentId);
+        await repo.finishAmountChange(trx, change.paymentId, change.amountCents);
+        await repo.setCoversVersion(trx, change.paymentId, change.version);
+      });
+      return { applied: true as const, clientSecret: intent.clientSecret ?? null };
+    };
+    if (!change.pending) return { applied: true, clientSecret: null };
+    let updateError: Error;
+    try {
+      return await applied(await gateway.updateIntentAmount(change.intentId, change.amountCents));
+    } catch (err) {
+      updateError = err as Error;
+    }
+    // Stripe refuses a new amount once the card is confirmed; or it failed, and whether it applied it is unknown.
+    const intent = await gateway.retrieveIntent(change.intentId).catch(async () => {
+      // Stripe cannot say what it holds: the payment keeps its amount (the next ensureIntent asks again), the caller its change.
+      await repo.finishAmountChange(db, change.paymentId, change.fromCents);
+      throw updateError;
+    });
+    if (intent.amountCents === change.amountCents) return applied(intent);
+    logger.warn({ paymentId: change.paymentId, intentId: change.intentId, status: intent.status, err: updateError.message }, "PaymentIntent's amount not changed: the change is undone");
+    return { applied: false, intent };
+  }
+
+  async function abandonAmountChange(trx: Knex.Transaction, change: AmountChange, stripeCents: number, version: number): Promise<void> {
+    await lockForUpdate(trx, "payments", change.paymentId);
+    await repo.finishAmountChange(trx, change.paymentId, stripeCents);
+    await repo.setCoversVersion(trx, change.paymentId, version);
+  }
+
   async function ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }> {
     const currency = input.currency ?? "usd";
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -497,6 +589,9 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       handlers.set(kind, handler);
     },
     ensureIntent,
+    beginAmountChange,
+    pushAmountChange,
+    abandonAmountChange,
     cancel,
     async recordFree(trx, kind, reference, group = reference) {
       const live = await repo.findLive(trx, kind, reference);

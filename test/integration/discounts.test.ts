@@ -217,7 +217,21 @@ describe("POST /api/validate-discount", () => {
     await createCode("create REFRESH5 --percent 5");
     const v = await visitorFrom(t.app);
     const { reference, intentId } = await register(v, 3);
-    vi.spyOn(t.gateway, "updateIntentAmount").mockRejectedValue(new Error("Stripe is unreachable"));
+    // Stripe refuses the new amount but says what it holds: nothing changed, the visitor presses Apply again.
+    vi.spyOn(t.gateway, "updateIntentAmount").mockRejectedValue(new Error("Stripe refused"));
+    const refused = await validate(v, "REFRESH5", 3);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ message: "Failed to apply discount code" });
+    expect((await rowOf(reference)).redemption).toBeUndefined();
+    expect(Number((await rowOf(reference)).registration.amount_cents)).toBe(24900);
+    // Stripe cannot be reached at all: the code is held and the page asks for a refresh (the spec's message).
+    const realRetrieve = t.gateway.retrieveIntent.bind(t.gateway);
+    let updateTried = false;
+    vi.spyOn(t.gateway, "updateIntentAmount").mockImplementation(async () => {
+      updateTried = true;
+      throw new Error("Stripe is unreachable");
+    });
+    vi.spyOn(t.gateway, "retrieveIntent").mockImplementation((id) => (updateTried ? Promise.reject(new Error("Stripe is unreachable")) : realRetrieve(id)));
     const res = await validate(v, "REFRESH5", 3);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, valid: true, refreshRequired: true, message: "Discount applied successfully. Please refresh the page to continue.", discount: { finalPriceCents: 23655 } });

@@ -1,13 +1,14 @@
 import type { Knex } from "knex";
 import { DomainError, type DiscountRefusalReason, type DomainErrorKind } from "../../errors.ts";
-import { PaymentNotOpenError } from "../../payments/core.ts";
+import { PaymentNotOpenError, type AmountChange } from "../../payments/core.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import * as codes from "../../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../../shared/discounts/rules.ts";
 import * as repo from "../core/repository.ts";
 import * as bookingRepo from "./repository.ts";
 import type { Registration } from "../core/repository.ts";
-import { holdIsLive, type RegistrationDeps } from "../core/deps.ts";
+import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
+import { amountDueNow } from "./deposit.ts";
 import { preparePayment } from "./payment.ts";
 
 /**
@@ -129,33 +130,83 @@ async function lockPending(trx: Knex.Transaction, reference: string, now: Date):
 }
 
 /**
- * Applies (or replaces) the registration's code: one transaction locks the event, the code and the registration, decides
- * the limit, holds the use and sets the amount (a new version). Then, outside it, the PaymentIntent gets the new
- * amount; a free amount makes no Stripe call at all.
+ * Applies (or replaces) the registration's code so that the answer, the registration and its payment always agree,
+ * whatever another tab's card does meanwhile (DESIGN: frozen from the moment a payment is confirmed or being
+ * confirmed). One transaction locks the payment, the event, the code and the registration, decides the limit, holds
+ * the use, sets the amount (a new version) and marks the payment's amount change in flight (a settlement waits for
+ * it). After the commit Stripe is asked for the new amount: it refuses once the card is confirmed, and then the code is
+ * undone in one more transaction (the payment covers the undone version) and the visitor hears that nothing changed;
+ * the payment then settles as charged, paid, never in review. A free amount makes no Stripe call.
  */
 export async function applyCode(deps: RegistrationDeps, registration: Registration, raw: string): Promise<AppliedDiscount> {
   const now = deps.clock();
   const text = codeText(raw);
-  const { code, amount, held } = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
+  const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, registration.reference);
+  const { code, amount, held, before, change } = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
+    const payment = await deps.paymentCore.beginAmountChange(trx, live);
     await repo.lockEvent(trx, registration.eventId);
     const code = await lockCodeNamed(trx, text);
     const r = await lockPending(trx, registration.reference, now);
+    const before = { redemption: await repo.redemptionOf(trx, r.id), amountCents: r.amountCents };
     const amount = await holdUse(trx, code, r, now);
     await repo.setAmount(trx, r.id, amount.finalCents, r.version + 1, now);
-    return { code, amount, held: (await repo.findByReference(trx, r.reference))! };
+    const held = (await repo.findByReference(trx, r.reference))!;
+    const change = payment && !amount.free ? await payment.to(amountDueNow(held), held.version) : undefined;
+    return { code, amount, held, before, change };
   });
   const applied: AppliedDiscount = { code: code.code, amount, listCents: held.listPriceCents, clientSecret: null, paymentUpdated: true };
   if (amount.free) return applied;
+  if (change) {
+    let pushed: Awaited<ReturnType<RegistrationDeps["paymentCore"]["pushAmountChange"]>>;
+    try {
+      pushed = await deps.paymentCore.pushAmountChange(change);
+    } catch (err) {
+      // Stripe could not even say what it holds: the code stays, the page is refreshed later (the change is retried).
+      deps.logger.error({ err: (err as Error).message, reference: held.reference }, "discount held, but the PaymentIntent's amount could not be changed");
+      applied.paymentUpdated = false;
+      return applied;
+    }
+    if (!pushed.applied) {
+      await undoCode(deps, held, before, change, pushed.intent.amountCents);
+      const confirmed = pushed.intent.status === "succeeded" || pushed.intent.status === "processing";
+      if (!confirmed) throw new Error(`Stripe kept ${pushed.intent.amountCents} on ${held.reference}'s PaymentIntent (${pushed.intent.status}): the code was undone`);
+      // The card was confirmed meanwhile (another tab), for the amount before the code: settled as charged, paid.
+      const payment = await deps.paymentCore.settle(change.intentId, "return").then((s) => s.payment).catch(() => undefined);
+      throw new PaymentNotOpenError(payment ?? (await deps.paymentCore.liveFor(REGISTRATION_KIND, held.reference))!);
+    }
+    applied.clientSecret = pushed.clientSecret;
+  }
   try {
     applied.clientSecret = await preparePayment(deps, held);
   } catch (err) {
-    // The card was confirmed meanwhile (another tab): the payment is settled as it was charged (in review, since the
-    // amount changed) and the visitor is told, never asked to refresh a page that can no longer pay.
-    if (err instanceof PaymentNotOpenError) throw err;
-    deps.logger.error({ err: (err as Error).message, reference: held.reference }, "discount held, but the PaymentIntent's amount could not be changed");
-    applied.paymentUpdated = false;
+    // The card was confirmed after Stripe took the new amount: it was charged with the code, which stays applied.
+    if (!(err instanceof PaymentNotOpenError)) {
+      deps.logger.error({ err: (err as Error).message, reference: held.reference }, "discount held, but the PaymentIntent could not be prepared");
+      applied.paymentUpdated = applied.clientSecret !== null;
+    }
   }
   return applied;
+}
+
+/**
+ * Stripe kept the amount before the code (the card was confirmed meanwhile): the registration goes back to what it was
+ * (its code, or none, and its amount) in a new version, which the payment then covers, so it settles as paid.
+ */
+async function undoCode(deps: RegistrationDeps, held: Registration, before: { redemption: repo.Redemption | undefined; amountCents: number }, change: AmountChange, stripeCents: number): Promise<void> {
+  const now = deps.clock();
+  await queuedLockingTransaction(deps.db, repo.eventKey(held.eventId), async (trx) => {
+    await deps.paymentCore.abandonAmountChange(trx, change, stripeCents, held.version + 1);
+    await repo.lockEvent(trx, held.eventId);
+    const applied = await codeIdOf(trx, held.id);
+    for (const id of [...new Set([applied, before.redemption?.codeId].filter((c): c is number => c !== undefined))].sort((a, b) => a - b)) await repo.lockCode(trx, id);
+    const r = (await repo.lockByReference(trx, held.reference))!;
+    if (before.redemption) {
+      await bookingRepo.putRedemption(trx, r.id, before.redemption.codeId, before.redemption.amountOffCents, before.redemption.status === "redeemed" ? "redeemed" : "held", now);
+    } else {
+      await bookingRepo.deleteRedemption(trx, r.id);
+    }
+    await repo.setAmount(trx, r.id, before.amountCents, held.version + 1, now);
+  });
 }
 
 /** Takes the code off before paying: the use goes back, the amount returns to the list price on the same PaymentIntent. */
