@@ -30,6 +30,8 @@ export interface PaymentStep {
   discount: DiscountView | null;
   /** Plan deposit: `amountCents` is today's deposit; the balance, its date and the consent shown next to the Pay button. */
   deposit?: DepositStep | null;
+  /** Why the plan chosen as a deposit is paid in full today (a code brought the price to the deposit or below). */
+  notice?: string | null;
 }
 
 export interface DepositStep {
@@ -205,6 +207,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
             <div className="summary-total"><dt>Total</dt><dd data-testid="registration-total">{total}</dd></div>
           )}
         </dl>
+        {payment.notice ? <p className="notice-inline" data-testid="deposit-covered">{payment.notice}</p> : null}
         <p className="muted">{`Reference ${payment.reference}. ${heldText(option === "team")}.`}</p>
       </section>
       <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}

@@ -3,7 +3,7 @@ import { toDate } from "../../db/rows.ts";
 import { DomainError } from "../../errors.ts";
 import { toDepositPolicy } from "../../events/repository.ts";
 import { DEFAULT_TIME_ZONE } from "../../shared/events/rules.ts";
-import { CARD_CONSENT_VERSION, cardConsentText, DEPOSIT_TEXT, depositPlan, dueDayText, parsePaymentPlan, type PaymentPlan } from "../../shared/registrations/deposits.ts";
+import { CARD_CONSENT_VERSION, cardConsentText, DEPOSIT_TEXT, depositCents, depositCoversPrice, depositPlan, dueDayText, parsePaymentPlan, type PaymentPlan } from "../../shared/registrations/deposits.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import type { DepositStep } from "../../../widgets/islands/PaymentPanel.tsx";
 import { toText } from "../../shared/toText.ts";
@@ -30,8 +30,10 @@ export async function writePaymentPlan(
 ): Promise<string> {
   const timeZone = toText(lockedEvent.time_zone ?? "") || DEFAULT_TIME_ZONE;
   const firstDay = { date: toDate(lockedEvent.start_date)!.toISOString().slice(0, 10), timeZone };
-  const plan = chosen === "deposit" && amountCents > 0 ? depositPlan(toDepositPolicy(lockedEvent), amountCents, places, firstDay, now) : null;
-  if (chosen === "deposit" && amountCents > 0 && !plan) throw new DomainError("conflict", DEPOSIT_TEXT.notOffered);
+  const policy = toDepositPolicy(lockedEvent);
+  const plan = chosen === "deposit" && amountCents > 0 ? depositPlan(policy, amountCents, places, firstDay, now) : null;
+  // A code that brings the price to the deposit or below: paid in full (depositCoveredNotice says so), not refused.
+  if (chosen === "deposit" && amountCents > 0 && !plan && !depositCoversPrice(policy, amountCents, places, firstDay, now)) throw new DomainError("conflict", DEPOSIT_TEXT.notOffered);
   await repo.setPaymentPlan(
     trx,
     registrationId,
@@ -97,6 +99,16 @@ export function depositStep(event: Pick<EventDetail, "timeZone">, r: Registratio
     dueText: dueDayText(r.deposit.balanceDueAt, event.timeZone),
     consentText: r.deposit.consent?.text ?? "",
   };
+}
+
+/**
+ * Why a registration whose code brought its price to the event's deposit or below pays in full today (the plan chosen
+ * was a deposit, or a deposit was offered at the list price); null otherwise.
+ */
+export function depositCoveredNotice(event: Pick<EventDetail, "depositPolicy">, r: Pick<Registration, "amountCents" | "listPriceCents" | "places" | "deposit">): string | null {
+  if (r.amountCents <= 0 || r.amountCents >= r.listPriceCents || paysDeposit(r) || event.depositPolicy.kind === "none") return null;
+  const deposit = depositCents(event.depositPolicy, r.amountCents, r.places);
+  return deposit >= r.amountCents ? DEPOSIT_TEXT.coveredByCode(r.amountCents, deposit) : null;
 }
 
 /** The plan a form or JSON call chose (absent: pay in full); anything else is refused before anything is held. */

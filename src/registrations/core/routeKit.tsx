@@ -18,7 +18,7 @@ import type { Registration } from "./repository.ts";
 import type { Visitor } from "../booking/hold.ts";
 import { discountOf } from "../booking/codes.ts";
 import type { RegistrationDeps } from "./deps.ts";
-import { amountDueNow, depositStep } from "../booking/deposit.ts";
+import { amountDueNow, depositCoveredNotice, depositStep } from "../booking/deposit.ts";
 
 /** What the registration routes are given: the use cases' deps, the rate limiter factory and the shared payment-creation limit. */
 export interface RegistrationRouteDeps extends RegistrationDeps {
@@ -84,6 +84,7 @@ export async function paymentStep(deps: RegistrationDeps, event: EventDetail, r:
     amountCents: amountDueNow(r),
     clientSecret,
     deposit: depositStep(event, r),
+    notice: depositCoveredNotice(event, r),
     discount: discount && { code: discount.code, offCents: discount.offCents, listCents: discount.listCents },
     days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),
   };

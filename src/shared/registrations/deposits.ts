@@ -64,7 +64,7 @@ export function balanceDueAt(policy: Pick<DepositPolicy, "balanceDueDays">, firs
 }
 
 /** The deposit for `athletes` places of a registration priced `priceCents` in all, before the cap at the price. */
-function depositCents(policy: DepositPolicy, priceCents: number, athletes: number): number {
+export function depositCents(policy: DepositPolicy, priceCents: number, athletes: number): number {
   if (policy.kind === "fixed") return policy.value * athletes;
   if (policy.kind === "percent") return Math.round((priceCents * policy.value) / 100 / athletes / 100) * 100 * athletes;
   return 0;
@@ -84,6 +84,16 @@ export function depositPlan(policy: DepositPolicy, priceCents: number, athletes:
   return { todayCents, balanceCents: priceCents - todayCents, dueAt };
 }
 
+/**
+ * Whether a deposit would be offered but is the whole price or more (a code brought the price down to it): then the
+ * registration pays in full today, no more than the deposit, instead of being refused.
+ */
+export function depositCoversPrice(policy: DepositPolicy, priceCents: number, athletes: number, firstDay: FirstDay, now: Date): boolean {
+  if (policy.kind === "none" || priceCents <= 0 || athletes < 1) return false;
+  if (balanceDueAt(policy, firstDay).getTime() - now.getTime() < MIN_DAYS_BEFORE_DUE * DAY_MS) return false;
+  return depositCents(policy, priceCents, athletes) >= priceCents;
+}
+
 /** "June 5, 2027": a due date as its day in the event's zone. */
 export function dueDayText(dueAt: Date, timeZone: string): string {
   return dateFormat("en-US", { timeZone, year: "numeric", month: "long", day: "numeric" }).format(dueAt);
@@ -96,6 +106,9 @@ export const DEPOSIT_TEXT = {
   /** The event page's line under the price: per athlete, for the full package. */
   perAthlete: (plan: DepositPlan, timeZone: string) => `or ${formatPrice(plan.todayCents)} today and ${formatPrice(plan.balanceCents)} on ${dueDayText(plan.dueAt, timeZone)}`,
   notOffered: "A deposit is no longer offered for this event: please choose Pay in full.",
+  /** A code brought the price to the deposit or below: it is paid in full today (depositCoversPrice). */
+  coveredByCode: (priceCents: number, depositCents: number) =>
+    `With this code the price, ${formatPrice(priceCents)}, is no more than the ${formatPrice(depositCents)} deposit: it is paid in full today, and nothing is owed later.`,
   planUnknown: "Please choose how you would like to pay.",
   owed: (balanceCents: number, dueAt: Date, timeZone: string) => `${formatPrice(balanceCents)} due on ${dueDayText(dueAt, timeZone)}`,
 } as const;

@@ -18,7 +18,7 @@ import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { individualPages, keptValues, valuesOf } from "./individualPage.tsx";
 import { loadEvent, notFound, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { amountDueNow, chosenPlan, depositStep } from "../deposit.ts";
+import { amountDueNow, chosenPlan, depositCoveredNotice, depositStep } from "../deposit.ts";
 import { isRegistered } from "../../core/states.ts";
 
 const apiBody = z.object({
@@ -119,6 +119,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
           amount: amountDueNow(registration) / 100,
           amountFormatted: formatPrice(amountDueNow(registration)),
           deposit: depositStep(event, registration),
+          notice: depositCoveredNotice(event, registration),
           isFreeRegistration: registration.amountCents === 0,
           discount: await discountOf(deps, registration),
           registrationId: registration.reference,

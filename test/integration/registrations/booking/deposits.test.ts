@@ -5,6 +5,7 @@ import { textOf, visitor } from "../../../support/http.ts";
 import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServer.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { CARD_CONSENT_VERSION } from "../../../../src/shared/registrations/deposits.ts";
+import { insertCode } from "../../../../src/discounts/repository.ts";
 
 let t: PayingTestApp;
 let fake: FakeStripe;
@@ -52,6 +53,28 @@ async function stored(reference: string) {
   const emails = await t.db("email_outbox").where({ reference: `registration:${reference}` }).orderBy("id");
   return { registration, payments, emails };
 }
+
+describe("a deposit chosen with a code that brings the price to the deposit or below", () => {
+  it("is paid in full (no more than the deposit) and says why, on the JSON call and without JavaScript: never 'no longer offered'", async () => {
+    await insertCode(t.db, { code: "BELOWDEP", type: "fixed", value: 23000, eventId: null, kind: "both", maxRedemptions: null, startsAt: null, expiresAt: null }, new Date());
+    const v = await visitor(t.app);
+    const res = await v.post("/api/events/2/create-payment-intent")
+      .send({ option: "full", formSessionId: newFormId(), discountCode: "BELOWDEP", registrationData: { ...ATHLETE, registrationType: "full", paymentPlan: "deposit" } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ amount: 69, deposit: null, notice: "With this code the price, $69.00, is no more than the $75.00 deposit: it is paid in full today, and nothing is owed later." });
+    const { registration } = await stored(res.body.registrationId);
+    expect({ amount: Number(registration.amount_cents), plan: registration.payment_plan, deposit: registration.deposit_cents }).toEqual({ amount: 6900, plan: "full", deposit: null });
+    expect(fake.intents.get(intentIdOf(res.body.clientSecret))!.amount).toBe(6900);
+
+    // Without JavaScript: step 2 says the same.
+    const page = await visitor(t.app);
+    const form = await page.form("/register/2", { ...ATHLETE, registrationType: "full", paymentPlan: "deposit", discountCode: "BELOWDEP", formSessionId: newFormId() });
+    expect(form.status).toBe(303);
+    const step2 = textOf((await page.get(form.headers.location!)).text);
+    expect(step2).toContain("With this code the price, $69.00, is no more than the $75.00 deposit");
+    expect(step2).not.toContain("no longer offered");
+  });
+});
 
 describe("a deposit plan shown beside paying in full", () => {
   it("the event page, step 1 and the team form show both plans for a camp with a policy, none for the clinic", async () => {
