@@ -65,10 +65,14 @@ export async function down(knex: Knex): Promise<void> {
  * The admins' one-row-per-athlete view, copied from 20261124000300 (amount refunded and when included); with
  * `athleteStatus` an athlete withdrawn from a team reads `withdrawn` while the rest of the team stays `paid`, and with
  * `missing` (20261127000300) a column says what a team athlete's family still has to do, and with `balances`
- * (20261201000210) a deposit registration's deposit paid, balance owed and due date. Later migrations that change
+ * (20261201000210) a deposit registration's deposit paid, balance owed and due date; with `guardianMissing`
+ * (20261202000300) `missing` also names an individual's parent or guardian contact still to be given. Later migrations that change
  * the view call this, so its SQL is written once from here on.
  */
-export async function replaceRoster(knex: Knex, { athleteStatus, missing = false, balances = false }: { athleteStatus: boolean; missing?: boolean; balances?: boolean }): Promise<void> {
+export async function replaceRoster(
+  knex: Knex,
+  { athleteStatus, missing = false, balances = false, guardianMissing = false }: { athleteStatus: boolean; missing?: boolean; balances?: boolean; guardianMissing?: boolean },
+): Promise<void> {
   const mysql = knex.client.config.client === "mysql2";
   // SQLite before 3.44 has no ORDER BY inside group_concat: the days are ordered in a subquery instead.
   const days = mysql
@@ -116,7 +120,7 @@ export async function replaceRoster(knex: Knex, { athleteStatus, missing = false
         missing
           ? `,
       case when r.kind = 'team' and a.withdrawn_at is null and a.waiver_version is null and (a.age is null or a.age < 18)
-        then 'waiver and medical release' end as missing`
+        then 'waiver and medical release'${guardianMissing ? "\n        when r.kind = 'individual' and r.guardian_missing = 1 then 'parent or guardian contact'" : ""} end as missing`
           : ""
       }${
         balances

@@ -13,7 +13,7 @@ import { firstHeading, focusAndReveal } from "../focus.ts";
 import { validate, type FieldErrors } from "../../src/shared/forms.ts";
 import type { EventDay, EventPackage } from "../../src/shared/events/types.ts";
 import { formatPrice } from "../../src/shared/money.ts";
-import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE } from "../../src/shared/registrations/rules.ts";
+import { GENDERS, SHIRT_SIZES, attendedDayLabels, coversEveryDay, dayChoiceHint, dayField, findPackage, registrationSchema, DEFAULT_PACKAGE, GUARDIAN_BLOCK } from "../../src/shared/registrations/rules.ts";
 import { Field, FieldIdScope, FormErrors, useFieldId } from "../../components/Form.tsx";
 import { AgreementWords, CancellationPolicyNote } from "../../components/CampAgreements.tsx";
 import { GuardianFields } from "../../components/GuardianFields.tsx";
@@ -144,7 +144,8 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
       const { formSessionId, registrationType, ...registrationData } = current;
       const res = await apiFetch<{ clientSecret?: string | null; amount?: number; registrationId?: string; optionLabel?: string; alreadyPaid?: boolean; isFreeRegistration?: boolean; discount?: DiscountView | null; deposit?: DepositStep | null }>(
         `/api/events/${props.eventId}/create-payment-intent`,
-        { method: "POST", json: { option: registrationType || DEFAULT_PACKAGE, formSessionId, registrationData: { ...registrationData, registrationType: registrationType || DEFAULT_PACKAGE, eventId: props.eventId } } },
+        // The guardian block is always sent (blank when the athlete is 18 or older): the server checks it as the form does.
+        { method: "POST", json: { option: registrationType || DEFAULT_PACKAGE, formSessionId, registrationData: { ...GUARDIAN_BLOCK, ...registrationData, registrationType: registrationType || DEFAULT_PACKAGE, eventId: props.eventId } } },
       );
       if (res.alreadyPaid) {
         window.location.assign(`/event-registration/${props.eventId}?paymentSuccess=true`);

@@ -29,6 +29,7 @@ export function individualOf(r: Registration): IndividualRegistration {
     emergencyContactPhone: a.emergencyContactPhone,
     specialRequirements: a.specialRequirements ?? undefined,
     guardian: r.guardian,
+    ...(r.guardianMissing ? { guardianMissing: true as const } : {}),
     agrees: true,
   };
 }
@@ -40,7 +41,7 @@ function changesBetween(before: IndividualRegistration, after: IndividualRegistr
   if (differs(["firstName", "lastName", "email", "phone", "grade", "gender", "schoolName", "clubName"])) what.push("athlete details");
   if (differs(["tShirtSize"])) what.push("shirt size");
   if (differs(["emergencyContactName", "emergencyContactPhone"])) what.push("emergency contact");
-  if (differs(["guardian"])) what.push("parent or guardian contact");
+  if (differs(["guardian", "guardianMissing"])) what.push("parent or guardian contact");
   if (differs(["specialRequirements"])) what.push("medical notes and special requirements");
   if (differs(["dayIds"])) what.push("days");
   return what;

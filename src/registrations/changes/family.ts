@@ -52,6 +52,9 @@ export function athleteRowOf(a: RegistrationAthlete): Record<string, string> {
   };
 }
 
+/** What an individual registered by a request of the spec's shape still lacks (the roster's `missing` says the same). */
+export const GUARDIAN_MISSING = "parent or guardian contact";
+
 /** What a team athlete's record still lacks: the waiver, for a minor (team rows are complete by the form's rule). */
 export function missingFor(a: RegistrationAthlete): string[] {
   return a.waiver === null && (a.age === null || a.age < ADULT_AGE) ? ["waiver and medical release"] : [];

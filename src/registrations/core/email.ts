@@ -100,9 +100,14 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
     intro: `${athlete.firstName} ${athlete.lastName} is registered for ${event.title}.`,
     headingHtml: `You're registered for ${escapeHtml(event.title)}`,
     facts,
+    ...(registration.guardianMissing ? { rosterText: [guardianAsk(athlete.firstName), ""], rosterHtml: `<p><strong>${escapeHtml(guardianAsk(athlete.firstName))}</strong></p>` } : {}),
     manageUrl,
   });
 }
+
+/** An individual registered without a parent or guardian contact (the spec's request has none): asked for, as a waiver is. */
+export const guardianAsk = (first: string) =>
+  `Still needed: ${first}'s parent or guardian contact (name, e-mail and phone), or word that ${first} is 18 or older. Add it with the private link below, under "Change the details".`;
 
 /** A payment that came after the hold lapsed, when the event had filled up: refunded in full. */
 export function lateRegistrationRefundEmail(site: Site, event: EventDetail, registration: Registration, amountCents: number, why: "full" | "discount" = "full"): OutgoingEmail {

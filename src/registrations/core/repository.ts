@@ -57,6 +57,8 @@ export interface Registration {
   contact: { firstName: string; lastName: string; email: string; phone: string };
   /** An individual athlete's parent or guardian (under 18): the e-mails greet them and go to their address. */
   guardian: Guardian | null;
+  /** Registered by a request without the guardian block (the spec's shape): the contact is still to be given. */
+  guardianMissing?: boolean;
   formSessionId: string;
   reservedUntil: Date | null;
   createdAt: Date;
@@ -150,6 +152,7 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
       phone: String(row.contact_phone),
     },
     guardian: str(row.guardian_email) ? { name: str(row.guardian_name) ?? "", email: str(row.guardian_email)!, phone: str(row.guardian_phone) ?? "" } : null,
+    guardianMissing: row.guardian_missing === true || Number(row.guardian_missing ?? 0) === 1,
     formSessionId: String(row.form_session_id),
     reservedUntil: toDate(row.reserved_until),
     createdAt: toDate(row.created_at)!,
@@ -329,6 +332,7 @@ function individualColumns(h: IndividualHold, now: Date) {
     guardian_name: h.data.guardian?.name ?? null,
     guardian_email: h.data.guardian?.email ?? null,
     guardian_phone: h.data.guardian?.phone ?? null,
+    guardian_missing: h.data.guardianMissing === true,
     reserved_until: h.reservedUntil,
     agreed_at: now,
     updated_at: now,
@@ -674,9 +678,9 @@ export async function updateContact(trx: Knex.Transaction, id: number, c: Regist
   await trx("registrations").where({ id }).update({ contact_first_name: c.firstName, contact_last_name: c.lastName, contact_email: c.email, contact_phone: c.phone, updated_at: now });
 }
 
-/** An individual's parent or guardian, as corrected on the manage page (null: the athlete is 18 or older). */
+/** An individual's parent or guardian, as given or corrected on the manage page (null: the athlete is 18 or older): no longer missing. */
 export async function updateGuardian(trx: Knex.Transaction, id: number, g: Guardian | null, now: Date): Promise<void> {
-  await trx("registrations").where({ id }).update({ guardian_name: g?.name ?? null, guardian_email: g?.email ?? null, guardian_phone: g?.phone ?? null, updated_at: now });
+  await trx("registrations").where({ id }).update({ guardian_name: g?.name ?? null, guardian_email: g?.email ?? null, guardian_phone: g?.phone ?? null, guardian_missing: false, updated_at: now });
 }
 
 export async function replaceDays(trx: Knex.Transaction, registrationId: number, dayIds: number[]): Promise<void> {

@@ -125,8 +125,10 @@ export interface IndividualRegistration {
   emergencyContactName: string;
   emergencyContactPhone: string;
   specialRequirements: string | undefined;
-  /** The parent or guardian of an athlete under 18 (null: the form says the athlete is 18 or older). */
+  /** The parent or guardian of an athlete under 18 (null: the form says the athlete is 18 or older, or see guardianMissing). */
   guardian: Guardian | null;
+  /** A request of the spec's shape, without the guardian block: registered, and the contact is asked for afterwards. */
+  guardianMissing?: true;
   agrees: true;
 }
 
@@ -140,8 +142,21 @@ export interface Guardian {
 /** The guardian block's fields: asked unless the box "The athlete is 18 or older" (`adult`) is ticked. */
 export const GUARDIAN_FIELDS = { adult: "adult", name: "guardianName", email: "guardianEmail", phone: "guardianPhone" } as const;
 
-/** Step 1's schema for one event: every field and rule of section 5, the day choice checked against the package. */
-export function registrationSchema(event: RegistrationEventFacts) {
+/** The guardian block as a blank form sends it: the site's widget always sends it, so the server checks it. */
+export const GUARDIAN_BLOCK = { [GUARDIAN_FIELDS.name]: "", [GUARDIAN_FIELDS.email]: "", [GUARDIAN_FIELDS.phone]: "" } as const;
+
+/** Whether a request carries the guardian block at all (the site's own forms always send it; the spec's table has none). */
+export function sendsGuardianBlock(values: Record<string, unknown>): boolean {
+  return Object.values(GUARDIAN_FIELDS).some((k) => k in values);
+}
+
+/**
+ * Step 1's schema for one event: every field and rule of section 5, the day choice checked against the package.
+ * `guardian: "later"`: a JSON call of the spec's shape, which sends no guardian block (sendsGuardianBlock), registers
+ * with the contact missing, asked for afterwards; the site's own forms always send the block and have it checked.
+ */
+export function registrationSchema(event: RegistrationEventFacts, opts: { guardian?: "required" | "later" } = {}) {
+  const askLater = () => opts.guardian === "later";
   const codes = packageOptions(event).map((p) => p.code);
   const dayShape = Object.fromEntries(event.days.map((_, i) => [dayField(i), z.optional(z.unknown())]));
   const fields = z
@@ -190,7 +205,7 @@ export function registrationSchema(event: RegistrationEventFacts) {
       z.superRefine(
         (raw, ctx) => {
           const values = raw as Record<string, unknown>;
-          if (isChecked(values.adult)) return;
+          if (isChecked(values.adult) || askLater()) return;
           for (const [name, rule] of [["guardianName", required(160)], ["guardianEmail", email()], ["guardianPhone", phone()]] as const) {
             const checked = z.safeParse(rule, values[name] ?? "");
             if (!checked.success) ctx.addIssue({ code: "custom", path: [name], message: checked.error.issues[0]?.message ?? REGISTRATION_MESSAGES.required });
@@ -221,7 +236,8 @@ export function registrationSchema(event: RegistrationEventFacts) {
         emergencyContactName: v.emergencyContactName,
         emergencyContactPhone: v.emergencyContactPhone,
         specialRequirements: v.specialRequirements,
-        guardian: isChecked(v.adult) ? null : { name: v.guardianName ?? "", email: v.guardianEmail ?? "", phone: v.guardianPhone ?? "" },
+        guardian: isChecked(v.adult) || askLater() ? null : { name: v.guardianName ?? "", email: v.guardianEmail ?? "", phone: v.guardianPhone ?? "" },
+        ...(askLater() ? { guardianMissing: true as const } : {}),
         agrees: true,
       };
     }),
@@ -245,7 +261,8 @@ export function formValuesOf(r: IndividualRegistration, event: RegistrationEvent
     emergencyContactName: r.emergencyContactName,
     emergencyContactPhone: r.emergencyContactPhone,
     specialRequirements: r.specialRequirements ?? "",
-    ...(r.guardian ? { guardianName: r.guardian.name, guardianEmail: r.guardian.email, guardianPhone: r.guardian.phone } : { adult: "on" }),
+    // A guardian still missing is asked for: the box "18 or older" is not ticked for the registrant.
+    ...(r.guardian ? { guardianName: r.guardian.name, guardianEmail: r.guardian.email, guardianPhone: r.guardian.phone } : r.guardianMissing ? {} : { adult: "on" }),
     agrees: "on",
   };
   event.days.forEach((d, i) => {

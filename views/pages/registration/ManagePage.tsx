@@ -137,13 +137,14 @@ function Athletes({ view }: { view: ManageView }) {
           <li key={i} className={`roster-athlete${a.active ? "" : " is-withdrawn"}`}>
             <div className="roster-head">
               <h3 className="roster-name">{a.name}</h3>
-              {team && a.active ? <span className={`roster-badge ${a.missing.length > 0 ? "manage-missing" : "manage-complete"}`}>{missingBadge(a.missing)}</span> : null}
+              {(team || a.missing.length > 0) && a.active ? <span className={`roster-badge ${a.missing.length > 0 ? "manage-missing" : "manage-complete"}`}>{missingBadge(a.missing)}</span> : null}
             </div>
             <ul className="roster-facts">
               {a.detail.map((fact) => <li key={fact}>{fact}</li>)}
               {a.shirtSize ? <li>Shirt: {a.shirtSize}</li> : null}
               <li>Emergency contact: {a.emergency}</li>
               {a.guardian ? <li>Parent or guardian: {a.guardian}</li> : null}
+              {!team && a.missing.length > 0 ? <li>Parent or guardian: not given yet. Add their name, e-mail and phone under "Change the details" below, or tick "The athlete is 18 or older".</li> : null}
               {a.medical ? <li>Medical notes: {a.medical}</li> : null}
               {team && a.active ? <li>{a.waiverText}</li> : null}
             </ul>

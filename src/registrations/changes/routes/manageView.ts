@@ -7,7 +7,7 @@ import type { RegistrationDeps } from "../../core/deps.ts";
 import type { Permissions } from "../../core/permissions.ts";
 import { tierDeadlines } from "../../../shared/registrations/changePolicy.ts";
 import { cancellationQuote } from "../cancel.ts";
-import { missingFor } from "../family.ts";
+import { GUARDIAN_MISSING, missingFor } from "../family.ts";
 import { downgradeOptions } from "../downgrade.ts";
 import type { Opened } from "./manageLink.tsx";
 import { balanceView } from "../balance.ts";
@@ -49,7 +49,7 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
       position: a.position,
       active: a.withdrawnAt === null,
       waiverText: a.waiver ? `Waiver signed (version ${a.waiver.version}) by ${a.waiver.signedName}, ${a.waiver.relationship}` : "Waiver not signed yet",
-      missing: missingFor(a),
+      missing: r.kind === "individual" && r.guardianMissing ? [GUARDIAN_MISSING] : missingFor(a),
       name: `${a.firstName} ${a.lastName}${a.withdrawnAt ? " (canceled)" : ""}`,
       detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ? `School: ${a.schoolName}` : ""].filter(Boolean),
       shirtSize: a.shirtSize ?? "",

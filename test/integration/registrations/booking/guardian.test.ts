@@ -73,3 +73,57 @@ describe("the parent or guardian of an athlete under 18", () => {
     expect(links.map((m: { to_address: string }) => m.to_address)).toEqual(["ana.parent@example.com"]);
   });
 });
+
+describe("a request of the spec's shape, without the guardian block (issue 41 item 5)", () => {
+  // Exactly the spec's registrationData: personal fields, day1-3, medicalReleaseAccepted, eventId, registrationType.
+  const SPEC_DATA = {
+    firstName: "Maya", lastName: "Ortiz", email: "maya.spec@example.com", phone: "(702) 555-0100", grade: "7th", gender: "Female", schoolName: "Desert Middle",
+    clubName: "", emergencyContactName: "Luis Ortiz", emergencyContactPhone: "702-555-0123", specialRequirements: "", agrees: true,
+    day1: false, day2: false, day3: false, medicalReleaseAccepted: true, eventId: 2, registrationType: "full",
+  };
+
+  it("the site's own form still requires it: a blank guardian block is refused, nothing held", async () => {
+    const v = await visitor(t.app);
+    const before = await t.db("registrations").count({ n: "*" }).first();
+    const res = await start(v, { guardianName: "", guardianEmail: "", guardianPhone: "" });
+    expect(res.status).toBe(400);
+    expect(res.body.fieldErrors).toMatchObject({ guardianName: "This field is required" });
+    expect(await t.db("registrations").count({ n: "*" }).first()).toEqual(before);
+  });
+
+  it("registers, and the contact is asked for afterwards: the e-mail, the manage page and the roster's `missing`, until it is given", async () => {
+    const v = await visitor(t.app);
+    const res = await v.post("/api/events/2/create-payment-intent").send({ option: "full", registrationData: SPEC_DATA, formSessionId: formId() });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ success: true, amount: 299, isFreeRegistration: false });
+    const reference = res.body.registrationId as string;
+    expect(await t.db("registrations").where({ reference }).first()).toMatchObject({ guardian_name: null, guardian_email: null, contact_email: "maya.spec@example.com" });
+    const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body).toMatchObject({ status: "paid" });
+
+    const [mail] = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" });
+    expect(mail.to_address).toBe("maya.spec@example.com");
+    expect(mail.text_body).toContain("Still needed: Maya's parent or guardian contact (name, e-mail and phone), or word that Maya is 18 or older.");
+    const [roster] = await t.db("registration_roster").where({ reference });
+    expect(roster.missing).toBe("parent or guardian contact");
+
+    const link = /\/my-registration\/[A-Za-z0-9_-]{43}/.exec(mail.text_body)![0];
+    const manage = await visitor(t.app);
+    const page = await manage.get(link);
+    expect(textOf(page.text)).toContain("Missing: parent or guardian contact");
+    expect(page.text).not.toMatch(/name="adult"[^>]*checked/);
+    const version = /name="version" value="(\d+)"/.exec(page.text)![1]!;
+    const saved = await manage.form(`${link}/details`, {
+      firstName: "Maya", lastName: "Ortiz", email: "maya.spec@example.com", phone: "(702) 555-0100", grade: "7th", gender: "Female", schoolName: "Desert Middle",
+      emergencyContactName: "Luis Ortiz", emergencyContactPhone: "702-555-0123", guardianName: "Ana Ortiz", guardianEmail: "ana.spec@example.com", guardianPhone: "(702) 555-0199",
+      version,
+    });
+    expect(saved.status).toBe(303);
+    expect(await t.db("registrations").where({ reference }).first()).toMatchObject({ guardian_name: "Ana Ortiz", guardian_email: "ana.spec@example.com" });
+    expect((await t.db("registration_roster").where({ reference }))[0].missing).toBeNull();
+    const after = textOf((await manage.get(link)).text);
+    expect(after).toContain("Parent or guardian: Ana Ortiz, ana.spec@example.com, (702) 555-0199");
+    expect(after).not.toContain("Missing: parent or guardian contact");
+  });
+});
