@@ -48,6 +48,8 @@ export function checkoutRoutes(deps: { orders: OrdersDeps; cartPage: CartPageDep
     paymentLimit,
     jsonPost({
       check: (input) => validateCheckout(CheckoutJson, input),
+      // The spec's client reads `message` on error (shop.md: the server's `error` field): both carry it.
+      invalid: ({ errors, message }) => ({ status: 400, json: { success: false, error: message, message, fieldErrors: errors } }),
       run: async (req, res, { items: sent, customerInfo, shippingAddress }) => {
         const view = await currentView(req, res);
         if (view.items.length === 0) throw new DomainError("invalid", CHECKOUT_ERRORS.empty);
