@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  balanceDueAt, cardConsentText, DEPOSIT_TEXT, depositPlan, MIN_DAYS_BEFORE_DUE, NO_DEPOSIT, parsePaymentPlan, type DepositPolicy,
+  balanceDueAt, cardConsentText, DEPOSIT_TEXT, depositCoversPrice, depositPlan, MIN_DAYS_BEFORE_DUE, NO_DEPOSIT, parsePaymentPlan, type DepositPolicy,
 } from "../../src/shared/registrations/deposits.ts";
 
 const fixed75: DepositPolicy = { kind: "fixed", value: 7500, balanceDueDays: 14, balanceGraceDays: 7 };
@@ -20,6 +20,16 @@ describe("deposit plans", () => {
     expect(depositPlan(percent25, 9900, 1, champCamp, early)).toMatchObject({ todayCents: 2500 }); // 24.75 -> 25
     expect(depositPlan(percent25, 19900 * 10, 10, champCamp, early)).toMatchObject({ todayCents: 50000, balanceCents: 199000 - 50000 });
     expect(depositPlan({ ...percent25, value: 10 }, 11900, 1, champCamp, early)).toMatchObject({ todayCents: 1200 }); // 11.90 -> 12
+  });
+
+  it("a deposit that would be the whole price or more (a code brought the price down) covers it: paid in full, not refused", () => {
+    expect(depositCoversPrice(fixed75, 7500, 1, champCamp, early)).toBe(true);
+    expect(depositCoversPrice(fixed75, 6900, 1, champCamp, early)).toBe(true);
+    expect(depositCoversPrice(fixed75, 7600, 1, champCamp, early)).toBe(false);
+    // No deposit offered at all, or too close to the due date: the real refusal, 'no longer offered'.
+    expect(depositCoversPrice(NO_DEPOSIT, 6900, 1, champCamp, early)).toBe(false);
+    expect(depositCoversPrice(fixed75, 6900, 1, champCamp, new Date("2027-05-20T12:00:00Z"))).toBe(false);
+    expect(DEPOSIT_TEXT.coveredByCode(6900, 7500)).toBe("With this code the price, $69.00, is no more than the $75.00 deposit: it is paid in full today, and nothing is owed later.");
   });
 
   it("never more than the price: a deposit that would be the whole price is no plan", () => {
