@@ -34,6 +34,20 @@ export function manageLinkEmail(site: Site, event: EventDetail, r: Registration,
   ]);
 }
 
+/** The reminder before the freeze date to a registration made without its parent or guardian contact. */
+export function guardianReminderEmail(site: Site, event: EventDetail, r: Registration, url: string, until: string): OutgoingEmail {
+  const first = r.athletes[0]!.firstName;
+  return plain(site, r, "registration_guardian_reminder", `Reminder: ${subjectOf(r)}'s parent or guardian contact: ${event.title}`, [
+    `${subjectOf(r)}'s registration for ${event.title} (reference ${r.reference}) still has no parent or guardian contact. Please add their name, e-mail and phone, or tick "The athlete is 18 or older", under "Change the details" ${until}:`,
+    "",
+    url,
+    "",
+    `Anyone with the link can open ${first}'s registration, so keep it to yourself.`,
+    "",
+    ...attendanceLines(event, r),
+  ]);
+}
+
 /** What a family's e-mail asks for, and until when (the event's freeze date, in its own time zone). */
 export interface FamilyDue {
   until: string;

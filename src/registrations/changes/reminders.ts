@@ -4,7 +4,8 @@ import { findEvent, listEvents } from "../../events/repository.ts";
 import * as repo from "../core/repository.ts";
 import * as changesRepo from "./repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
-import { familyLinkEmail } from "./email.ts";
+import { familyLinkEmail, guardianReminderEmail } from "./email.ts";
+import { deadlineText } from "../../shared/texts.ts";
 import { FAMILY_LINK_AT_PAYMENT, familyDue, missingFor } from "./family.ts";
 import { issueManageLink, manageUrl } from "./links.ts";
 import { permissions } from "../core/permissions.ts";
@@ -12,6 +13,7 @@ import { permissions } from "../core/permissions.ts";
 /** Families still missing something hear of it this long before the event's freeze date, once. */
 export const REMINDER_DAYS_BEFORE_FREEZE = 7;
 export const WAIVER_REMINDER = "waiver_before_freeze";
+export const GUARDIAN_REMINDER = "guardian_before_freeze";
 
 /**
  * The reminders before the freeze date: each active athlete of a paid team that still lacks something (the waiver
@@ -19,7 +21,8 @@ export const WAIVER_REMINDER = "waiver_before_freeze";
  * freeze date. A family whose link came with the team's payment inside those 7 days has that e-mail (it names the
  * deadline) and no reminder. Once per athlete and reminder, even with several instances running it at once: each is
  * claimed by inserting its row under a unique index in the transaction that queues the e-mail; a second claim fails
- * and sends nothing. Returns how many were sent.
+ * and sends nothing. An individual registered without its parent or guardian contact (the spec's call) is reminded
+ * the same way, once, at the registration's own address. Returns how many were sent.
  */
 export async function sendFreezeReminders(deps: RegistrationDeps): Promise<number> {
   const now = deps.clock();
@@ -43,6 +46,19 @@ export async function sendFreezeReminders(deps: RegistrationDeps): Promise<numbe
         } catch (err) {
           if (!isUniqueViolation(err)) throw err;
         }
+      }
+    }
+    for (const reference of await changesRepo.guardianMissingReferences(deps.db, event.id)) {
+      const r = (await repo.findByReference(deps.db, reference))!;
+      try {
+        await deps.db.transaction(async (trx) => {
+          await changesRepo.claimReminder(trx, r.id, 1, GUARDIAN_REMINDER, now);
+          const token = await issueManageLink(trx, r.id, "reminder", now);
+          await enqueueEmail(trx, guardianReminderEmail(deps.site, event, r, manageUrl(deps.publicUrl, token), deadlineText(allowed.freezeAt, event.timeZone)));
+        });
+        sent += 1;
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
       }
     }
   }

@@ -11,7 +11,7 @@ import { mapChange, type ChangeData, type Holder, type RegistrationChange, type 
 type Conn = Db | Knex.Transaction;
 type Row = Record<string, unknown>;
 
-export type ManageLinkSource = "confirmation" | "page" | "resend" | "family" | "balance";
+export type ManageLinkSource = "confirmation" | "page" | "resend" | "family" | "balance" | "reminder";
 
 /** A private manage link: only the token's hash is stored. A family's link names its athlete (`athletePosition`). */
 export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<void> {
@@ -59,6 +59,11 @@ export async function manageableReferences(conn: Conn, eventId: number, email: s
 /** Paid team registrations of an event (the reminders read their athletes). */
 export async function paidTeamReferences(conn: Conn, eventId: number): Promise<string[]> {
   return (await conn("registrations").where({ event_id: eventId, kind: "team", status: "paid" }).orderBy("id").pluck("reference")).map(String);
+}
+
+/** Paid individual registrations of an event still without their parent or guardian contact (a call of the spec's shape). */
+export async function guardianMissingReferences(conn: Conn, eventId: number): Promise<string[]> {
+  return (await conn("registrations").where({ event_id: eventId, kind: "individual", guardian_missing: true }).whereIn("status", ["paid", "deposit_paid", "balance_overdue"]).orderBy("id").pluck("reference")).map(String);
 }
 
 /** Claims one reminder for one athlete: throws a unique violation when it was sent already (by this or another instance). */

@@ -126,4 +126,29 @@ describe("a request of the spec's shape, without the guardian block (issue 41 it
     expect(after).toContain("Parent or guardian: Ana Ortiz, ana.spec@example.com, (702) 555-0199");
     expect(after).not.toContain("Missing: parent or guardian contact");
   });
+
+  it("is reminded once before the freeze date, at the registration's address, with a private link (two runs, one e-mail)", async () => {
+    const v = await visitor(t.app);
+    const res = await v.post("/api/events/2/create-payment-intent").send({ option: "full", registrationData: { ...SPEC_DATA, email: "maya.remind@example.com" }, formSessionId: formId() });
+    expect(res.status).toBe(200);
+    const reference = res.body.registrationId as string;
+    const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body).toMatchObject({ status: "paid" });
+    const original = await t.db("events").where({ id: 2 }).first("changes_freeze_at");
+    await t.db("events").where({ id: 2 }).update({ changes_freeze_at: new Date(Date.now() + 3 * 86_400_000) });
+    try {
+      const remind = t.app.locals.sendFreezeReminders as () => Promise<number>;
+      await Promise.all([remind(), remind()]);
+      await remind();
+    } finally {
+      await t.db("events").where({ id: 2 }).update({ changes_freeze_at: original.changes_freeze_at });
+    }
+    const reminders = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_guardian_reminder" });
+    expect(reminders).toHaveLength(1);
+    expect(reminders[0].to_address).toBe("maya.remind@example.com");
+    expect(reminders[0].text_body).toContain("still has no parent or guardian contact");
+    const link = /\/my-registration\/[A-Za-z0-9_-]{43}/.exec(reminders[0].text_body)![0];
+    expect(textOf((await (await visitor(t.app)).get(link)).text)).toContain("Missing: parent or guardian contact");
+  });
 });
