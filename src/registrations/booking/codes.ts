@@ -157,22 +157,10 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
   const applied: AppliedDiscount = { code: code.code, amount, listCents: held.listPriceCents, clientSecret: null, paymentUpdated: true };
   if (amount.free) return applied;
   if (change) {
-    let pushed: Awaited<ReturnType<RegistrationDeps["paymentCore"]["pushAmountChange"]>>;
-    try {
-      pushed = await deps.paymentCore.pushAmountChange(change);
-    } catch (err) {
-      // Stripe could not even say what it holds: the code stays, the page is refreshed later (the change is retried).
-      deps.logger.error({ err: (err as Error).message, reference: held.reference }, "discount held, but the PaymentIntent's amount could not be changed");
+    const pushed = await pushOrUndo(deps, held, before, change);
+    if (pushed === "unsure") {
       applied.paymentUpdated = false;
       return applied;
-    }
-    if (!pushed.applied) {
-      await undoCode(deps, held, before, change, pushed.intent.amountCents);
-      const confirmed = pushed.intent.status === "succeeded" || pushed.intent.status === "processing";
-      if (!confirmed) throw new Error(`Stripe kept ${pushed.intent.amountCents} on ${held.reference}'s PaymentIntent (${pushed.intent.status}): the code was undone`);
-      // The card was confirmed meanwhile (another tab), for the amount before the code: settled as charged, paid.
-      const payment = await deps.paymentCore.settle(change.intentId, "return").then((s) => s.payment).catch(() => undefined);
-      throw new PaymentNotOpenError(payment ?? (await deps.paymentCore.liveFor(REGISTRATION_KIND, held.reference))!);
     }
     applied.clientSecret = pushed.clientSecret;
   }
@@ -188,11 +176,36 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
   return applied;
 }
 
+type Before = { redemption: repo.Redemption | undefined; amountCents: number };
+
+/**
+ * After the commit of a code's change (applied or removed): Stripe is asked for the new amount. Taken: its client
+ * secret. Refused: the change is undone, and the card confirmed meanwhile is settled as charged (PaymentNotOpenError,
+ * the 409 "nothing changed"), or an Error when Stripe kept the old amount of a PaymentIntent nobody is paying (the
+ * 503, nothing changed). `unsure`: Stripe could not say what it holds; the change stays (the page is refreshed).
+ */
+async function pushOrUndo(deps: RegistrationDeps, held: Registration, before: Before, change: AmountChange): Promise<{ clientSecret: string | null } | "unsure"> {
+  let pushed: Awaited<ReturnType<RegistrationDeps["paymentCore"]["pushAmountChange"]>>;
+  try {
+    pushed = await deps.paymentCore.pushAmountChange(change);
+  } catch (err) {
+    deps.logger.error({ err: (err as Error).message, reference: held.reference }, "discount changed, but the PaymentIntent's amount could not be changed");
+    return "unsure";
+  }
+  if (pushed.applied) return { clientSecret: pushed.clientSecret };
+  await undoCode(deps, held, before, change, pushed.intent.amountCents);
+  const confirmed = pushed.intent.status === "succeeded" || pushed.intent.status === "processing";
+  if (!confirmed) throw new Error(`Stripe kept ${pushed.intent.amountCents} on ${held.reference}'s PaymentIntent (${pushed.intent.status}): the code change was undone`);
+  // The card was confirmed meanwhile (another tab), for the amount before the change: settled as charged, paid.
+  const payment = await deps.paymentCore.settle(change.intentId, "return").then((r) => r.payment).catch(() => undefined);
+  throw new PaymentNotOpenError(payment ?? (await deps.paymentCore.liveFor(REGISTRATION_KIND, held.reference))!);
+}
+
 /**
  * Stripe kept the amount before the code (the card was confirmed meanwhile): the registration goes back to what it was
  * (its code, or none, and its amount) in a new version, which the payment then covers, so it settles as paid.
  */
-async function undoCode(deps: RegistrationDeps, held: Registration, before: { redemption: repo.Redemption | undefined; amountCents: number }, change: AmountChange, stripeCents: number): Promise<void> {
+async function undoCode(deps: RegistrationDeps, held: Registration, before: Before, change: AmountChange, stripeCents: number): Promise<void> {
   const now = deps.clock();
   await queuedLockingTransaction(deps.db, repo.eventKey(held.eventId), async (trx) => {
     await deps.paymentCore.abandonAmountChange(trx, change, stripeCents, held.version + 1);
@@ -209,16 +222,26 @@ async function undoCode(deps: RegistrationDeps, held: Registration, before: { re
   });
 }
 
-/** Takes the code off before paying: the use goes back, the amount returns to the list price on the same PaymentIntent. */
+/**
+ * Takes the code off before paying: the use goes back, the amount returns to the list price on the same PaymentIntent,
+ * decided with the payment's amount change as applyCode does (a card confirmed meanwhile undoes it: 409).
+ */
 export async function removeCode(deps: RegistrationDeps, registration: Registration): Promise<{ clientSecret: string | null; amountCents: number }> {
   const now = deps.clock();
-  const held = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
+  const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, registration.reference);
+  const { held, before, change } = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
+    const payment = await deps.paymentCore.beginAmountChange(trx, live);
     await repo.lockEvent(trx, registration.eventId);
     const r = await lockPending(trx, registration.reference, now);
+    const before = { redemption: await repo.redemptionOf(trx, r.id), amountCents: r.amountCents };
     await bookingRepo.deleteRedemption(trx, r.id);
     await repo.setAmount(trx, r.id, r.listPriceCents, r.version + 1, now);
-    return (await repo.findByReference(trx, r.reference))!;
+    const held = (await repo.findByReference(trx, r.reference))!;
+    const change = payment ? await payment.to(amountDueNow(held), held.version) : undefined;
+    return { held, before, change };
   });
+  const pushed = change ? await pushOrUndo(deps, held, before, change) : undefined;
+  if (pushed && pushed !== "unsure" && pushed.clientSecret) return { clientSecret: pushed.clientSecret, amountCents: held.amountCents };
   return { clientSecret: await preparePayment(deps, held), amountCents: held.amountCents };
 }
 

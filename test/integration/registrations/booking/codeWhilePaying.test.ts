@@ -24,7 +24,7 @@ const LIST = 29900;
 const DISCOUNTED = 26910;
 let seq = 0;
 
-async function payingTwoTabs(delayMs: number) {
+async function payingTwoTabs(delayMs: number, action: "apply" | "remove" = "apply") {
   const n = ++seq;
   const v = await visitor(t.app);
   const ip = `198.51.101.${(n % 250) + 1}`;
@@ -33,8 +33,10 @@ async function payingTwoTabs(delayMs: number) {
   expect(held.status, JSON.stringify(held.body)).toBe(200);
   const reference = held.body.registrationId as string;
   const intentId = (held.body.clientSecret as string).split("_secret_")[0]!;
+  const apply = () => v.post("/api/validate-discount").set("x-forwarded-for", ip).send({ discountCode: "TABRACE10", originalPrice: 299, eventId: 2 });
+  if (action === "remove") expect((await apply()).status).toBe(200);
   const [code] = await Promise.all([
-    v.post("/api/validate-discount").set("x-forwarded-for", ip).send({ discountCode: "TABRACE10", originalPrice: 299, eventId: 2 }),
+    action === "apply" ? apply() : v.post("/api/validate-discount").set("x-forwarded-for", ip).send({ eventId: 2, remove: true }),
     (async () => {
       await new Promise((r) => setTimeout(r, delayMs));
       // The other tab's card, charged whatever amount the PaymentIntent asks for at that instant.
@@ -78,5 +80,23 @@ describe("a code applied in another tab while the card is confirmed", () => {
       }
     }
     expect(outcomes.applied + outcomes.refused).toBe(30);
+  });
+
+  it("removing the code while the card is confirmed: removed and paid in full, or nothing changed and paid discounted (30 runs)", async () => {
+    for (let round = 0; round < 3; round++) {
+      const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => payingTwoTabs((i * 41 + round * 13) % 400, "remove")));
+      await t.fake.idle();
+      for (const { reference, intentId, code } of runs) {
+        expect([200, 409], JSON.stringify(code.body)).toContain(code.status);
+        const r = await t.db("registrations").where({ reference }).first();
+        const redemption = await t.db("discount_redemptions").where({ registration_id: r.id }).whereNot({ status: "released" }).first();
+        const payments = await t.db("payments").where({ kind: "registration", reference });
+        const charged = t.fake.intents.get(intentId)!;
+        expect(payments.map((p: { status: string }) => p.status), reference).toEqual(["paid"]);
+        expect(r.status, reference).toBe("paid");
+        const expected = code.status === 200 ? { amount: LIST, paid: LIST, charged: LIST, code: undefined } : { amount: DISCOUNTED, paid: DISCOUNTED, charged: DISCOUNTED, code: "redeemed" };
+        expect({ amount: Number(r.amount_cents), paid: Number(r.amount_paid_cents), charged: charged.amount, code: redemption?.status }).toEqual(expected);
+      }
+    }
   });
 });
