@@ -165,7 +165,7 @@ export interface PaymentCore extends SavedCards {
   beginAmountChange(trx: Knex.Transaction, live: PaymentRow | undefined): Promise<AmountChangeStart | undefined>;
   /**
    * After the caller's commit: Stripe is asked for the amount. `applied`: it holds it, and the payment covers the new
-   * version (with the PaymentIntent's client secret). Otherwise Stripe's PaymentIntent as it is (confirmed meanwhile,
+   * version (with the PaymentIntent's client secret); a change to $0 cancels the PaymentIntent instead. Otherwise Stripe's PaymentIntent as it is (confirmed meanwhile,
    * or Stripe refused): the caller undoes its change and calls abandonAmountChange in that transaction. Throws when
    * Stripe cannot even say what it holds (the payment keeps its amount; the caller keeps its change, and the next
    * ensureIntent gives the PaymentIntent the new amount).
@@ -444,6 +444,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       return { applied: true as const, clientSecret: intent.clientSecret ?? null };
     };
     if (!change.pending) return { applied: true, clientSecret: null };
+    if (change.amountCents === 0) return cancelForFree(change);
     let updateError: Error;
     try {
       return await applied(await gateway.updateIntentAmount(change.intentId, change.amountCents));
@@ -459,6 +460,24 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     if (intent.amountCents === change.amountCents) return applied(intent);
     logger.warn({ paymentId: change.paymentId, intentId: change.intentId, status: intent.status, err: updateError.message }, "PaymentIntent's amount not changed: the change is undone");
     return { applied: false, intent };
+  }
+
+  /** No PaymentIntent asks for $0: a change to free cancels it, which Stripe refuses once the card is confirmed. */
+  async function cancelForFree(change: AmountChange): Promise<{ applied: true; clientSecret: null } | { applied: false; intent: IntentSnapshot }> {
+    const intent = await gateway.cancelIntent(change.intentId).catch(async (err: Error) => {
+      const now = await gateway.retrieveIntent(change.intentId).catch(async () => {
+        await repo.finishAmountChange(db, change.paymentId, change.fromCents);
+        throw err;
+      });
+      return now;
+    });
+    if (intent.status !== "canceled") return { applied: false, intent };
+    await lockingTransaction(db, async (trx) => {
+      await lockForUpdate(trx, "payments", change.paymentId);
+      await repo.finishAmountChange(trx, change.paymentId, change.fromCents);
+      await repo.transition(trx, change.paymentId, "cancel");
+    });
+    return { applied: true, clientSecret: null };
   }
 
   async function abandonAmountChange(trx: Knex.Transaction, change: AmountChange, stripeCents: number, version: number): Promise<void> {

@@ -136,7 +136,7 @@ async function lockPending(trx: Knex.Transaction, reference: string, now: Date):
  * the use, sets the amount (a new version) and marks the payment's amount change in flight (a settlement waits for
  * it). After the commit Stripe is asked for the new amount: it refuses once the card is confirmed, and then the code is
  * undone in one more transaction (the payment covers the undone version) and the visitor hears that nothing changed;
- * the payment then settles as charged, paid, never in review. A free amount makes no Stripe call.
+ * the payment then settles as charged, paid, never in review. A free amount cancels the PaymentIntent the same way.
  */
 export async function applyCode(deps: RegistrationDeps, registration: Registration, raw: string): Promise<AppliedDiscount> {
   const now = deps.clock();
@@ -151,11 +151,11 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
     const amount = await holdUse(trx, code, r, now);
     await repo.setAmount(trx, r.id, amount.finalCents, r.version + 1, now);
     const held = (await repo.findByReference(trx, r.reference))!;
-    const change = payment && !amount.free ? await payment.to(amountDueNow(held), held.version) : undefined;
+    // Free: the PaymentIntent is canceled (no card may be charged for a free registration), or the code undone.
+    const change = payment ? await payment.to(amountDueNow(held), held.version) : undefined;
     return { code, amount, held, before, change };
   });
   const applied: AppliedDiscount = { code: code.code, amount, listCents: held.listPriceCents, clientSecret: null, paymentUpdated: true };
-  if (amount.free) return applied;
   if (change) {
     const pushed = await pushOrUndo(deps, held, before, change);
     if (pushed === "unsure") {
@@ -164,6 +164,7 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
     }
     applied.clientSecret = pushed.clientSecret;
   }
+  if (amount.free) return applied;
   try {
     applied.clientSecret = await preparePayment(deps, held);
   } catch (err) {
