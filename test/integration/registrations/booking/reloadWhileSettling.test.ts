@@ -59,4 +59,20 @@ describe("reloading the payment step after the card was charged, before the webh
       expect((await registration(reference)).status).toBe("pending_payment");
     });
   }
+
+  it("/stripe-checkout?option=team: a coach's team charged before the webhook says \"Payment received\"", async () => {
+    const v = await visitor(t.app);
+    const athletes = Array.from({ length: 5 }, (_, i) => ({ firstName: `Kid${i}`, lastName: "Hall", age: 13, email: `kid${i}.hall@example.com`, shirtSize: "Medium", parentName: `Parent ${i}`, parentPhoneNumber: "205-555-0142" }));
+    const res = await v.post("/api/team-registration").send({
+      eventId: 2, coachInfo: { firstName: "Dana", lastName: "Hall", email: "dana.hall@example.com", phone: "(205) 555-0143", teamName: "Hall WC" },
+      athletes, pricePerAthlete: 199, totalAmount: 995, discountedAmount: 995, discountCode: null,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+    expect(t.fake.confirm(intentId, { number: "4242424242424242" }).body).toMatchObject({ status: "succeeded" });
+    const reload = await v.get("/stripe-checkout?eventId=2&option=team");
+    expect(reload.status).toBe(200);
+    expect(textOf(reload.text)).toContain("Payment received");
+    expect(textOf(reload.text)).not.toContain("temporarily unavailable");
+  });
 });
