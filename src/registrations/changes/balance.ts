@@ -27,7 +27,8 @@ export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registratio
 /**
  * "Pay the balance now" (on session, 3-D Secure as usual): the balance's one live PaymentIntent for what is owed now,
  * shared by every tab (the core keeps one live payment per kind and reference: two tabs pay one intent, charged once).
- * Null when nothing is owed.
+ * Made on the Customer that holds the saved card, so that the job can still charge that card on this intent on the
+ * due date when the page was left unpaid (Stripe refuses a card of another Customer). Null when nothing is owed.
  */
 export async function prepareBalancePayment(deps: RegistrationDeps, event: Pick<EventDetail, "title">, r: Registration): Promise<string | null> {
   const owed = balanceOwed(r);
@@ -38,6 +39,7 @@ export async function prepareBalancePayment(deps: RegistrationDeps, event: Pick<
     amountCents: owed,
     description: `${event.title}: balance (${r.reference})`,
     email: r.contact.email,
+    customerId: r.deposit?.customerId ?? undefined,
   });
   return clientSecret;
 }
