@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
-import { ATHLETE, paidChangesKit, until } from "./helpers.ts";
+import { ATHLETE, athleteFields, paidChangesKit, teamAthlete, until } from "./helpers.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
 import { moneyOf } from "../../../../src/payments/groups.ts";
 
@@ -251,5 +251,39 @@ describe("paying the balance on the manage page", () => {
     // A second cancellation (another tab) changes nothing.
     await c.post(`${path}/cancel`, { version: c.version, scope: "all" });
     expect(await refundsOf(reference)).toHaveLength(2);
+  });
+});
+
+describe("a team on a deposit plan", () => {
+  it("the coach adds an athlete: the deposit for them is charged, the athlete is on the roster and the rest joins the balance", async () => {
+    const v = await visitor(t.app);
+    const res = await v
+      .post("/api/team-registration")
+      .send({ eventId: 2, paymentPlan: "deposit", coachInfo: { firstName: "Dana", lastName: "Brooks", email: "coach.deposit.add@example.com", phone: "(205) 555-0142", teamName: "Deposit Add WC" }, athletes: [1, 2, 3, 4, 5].map((i) => teamAthlete(i, "da")), formSessionId: `deposit-team-add-${Date.now()}` });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const reference = res.body.registrationId as string;
+    const depositIntent = (res.body.clientSecret as string).split("_secret_")[0]!;
+    expect(t.fake.confirm(depositIntent, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: depositIntent, option: "team" })).body.status).toBe("paid");
+    expect(await kit.row(reference)).toMatchObject({ status: "deposit_paid", places: 5, amount_cents: 99500, amount_paid_cents: 37500 });
+    const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "team_registration_confirmation" }).first();
+    const path = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!}`;
+
+    const b = await kit.browser(path);
+    const posted = await b.post(`${path}/athletes`, athleteFields(0, teamAthlete(6, "da")));
+    expect(posted.status).toBe(303);
+    const payPage = await b.get(posted.headers.location!).expect(200);
+    expect(textOf(payPage.text)).toContain("Today $75.00 (the deposit); $124.00 is added to the balance");
+    const intentId = kit.intentOf(payPage.text)!;
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: intentId })).body.status).toBe("paid");
+
+    const r = await kit.row(reference);
+    expect(r).toMatchObject({ status: "deposit_paid", places: 6, amount_cents: 119400, amount_paid_cents: 45000 });
+    expect((await t.db("registration_athletes").where({ registration_id: r.id })).map((a) => a.first_name)).toContain("Kid6da");
+    expect(await refundsOf(reference)).toHaveLength(0);
+    expect(textOf((await b.get(path)).text)).toContain("Balance due $744.00");
+    const [mail] = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" });
+    expect(mail.text_body).toContain("1 athlete added (Kid6da Brooks), $75.00 paid, $124.00 added to the balance");
   });
 });
