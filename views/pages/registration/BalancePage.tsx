@@ -12,6 +12,9 @@ export const BALANCE_TEXT = {
   payNow: "Pay the balance now",
   anotherCard: "Use another card",
   payTitle: "Pay Your Balance",
+  /** Said on the registration's page the payment or the card form goes back to. */
+  paidToast: (reference: string) => `Balance paid: registration ${reference} is paid in full. A receipt is on its way by e-mail.`,
+  cardSavedToast: "New card saved: the balance will be charged to it on its due date.",
 } as const;
 
 /** The manage page's deposit plan: paid, owed and when, and the two ways to act on it. */

@@ -285,5 +285,12 @@ describe("a team on a deposit plan", () => {
     expect(textOf((await b.get(path)).text)).toContain("Balance due $744.00");
     const [mail] = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" });
     expect(mail.text_body).toContain("1 athlete added (Kid6da Brooks), $75.00 paid, $124.00 added to the balance");
+    // The families' e-mails never say "paid" of a team that owes its balance.
+    const families = await t.db("email_outbox").where({ reference: `registration:${reference}` }).andWhere("text_body", "like", "%has registered%");
+    expect(families.length).toBe(6);
+    for (const family of families) {
+      expect(family.text_body).toContain("and the place is booked (the team's balance is its coach's to pay).");
+      expect(family.text_body).not.toMatch(/\bis paid\b/);
+    }
   });
 });
