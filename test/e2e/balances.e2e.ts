@@ -135,7 +135,8 @@ describe("a deposit's balance over time at 375 px, JavaScript on", () => {
     const link = /\/my-registration\/[A-Za-z0-9_-]{43}/.exec(asked)![0];
 
     await page.goto(link);
-    await page.getByTestId("manage-balance").getByText("$224.00 is due on May 22, 2027.").waitFor();
+    // Past its day and not paid: the page no longer says it is charged on that day.
+    await page.getByTestId("manage-balance").getByText("$224.00 was due on May 22, 2027 and is not paid yet.", { exact: false }).waitFor();
     await page.getByRole("link", { name: "Pay the balance now" }).click();
     await page.getByRole("heading", { name: "Pay Your Balance" }).waitFor();
     await checked(page);

@@ -9,7 +9,7 @@ import { BALANCE_KIND } from "../balances/paymentHandler.ts";
 /** The payment kind of a deposit registration's balance, with its handler (reference and group: the registration's reference). */
 export { BALANCE_KIND };
 
-export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registration, base: string): BalanceView | null {
+export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registration, base: string, now: Date): BalanceView | null {
   const owed = balanceOwed(r);
   if (!r.deposit || owed <= 0) return null;
   const card = r.deposit.card;
@@ -18,6 +18,7 @@ export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registratio
     paidCents: r.amountPaidCents ?? 0,
     dueText: dueDayText(r.deposit.balanceDueAt, event.timeZone),
     overdue: r.status === "balance_overdue",
+    pastDue: r.deposit.balanceDueAt.getTime() <= now.getTime(),
     cardText: card ? `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} ending ${card.last4}, expires ${String(card.expMonth).padStart(2, "0")}/${card.expYear}` : null,
     payHref: `${base}/balance`,
     cardHref: `${base}/card`,

@@ -26,7 +26,7 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
   const limit = deps.manageLimit;
 
   async function showBalance(req: Request, res: Response, o: Opened) {
-    const balance = balanceView(o.event, o.r, o.base);
+    const balance = balanceView(o.event, o.r, o.base, deps.clock());
     let card: BalancePayView["card"] = null;
     let setupError: string | null = null;
     if (balance) {
@@ -113,7 +113,7 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
       title: o.r.kind === "team" ? (o.r.teamName ?? `${o.r.contact.firstName} ${o.r.contact.lastName}'s team`) : `${a.firstName} ${a.lastName}`,
       eventTitle: o.event.title,
       reference: o.r.reference,
-      cardText: balanceView(o.event, o.r, o.base)?.cardText ?? null,
+      cardText: balanceView(o.event, o.r, o.base, deps.clock())?.cardText ?? null,
       form:
         "refused" in started
           ? null

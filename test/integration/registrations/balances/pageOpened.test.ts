@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { balancesKit, CARDS, DAY_MS, moveClockTo } from "./kit.ts";
 import { paidChangesKit } from "../changes/helpers.ts";
+import { textOf } from "../../../support/http.ts";
 import { now, resetClock } from "../../../../src/clock.ts";
 import { issueManageLink, MANAGE_PATH } from "../../../../src/registrations/changes/links.ts";
 import { DEFAULT_BALANCE_GRACE_DAYS } from "../../../../src/shared/registrations/deposits.ts";
@@ -73,6 +74,13 @@ describe("Pay the balance now opened, not paid", () => {
     for (const d of [0, 1, 3, 7]) {
       moveClockTo(new Date(dueAt.getTime() + d * DAY_MS));
       await kit.runJob();
+      if (d === 0) {
+        // Declined on its day, tried again later: the page no longer says "We charge it on that day".
+        const path = `${MANAGE_PATH}/${await issueManageLink(t.db, id, "balance", now())}`;
+        const page = textOf((await (await paidChangesKit(t).browser(path)).get(path)).text);
+        expect(page).toContain("$224.00 was due on May 22, 2027 and is not paid yet. Pay it now, or we try the card again and e-mail you.");
+        expect(page).not.toContain("We charge it");
+      }
     }
     expect((await kit.charges(id)).map((c) => [c.status, c.decline_code])).toEqual([1, 2, 3, 4].map(() => ["declined", "generic_decline"]));
     expect((await kit.row(reference)).status).toBe("balance_overdue");
