@@ -340,6 +340,7 @@ describe("a team on a deposit plan", () => {
     const path = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!}`;
 
     const b = await kit.browser(path);
+    expect(textOf((await b.get(`${path}/athletes`).expect(200)).text)).toContain("$199.00 per athlete (the team price): on your deposit plan $75.00 each today, paid by card, and $124.00 each added to the balance due on May 22, 2027.");
     const posted = await b.post(`${path}/athletes`, athleteFields(0, teamAthlete(6, "da")));
     expect(posted.status).toBe(303);
     const payPage = await b.get(posted.headers.location!).expect(200);
