@@ -35,7 +35,8 @@ export type CardResult =
 export async function confirmCard(
   stripe: Stripe,
   clientSecret: string,
-  card: StripeCardElement,
+  /** The card typed in the card field, or the id of a card saved on the PaymentIntent's Customer. */
+  card: StripeCardElement | string,
   billing: { name?: string; email?: string; phone?: string },
   fallbackMessage: string,
   /** The amount the button shows: the card is charged only if the PaymentIntent asks for exactly that. */
@@ -43,7 +44,7 @@ export async function confirmCard(
 ): Promise<CardResult> {
   const current = await stripe.retrievePaymentIntent(clientSecret);
   if (current.paymentIntent && current.paymentIntent.amount !== shownAmountCents) return { kind: "amountChanged", amountCents: current.paymentIntent.amount };
-  const result = await stripe.confirmCardPayment(clientSecret, { payment_method: { card, billing_details: billing } });
+  const result = await stripe.confirmCardPayment(clientSecret, { payment_method: typeof card === "string" ? card : { card, billing_details: billing } });
   if (result.error) {
     // An error can still carry an intent that went through (a second click, a lost answer): trust the intent.
     const intent = result.error.payment_intent;

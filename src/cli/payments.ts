@@ -12,8 +12,9 @@ import { refundPayment, retryKey } from "./refund.ts";
 import type { RefundRow } from "../payments/refundLedger.ts";
 import type { Row } from "../db/rows.ts";
 import { toText } from "../shared/toText.ts";
-import { chargesOf, owedBalances, type Balance, type BalanceCharge } from "../registrations/balances/repository.ts";
+import { chargesOf, owedBalances, undecidedPastDue, type Balance, type BalanceCharge } from "../registrations/balances/repository.ts";
 import { cardText, graceEndsAt, MAX_ATTEMPTS } from "../registrations/balances/schedule.ts";
+import { UNDECIDED_AFTER_MS } from "../registrations/balances/job.ts";
 
 /** What the paid-for row says now: the amount it asks for and who pays (null when the row is gone). */
 async function paidFor(db: Db, payment: PaymentRow): Promise<{ dueCents: number; email: string; status: string } | null> {
@@ -125,7 +126,9 @@ export async function listBalances(ctx: OperatorContext, now: Date, opts: { dueW
   const head = ["reference", "event", "state", "owed", "due", "grace until", "attempts", "last attempt", "next attempt", "card", "payer"];
   const owed = balances.reduce((sum, b) => sum + b.owedCents, 0);
   const overdue = balances.filter((b) => b.status === "balance_overdue").length;
-  return `${table(head, rows)}\n${balances.length} balance(s), ${formatPrice(owed)} owed in all; ${overdue} overdue (dates UTC). An overdue balance keeps its places until its grace date, then they go to the waiting list.`;
+  const undecided = await undecidedPastDue(ctx.db, now, UNDECIDED_AFTER_MS);
+  const warning = undecided.length > 0 ? `\n${undecided.length} balance(s) past their due date, neither paid nor overdue: ${undecided.map((b) => b.reference).join(", ")} (the job logs why at error).` : "";
+  return `${table(head, rows)}\n${balances.length} balance(s), ${formatPrice(owed)} owed in all; ${overdue} overdue (dates UTC). An overdue balance keeps its places until its grace date, then they go to the waiting list.${warning}`;
 }
 
 /** What an accept would keep against what the paid-for row asks for now, when they differ (a code applied meanwhile). */

@@ -110,6 +110,11 @@ export interface EnsureIntentInput {
   version?: number;
   /** The payment saves its card on this Stripe Customer for later off-session charges (savedCards.ts). */
   saveCard?: { customerId: string };
+  /**
+   * The payment is made on this Stripe Customer without saving its card: a card saved on that Customer can pay it,
+   * on session or off (a balance: the job may charge the saved card on the page's intent).
+   */
+  customerId?: string;
 }
 
 /**
@@ -359,7 +364,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
    * Stripe's permanent 400 idempotency_error (the first intent, if Stripe made it, was never shown to anyone).
    */
   async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
-    const details = createHash("sha256").update(`${input.description}\n${input.email ?? ""}\n${input.saveCard?.customerId ?? ""}`).digest("base64url").slice(0, 16);
+    const details = createHash("sha256").update(`${input.description}\n${input.email ?? ""}\n${input.saveCard?.customerId ?? ""}${input.customerId ? `\n${input.customerId}` : ""}`).digest("base64url").slice(0, 16);
     const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}-${details}`;
     try {
       const intent = await gateway.createIntent({
@@ -370,6 +375,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         description: input.description,
         receiptEmail: input.email,
         saveCard: input.saveCard,
+        customerId: input.customerId,
       });
       await repo.setIntent(db, payment.id, intent.id, idempotencyKey);
       return intent;
@@ -520,6 +526,10 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       if ((input.saveCard?.customerId ?? null) !== savesOn) {
         // Pay in full after a deposit was chosen (or the other way): the same PaymentIntent saves the card or not.
         intent = await gateway.updateIntentSaveCard(intent.id, input.saveCard ?? null);
+      }
+      if (input.customerId && !intent.customerId) {
+        // An intent made before it was asked for on the Customer: a saved card could not pay it.
+        intent = await gateway.updateIntentCustomer(intent.id, input.customerId);
       }
       if (!intent.clientSecret) throw new Error("Stripe returned no client secret");
       // An amount change leaves the version alone: `stored` tells it; the row is read again only when it changed.

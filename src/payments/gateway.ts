@@ -69,6 +69,8 @@ export interface CreateIntentInput {
   receiptEmail?: string;
   /** The payment saves its card on this Stripe Customer for later off-session charges (setup_future_usage). */
   saveCard?: { customerId: string };
+  /** The Stripe Customer the payment belongs to without saving its card (a balance paid with the card saved on it). */
+  customerId?: string;
 }
 
 /** A card saved on a customer: what the site shows and checks (expiry before a due date). */
@@ -142,6 +144,8 @@ export interface PaymentGateway {
   createCustomer(input: { reference: string; email: string; name: string; idempotencyKey: string }): Promise<{ id: string }>;
   /** Gives an open intent the customer and setup_future_usage (or takes them off: null), before it is confirmed. */
   updateIntentSaveCard(id: string, saveCard: { customerId: string } | null): Promise<IntentSnapshot>;
+  /** Puts an open intent on a customer (it had none), so that a card saved on that customer can pay it. */
+  updateIntentCustomer(id: string, customerId: string): Promise<IntentSnapshot>;
   /** Creates and confirms a PaymentIntent for a saved card, off_session, in one call with the caller's key. */
   chargeOffSession(input: OffSessionChargeInput): Promise<OffSessionAttempt>;
   /** Confirms an existing (declined earlier) PaymentIntent again, off_session, with a saved card. */
@@ -237,6 +241,17 @@ export function isRequestInFlight(err: unknown): boolean {
   return e.statusCode === 409 && (e.rawType === "idempotency_error" || e.type === "StripeIdempotencyError");
 }
 /**
+ * Stripe refused the request itself (400 or 404 invalid_request_error, or a 400 idempotency_error: a key reused with
+ * other parameters): the same request sent again gets the same refusal. Not a card decline (402), not Stripe or the
+ * network failing (5xx, a timeout, a lost connection), not a 401 or 429 that the operator or time can cure.
+ */
+export function isPermanentRefusal(err: unknown): boolean {
+  const e = (err ?? {}) as { statusCode?: number; rawType?: string };
+  if (e.statusCode === 400) return e.rawType === "invalid_request_error" || e.rawType === "idempotency_error";
+  return e.statusCode === 404 && e.rawType === "invalid_request_error";
+}
+
+/**
  * The SDK's own retries: one more attempt after a lost connection, a timeout, a 409 (a request still in flight
  * with the same idempotency key), a 429 or a 5xx, after its backoff (0.5 s at most here). Every POST carries an
  * idempotency key (ours, or the SDK's for the retry), so a retry never charges, refunds or creates twice.
@@ -287,7 +302,7 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
     async createIntent(input) {
       const pi = await stripe.paymentIntents.create(
         {
-          ...(input.saveCard ? { customer: input.saveCard.customerId, setup_future_usage: "off_session" as const } : {}),
+          ...(input.saveCard ? { customer: input.saveCard.customerId, setup_future_usage: "off_session" as const } : input.customerId ? { customer: input.customerId } : {}),
           amount: input.amountCents,
           currency: input.currency,
           metadata: { kind: input.metadata.kind, reference: input.metadata.reference },
@@ -330,6 +345,9 @@ export function createStripeGateway(opts: StripeGatewayOptions): PaymentGateway 
       // An empty string unsets setup_future_usage (https://docs.stripe.com/api/payment_intents/update); the customer stays.
       const params: Stripe.PaymentIntentUpdateParams = saveCard ? { customer: saveCard.customerId, setup_future_usage: "off_session" } : { setup_future_usage: "" };
       return snapshot(await stripe.paymentIntents.update(id, params));
+    },
+    async updateIntentCustomer(id, customerId) {
+      return snapshot(await stripe.paymentIntents.update(id, { customer: customerId }));
     },
     async chargeOffSession(input) {
       try {

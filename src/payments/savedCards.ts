@@ -189,6 +189,10 @@ export function createSavedCards(ctx: SavedCardsContext): SavedCards {
 
   async function confirmAgain(payment: PaymentRow, intent: IntentSnapshot, input: ChargeSavedCardInput): Promise<OffSessionAttempt> {
     if (intent.amountCents !== input.amountCents) intent = await ctx.changeAmount(await fresh(payment.id), input.amountCents);
+    // An intent made on session without a Customer (before balances were made on it): Stripe refuses a saved card on
+    // it, so it is put on the card's Customer first. An intent on another Customer is left as it is: Stripe refuses
+    // it, a refusal no retry cures (the caller's decline path).
+    if (!intent.customerId) intent = await gateway.updateIntentCustomer(intent.id, input.customerId);
     await repo.setAttemptKey(db, payment.id, `${CONFIRM_KEY_PREFIX}${input.idempotencyKey}`);
     return gateway.confirmOffSession(intent.id, { paymentMethodId: input.paymentMethodId, idempotencyKey: input.idempotencyKey });
   }

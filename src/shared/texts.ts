@@ -132,6 +132,8 @@ export function declinedText(message: string): string {
 
 /** What a confirmation promises about the private link (pages and e-mails). */
 export const CONFIRMATION_TEXT = {
+  /** A registration on a deposit plan with its balance still to pay: never "paid" while something is owed. */
+  depositPaid: "The deposit is paid and the place is booked; the balance below is still to pay.",
   privateLinkPromise: "The confirmation e-mail sent to the address entered at registration holds the private link to see, change or cancel this registration from any browser.",
 } as const;
 

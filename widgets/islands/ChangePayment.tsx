@@ -22,6 +22,8 @@ export interface ChangePaymentProps {
   /** Where a settled payment goes: the change page, which says what happened. */
   doneUrl: string;
   billing: { name: string; email: string; phone: string };
+  /** A card saved on the PaymentIntent's Customer (a deposit's balance): offered first, a new card second. */
+  savedCard?: { paymentMethodId: string; text: string } | null;
 }
 
 const FAILED = "Payment Failed";
@@ -31,9 +33,10 @@ export default function ChangePayment(props: ChangePaymentProps) {
   return <WithStripe publishableKey={props.publishableKey}>{(status) => <Pay {...props} stripeState={status} />}</WithStripe>;
 }
 
-function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing, stripeState }: ChangePaymentProps & { stripeState: StripeStatus }) {
+function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing, savedCard, stripeState }: ChangePaymentProps & { stripeState: StripeStatus }) {
   const stripe = useStripe();
   const elements = useElements();
+  const [useSaved, setUseSaved] = useState(Boolean(savedCard));
   const [busy, setBusy] = useState(false);
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
@@ -48,7 +51,7 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
   async function pay(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     if (busy || !stripe || !elements) return;
-    const card = elements.getElement(CardElement);
+    const card = useSaved && savedCard ? savedCard.paymentMethodId : elements.getElement(CardElement);
     if (!card) return fail(FALLBACK);
     setBusy(true);
     setPaymentError(null);
@@ -82,7 +85,19 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
         <legend>Card Details</legend>
         {!enhanced ? <p className="notice-inline needs-js">{CHANGE_TEXT.needsJavaScript}</p> : null}
         {stripeState === "unavailable" ? <p className="notice-inline" role="alert">Payment processing is temporarily unavailable. Please try again later.</p> : null}
-        {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
+        {stripeState === "ready" && savedCard ? (
+          <div className="package-options saved-card-choice">
+            <label className="package-option">
+              <input type="radio" name="cardChoice" value="saved" checked={useSaved} onChange={() => setUseSaved(true)} />
+              <span className="package-option-label">{`${CHANGE_TEXT.savedCard} ${savedCard.text}`}</span>
+            </label>
+            <label className="package-option">
+              <input type="radio" name="cardChoice" value="new" checked={!useSaved} onChange={() => setUseSaved(false)} />
+              <span className="package-option-label">{CHANGE_TEXT.newCard}</span>
+            </label>
+          </div>
+        ) : null}
+        {stripeState === "ready" && !(useSaved && savedCard) ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
       </fieldset>
       {paymentError ? (
         <div className="payment-error" role="alert">

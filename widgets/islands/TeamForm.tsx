@@ -30,7 +30,7 @@ import {
   type TeamFormValues,
 } from "../../src/shared/registrations/teamRules.ts";
 import { CsrfContext, Field, Form, FormErrors } from "../../components/Form.tsx";
-import { PaymentPlanChoice, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
+import { PaymentPlanChoice, planFor, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
 
 export interface TeamFormProps {
   eventId: number;
@@ -89,6 +89,8 @@ export default function TeamForm(props: TeamFormProps) {
   const listCents = teamTotalCents(complete, props.teamPriceCents);
   const off = props.discount && complete > 0 ? discountAmount(listCents, props.discount) : null;
   const totalCents = off ? off.finalCents : listCents;
+  // The deposit plan chosen (and still offered for this total): the button says what is paid today.
+  const todayPlan = paymentPlan === "deposit" ? planFor(props.depositOffer, totalCents, complete) : null;
 
   const check = (next: TeamFormValues): FieldErrors => {
     const r = validate(schema, next);
@@ -229,7 +231,7 @@ export default function TeamForm(props: TeamFormProps) {
         <div className="registration-actions">
           <a className="btn btn-secondary" href={`/events/${props.eventId}`}>Back to Event</a>
           <button type="submit" name="intent" value="register" className="btn btn-primary" disabled={busy || (enhanced && complete === 0)}>
-            {busy ? TEAM_TEXT.processing : TEAM_TEXT.button(totalCents)}
+            {busy ? TEAM_TEXT.processing : todayPlan ? TEAM_TEXT.depositButton(todayPlan.todayCents) : TEAM_TEXT.button(totalCents)}
           </button>
         </div>
       </section>

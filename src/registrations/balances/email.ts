@@ -10,6 +10,8 @@ import { addresseeOf, attendanceLines, registrationSubject } from "../core/email
 import type { Balance } from "./repository.ts";
 import { cardExpiresBefore, cardText } from "./schedule.ts";
 
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
 /**
  * The balance's e-mails (README: Deposits and balances). Each goes to whoever the registration's e-mails go to: a
  * team's coach, an individual's parent or guardian, or the adult athlete. Links to the manage page are fresh ones,
@@ -26,27 +28,60 @@ const cardLine = (b: Balance) => (b.card ? `the saved card, ${cardText(b.card)}`
 /** Stripe's decline message as a sentence of its own. */
 const sentence = (message: string) => (/[.!?]$/.test(message.trim()) ? message.trim() : `${message.trim()}.`);
 
+type Fact = [string, string];
+
+/**
+ * A receipt-like e-mail as the other receipts are sent (src/registrations/core/email.ts): the text, and HTML with the
+ * same facts in a table (date, card, the breakdown) and the same link.
+ */
+function withFacts(site: Site, r: Registration, kind: string, subject: string, parts: { heading: string; lead: string[]; facts: Fact[]; after: string[]; link?: { text: string; url: string } }): OutgoingEmail {
+  const email = plain(site, r, kind, subject, [...parts.lead, "", ...parts.facts.map(([k, v]) => `${k}: ${v}`), "", ...(parts.link ? [`${parts.link.text} ${parts.link.url}`, ""] : []), ...parts.after]);
+  const html = `<!doctype html><html><body style="font-family:Arial,sans-serif;color:#111">
+<h1 style="font-size:20px">${escapeHtml(parts.heading)}</h1>
+<p>Hi ${escapeHtml(addresseeOf(r).firstName)},</p>
+${parts.lead.map((line) => `<p>${escapeHtml(line)}</p>`).join("\n")}
+<table cellpadding="6" style="border-collapse:collapse">${parts.facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join("")}</table>
+${parts.link ? `<p>${escapeHtml(parts.link.text)}<br><a href="${escapeHtml(parts.link.url)}">Your registration</a></p>` : ""}
+<p>Questions? Write to ${escapeHtml(site.email)} or call ${escapeHtml(site.phone)}.</p>
+<p>${escapeHtml(site.displayName)}</p></body></html>`;
+  return { ...email, html };
+}
+
+/** The balance's breakdown: the registration's price, what was paid before, and this balance. */
+const breakdown = (totalCents: number, paidBeforeCents: number, balanceCents: number): Fact[] => [
+  ["Total", formatPrice(totalCents)],
+  ["Paid before", formatPrice(paidBeforeCents)],
+  ["Balance", formatPrice(balanceCents)],
+];
+
 /** 7 and 2 days before the due date: what will be charged, when, to which card; a card that expires first is said. */
 export function balanceReminderEmail(site: Site, event: EventDetail, r: Registration, b: Balance, manageUrl: string): OutgoingEmail {
   const dueAt = b.dueAt!;
   const expires = b.card !== null && cardExpiresBefore(b.card, dueAt);
-  return plain(site, r, "balance_reminder", `Balance of ${formatPrice(b.owedCents)} due ${day(dueAt, event)}: ${event.title} (${r.reference})`, [
-    `The balance for ${what(event, r)} is ${formatPrice(b.owedCents)}. We will charge it on ${day(dueAt, event)} to ${cardLine(b)}.`,
-    ...(expires ? ["", "Your card expires before then: update it on your registration's page, or the charge will fail."] : []),
-    "",
-    `To pay now or use another card, open your registration's page: ${manageUrl}`,
-    "",
-    ...attendanceLines(event, r),
-  ]);
+  return withFacts(site, r, "balance_reminder", `Balance of ${formatPrice(b.owedCents)} due ${day(dueAt, event)}: ${event.title} (${r.reference})`, {
+    heading: `Your balance of ${formatPrice(b.owedCents)} is due on ${day(dueAt, event)}`,
+    lead: [
+      `The balance for ${what(event, r)} is ${formatPrice(b.owedCents)}. We will charge it on ${day(dueAt, event)} to ${cardLine(b)}.`,
+      ...(expires ? ["Your card expires before then: update it on your registration's page, or the charge will fail."] : []),
+    ],
+    facts: [["Registration reference", r.reference], ["Event", event.title], ["Charge date", day(dueAt, event)], ["Card", b.card ? cardText(b.card) : "the saved card"], ...breakdown(b.amountCents, b.paidCents, b.owedCents)],
+    link: { text: "To pay now or use another card, open your registration's page:", url: manageUrl },
+    after: attendanceLines(event, r),
+  });
 }
 
-/** The balance was paid (charged on its date, or paid on the manage page): the registration is paid in full. */
-export function balanceReceiptEmail(site: Site, event: EventDetail, r: Registration, paidCents: number, totalCents: number): OutgoingEmail {
-  return plain(site, r, "balance_receipt", `Receipt: balance paid for ${event.title} (${r.reference})`, [
-    `We received the balance of ${formatPrice(paidCents)} for ${what(event, r)}. It is paid in full: ${formatPrice(totalCents)}.`,
-    "",
-    ...attendanceLines(event, r),
-  ]);
+/**
+ * The balance was paid (charged on its date, or paid on the manage page): the registration is paid in full. The card
+ * is named when the job charged the saved one (off session); paid on the page, it is the card the payer chose there.
+ */
+export function balanceReceiptEmail(site: Site, event: EventDetail, r: Registration, paidCents: number, totalCents: number, paid: { at: Date; savedCardCharged: boolean }): OutgoingEmail {
+  const card = paid.savedCardCharged && r.deposit?.card ? cardText(r.deposit.card) : "the card you paid with";
+  return withFacts(site, r, "balance_receipt", `Receipt: balance paid for ${event.title} (${r.reference})`, {
+    heading: `Balance paid: ${event.title}`,
+    lead: [`We received the balance of ${formatPrice(paidCents)} for ${what(event, r)}. It is paid in full: ${formatPrice(totalCents)}.`],
+    facts: [["Registration reference", r.reference], ["Event", event.title], ["Paid on", day(paid.at, event)], ["Card", card], ...breakdown(totalCents, totalCents - paidCents, paidCents), ["Still owed", formatPrice(0)]],
+    after: attendanceLines(event, r),
+  });
 }
 
 /** A soft decline with attempts left: when the next one is, and how to avoid it. */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isUniqueViolation } from "../../db/rows.ts";
 import { lockingTransaction } from "../../db/transaction.ts";
 import type { ChargeOutcome, ChargeSavedCardInput } from "../../payments/core.ts";
+import { isPermanentRefusal } from "../../payments/gateway.ts";
 import { STALE_CLAIM_MS } from "../../db/jobQueue.ts";
 import * as regRepo from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
@@ -32,11 +33,26 @@ export async function runBalanceJob(deps: RegistrationDeps): Promise<{ reminded:
   const reminded = await sendBalanceReminders(deps);
   const charged = await chargeDueBalances(deps);
   const released = await releaseUnpaidBalances(deps);
+  await reportUndecidedBalances(deps);
   return { reminded, charged, released };
+}
+
+/** A balance the job has not charged nor declined this long after it should have is reported (not a slow moment). */
+export const UNDECIDED_AFTER_MS = 60 * 60_000;
+
+/** Each pass: the balances past due the job has not settled either way (undecidedPastDue), one line at error. */
+async function reportUndecidedBalances(deps: RegistrationDeps): Promise<void> {
+  const undecided = await repo.undecidedPastDue(deps.db, deps.clock(), UNDECIDED_AFTER_MS);
+  if (undecided.length === 0) return;
+  deps.logger.error({ references: undecided.map((b) => b.reference) }, `${undecided.length} balance(s) past their due date, neither paid nor overdue: see npm run payments -- balances`);
 }
 
 /** What an attempt came to: the payment core's answer, or a decline without Stripe (no card saved). */
 type ChargeAnswer = ChargeOutcome | { outcome: "declined"; code: string; declineCode: string | null; hard: boolean; message: string; payment?: undefined };
+
+/** What the charge row and the payer's e-mail say of an attempt Stripe refused for a reason no retry can cure. */
+const REFUSED_CODE = "refused_by_stripe";
+const REFUSED_MESSAGE = "The saved card could not be used for this payment.";
 
 /** A call that failed before Stripe answered is sent again (same attempt, same key) this much later. */
 export const CALL_RETRY_MS = 5 * 60_000;
@@ -112,8 +128,15 @@ async function runAttempt(deps: RegistrationDeps, balance: Balance, charge: Bala
   try {
     answer = await chargeSavedCard(deps, balance, charge);
   } catch (err) {
-    // Whether Stripe took it is unknown: the same attempt goes again with the same key, which Stripe answers once.
     const message = (err as Error).message;
+    if (isPermanentRefusal(err)) {
+      // Stripe refused the request itself (a card of another Customer, a Customer deleted...): sent again, it is
+      // refused again. The decline path, as a hard decline: overdue, e-mailed, released at the grace date.
+      deps.logger.error({ reference: balance.reference, attempt: charge.attempt, err: message }, "balance charge refused by Stripe; no retry can cure it");
+      await recordOutcome(deps, balance, charge, { outcome: "declined", code: REFUSED_CODE, declineCode: null, hard: true, message: REFUSED_MESSAGE });
+      return;
+    }
+    // Whether Stripe took it is unknown: the same attempt goes again with the same key, which Stripe answers once.
     await repo.finishCharge(deps.db, charge, { status: "retry", lastError: message, nextAttemptAt: new Date(deps.clock().getTime() + CALL_RETRY_MS) }, deps.clock());
     deps.logger.warn({ reference: balance.reference, attempt: charge.attempt, err: message }, "balance charge did not get an answer; sent again later with the same key");
     return;

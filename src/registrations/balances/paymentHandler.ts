@@ -41,7 +41,7 @@ export function registerBalancePayments(deps: RegistrationDeps): void {
       const paidCents = (r.amountPaidCents ?? 0) + payment.amountCents;
       await repo.transition(trx, r.id, "payBalance", now, { amount_paid_cents: paidCents });
       const event = await findEvent(trx, r.eventId);
-      if (event) await enqueueEmail(trx, balanceReceiptEmail(deps.site, event, r, payment.amountCents, paidCents));
+      if (event) await enqueueEmail(trx, balanceReceiptEmail(deps.site, event, r, payment.amountCents, paidCents, { at: now, savedCardCharged: payment.paidVia === "off_session" }));
       deps.logger.info({ reference: r.reference, amountCents: payment.amountCents }, "registration balance paid");
       return "accepted";
     },

@@ -83,6 +83,24 @@ export async function unpaidPastDue(conn: Conn, now: Date): Promise<Balance[]> {
   return (await balances(conn).whereIn("r.status", ["balance_overdue", "deposit_paid"]).andWhere("r.balance_due_at", "<=", now).orderBy("r.id")).map(mapBalance);
 }
 
+/**
+ * Balances the job has left undecided `marginMs` after it owed a decision: still `deposit_paid` past their due date
+ * with no attempt, an attempt still claimed or waiting to be sent again, one dropped, or a retry overdue. A soft
+ * decline waiting for its next day or a payer asked to authenticate are decided (the release takes those at the
+ * grace date). The job logs these at error and the operator's list names them.
+ */
+export async function undecidedPastDue(conn: Conn, now: Date, marginMs: number): Promise<Balance[]> {
+  const before = new Date(now.getTime() - marginMs);
+  const candidates = (await balances(conn).where("r.status", "deposit_paid").andWhere("r.balance_due_at", "<=", before).orderBy("r.balance_due_at").orderBy("r.id")).map(mapBalance);
+  const undecided: Balance[] = [];
+  for (const b of candidates) {
+    const last = await latestCharge(conn, b.registrationId);
+    const waiting = last && ((last.status === "declined" && (last.nextAttemptAt === null || last.nextAttemptAt > before)) || last.status === "authentication_required" || last.status === "succeeded" || ((last.status === "claimed" || last.status === "retry") && last.createdAt > before));
+    if (!waiting) undecided.push(b);
+  }
+  return undecided;
+}
+
 /** Every balance still owed (the operator's list): deposit paid or overdue, soonest due first. */
 export async function owedBalances(conn: Conn, opts: { dueBy?: Date; overdueOnly?: boolean }): Promise<Balance[]> {
   const q = balances(conn).whereIn("r.status", opts.overdueOnly ? ["balance_overdue"] : ["deposit_paid", "balance_overdue"]);

@@ -1,5 +1,9 @@
 import { DomainError } from "../../errors.ts";
-import { placesTaken } from "../../events/repository.ts";
+import { placesTaken, toDepositPolicy } from "../../events/repository.ts";
+import { toDate } from "../../db/rows.ts";
+import { DEFAULT_TIME_ZONE } from "../../shared/events/rules.ts";
+import { depositPlan } from "../../shared/registrations/deposits.ts";
+import { toText } from "../../shared/toText.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { validate, type FieldErrors } from "../../shared/forms.ts";
 import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
@@ -69,8 +73,9 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
     const active = r.athletes.filter((a) => a.withdrawnAt === null).length;
     if (!teamHasRoom(active, adding, deps.limits.maxTeamAthletes)) throw new DomainError("invalid", CHANGE_TEXT.teamFull(deps.limits.maxTeamAthletes));
     const teamPriceCents = await repo.teamPriceCents(trx, event.id);
-    const amountCents = addedAthletesCents(adding, teamPriceCents);
-    if (amountCents === null) throw new DomainError("conflict", CHANGE_TEXT.noAthletes);
+    const priceCents = addedAthletesCents(adding, teamPriceCents);
+    if (priceCents === null) throw new DomainError("conflict", CHANGE_TEXT.noAthletes);
+    const { amountCents, balanceCents } = addedAthletesSplit(r, eventRow, priceCents, adding, now);
 
     const free = Number(eventRow.capacity) - (await placesTaken(trx, event.id, now));
     const left = await placesForSale(trx, event.id, free, now);
@@ -84,7 +89,7 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
       {
         registrationId: r.id,
         eventId: event.id,
-        data: { kind: "add_athletes", pricePerAthleteCents: teamPriceCents, athletes: input.athletes },
+        data: { kind: "add_athletes", pricePerAthleteCents: teamPriceCents, athletes: input.athletes, ...(balanceCents > 0 ? { balanceCents } : {}) },
         places: adding,
         amountCents,
         pricedVersion: r.version,
@@ -96,4 +101,16 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
   });
   deps.logger.info({ reference: input.reference, changeId: id, adding }, "athletes held for a paid team, waiting for their payment");
   return id;
+}
+
+/**
+ * What the new athletes cost now and what joins the balance. A team on a deposit plan whose balance is still to come
+ * pays the event's deposit for them now (as its first athletes did) and the rest with its balance on the same due
+ * date; a team paid in full, or once a deposit is no longer offered (too close to the due date), pays it all now.
+ */
+export function addedAthletesSplit(r: Registration, eventRow: Record<string, unknown>, priceCents: number, adding: number, now: Date): { amountCents: number; balanceCents: number } {
+  if (r.status !== "deposit_paid" || !r.deposit || r.deposit.balanceDueAt.getTime() <= now.getTime()) return { amountCents: priceCents, balanceCents: 0 };
+  const firstDay = { date: toDate(eventRow.start_date)!.toISOString().slice(0, 10), timeZone: toText(eventRow.time_zone ?? "") || DEFAULT_TIME_ZONE };
+  const plan = depositPlan(toDepositPolicy(eventRow), priceCents, adding, firstDay, now);
+  return plan ? { amountCents: plan.todayCents, balanceCents: plan.balanceCents } : { amountCents: priceCents, balanceCents: 0 };
 }

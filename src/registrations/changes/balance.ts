@@ -9,7 +9,7 @@ import { BALANCE_KIND } from "../balances/paymentHandler.ts";
 /** The payment kind of a deposit registration's balance, with its handler (reference and group: the registration's reference). */
 export { BALANCE_KIND };
 
-export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registration, base: string): BalanceView | null {
+export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registration, base: string, now: Date): BalanceView | null {
   const owed = balanceOwed(r);
   if (!r.deposit || owed <= 0) return null;
   const card = r.deposit.card;
@@ -18,6 +18,7 @@ export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registratio
     paidCents: r.amountPaidCents ?? 0,
     dueText: dueDayText(r.deposit.balanceDueAt, event.timeZone),
     overdue: r.status === "balance_overdue",
+    pastDue: r.deposit.balanceDueAt.getTime() <= now.getTime(),
     cardText: card ? `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} ending ${card.last4}, expires ${String(card.expMonth).padStart(2, "0")}/${card.expYear}` : null,
     payHref: `${base}/balance`,
     cardHref: `${base}/card`,
@@ -27,7 +28,8 @@ export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registratio
 /**
  * "Pay the balance now" (on session, 3-D Secure as usual): the balance's one live PaymentIntent for what is owed now,
  * shared by every tab (the core keeps one live payment per kind and reference: two tabs pay one intent, charged once).
- * Null when nothing is owed.
+ * Made on the Customer that holds the saved card, so that the job can still charge that card on this intent on the
+ * due date when the page was left unpaid (Stripe refuses a card of another Customer). Null when nothing is owed.
  */
 export async function prepareBalancePayment(deps: RegistrationDeps, event: Pick<EventDetail, "title">, r: Registration): Promise<string | null> {
   const owed = balanceOwed(r);
@@ -38,6 +40,7 @@ export async function prepareBalancePayment(deps: RegistrationDeps, event: Pick<
     amountCents: owed,
     description: `${event.title}: balance (${r.reference})`,
     email: r.contact.email,
+    customerId: r.deposit?.customerId ?? undefined,
   });
   return clientSecret;
 }

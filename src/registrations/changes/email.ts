@@ -1,3 +1,4 @@
+import { balanceOwed } from "../booking/deposit.ts";
 import type { Site } from "../../shared/site.ts";
 import type { OutgoingEmail } from "../../email/outbox.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -73,7 +74,7 @@ export function familyLinkEmail(site: Site, event: EventDetail, r: Registration,
     `Hi ${due.minor ? athlete.emergencyContactName : first},`,
     "",
     ...(reminder && due.missing.length > 0 ? [`A reminder: ${first}'s registration still needs the ${due.missing.join(" and the ")}, and details can change only ${due.until}.`, ""] : []),
-    `${r.contact.firstName} ${r.contact.lastName} has registered ${name} for ${event.title} with ${team} (reference ${r.reference}), and the registration is paid.`,
+    `${r.contact.firstName} ${r.contact.lastName} has registered ${name} for ${event.title} with ${team} (reference ${r.reference}), and ${balanceOwed(r) > 0 ? "the place is booked (the team's balance is its coach's to pay)" : "the registration is paid"}.`,
     "",
     `Your private link, for ${first} only:`,
     url,
@@ -155,7 +156,7 @@ export function refundFailedEmail(site: Site, event: EventDetail, r: Registratio
     `Hi ${r.contact.firstName},`,
     "",
     `The refund of ${formatPrice(refundCents)} for ${registrationSubject(r)} at ${event.title} (registration ${r.reference}) did not go through: your card company sent it back to us, so the money is still with us.`,
-    "We are sending it again and will e-mail you when it is on its way. If the card you paid with is closed, reply to this e-mail and tell us how you would like to be refunded.",
+    "We are sending it again to the same card; depending on your bank it shows within 5 to 10 business days, and we will write to you only if it comes back again. If the card you paid with is closed, reply to this e-mail and tell us how you would like to be refunded.",
     "",
     `Questions? Reply to this e-mail, write to ${site.email} or call ${site.phone}.`,
     "",

@@ -34,7 +34,10 @@ const changeId = (reference: string) => (/^\d{1,12}$/.test(reference) ? Number(r
 
 /** Why a paid change can no longer be applied to the registration, or null when it can. Under the aggregate's locks. */
 async function cannotApply(deps: RegistrationDeps, trx: Knex.Transaction, c: RegistrationChange, r: Registration, eventRow: Record<string, unknown>, event: EventDetail, now: Date, byOperator: boolean): Promise<string | null> {
-  if (r.status !== "paid") return `the registration is ${r.status}`;
+  // A team on a deposit plan takes changes as a paid one does (the manage page's permissions); a change that raises
+  // the balance needs the balance still to come (not charged meanwhile: the registration would read paid and owe).
+  const addsToBalance = c.data.kind === "add_athletes" && (c.data.balanceCents ?? 0) > 0;
+  if (addsToBalance ? r.status !== "deposit_paid" : r.status !== "paid" && r.status !== "deposit_paid") return `the registration is ${r.status}`;
   if (permissions(r.status, event, toDate(eventRow.changes_freeze_at), now).phase !== "open") return "the deadline for changes has passed";
   if (c.data.kind === "upgrade") {
     if (r.version !== c.pricedVersion || r.packageCode !== c.data.fromPackageCode || r.listPriceCents !== c.data.fromListPriceCents) return "the registration changed after the upgrade was priced";
@@ -58,9 +61,10 @@ async function apply(deps: RegistrationDeps, trx: Knex.Transaction, c: Registrat
     await repo.replaceDays(trx, r.id, c.data.dayIds);
     what = `package from ${r.packageLabel} to ${c.data.packageLabel}, ${formatPrice(c.amountCents)} paid`;
   } else {
-    await repo.addTeamAthletes(trx, r, c.data.athletes, c.amountCents, now);
+    await repo.addTeamAthletes(trx, r, c.data.athletes, c.amountCents + (c.data.balanceCents ?? 0), now);
     const names = c.data.athletes.map((a) => `${a.firstName} ${a.lastName}`).join(", ");
-    what = `${c.places} ${c.places === 1 ? "athlete" : "athletes"} added (${names}), ${formatPrice(c.amountCents)} paid`;
+    const later = c.data.balanceCents ? `, ${formatPrice(c.data.balanceCents)} added to the balance` : "";
+    what = `${c.places} ${c.places === 1 ? "athlete" : "athletes"} added (${names}), ${formatPrice(c.amountCents)} paid${later}`;
   }
   await repo.addPaid(trx, r.id, c.amountCents, now);
   await repo.moveChange(trx, c.id, "pay", now, { paid_at: now });

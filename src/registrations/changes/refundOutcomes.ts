@@ -36,6 +36,9 @@ export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.
   if (!everything || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
   await releaseUse(trx, r.id, now);
   await placesFreed(trx, r.eventId);
+  // A refund sent again after one failed: its correction already told the payer it is on its way, and a card that
+  // sent one back may send this one back too; a "Refunded" e-mail now would make a pair with the next correction.
+  if (r.status === "refund_failed") return;
   const event = await findEvent(trx, r.eventId);
   if (event) await enqueueEmail(trx, registrationRefundedEmail(deps.site, event, r, parts));
 }

@@ -715,7 +715,8 @@ export type { ChangeStatus } from "./states.ts";
 /** The change's data: the new package and its days, or the athletes to add (the team form's fields, checked). */
 export type ChangeData =
   | { kind: "upgrade"; fromPackageCode: string; fromListPriceCents: number; packageCode: string; packageLabel: string; priceCents: number; dayIds: number[] }
-  | { kind: "add_athletes"; pricePerAthleteCents: number; athletes: TeamRegistration["athletes"] };
+  /** balanceCents: on a deposit plan, the part of the athletes' price added to the balance (the change charges the rest). */
+  | { kind: "add_athletes"; pricePerAthleteCents: number; athletes: TeamRegistration["athletes"]; balanceCents?: number };
 
 export interface RegistrationChange {
   id: number;

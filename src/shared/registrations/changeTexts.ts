@@ -17,6 +17,9 @@ export const CHANGE_TEXT = {
   needsJavaScript: "Card payment needs JavaScript. Please turn JavaScript on in your browser to pay by card; nothing changes until you pay.",
   paid: "Payment received: your registration is changed. We've e-mailed the details.",
   processing: "Your bank is still confirming this payment. We'll e-mail you when it is confirmed.",
+  /** The balance's card choice: the card saved with the deposit first, a new card second. */
+  savedCard: "The saved card,",
+  newCard: "A new card",
   rejected: "This change could no longer be made when the payment arrived (the registration had changed). Your payment is being refunded in full.",
   lapsed: "This change was not paid in time and has lapsed: nothing changed. You can start it again.",
   cancelled: "This change was canceled: nothing changed.",

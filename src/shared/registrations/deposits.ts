@@ -145,6 +145,8 @@ export interface BalanceView {
   paidCents: number;
   dueText: string;
   overdue: boolean;
+  /** The due date has passed and the balance is still owed (being charged, declined and tried again, or waiting for the cardholder). */
+  pastDue: boolean;
   /** "Visa ending 4242, expires 12/2034"; null until the card is known. */
   cardText: string | null;
   payHref: string;

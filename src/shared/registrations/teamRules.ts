@@ -40,6 +40,8 @@ export const TEAM_TEXT = {
   minimumNote: `Minimum ${TEAM_MINIMUM} athletes required`,
   processing: "Processing...",
   button: (totalCents: number) => `Register Team - ${formatPrice(totalCents)}`,
+  // Ours: the spec's button names the total; with the deposit plan chosen it names what is paid today.
+  depositButton: (todayCents: number) => `Register Team - Pay ${formatPrice(todayCents)} today`,
   // Ours:
   age: (limits: AgeLimits) =>
     limits.min === TEAM_AGE.min && limits.max === TEAM_AGE.max

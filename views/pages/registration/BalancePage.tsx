@@ -9,9 +9,14 @@ export const BALANCE_TEXT = {
   owed: (b: BalanceView) => `${formatPrice(b.owedCents)} is due on ${b.dueText}.`,
   charged: (b: BalanceView) => (b.cardText ? `We charge it to ${b.cardText} on that day.` : "We charge it to the card you paid the deposit with on that day."),
   overdue: "Your balance is overdue: your places are kept for a few days. Pay it now to keep them.",
+  /** Past the due date, not yet overdue: never "We charge it on that day" once that day has gone. */
+  notYetPaid: (b: BalanceView) => `${formatPrice(b.owedCents)} was due on ${b.dueText} and is not paid yet. Pay it now, or we try the card again and e-mail you.`,
   payNow: "Pay the balance now",
   anotherCard: "Use another card",
   payTitle: "Pay Your Balance",
+  /** Said on the registration's page the payment or the card form goes back to. */
+  paidToast: (reference: string) => `Balance paid: registration ${reference} is paid in full. A receipt is on its way by e-mail.`,
+  cardSavedToast: "New card saved: the balance will be charged to it on its due date.",
 } as const;
 
 /** The manage page's deposit plan: paid, owed and when, and the two ways to act on it. */
@@ -21,7 +26,7 @@ export function BalanceSection({ balance }: { balance: BalanceView }) {
       <h2 id="manage-balance">{BALANCE_TEXT.heading}</h2>
       {balance.overdue ? <p className="notice-inline" role="alert">{BALANCE_TEXT.overdue}</p> : null}
       <SummaryRows rows={[["Deposit paid", formatPrice(balance.paidCents)], ["Balance", formatPrice(balance.owedCents)], ["Due", balance.dueText]]} />
-      <p>{`${BALANCE_TEXT.owed(balance)} ${BALANCE_TEXT.charged(balance)}`}</p>
+      {balance.overdue ? null : <p>{balance.pastDue ? BALANCE_TEXT.notYetPaid(balance) : `${BALANCE_TEXT.owed(balance)} ${BALANCE_TEXT.charged(balance)}`}</p>}
       <p className="registration-actions">
         <a className="btn btn-primary" href={balance.payHref}>{BALANCE_TEXT.payNow}</a>
         <a className="btn btn-secondary" href={balance.cardHref}>{BALANCE_TEXT.anotherCard}</a>

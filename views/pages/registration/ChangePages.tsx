@@ -101,6 +101,8 @@ export interface AddAthletesView {
   title: string;
   eventTitle: string;
   pricePerAthleteCents: number;
+  /** A team on a deposit plan with its balance still to come: what an added athlete costs today and what joins the balance. */
+  depositSplit: { todayCents: number; balanceCents: number; dueText: string } | null;
   placesLeft: number;
   changesUntil: string;
   rows: number;
@@ -139,7 +141,7 @@ export function AddAthletesPage({ view, form, message }: { view: AddAthletesView
       ) : (
         <section className="card registration-section" aria-labelledby="add-heading">
           <h2 id="add-heading">New athletes</h2>
-          <p className="muted">{`${formatPrice(view.pricePerAthleteCents)} per athlete (the team price), paid by card. Their places are held for 30 minutes while you pay; ${view.placesLeft} ${view.placesLeft === 1 ? "place is" : "places are"} open now. You can add athletes ${view.changesUntil}.`}</p>
+          <p className="muted">{`${formatPrice(view.pricePerAthleteCents)} per athlete (the team price)${view.depositSplit ? `: on your deposit plan ${formatPrice(view.depositSplit.todayCents)} each today, paid by card, and ${formatPrice(view.depositSplit.balanceCents)} each added to the balance due on ${view.depositSplit.dueText}` : ", paid by card"}. Their places are held for 30 minutes while you pay; ${view.placesLeft} ${view.placesLeft === 1 ? "place is" : "places are"} open now. You can add athletes ${view.changesUntil}.`}</p>
           <Form action={`${view.base}/athletes`} label="Add athletes to the team">
             <FormErrors errors={form.errors} focus />
             {form.errors.athletes ? <p className="field-error">{form.errors.athletes}</p> : null}

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { Widget } from "../../components/Widget.tsx";
 import type { IslandProps } from "../../../components/islands.ts";
 import { StepsBar } from "../../../components/StepsBar.tsx";
+import { SummaryRows } from "../../components/SummaryRows.tsx";
 import { formatPrice } from "../../../src/shared/money.ts";
 import { FAMILIES_EMAILED } from "../../../src/shared/registrations/teamRules.ts";
 
@@ -41,12 +42,13 @@ export function CheckoutNotConfirmed({ children }: { children: ReactNode }) {
   return <CheckoutShell step={3}>{children}</CheckoutShell>;
 }
 
-export function CheckoutComplete({ eventTitle, email, manageHref, familiesEmailed = false }: { eventTitle: string; email: string; manageHref: string; familiesEmailed?: boolean }) {
+export function CheckoutComplete({ eventTitle, email, manageHref, familiesEmailed = false, reference, facts = [] }: { eventTitle: string; email: string; manageHref: string; familiesEmailed?: boolean; reference?: string; facts?: [string, string][] }) {
   return (
     <CheckoutShell step={4}>
       <div className="card registration-section registration-confirmed" role="status">
         <h1>Registration Complete!</h1>
-        <p>{`Thank you for registering for ${eventTitle}.`}</p>
+        <p>{`Thank you for registering for ${eventTitle}.`}{reference ? <> Registration reference <strong>{reference}</strong>.</> : null}</p>
+        {facts.length > 0 ? <SummaryRows rows={facts} className="confirmed-facts" /> : null}
         <p>A confirmation e-mail is on its way to <strong>{email}</strong>.</p>
         {familiesEmailed && <p>{FAMILIES_EMAILED}</p>}
         <ManageLinkNote href={manageHref} />

@@ -67,14 +67,15 @@ export function RegistrationConfirmed({ email, reference, eventTitle, free = fal
  * A confirmed registration seen from a browser that did not make it (its address names the payment): what the
  * payment bought and where the private link went, nothing about who registered.
  */
-export function RegistrationSeenElsewhere(p: { state: "paid" | "canceled"; eventTitle: string; dateText: string; facts: [string, string][] }) {
+export function RegistrationSeenElsewhere(p: { state: "paid" | "deposit_paid" | "canceled"; eventTitle: string; dateText: string; facts: [string, string][] }) {
+  const registered = p.state !== "canceled";
   const rows: [string, string][] = [["Event", `${p.eventTitle} (${p.dateText})`], ...p.facts];
   return (
     <>
-      {p.state === "paid" ? <StepsBar step={3} /> : null}
+      {registered ? <StepsBar step={3} /> : null}
       <div className="card registration-section registration-confirmed" role="status" data-testid="registration-seen-elsewhere">
-        <h2>{p.state === "paid" ? REGISTRATION_MESSAGES.confirmedTitle : `Registration ${WORDS.canceled}`}</h2>
-        <p>{p.state === "paid" ? "This registration is paid." : `This registration was ${WORDS.canceledLower}; any refund goes back to the card that paid.`}</p>
+        <h2>{registered ? REGISTRATION_MESSAGES.confirmedTitle : `Registration ${WORDS.canceled}`}</h2>
+        <p>{p.state === "paid" ? "This registration is paid." : p.state === "deposit_paid" ? CONFIRMATION_TEXT.depositPaid : `This registration was ${WORDS.canceledLower}; any refund goes back to the card that paid.`}</p>
         <SummaryRows rows={rows} className="confirmed-facts" />
         <p>{CONFIRMATION_TEXT.privateLinkPromise}</p>
         <a className="btn btn-primary" href="/">Return to Home</a>

@@ -6,6 +6,7 @@ import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import type { PaymentPanelProps } from "../../../../widgets/islands/RegistrationSteps.tsx";
 import { RegistrationNotConfirmed } from "../../../../views/pages/registration/RegisterPage.tsx";
+import { boughtFacts } from "./confirmation.tsx";
 import { CheckoutAlreadyPaid, CheckoutComplete, CheckoutError, CheckoutNotConfirmed, CheckoutPay, TeamCheckoutPay, type CheckoutDetails } from "../../../../views/pages/registration/CheckoutPage.tsx";
 import { REGISTRATION_MESSAGES } from "../../../shared/registrations/rules.ts";
 import { TEAM_TEXT } from "../../../shared/registrations/teamRules.ts";
@@ -59,7 +60,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
     const registration = reference ? await repo.findByReference(db, reference) : undefined;
     if (registration && isRegistered(registration.status)) {
       const manageHref = await confirmationPageManageHref(req, deps, registration);
-      return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} manageHref={manageHref} familiesEmailed={team} />, { team });
+      return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} manageHref={manageHref} familiesEmailed={team} reference={registration.reference} facts={boughtFacts(event, registration)} />, { team });
     }
     if (q.success === "true" || registration?.status === "needs_review") {
       return shell(req, res, <CheckoutNotConfirmed><RegistrationNotConfirmed email={site.email} phone={site.phone} /></CheckoutNotConfirmed>, { team });

@@ -87,13 +87,13 @@ async function seenElsewhere(deps: RegistrationDeps, event: EventDetail, intentI
   if (!payment || payment.kind !== REGISTRATION_KIND) return null;
   const registration = await repo.findByReference(deps.db, payment.reference);
   if (!registration || registration.eventId !== event.id || registration.kind !== "individual") return null;
-  const state = isRegistered(registration.status) ? "paid" : registration.status === "withdrawn" || registration.status === "canceled" || registration.status === "refunded" ? "canceled" : null;
+  const state = isRegistered(registration.status) ? (balanceOwed(registration) > 0 ? "deposit_paid" : "paid") : registration.status === "withdrawn" || registration.status === "canceled" || registration.status === "refunded" ? "canceled" : null;
   if (!state) return null;
   return <RegistrationSeenElsewhere state={state} eventTitle={event.title} dateText={event.dateText} facts={boughtFacts(event, registration)} />;
 }
 
-/** What a registration bought, as its confirmation lists it: package, days, amount paid (and refunded). */
-function boughtFacts(event: EventDetail, r: repo.Registration): [string, string][] {
+/** What a registration bought, as its confirmation lists it: package, days, amount paid (and refunded), the balance owed and its date. */
+export function boughtFacts(event: EventDetail, r: repo.Registration): [string, string][] {
   const rows: [string, string][] = [
     ["Package", r.kind === "team" ? `${r.packageLabel} (${r.places} athletes)` : r.packageLabel],
     ["Days", event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label).join("; ")],

@@ -58,6 +58,7 @@ export function changePaymentRoutes(deps: RegistrationRouteDeps): Router {
     return [
       ...c.data.athletes.map((a) => `${a.firstName} ${a.lastName} (age ${a.age}, shirt ${a.shirtSize})`),
       `${c.places} × ${formatPrice(c.data.pricePerAthleteCents)} (the team price)`,
+      ...(c.data.balanceCents ? [`Today ${formatPrice(c.amountCents)} (the deposit); ${formatPrice(c.data.balanceCents)} is added to the balance, charged with it on its due date`] : []),
     ];
   }
 

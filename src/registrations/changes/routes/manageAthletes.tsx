@@ -5,12 +5,13 @@ import { formBody, formPost } from "../../../http/forms.ts";
 import { domainErrorStatus } from "../../../http/errors.ts";
 import { visitorKeys } from "../../../http/visitor.ts";
 import { deadlineText } from "../../../shared/texts.ts";
-import { AddAthletesPage } from "../../../../views/pages/registration/ChangePages.tsx";
+import { AddAthletesPage, type AddAthletesView } from "../../../../views/pages/registration/ChangePages.tsx";
+import { dueDayText } from "../../../shared/registrations/deposits.ts";
 import type { AthleteRow, TeamAthlete } from "../../../shared/registrations/teamRules.ts";
 import * as repo from "../../core/repository.ts";
 import { MANAGE_PATH } from "../links.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
-import { postedRows, startAddAthletes, validateNewAthletes } from "../addAthletes.ts";
+import { addedAthletesSplit, postedRows, startAddAthletes, validateNewAthletes } from "../addAthletes.ts";
 import { placesOpen } from "../../waitlist/offers.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { allowed, openWhole, pendingChangeOf, type Opened } from "./manageLink.tsx";
@@ -35,12 +36,14 @@ export function manageAthleteRoutes(deps: RegistrationRouteDeps): Router {
     const room = Math.max(0, deps.limits.maxTeamAthletes - active);
     const reason = o.r.kind !== "team" ? "Only a team's coach adds athletes." : p.phase !== "open" ? p.reason || "This registration can no longer change." : room === 0 ? CHANGE_TEXT.teamFull(deps.limits.maxTeamAthletes) : "";
     const maxRows = Math.min(MAX_NEW_ROWS, room);
+    const price = await repo.teamPriceCents(deps.db, o.event.id);
     const asked = extra.rows ?? Number(typeof req.query.rows === "string" && /^\d{1,2}$/.test(req.query.rows) ? req.query.rows : 1);
     const view = {
       base: o.base,
       title: o.r.teamName ?? `${o.r.contact.firstName} ${o.r.contact.lastName}'s team`,
       eventTitle: o.event.title,
-      pricePerAthleteCents: await repo.teamPriceCents(deps.db, o.event.id),
+      pricePerAthleteCents: price,
+      depositSplit: await depositSplitOf(o, price),
       placesLeft: await placesOpen(deps.db, o.event.id, deps.clock()),
       changesUntil: deadlineText(p.freezeAt, o.event.timeZone),
       rows: Math.max(1, Math.min(maxRows, asked)),
@@ -54,6 +57,15 @@ export function manageAthleteRoutes(deps: RegistrationRouteDeps): Router {
       status: extra.status,
       noindex: true,
     });
+  }
+
+  /** What one added athlete costs today and later on the team's deposit plan (addedAthletesSplit), null when paid in full. */
+  async function depositSplitOf(o: Opened, priceCents: number): Promise<AddAthletesView["depositSplit"]> {
+    if (!o.r.deposit || o.r.status !== "deposit_paid" || priceCents <= 0) return null;
+    const eventRow = (await deps.db("events").where({ id: o.event.id }).first()) as Record<string, unknown> | undefined;
+    if (!eventRow) return null;
+    const split = addedAthletesSplit(o.r, eventRow, priceCents, 1, deps.clock());
+    return split.balanceCents > 0 ? { todayCents: split.amountCents, balanceCents: split.balanceCents, dueText: dueDayText(o.r.deposit.balanceDueAt, o.event.timeZone) } : null;
   }
 
   router.get(`${MANAGE_PATH}/:token/athletes`, limit, async (req, res) => {

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { renderPage } from "../../../http/render.tsx";
+import { flashToast } from "../../../http/pageContext.ts";
 import { formBody, jsonPost, type JsonAnswer } from "../../../http/forms.ts";
 import { PaymentNotOpenError } from "../../../payments/core.ts";
 import type { PaymentRow } from "../../../payments/repository.ts";
@@ -25,7 +26,7 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
   const limit = deps.manageLimit;
 
   async function showBalance(req: Request, res: Response, o: Opened) {
-    const balance = balanceView(o.event, o.r, o.base);
+    const balance = balanceView(o.event, o.r, o.base, deps.clock());
     let card: BalancePayView["card"] = null;
     let setupError: string | null = null;
     if (balance) {
@@ -40,6 +41,8 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
             returnUrl: `${o.base}/balance/paid`,
             doneUrl: o.base,
             billing: { name: `${o.r.contact.firstName} ${o.r.contact.lastName}`, email: o.r.contact.email, phone: o.r.contact.phone },
+            // The intent is on the saved card's Customer (prepareBalancePayment): that card can pay it on session.
+            savedCard: o.r.deposit?.paymentMethodId && balance.cardText ? { paymentMethodId: o.r.deposit.paymentMethodId, text: balance.cardText } : null,
           };
         }
       } catch (err) {
@@ -80,8 +83,11 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
       return payment && intentId && payment.providerPaymentId === intentId ? { ok: true, data: intentId } : { ok: false, errors: {}, message: CHANGE_TEXT.notYours };
     },
     invalid: (result) => ({ status: 403, json: { success: false, error: result.message } }),
-    run: async (_req, _res, intentId): Promise<JsonAnswer> => {
-      const [code, status] = ANSWER[(await deps.paymentCore.settle(intentId, "return")).status];
+    run: async (req, _res, intentId): Promise<JsonAnswer> => {
+      const settled = await deps.paymentCore.settle(intentId, "return");
+      const [code, status] = ANSWER[settled.status];
+      // The widget goes back to the registration's page: it says the balance was paid.
+      if (status === "paid") flashToast(req, { title: BALANCE_TEXT.paidToast(settled.payment.reference) });
       return { status: code, json: { success: status === "paid", status } };
     },
     failed: (req, _res, err) => {
@@ -107,7 +113,7 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
       title: o.r.kind === "team" ? (o.r.teamName ?? `${o.r.contact.firstName} ${o.r.contact.lastName}'s team`) : `${a.firstName} ${a.lastName}`,
       eventTitle: o.event.title,
       reference: o.r.reference,
-      cardText: balanceView(o.event, o.r, o.base)?.cardText ?? null,
+      cardText: balanceView(o.event, o.r, o.base, deps.clock())?.cardText ?? null,
       form:
         "refused" in started
           ? null
@@ -143,7 +149,10 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
     const setupIntentId = typeof raw === "string" ? raw.slice(0, 200) : "";
     if (!setupIntentId) return void res.status(400).json({ success: false, error: CARD_UPDATE_MESSAGES.notSaved });
     const done = await finishUseAnotherCard(deps, found.registration, setupIntentId);
-    if (done === "saved") return void res.json({ success: true });
+    if (done === "saved") {
+      flashToast(req, { title: BALANCE_TEXT.cardSavedToast });
+      return void res.json({ success: true });
+    }
     res.status(409).json({ success: false, error: done.refused });
   });
 

@@ -77,6 +77,6 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
         })
       : [],
     pending: null,
-    balance: balanceView(event, r, o.base),
+    balance: balanceView(event, r, o.base, deps.clock()),
   };
 }

@@ -65,6 +65,10 @@ describe("a balance charged on its due date", () => {
     expect(receipts).toHaveLength(1);
     await drainOutbox();
     expect(kit.mailText((await kit.mails(reference, "balance_receipt"))[0])).toContain("We received the balance of $224.00");
+    // Sent as the other receipts are: text and HTML, with the date, the card and the breakdown.
+    const [receipt] = await kit.mails(reference, "balance_receipt");
+    for (const part of ["Paid on: May 22, 2027", "Card: Visa ending 4242", "Total: $299.00", "Paid before: $75.00", "Balance: $224.00", "Still owed: $0.00"]) expect(receipt.text_body, part).toContain(part);
+    for (const part of ["<th align=\"left\">Paid on</th><td>May 22, 2027</td>", "<td>Visa ending 4242", "<th align=\"left\">Total</th><td>$299.00</td>", "<th align=\"left\">Balance</th><td>$224.00</td>"]) expect(String(receipt.html_body), part).toContain(part);
 
     // The roster (and the export, which is its columns) shows the deposit, nothing owed, paid in full.
     const roster = await t.db("registration_roster").where({ reference }).first();
@@ -216,6 +220,8 @@ describe("reminders", () => {
     expect(week.text_body).toContain(`ending ${String(r.card_last4)} (expires ${String(r.card_exp_month).padStart(2, "0")}/${String(r.card_exp_year)})`);
     expect(week.text_body).toMatch(/on May 22, 2027/);
     expect(week.text_body).not.toContain("expires before then");
+    for (const part of ["Charge date: May 22, 2027", "Total: $299.00", "Paid before: $75.00", "Balance: $224.00"]) expect(week.text_body, part).toContain(part);
+    for (const part of ["<th align=\"left\">Charge date</th><td>May 22, 2027</td>", `<td>Visa ending ${String(r.card_last4)}`, "<th align=\"left\">Balance</th><td>$224.00</td>", "/my-registration/"]) expect(String(week.html_body), part).toContain(part);
 
     // The card now expires the month before the due date: the second reminder says to update it.
     await t.db("registrations").where({ id }).update({ card_exp_month: 4, card_exp_year: 2027 });

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPayingTestApp, type PayingTestApp } from "../../../support/app.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
-import { ATHLETE, paidChangesKit, until } from "./helpers.ts";
+import { ATHLETE, athleteFields, paidChangesKit, teamAthlete, until } from "./helpers.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
 import { moneyOf } from "../../../../src/payments/groups.ts";
+import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 
 /**
  * A deposit-paid registration on its manage link (README: Deposits): what is paid and owed and when, paying the
@@ -16,7 +17,8 @@ let t: PayingTestApp;
 let kit: ReturnType<typeof paidChangesKit>;
 
 beforeAll(async () => {
-  t = await createPayingTestApp();
+  // Each browser of the kit has its own address (x-forwarded-for): the manage pages' per-address limit counts each apart.
+  t = await createPayingTestApp({ TRUST_PROXY_HOPS: "1" });
   kit = paidChangesKit(t);
 });
 afterAll(async () => {
@@ -251,5 +253,115 @@ describe("paying the balance on the manage page", () => {
     // A second cancellation (another tab) changes nothing.
     await c.post(`${path}/cancel`, { version: c.version, scope: "all" });
     expect(await refundsOf(reference)).toHaveLength(2);
+  });
+});
+
+/** A team of 5 on plan deposit ($375 paid, $620 owed) and the coach's manage link from the roster e-mail. */
+async function depositTeam(tag: string) {
+  const v = await visitor(t.app);
+  const res = await v
+    .post("/api/team-registration")
+    .send({ eventId: 2, paymentPlan: "deposit", coachInfo: { firstName: "Dana", lastName: "Brooks", email: `coach.${tag}@example.com`, phone: "(205) 555-0142", teamName: `WC ${tag}` }, athletes: [1, 2, 3, 4, 5].map((i) => teamAthlete(i, tag)), formSessionId: `deposit-team-${tag}-${Date.now()}` });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const reference = res.body.registrationId as string;
+  const depositIntent = (res.body.clientSecret as string).split("_secret_")[0]!;
+  expect(t.fake.confirm(depositIntent, { number: "4242 4242 4242 4242" }).status).toBe(200);
+  expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: depositIntent, option: "team" })).body.status).toBe("paid");
+  const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "team_registration_confirmation" }).first();
+  return { reference, path: `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!}` };
+}
+
+describe("a team on a deposit plan", () => {
+  it("the balance paid in another tab while the added athlete's deposit is being paid: the athlete's payment is refunded, never a paid team that owes", async () => {
+    const { reference, path } = await depositTeam("race");
+    const b = await kit.browser(path);
+    const posted = await b.post(`${path}/athletes`, athleteFields(0, teamAthlete(6, "race")));
+    expect(posted.status).toBe(303);
+    const changeIntent = kit.intentOf((await b.get(posted.headers.location!).expect(200)).text)!;
+    const balancePage = await b.get(`${path}/balance`).expect(200);
+    const balanceIntent = kit.intentOf(balancePage.text)!;
+    expect(t.fake.confirm(changeIntent, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect(t.fake.confirm(balanceIntent, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    // Both returns at once; the balance settles first or the change does, never both kept with the balance unpaid.
+    const [change, balance] = await Promise.all([b.json(`${posted.headers.location!}/paid`, { paymentIntentId: changeIntent }), b.json(`${path}/balance/paid`, { paymentIntentId: balanceIntent })]);
+    await t.fake.idle();
+    const r = await kit.row(reference);
+    const owed = Number(r.amount_cents) - Number(r.amount_paid_cents);
+    if (r.status === "paid") {
+      // The balance came first: the team is paid in full for its 5, the athlete's $75 refunded.
+      expect(r).toMatchObject({ places: 5, amount_cents: 99500, amount_paid_cents: 99500 });
+      expect(change.body.status).toBe("refunded");
+      expect(balance.body.status).toBe("paid");
+      await (t.app.locals.refundJobs as JobQueue).drain();
+      await t.fake.idle();
+      const changePayments = await t.db("payments").where({ kind: "registration_change", group_reference: reference }).pluck("id");
+      const refunds = await t.db("payment_refunds").whereIn("payment_id", changePayments);
+      expect(refunds.map((f) => [Number(f.amount_cents), f.status])).toEqual([[7500, "succeeded"]]);
+      expect(await t.db("registration_athletes").where({ registration_id: r.id })).toHaveLength(5);
+    } else {
+      // The athlete came first: the balance payment (for the $620 shown) no longer matches the $744 owed, and waits
+      // in review for the operator (the money kept, the registration as it is).
+      expect(r).toMatchObject({ status: "deposit_paid", places: 6, amount_cents: 119400, amount_paid_cents: 45000 });
+      expect(balance.body.status).toBe("needs_review");
+      expect(owed).toBe(74400);
+    }
+  });
+
+  it("the balance paid first, then the added athlete's deposit: that payment is refunded and the team stays paid in full for 5", async () => {
+    const { reference, path } = await depositTeam("seq");
+    const b = await kit.browser(path);
+    const posted = await b.post(`${path}/athletes`, athleteFields(0, teamAthlete(6, "seq")));
+    const changeIntent = kit.intentOf((await b.get(posted.headers.location!).expect(200)).text)!;
+    const balanceIntent = kit.intentOf((await b.get(`${path}/balance`).expect(200)).text)!;
+    expect(t.fake.confirm(balanceIntent, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await b.json(`${path}/balance/paid`, { paymentIntentId: balanceIntent })).body.status).toBe("paid");
+    expect(t.fake.confirm(changeIntent, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: changeIntent })).body.status).toBe("refunded");
+    await (t.app.locals.refundJobs as JobQueue).drain();
+    await t.fake.idle();
+    const r = await kit.row(reference);
+    expect(r).toMatchObject({ status: "paid", places: 5, amount_cents: 99500, amount_paid_cents: 99500 });
+    const changePayments = await t.db("payments").where({ kind: "registration_change", group_reference: reference }).pluck("id");
+    expect((await t.db("payment_refunds").whereIn("payment_id", changePayments)).map((f) => Number(f.amount_cents))).toEqual([7500]);
+  });
+
+  it("the coach adds an athlete: the deposit for them is charged, the athlete is on the roster and the rest joins the balance", async () => {
+    const v = await visitor(t.app);
+    const res = await v
+      .post("/api/team-registration")
+      .send({ eventId: 2, paymentPlan: "deposit", coachInfo: { firstName: "Dana", lastName: "Brooks", email: "coach.deposit.add@example.com", phone: "(205) 555-0142", teamName: "Deposit Add WC" }, athletes: [1, 2, 3, 4, 5].map((i) => teamAthlete(i, "da")), formSessionId: `deposit-team-add-${Date.now()}` });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const reference = res.body.registrationId as string;
+    const depositIntent = (res.body.clientSecret as string).split("_secret_")[0]!;
+    expect(t.fake.confirm(depositIntent, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: depositIntent, option: "team" })).body.status).toBe("paid");
+    expect(await kit.row(reference)).toMatchObject({ status: "deposit_paid", places: 5, amount_cents: 99500, amount_paid_cents: 37500 });
+    const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "team_registration_confirmation" }).first();
+    const path = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]!}`;
+
+    const b = await kit.browser(path);
+    expect(textOf((await b.get(`${path}/athletes`).expect(200)).text)).toContain("$199.00 per athlete (the team price): on your deposit plan $75.00 each today, paid by card, and $124.00 each added to the balance due on May 22, 2027.");
+    const posted = await b.post(`${path}/athletes`, athleteFields(0, teamAthlete(6, "da")));
+    expect(posted.status).toBe(303);
+    const payPage = await b.get(posted.headers.location!).expect(200);
+    expect(textOf(payPage.text)).toContain("Today $75.00 (the deposit); $124.00 is added to the balance");
+    const intentId = kit.intentOf(payPage.text)!;
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: intentId })).body.status).toBe("paid");
+
+    const r = await kit.row(reference);
+    expect(r).toMatchObject({ status: "deposit_paid", places: 6, amount_cents: 119400, amount_paid_cents: 45000 });
+    expect((await t.db("registration_athletes").where({ registration_id: r.id })).map((a) => a.first_name)).toContain("Kid6da");
+    expect(await refundsOf(reference)).toHaveLength(0);
+    expect(textOf((await b.get(path)).text)).toContain("Balance due $744.00");
+    const [mail] = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" });
+    expect(mail.text_body).toContain("1 athlete added (Kid6da Brooks), $75.00 paid, $124.00 added to the balance");
+    // The families' e-mails never say "paid" of a team that owes its balance.
+    const families = await t.db("email_outbox").where({ reference: `registration:${reference}` }).andWhere("text_body", "like", "%has registered%");
+    expect(families.length).toBe(6);
+    for (const family of families) {
+      expect(family.text_body).toContain("and the place is booked (the team's balance is its coach's to pay).");
+      expect(family.text_body).not.toMatch(/\bis paid\b/);
+    }
   });
 });

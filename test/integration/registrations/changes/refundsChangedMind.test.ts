@@ -93,7 +93,15 @@ describe("a refund that Stripe takes and then fails (card 5126)", () => {
     await drainRefunds();
     expect(refundsAtStripe(intentId)).toHaveLength(2);
     expect(await listFailedRefunds(ctx, new Date())).toBe("No refund has failed.");
-    expect(await emailsOf(reference, "registration_refunded")).toHaveLength(2);
+    // The payer was told it is being sent again: its acceptance by Stripe is not another "Refunded" e-mail.
+    expect(await emailsOf(reference, "registration_refunded")).toHaveLength(1);
+
+    // That retry fails too (the same card): the correction only, not another "Refunded" then "did not go through".
+    t.fake.settleRefunds();
+    await t.fake.idle();
+    expect(await row(reference)).toMatchObject({ status: "refund_failed", amount_refunded_cents: 0 });
+    expect(await emailsOf(reference, "registration_refunded")).toHaveLength(1);
+    expect(await emailsOf(reference, "registration_refund_failed")).toHaveLength(2);
   });
 });
 
