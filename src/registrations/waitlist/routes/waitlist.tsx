@@ -23,7 +23,7 @@ const keptStrings = (sent: Record<string, unknown>) =>
 export function waitingListPage(req: Request, res: Response, event: Pick<EventDetail, "id" | "title" | "dateText" | "location">, title: string, content: React.ReactNode, status?: number) {
   res.set("cache-control", "no-store");
   renderPage(req, res, <WaitingListPage event={event} title={title}>{content}</WaitingListPage>, {
-    title,
+    title: event.id === 0 || title.includes(event.title) ? title : `${title}: ${event.title}`,
     description: `The waiting list for ${event.title}, ${event.dateText}, ${event.location}.`,
     status,
     noindex: true,
