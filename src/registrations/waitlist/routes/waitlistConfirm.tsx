@@ -59,7 +59,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
   }
 
   /** Opened (maybe by a mail scanner), the link changes nothing: confirming is the button's form post. */
-  router.get("/waiting-list/confirm/:token", async (req, res) => {
+  router.get("/waiting-list/confirm/:token", deps.manageLimit, async (req, res) => {
     const found = await byConfirmToken(req, res);
     if (!found) return;
     const { request, event, token } = found;
@@ -80,7 +80,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
       page(req, res, found.event, "Waiting List", <Notice title="Not Added to the List" eventId={found.event.id}><p>{REFUSED[answer.status](deps)}</p></Notice>, 409);
     },
   });
-  router.post("/waiting-list/confirm/:token", async (req, res) => {
+  router.post("/waiting-list/confirm/:token", deps.manageLimit, async (req, res) => {
     const found = await byConfirmToken(req, res);
     if (found) await confirmForm(req, res, found);
   });
@@ -97,7 +97,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
         </Notice>);
     },
   });
-  router.post("/waiting-list/confirm/:token/leave", async (req, res) => {
+  router.post("/waiting-list/confirm/:token/leave", deps.manageLimit, async (req, res) => {
     const found = await byConfirmToken(req, res);
     if (found) await leaveForm(req, res, found);
   });
