@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
 import { launchBrowser, newVisit } from "../support/browser.ts";
 import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 const PHONE = { width: 375, height: 667 };
 
@@ -32,13 +33,12 @@ async function seen(page: Page, box: Box): Promise<boolean> {
   return box.top >= headerBottom - 0.5 && box.bottom <= PHONE.height + 0.5;
 }
 
-/** Waits until the element is on the screen below the header (a fragment link scrolls smoothly: it takes a moment). */
+/**
+ * Waits until the element is on the screen below the header (a fragment link scrolls smoothly: it takes a moment).
+ * Polled from here: in a page without JavaScript, waitForFunction's own polling never runs.
+ */
 async function cameIntoView(page: Page, l: Locator): Promise<void> {
-  const el = await l.elementHandle();
-  await page.waitForFunction((e) => {
-    const r = e.getBoundingClientRect();
-    return r.top >= document.querySelector(".site-header")!.getBoundingClientRect().bottom - 0.5 && r.bottom <= window.innerHeight + 0.5;
-  }, el);
+  await expect.poll(async () => seen(page, await boxOf(l)), { timeout: scaledMs(10_000) }).toBe(true);
 }
 
 /** The toasts on the screen now (not dismissed). */
@@ -119,7 +119,7 @@ describe("an empty cart checkout on a phone", () => {
       await cameIntoView(page, page.locator(".form-errors"));
       // Its first link goes to the first field in error.
       await page.locator(".form-errors a").first().click();
-      await page.waitForFunction(() => document.activeElement?.getAttribute("name") === "firstName");
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("name")), { timeout: scaledMs(10_000) }).toBe("firstName");
       await cameIntoView(page, page.getByLabel("First Name"));
     } finally {
       await context.close();
