@@ -43,10 +43,18 @@ export function showToast(message: ToastMessage): void {
   close.addEventListener("click", () => dismiss(toast));
   toast.append(close);
 
+  // The same message again (a second decline, a double click) replaces its earlier toast, shown or dismissed, so
+  // the region never holds two of one message; another message dismisses the one shown (TOAST_LIMIT).
+  for (const same of region.querySelectorAll<HTMLElement>(".toast")) if (sameMessage(same, message)) same.remove();
   const open = [...region.querySelectorAll<HTMLElement>(".toast:not([hidden])")];
   for (const old of open.slice(0, Math.max(0, open.length - TOAST_LIMIT + 1))) dismiss(old);
   region.append(toast);
   setTimeout(() => dismiss(toast), AUTO_DISMISS_MS);
+}
+
+function sameMessage(toast: HTMLElement, message: ToastMessage): boolean {
+  const text = (selector: string) => toast.querySelector(selector)?.textContent ?? "";
+  return text(".toast-title") === message.title && text(".toast-description") === (message.description ?? "");
 }
 
 function dismiss(toast: HTMLElement): void {

@@ -11,6 +11,7 @@ import { errorFor } from "../components/Form.tsx";
 import { apiFetch, ApiError } from "./api.ts";
 import { showToast, type ToastMessage } from "./toast.ts";
 import { withScreenValues } from "./formDom.ts";
+import { focusFirstInvalid } from "./focus.ts";
 
 export type SendStatus = "idle" | "submitting" | "sent";
 
@@ -31,8 +32,8 @@ export function useJsonForm(opts: { schema: z.core.$ZodType; endpoint: string; i
     return result.ok ? {} : result.errors;
   };
 
-  const focusFirstInvalid = () => {
-    requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>("[aria-invalid='true']")?.focus());
+  const showFirstError = () => {
+    requestAnimationFrame(() => focusFirstInvalid(formRef.current));
   };
 
   const setValue = (name: string, value: string | string[]) => {
@@ -51,7 +52,7 @@ export function useJsonForm(opts: { schema: z.core.$ZodType; endpoint: string; i
     const result = validate(opts.schema, current);
     if (!result.ok) {
       setErrors(result.errors);
-      focusFirstInvalid();
+      showFirstError();
       return;
     }
     setErrors({});
@@ -64,7 +65,7 @@ export function useJsonForm(opts: { schema: z.core.$ZodType; endpoint: string; i
       const fieldErrors = err instanceof ApiError && err.status === 400 ? (err.body?.fieldErrors as FieldErrors | undefined) : undefined;
       if (fieldErrors && Object.keys(fieldErrors).length > 0) {
         setErrors(fieldErrors);
-        focusFirstInvalid();
+        showFirstError();
       } else {
         showToast({ ...opts.failure, variant: "destructive" });
       }

@@ -26,7 +26,7 @@ import { ProductNotFoundPage, ProductPage } from "../../views/pages/shop/Product
 import type { ProductPickerProps } from "../../widgets/islands/ProductPicker.tsx";
 import { siteOrigin } from "../http/origin.ts";
 
-export const CATALOGUE_UNAVAILABLE_MESSAGE = "Our product catalogue is temporarily unavailable. Please try again in a few minutes.";
+export const CATALOGUE_UNAVAILABLE_MESSAGE = "Our product catalog is temporarily unavailable. Please try again in a few minutes.";
 export const PRODUCT_NOT_FOUND = "Product not found";
 
 interface Deps {

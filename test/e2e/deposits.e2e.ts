@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 const PLAN = "Pay today $75.00, then $224.00 on May 22, 2027";
-const CONSENT = /I authorise .+ to save this card and charge it for the remaining balance of \$224\.00 on May 22, 2027/;
+const CONSENT = /I authorize .+ to save this card and charge it for the remaining balance of \$224\.00 on May 22, 2027/;
 
 describe("a deposit at 375 px, JavaScript on", () => {
   it("chooses the deposit, pays $75 with 4242, and the manage page shows $224 owed on May 22, 2027 with 'Pay the balance now'", async () => {

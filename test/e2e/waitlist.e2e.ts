@@ -113,7 +113,7 @@ describe("the waiting list in Chromium", () => {
       await page.getByRole("heading", { name: "You are number 1 on the waiting list." }).waitFor();
       const standing = page.locator(".waiting-list-standing");
       expect(await standing.getByText("Next: nobody is ahead of you").count()).toBe(1);
-      expect(await standing.getByText("2 places, Full Event.").count()).toBe(1);
+      expect(await standing.getByText("2 places, Full Tour (3 Days).").count()).toBe(1);
       await fits(page, "the place in line");
       await accessible(page, "the place in line", javaScript);
 

@@ -301,7 +301,7 @@ describe("shop on Shopify: caching, retry and outages", () => {
       expect(product.text).toContain('href="/shop"');
 
       const api = await request(t.app).get("/api/products/retail").expect(503);
-      expect(api.body).toEqual({ success: false, error: "Our product catalogue is temporarily unavailable. Please try again in a few minutes." });
+      expect(api.body).toEqual({ success: false, error: "Our product catalog is temporarily unavailable. Please try again in a few minutes." });
       await request(t.app).get("/api/shop/products/handle/snapback-cap").expect(503);
 
       expect(lines.filter((l) => l.level === 50).map((l) => l.msg)).toContain("catalogue unavailable");

@@ -63,7 +63,7 @@ describe("deposit plans", () => {
     const plan = depositPlan(fixed75, 29900, 1, champCamp, early)!;
     expect(DEPOSIT_TEXT.payDeposit(plan, champCamp.timeZone)).toBe("Pay today $75.00, then $224.00 on May 22, 2027");
     expect(DEPOSIT_TEXT.payInFull(29900)).toBe("Pay in full $299.00");
-    expect(cardConsentText("Ironside", plan, champCamp.timeZone)).toMatch(/^I authorise Ironside to save this card and charge it for the remaining balance of \$224\.00 on May 22, 2027/);
+    expect(cardConsentText("Ironside", plan, champCamp.timeZone)).toMatch(/^I authorize Ironside to save this card and charge it for the remaining balance of \$224\.00 on May 22, 2027/);
   });
 
   it("reads the posted plan: absent is full, anything but full or deposit is refused", () => {

@@ -13,7 +13,7 @@ import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { formatPrice, parsePriceCents } from "../../src/shared/money.ts";
 import { declinedText } from "../../src/shared/texts.ts";
-import { focusAndReveal } from "../focus.ts";
+import { focusAndReveal, focusFirstInvalid } from "../focus.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
 
 export interface CardFormProps {
@@ -66,9 +66,11 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
   const errorRef = useRef<HTMLDivElement>(null);
-  // A decline or a failed bank check: the message is where the focus and the eye go (not left on <body>).
+  const cardRef = useRef<HTMLFieldSetElement>(null);
+  // A decline or a failed bank check: the message is where the focus and the eye go (not left on <body>), with the
+  // card field above it in view to correct (and the toast above both).
   useEffect(() => {
-    if (paymentError !== null) focusAndReveal(errorRef.current);
+    if (paymentError !== null) focusAndReveal(errorRef.current, cardRef.current);
   }, [paymentError]);
   const [addressReady, setAddressReady] = useState(() => knownAddress(form.values) !== null);
   /** The card went through: the form gives way to what happens next (never a second payment). */
@@ -109,6 +111,9 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
     if (!checked.ok) {
       setState({ values, errors: checked.errors });
       showToast({ title: CART_TEXT.missingInfo.title, description: checked.message, variant: "destructive" });
+      // The focus and the eye go to the first field in error once it is marked (not left on Pay, far below it).
+      const form = e.currentTarget;
+      requestAnimationFrame(() => focusFirstInvalid(form));
       return;
     }
     setState({ values, errors: {} });
@@ -230,7 +235,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
             </div>
             <p className="muted field-hint">We ship to US addresses. Free shipping on orders over $75; otherwise {formatPrice(shippingFlatRateCents)}.</p>
           </fieldset>
-          <fieldset>
+          <fieldset ref={cardRef}>
             <legend>Card Details</legend>
             {/* Hidden once the page's script runs (html.js): the card field comes at the first touch of the cart. */}
             {!enhanced ? <p className="notice-inline needs-js">{CART_TEXT.needsJavaScript}</p> : null}

@@ -92,9 +92,11 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
   const errorRef = useRef<HTMLDivElement>(null);
-  // A decline or a failed bank check: the message is where the focus and the eye go (not left on <body>).
+  const cardRef = useRef<HTMLFieldSetElement>(null);
+  // A decline or a failed bank check: the message is where the focus and the eye go (not left on <body>), with the
+  // card field above it in view to correct (and the toast above both).
   useEffect(() => {
-    if (paymentError !== null) focusAndReveal(errorRef.current);
+    if (paymentError !== null) focusAndReveal(errorRef.current, cardRef.current);
   }, [paymentError]);
   /** The card went through: the form gives way to what happens next (never a second payment). */
   const [charged, setCharged] = useState<"processing" | "received" | null>(null);
@@ -217,7 +219,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         <FreeRegistration eventId={eventId} csrfToken={csrfToken} from={from} option={option} code={payment.discount?.code ?? ""} back={back} />
       ) : (
         <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
-          <fieldset disabled={busy}>
+          <fieldset disabled={busy} ref={cardRef}>
             <legend>Card Details</legend>
             {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}
             {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}

@@ -39,7 +39,7 @@ export default function QuoteForm(props: FormWidgetProps) {
         <Choices {...f.choices("apparelNeeds")} type="checkbox" legend="Apparel Needs" options={APPAREL_NEEDS} />
         <Field {...f.field("estimatedQuantity")} label="Estimated Quantity" options={QUANTITY_OPTIONS} placeholder="Select quantity" />
         <Field {...f.field("details")} label="Additional Details" multiline
-          placeholder="Colours, mascot, deadlines, sizes, anything you have in mind..." />
+          placeholder="Colors, mascot, deadlines, sizes, anything you have in mind..." />
         <SubmitButton busy={f.busy} busyLabel="Sending...">Request Quote</SubmitButton>
       </Form>
     </CsrfContext>

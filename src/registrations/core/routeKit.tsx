@@ -27,7 +27,7 @@ export interface RegistrationRouteDeps extends RegistrationDeps {
   paymentLimit: RequestHandler;
   /** The one budget of code guesses (codeGuessBudget), made once so that every path counts against the same counters. */
   codeGuesses: RequestHandler;
-  /** Manage actions and link look-ups (MANAGE_RATE_LIMIT), one counter over every manage link route. */
+  /** Private links' look-ups and actions (MANAGE_RATE_LIMIT), one counter per address over every manage link route and the waiting list's confirmation, offer and leave links. */
   manageLimit: RequestHandler;
 }
 

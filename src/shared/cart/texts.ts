@@ -43,5 +43,5 @@ export const CART_ERRORS = {
   itemGone: "That item is no longer in your cart",
   notEnoughStock: (n: number) => (n === 1 ? "Only 1 left in stock" : `Only ${n} left in stock`),
   invalidEmail: "Please enter a valid email address",
-  catalogueDown: "Our product catalogue is temporarily unavailable. Please try again in a few minutes.",
+  catalogueDown: "Our product catalog is temporarily unavailable. Please try again in a few minutes.",
 } as const;

@@ -76,7 +76,7 @@ const img = (file: string) => `/images/apparel/${file}.svg`;
 export const FEATURED_DESIGNS: FeaturedDesign[] = [
   {
     name: "Competition Gear",
-    description: "Singlets, fight shorts and rashguards cut for the mat: four-way stretch, flatlock seams, colours that survive a season of washes.",
+    description: "Singlets, fight shorts and rashguards cut for the mat: four-way stretch, flatlock seams, colors that survive a season of washes.",
     image: img("featured-competition"),
     points: ["Sublimated singlets", "Compression rashguards", "Match-day fight shorts"],
   },
@@ -95,9 +95,9 @@ export const FEATURED_DESIGNS: FeaturedDesign[] = [
 ];
 
 export const PROCESS_STEPS: ProcessStep[] = [
-  { name: "Consultation", description: "A 20-minute call with our design lead about your team, colours, budget and the date you need gear on the mat." },
+  { name: "Consultation", description: "A 20-minute call with our design lead about your team, colors, budget and the date you need gear on the mat." },
   { name: "Design", description: "Within a week you get two original concepts, drawn for your program, on real singlet, rashguard and warmup templates." },
-  { name: "Refinement", description: "Up to three rounds of changes: colours, fonts, names and numbers, until your coach signs off on the final proof." },
+  { name: "Refinement", description: "Up to three rounds of changes: colors, fonts, names and numbers, until your coach signs off on the final proof." },
   { name: "Production", description: "Sublimated, cut and sewn to your size run, checked piece by piece, then boxed and shipped to your door." },
 ];
 
@@ -109,7 +109,7 @@ export const PORTFOLIO: PortfolioItem[] = [
   { slug: "lone-star-warmup", name: "Lone Star Grapplers Warmup", category: "Team Packages", teamColor: "#1e4fd1", image: img("portfolio-lone-star-warmup"),
     description: "A full-zip warmup jacket with a star-field yoke and embroidered club crest for the walk to the mat.", items: ["Full-zip warmup jacket", "Tapered warmup pants"] },
   { slug: "steel-valley-hoodie", name: "Steel Valley RTC Hoodie", category: "Team Packages", teamColor: "#6b7280", image: img("portfolio-steel-valley-hoodie"),
-    description: "Heavyweight fleece in gunmetal grey with a riveted-plate print: the regional training center's travel layer.", items: ["Heavyweight hoodie", "Joggers"] },
+    description: "Heavyweight fleece in gunmetal gray with a riveted-plate print: the regional training center's travel layer.", items: ["Heavyweight hoodie", "Joggers"] },
   { slug: "shades-creek-singlet", name: "Shades Creek Hawks Singlet", category: "Competition Gear", teamColor: "#0f766e", image: img("portfolio-shades-creek-singlet"),
     description: "Teal and black with a talon slash across the chest; high-cut leg for freedom on shots.", items: ["Sublimated singlet", "Headgear wrap"] },
   { slug: "gulf-coast-rashguard", name: "Gulf Coast Gators Rashguard", category: "Competition Gear", teamColor: "#15803d", image: img("portfolio-gulf-coast-rashguard"),
@@ -141,7 +141,7 @@ export const FEATURED_TEAMS: FeaturedTeam[] = [
 
 export const RASHGUARD_COLORWAYS: Colorway[] = [
   { id: "black", name: "Black", image: img("rashguard-black"), gradient: "linear-gradient(135deg, #050505, #3a3a40)",
-    description: "Murdered-out black with tonal panels. Goes with every team colour and every singlet." },
+    description: "Murdered-out black with tonal panels. Goes with every team color and every singlet." },
   { id: "blue", name: "Blue", image: img("rashguard-blue"), gradient: "linear-gradient(135deg, #0b2a6b, #2f6bff)",
     description: "Deep royal fading into electric blue, with a silver stripe down each arm." },
   { id: "brown", name: "Brown", image: img("rashguard-brown"), gradient: "linear-gradient(135deg, #2b170c, #8a5530)",
@@ -151,7 +151,7 @@ export const RASHGUARD_COLORWAYS: Colorway[] = [
   { id: "white", name: "White", image: img("rashguard-white"), gradient: "linear-gradient(135deg, #d9d9e0, #ffffff)",
     description: "Clean competition white with black side panels and red stitching accents." },
   { id: "classic", name: "Classic", image: img("rashguard-classic"), gradient: "linear-gradient(135deg, #0b0b0d 0%, #0b0b0d 45%, #e0262f 45%, #e0262f 70%, #f4f4f5 70%)",
-    description: "The house colours: black body, red chest band and a white shoulder yoke." },
+    description: "The house colors: black body, red chest band and a white shoulder yoke." },
 ];
 
 export const RASHGUARD_FEATURES = [
@@ -159,7 +159,7 @@ export const RASHGUARD_FEATURES = [
   "Flatlock seams that lie flat and never rub on the mat",
   "Sublimated graphics that will not crack, peel or fade",
   "Silicone waist gripper keeps it tucked through a scramble",
-  "Moisture-wicking, anti-odour finish for two-a-day practices",
+  "Moisture-wicking, anti-odor finish for two-a-day practices",
   "UPF 50+ for outdoor conditioning and summer camps",
 ];
 

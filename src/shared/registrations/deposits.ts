@@ -118,13 +118,13 @@ export const DEPOSIT_TEXT = {
  * the date, and how it can be changed. Shown next to the Pay button and kept with the registration (text + version);
  * a change to these words is a new version.
  */
-export const CARD_CONSENT_VERSION = "2026-12-01";
+export const CARD_CONSENT_VERSION = "2026-12-02";
 
 export function cardConsentText(brandName: string, plan: Pick<DepositPlan, "balanceCents" | "dueAt">, timeZone: string): string {
   return (
-    `I authorise ${brandName} to save this card and charge it for the remaining balance of ${formatPrice(plan.balanceCents)} on ` +
+    `I authorize ${brandName} to save this card and charge it for the remaining balance of ${formatPrice(plan.balanceCents)} on ` +
     `${dueDayText(plan.dueAt, timeZone)}, and again within 7 days if that charge fails. I can pay the balance earlier or use another card ` +
-    `from my registration's page at any time, and cancelling under the cancellation policy stops the charge.`
+    `from my registration's page at any time, and canceling under the cancellation policy stops the charge.`
   );
 }
 

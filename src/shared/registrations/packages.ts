@@ -4,13 +4,15 @@
  * registration may make. Adding a package type: a row here, a migration that offers it on events, and its tests.
  * Browser-safe: plain data and pure rules.
  *
- * An event names its own offer of a package in event_packages.label ('Full Camp (3 Days)'), shown where its form and
- * its page list the choices; wherever a registration's package is summed up (the payment step, the checkout, the
- * waiting list) the package's one name below is used.
+ * An event names its own offer of a package in event_packages.label ('Full Camp (3 Days)', 'Full Tour (3 Days)'): that is
+ * the one name a visitor sees for the package (its page, its form, the waiting list and the offer, the manage page and
+ * every e-mail, through rules.ts findPackage or the registration's stored package_label). Two places say the spec's own
+ * word instead (events.md): the payment step's summary says the package's `name` below ("Full Event or Single Day")
+ * and the checkout page its `checkoutName` ("Full Camp or Single Day").
  */
 
 interface PackageRule {
-  /** The package's one name, wherever a registration's package is summed up. */
+  /** The package's own name: the payment step's summary (the spec's "Full Event or Single Day") and default labels. */
   name: string;
   /** Days the athlete attends: "every" day of the event, or this many days the athlete picks. */
   days: "every" | number;
@@ -39,7 +41,7 @@ export function isPackageCode(code: string): code is PackageCode {
 
 const rule = (code: PackageCode): PackageRule => PACKAGES[code];
 
-/** The package's one name ('Full Event'); a code that is no package is shown as it is. */
+/** The package's own name ('Full Event'), as the payment step sums it up; a code that is no package is shown as it is. */
 export function packageName(code: string): string {
   return isPackageCode(code) ? rule(code).name : code;
 }

@@ -41,9 +41,9 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
 
       <section className="section" aria-labelledby="intro-title">
         <div className="container prose apparel-intro">
-          <h2 id="intro-title">Your colours. Your mascot. Our craft.</h2>
+          <h2 id="intro-title">Your colors. Your mascot. Our craft.</h2>
           <p>
-            Every custom order starts with a blank template and a conversation. We sublimate colour into the fabric so it never cracks or
+            Every custom order starts with a blank template and a conversation. We sublimate color into the fabric so it never cracks or
             peels, cut every piece to your size run, and stand behind it for the whole season. Clubs, high schools, colleges and
             training centers trust us with the gear they compete in.
           </p>
@@ -107,7 +107,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
                     <h3>{p.name}</h3>
                     <p className="muted">{p.description}</p>
                     <p className="swatches">
-                      <span className="swatch-chip"><span className="swatch-dot" style={{ background: p.teamColor }} aria-hidden="true" />Team colour</span>
+                      <span className="swatch-chip"><span className="swatch-dot" style={{ background: p.teamColor }} aria-hidden="true" />Team color</span>
                     </p>
                     <ul className="tag-list">{p.items.map((item) => <li key={item}>{item}</li>)}</ul>
                     <p className="actions">
@@ -181,7 +181,7 @@ export function CustomApparelPage({ quote }: CustomApparelPageProps) {
         <div className="container">
           <div className="section-head">
             <h2 id="schools-title">School Apparel Packages</h2>
-            <p className="lead">Complete packages in school colours, priced per roster and delivered before the first dual.</p>
+            <p className="lead">Complete packages in school colors, priced per roster and delivered before the first dual.</p>
           </div>
           <Widget name="SchoolPackages" load="visible" props={{ schools: SCHOOL_PACKAGES.map((school) => ({ ...school, images: school.images.map(withImage) })), intervalMs: ROTATION_MS.schoolImages }} />
         </div>

@@ -115,7 +115,7 @@ export function PrivacyPolicyPage({ site, brandInbox }: { site: Site; brandInbox
       <h2>Who receives your data</h2>
       <ul>
         <li><strong>Stripe</strong> takes your card details directly in the card field: they never reach our server. Stripe also receives your e-mail address and the amount, to process the payment.</li>
-        <li><strong>Shopify</strong>, which holds our catalogue, receives paid orders (name, e-mail, shipping address, items) so that we can fulfil them.</li>
+        <li><strong>Shopify</strong>, which holds our catalog, receives paid orders (name, e-mail, shipping address, items) so that we can fulfill them.</li>
         <li><strong>E-mail:</strong> your order confirmation goes to the address you gave; messages, quote requests and newsletter sign-ups are sent to our team's inbox ({brandInbox}). Our e-mail provider delivers these e-mails.</li>
       </ul>
       <h2>Cookies</h2>

@@ -8,8 +8,12 @@ import { TEAM_MINIMUM } from "../../../src/shared/registrations/teamRules.ts";
 import { Field, Form, FormErrors, stateField, SubmitButton } from "../../../components/Form.tsx";
 import { SummaryRows } from "../../components/SummaryRows.tsx";
 
-/** Every waiting-list page: the event's name, date and place, then the content. */
+/**
+ * Every waiting-list page: the event's name, date and place, then the content. A heading that does not name the event
+ * ('Your Place in Line') has it in the line below; a link that names no event (id 0) shows neither.
+ */
 export function WaitingListPage({ event, title, children }: { event: Pick<EventDetail, "id" | "title" | "dateText" | "location">; title: string; children: ReactNode }) {
+  const about = [title.includes(event.title) ? "" : event.title, event.dateText, event.location].filter(Boolean).join(" · ");
   return (
     <section className="section registration-page">
       <div className="container registration-container">
@@ -18,7 +22,7 @@ export function WaitingListPage({ event, title, children }: { event: Pick<EventD
         </p>
         <header className="registration-header">
           <h1>{title}</h1>
-          <p className="lead">{event.dateText} · {event.location}</p>
+          {event.id !== 0 && about ? <p className="lead" data-testid="waiting-list-event">{about}</p> : null}
         </header>
         {children}
       </div>
@@ -139,7 +143,7 @@ export interface StandingProps {
   status: EntryStatus;
   /** Its place among the entries waiting (1 is next). */
   placeInLine: number;
-  /** "2 places, Full Event" or "a team of 6 (Steel City WC)". */
+  /** "2 places, Full Camp (3 Days)" or "a team of 6 (Steel City WC)". */
   waitingFor: string;
   offerHours: number;
   offeredUntilText: string;

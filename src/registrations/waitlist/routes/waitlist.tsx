@@ -23,7 +23,7 @@ const keptStrings = (sent: Record<string, unknown>) =>
 export function waitingListPage(req: Request, res: Response, event: Pick<EventDetail, "id" | "title" | "dateText" | "location">, title: string, content: React.ReactNode, status?: number) {
   res.set("cache-control", "no-store");
   renderPage(req, res, <WaitingListPage event={event} title={title}>{content}</WaitingListPage>, {
-    title,
+    title: event.id === 0 || title.includes(event.title) ? title : `${title}: ${event.title}`,
     description: `The waiting list for ${event.title}, ${event.dateText}, ${event.location}.`,
     status,
     noindex: true,
@@ -91,7 +91,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     return { entry, event, token };
   }
 
-  router.get("/waiting-list/leave/:token", async (req, res) => {
+  router.get("/waiting-list/leave/:token", deps.manageLimit, async (req, res) => {
     const found = await byLeaveToken(req, res);
     if (!found) return;
     const { entry, event, token } = found;
@@ -108,7 +108,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
       page(req, res, found.event, "Waiting List", <Notice title="You Left the Waiting List" eventId={found.event.id}><p>{WAITLIST_TEXT.left}</p></Notice>);
     },
   });
-  router.post("/waiting-list/leave/:token", async (req, res) => {
+  router.post("/waiting-list/leave/:token", deps.manageLimit, async (req, res) => {
     const found = await byLeaveToken(req, res);
     if (found) await leaveForm(req, res, found);
   });
@@ -124,7 +124,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
     return { offer, event, token };
   }
 
-  router.get("/waiting-list/offer/:token", async (req, res) => {
+  router.get("/waiting-list/offer/:token", deps.manageLimit, async (req, res) => {
     const found = await byOfferToken(req, res);
     if (!found) return;
     const { offer, event, token } = found;
@@ -150,7 +150,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
       return { redirect: team ? `/team-register/${event.id}` : `/register/${event.id}` };
     },
   });
-  router.post("/waiting-list/offer/:token/take", async (req, res) => {
+  router.post("/waiting-list/offer/:token/take", deps.manageLimit, async (req, res) => {
     const found = await byOfferToken(req, res);
     if (found) await takeForm(req, res, found);
   });
@@ -161,7 +161,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
       page(req, res, found.event, "Waiting List", <Notice title="Offer Declined" eventId={found.event.id}><p>{WAITLIST_TEXT.declined}</p></Notice>);
     },
   });
-  router.post("/waiting-list/offer/:token/decline", async (req, res) => {
+  router.post("/waiting-list/offer/:token/decline", deps.manageLimit, async (req, res) => {
     const found = await byOfferToken(req, res);
     if (found) await declineForm(req, res, found);
   });

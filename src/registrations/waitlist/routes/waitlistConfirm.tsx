@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from "express";
 import { formPost } from "../../../http/forms.ts";
 import { momentText } from "../../../shared/texts.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
-import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
+import { findPackage, REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
 import { WAITLIST_TEXT } from "../../../shared/registrations/waitingList.ts";
 import { ConfirmAsk, Notice, Standing } from "../../../../views/pages/registration/WaitingListPage.tsx";
 import * as repo from "../repository.ts";
@@ -11,15 +11,17 @@ import { confirmRequest, type Confirmation } from "../confirm.ts";
 import { leaveLine } from "../accept.ts";
 import type { WaitingListDeps } from "../offers.ts";
 import { loadEvent, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { packageName } from "../../../shared/registrations/packages.ts";
 import { linkNotValid, TOKEN, waitingListPage as page } from "./waitlist.tsx";
 
 const places = (n: number) => `${n} ${n === 1 ? "place" : "places"}`;
 
-/** What an entry (or a request) waits for, in words: "2 places, Full Event." or "A team of 6 (Steel City WC)." */
+/**
+ * What an entry (or a request) waits for, in words: "2 places, Full Camp (3 Days)." or "A team of 6 (Steel City WC).".
+ * The package by the event's own name for it, as its form and the offer name it.
+ */
 export function waitingFor(event: EventDetail, entry: Pick<Entry, "kind" | "places" | "packageCode"> & { teamName?: string | null }): string {
   if (entry.kind === "team") return `A team of ${entry.places}${entry.teamName ? ` (${entry.teamName})` : ""}.`;
-  return `${places(entry.places)}, ${packageName(entry.packageCode)}.`;
+  return `${places(entry.places)}, ${findPackage(event, entry.packageCode)?.label ?? entry.packageCode}.`;
 }
 
 /** Why a confirmation makes no entry: the page's text and status. */
@@ -57,7 +59,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
   }
 
   /** Opened (maybe by a mail scanner), the link changes nothing: confirming is the button's form post. */
-  router.get("/waiting-list/confirm/:token", async (req, res) => {
+  router.get("/waiting-list/confirm/:token", deps.manageLimit, async (req, res) => {
     const found = await byConfirmToken(req, res);
     if (!found) return;
     const { request, event, token } = found;
@@ -78,7 +80,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
       page(req, res, found.event, "Waiting List", <Notice title="Not Added to the List" eventId={found.event.id}><p>{REFUSED[answer.status](deps)}</p></Notice>, 409);
     },
   });
-  router.post("/waiting-list/confirm/:token", async (req, res) => {
+  router.post("/waiting-list/confirm/:token", deps.manageLimit, async (req, res) => {
     const found = await byConfirmToken(req, res);
     if (found) await confirmForm(req, res, found);
   });
@@ -95,7 +97,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
         </Notice>);
     },
   });
-  router.post("/waiting-list/confirm/:token/leave", async (req, res) => {
+  router.post("/waiting-list/confirm/:token/leave", deps.manageLimit, async (req, res) => {
     const found = await byConfirmToken(req, res);
     if (found) await leaveForm(req, res, found);
   });

@@ -105,7 +105,7 @@ describe("paying a deposit", () => {
     const res = await apiStart(v, 2, { paymentPlan: "deposit" });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, amount: 75, deposit: { totalCents: 29900, balanceCents: 22400, dueText: "May 22, 2027" } });
-    expect(res.body.deposit.consentText).toMatch(/^I authorise Ironside to save this card and charge it for the remaining balance of \$224\.00 on May 22, 2027/);
+    expect(res.body.deposit.consentText).toMatch(/^I authorize Ironside to save this card and charge it for the remaining balance of \$224\.00 on May 22, 2027/);
     const reference = res.body.registrationId as string;
     const intentId = intentIdOf(res.body.clientSecret);
     expect(fake.intents.get(intentId)).toMatchObject({ amount: 7500, metadata: { kind: "registration", reference } });
@@ -148,7 +148,7 @@ describe("paying a deposit", () => {
     const step2 = textOf((await v.get("/register/2?step=payment")).text);
     expect(step2).toContain("Balance on May 22, 2027");
     expect(step2).toContain("Pay today $75.00");
-    expect(step2).toContain("I authorise Ironside to save this card and charge it for the remaining balance of $224.00 on May 22, 2027");
+    expect(step2).toContain("I authorize Ironside to save this card and charge it for the remaining balance of $224.00 on May 22, 2027");
     // Back shows the plan chosen; choosing full again charges the full price (a new version of the same registration).
     expect((await v.get("/register/2?step=1")).text).toContain('<input type="radio" name="paymentPlan" checked="" value="deposit"/>');
     await v.form("/register/2", { ...ATHLETE, formSessionId, registrationType: "full", paymentPlan: "full" });

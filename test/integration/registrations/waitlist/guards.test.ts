@@ -4,6 +4,7 @@ import { textOf, visitor } from "../../../support/http.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { WAITLIST_TEXT } from "../../../../src/shared/registrations/waitingList.ts";
 import { sentText } from "../../../support/mail.ts";
+import { MANAGE_RATE_LIMIT } from "../../../../src/registrations/changes/routes/manageLink.tsx";
 
 /**
  * Each guard of the waiting list on its own (SQLite here, MySQL + Redis in integration-mysql), with a per-visitor cap
@@ -190,5 +191,25 @@ describe("an offer's places", () => {
     expect((await t.db("registrations").where({ id: holds[0].id }).first()).holder_session).not.toBeNull();
     expect((await taker.form("/waiting-list/3", team("taker@example.com", 10))).status).toBe(200);
     expect(refusedCap(await taker.form("/waiting-list/4", family("taker@example.com", 2)))).toBe(true);
+  });
+});
+
+describe("wrong tokens in the waiting list's links", () => {
+  it("are limited per address with the manage links' own counter: the offer, confirmation and leave links answer 429 past it", async () => {
+    const guesser = await newVisitor("203.0.113.41");
+    const wrong = (i: number) => `guessed-token-${String(i).padStart(8, "0")}-abcdef`;
+    const answers: number[] = [];
+    for (let i = 0; i < MANAGE_RATE_LIMIT.limit; i++) answers.push((await guesser.get(`/waiting-list/offer/${wrong(i)}`)).status);
+    expect(answers.every((s) => s === 404)).toBe(true);
+    expect((await guesser.get(`/waiting-list/offer/${wrong(1000)}`)).status).toBe(429);
+    expect((await guesser.form(`/waiting-list/offer/${wrong(1001)}/take`, { place: "1" })).status).toBe(429);
+    expect((await guesser.form(`/waiting-list/offer/${wrong(1002)}/decline`, {})).status).toBe(429);
+    expect((await guesser.get(`/waiting-list/confirm/${wrong(1003)}`)).status).toBe(429);
+    expect((await guesser.form(`/waiting-list/confirm/${wrong(1004)}/leave`, {})).status).toBe(429);
+    expect((await guesser.get(`/waiting-list/leave/${wrong(1005)}`)).status).toBe(429);
+    // One counter with the manage links: guessing there is guessing here.
+    expect((await guesser.get(`/my-registration/${wrong(1006)}`)).status).toBe(429);
+    // Another address is not held back.
+    expect((await (await newVisitor("203.0.113.42")).get(`/waiting-list/offer/${wrong(1007)}`)).status).toBe(404);
   });
 });

@@ -140,7 +140,7 @@ describe("waiting list", () => {
     expect(JSON.stringify(await t.db("waiting_list_requests"))).not.toContain(confirmLink.split("/").pop());
     // Opening the link (a mail scanner may) changes nothing: its button confirms.
     const opened = await family.get(confirmLink);
-    expect(textOf(opened.text)).toContain("Waiting for 2 places, Full Event.");
+    expect(textOf(opened.text)).toContain("Waiting for 2 places, Full Camp (3 Days).");
     expect(await t.db("waiting_list_entries")).toHaveLength(0);
     const joined = await family.form(confirmLink, {});
     expect(textOf(joined.text)).toContain("You are number 1 on the waiting list.");
@@ -148,7 +148,10 @@ describe("waiting list", () => {
     const { page: team } = await joinConfirmed(coach, { ...JOIN, kind: "team", places: "6", email: COACH.email, firstName: "Dana", teamName: "Steel City WC" });
     // The page the link opens says where the entry stands and what it waits for.
     expect(textOf(team.text)).toContain("You are number 2 on the waiting list. Place in line 1 family or team is ahead of you Waiting for A team of 6 (Steel City WC).");
-    expect(textOf(joined.text)).toContain("Place in line Next: nobody is ahead of you Waiting for 2 places, Full Event.");
+    expect(textOf(joined.text)).toContain("Place in line Next: nobody is ahead of you Waiting for 2 places, Full Camp (3 Days).");
+    // The place-in-line page names the event (title, date, place), as every waiting-list page does.
+    const event = await t.db("events").where({ id: EVENT }).first("title", "date_text", "location");
+    for (const page of [opened, joined]) expect(textOf(page.text)).toContain(`${event.title} · ${event.date_text} · ${event.location}`);
     // The same address again is refused.
     const again = await coach.form(`/waiting-list/${EVENT}`, { ...JOIN, kind: "team", places: "6", email: COACH.email });
     expect(again.status).toBe(409);
@@ -195,7 +198,7 @@ describe("waiting list", () => {
     // The confirmation link's page now says the places are held, until when.
     const [confirmMail] = await emailsTo(JOIN.email, "waiting_list_confirm");
     const standing = textOf((await (await newVisitor()).get(linkIn(sentText(t.mailDir, confirmMail), "/waiting-list/confirm")!)).text);
-    expect(standing).toMatch(/Places Are Held for You 2 places, Full Event\. They are held for you until .+: open the personal link in the offer e-mail/);
+    expect(standing).toMatch(/Places Are Held for You 2 places, Full Camp \(3 Days\)\. They are held for you until .+: open the personal link in the offer e-mail/);
     expect(standing).toContain("Decline the Offer");
 
     // Someone else sees the event sold out and cannot take the held places, not even with a held form's id.
@@ -308,7 +311,7 @@ describe("waiting list", () => {
     expect(text).toContain("Thank you: your e-mail address is confirmed.");
     // The entry offered 'third@example.com' waits ahead as an offer, not in line: this one is next.
     expect(text).toContain("You are number 1 on the waiting list.");
-    expect(text).toContain("Waiting for 2 places, Full Event.");
+    expect(text).toContain("Waiting for 2 places, Full Camp (3 Days).");
     // Opened again, the link confirms nothing more and shows the same place.
     const again = textOf((await v.get(link)).text);
     expect(again).not.toContain("Thank you: your e-mail address is confirmed.");
