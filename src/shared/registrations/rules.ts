@@ -141,7 +141,24 @@ export interface Guardian {
 export const GUARDIAN_FIELDS = { adult: "adult", name: "guardianName", email: "guardianEmail", phone: "guardianPhone" } as const;
 
 /** Step 1's schema for one event: every field and rule of section 5, the day choice checked against the package. */
-export function registrationSchema(event: RegistrationEventFacts) {
+/**
+ * The individual form's schema for an event's packages and days. Made once per distinct set (building a zod schema
+ * costs far more than a parse: it was a tenth of a hold's CPU), and reused for every form and page of that event;
+ * the schema reads only the packages' codes and day counts and the days' ids.
+ */
+export function registrationSchema(event: RegistrationEventFacts): ReturnType<typeof buildRegistrationSchema> {
+  const key = `${event.packages.map((p) => `${p.code}:${p.dayCount}`).join(",")}|${event.days.map((d) => d.id).join(",")}`;
+  let schema = schemasBySet.get(key);
+  if (!schema) {
+    if (schemasBySet.size >= 500) schemasBySet.clear();
+    schema = buildRegistrationSchema({ packages: event.packages.map((p) => ({ ...p })), days: event.days.map((d) => ({ ...d })) });
+    schemasBySet.set(key, schema);
+  }
+  return schema;
+}
+const schemasBySet = new Map<string, ReturnType<typeof buildRegistrationSchema>>();
+
+function buildRegistrationSchema(event: RegistrationEventFacts) {
   const codes = packageOptions(event).map((p) => p.code);
   const dayShape = Object.fromEntries(event.days.map((_, i) => [dayField(i), z.optional(z.unknown())]));
   const fields = z
