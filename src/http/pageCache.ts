@@ -64,16 +64,26 @@ interface KeptPage {
   cacheControl: string | undefined;
   rendered: number;
   expires: number;
+  /** Past `expires`: when one request was let through to render it again (the others meanwhile get this copy). */
+  refreshingSince?: number;
 }
 
 /** Pages by key for `ttlMs`, the oldest dropped beyond `maxPages`: a crawler's endless query strings or many carts push out old pages, never grow the process. */
 function keptPages(ttlMs: number, maxPages: number) {
   const pages = new Map<string, KeptPage>();
   return {
+    /**
+     * The page for `key`. Once its time is up the first request gets nothing (it renders the page again) and the
+     * requests that come while it renders get this copy, for at most another `ttlMs`: under load every request that
+     * arrived at the expiry would otherwise render the page (and read the database) at once.
+     */
     get(key: string): KeptPage | undefined {
       const page = pages.get(key);
-      if (page && page.expires <= Date.now()) pages.delete(key);
-      else return page;
+      const now = Date.now();
+      if (!page || page.expires > now) return page;
+      if (page.refreshingSince !== undefined && now - page.refreshingSince < ttlMs) return page;
+      page.refreshingSince = now;
+      return undefined;
     },
     set(key: string, res: Response, html: string): void {
       const cacheControl = res.getHeader("cache-control");
