@@ -69,10 +69,14 @@ async function announcedChange<T>(change: () => Promise<T>): Promise<T> {
 }
 const run = (...argv: string[]) => announcedChange(() => runEventsCommand(operator, command(...argv), new Date()));
 
-/** With Redis, both instances hear announcements before a change is made; a change then shows at the next request. */
+/**
+ * Before a change is made: with Redis, both instances hear announcements (a change then shows at the next request);
+ * without, each has read the version since the last change, so no earlier change empties its kept pages later on.
+ */
 async function instancesListening(): Promise<void> {
-  if (!t.redis) return;
-  await expect.poll(() => watches().every((w) => w.live())).toBe(true);
+  if (t.redis) return expect.poll(() => watches().every((w) => w.live())).toBe(true);
+  await new Promise((resolve) => setTimeout(resolve, EVENTS_VERSION_POLL_MS + 10));
+  for (const app of apps) await get(app, "/api/events/1");
 }
 
 /** The next request with Redis; without it, the first request after the instance's next read of the version. */
