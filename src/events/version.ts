@@ -94,6 +94,8 @@ export function watchEventsVersion({ db, redis, prefix = "", stale, pollMs = EVE
   };
   if (redis) subscribe(redis, eventsChangedChannel(prefix), onAnnouncement, {
     up: async () => {
+      // A read that began before the subscription was in place may have missed a change announced meanwhile.
+      if (reading) await reading;
       await read();
       subscribed = true;
     },
