@@ -22,7 +22,7 @@ import { pageContext, type PageContextOptions } from "./http/pageContext.ts";
 import { createPageCache } from "./http/pageCache.ts";
 import { onCommittedWrites } from "./db/committedWrites.ts";
 import { EVENT_TABLES, eventCaches } from "./events/cache.ts";
-import { eventsVersionCheck } from "./events/version.ts";
+import { announceEventsChanges, eventsChangedChannel, watchEventsVersion } from "./events/version.ts";
 import { errorHandler, notFound, requireSessionForWrites } from "./http/errors.ts";
 import { PAYMENT_CREATION_LIMIT, rateLimiterFactory } from "./http/rateLimit.ts";
 import { homeRoutes } from "./home/routes.tsx";
@@ -75,6 +75,8 @@ export function createApp(deps: AppDeps): Express {
   const pageCache = createPageCache({ ttlMs: config.pageCacheMs });
   // Kept pages show events and places left: a change this process commits to them is shown at once.
   onCommittedWrites(db, [...EVENT_TABLES, "registrations", "waiting_list_entries"], () => pageCache.clear());
+  // A change of events this process bumps the version for is announced to the other instances.
+  if (redis) announceEventsChanges(db, () => redis.publish(eventsChangedChannel(config.redis?.prefix ?? ""), "1"), logger);
 
   const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
   // One per-session counter for every route that creates an order, a registration or a PaymentIntent.
@@ -170,11 +172,16 @@ export function createApp(deps: AppDeps): Express {
   // The one multipart body (a coach's school logo, in memory) is parsed here, so the CSRF check can read its `_csrf`.
   app.use(coaches.beforeCsrf);
   app.use(csrf.protect);
-  // Another process's change of events (an operator's command) empties this instance's kept events and pages first.
-  app.use(eventsVersionCheck(db, () => {
-    eventCaches(db).events.invalidate();
-    pageCache.clear();
-  }));
+  // Another process's change of events (an operator's command) empties this instance's kept events and pages first:
+  // heard over Redis, or read at most every 250 ms without it (src/events/version.ts).
+  const eventsVersion = watchEventsVersion({
+    db, redis, prefix: config.redis?.prefix, stale: () => {
+      eventCaches(db).events.invalidate();
+      pageCache.clear();
+    },
+  });
+  app.locals.eventsVersion = eventsVersion;
+  app.use(eventsVersion.check);
   app.use(pageCache.serve);
 
   // 5. features

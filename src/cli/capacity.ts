@@ -5,9 +5,12 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { pino } from "pino";
 import { commandConfig } from "./commandConfig.ts";
 import { createDb, migrateLatest } from "../db/knex.ts";
 import { setCapacity } from "../registrations/waitlist/capacity.ts";
+import { createLogger } from "../logger.ts";
+import { announceCommandChanges } from "./announceChanges.ts";
 
 export const CAPACITY_USAGE = "Usage: npm run capacity -- EVENT_ID PLACES   (PLACES: a whole number from 1 to 100000)";
 
@@ -30,6 +33,8 @@ async function main(): Promise<number> {
   const config = commandConfig();
   if (!config) return 1;
   const db = createDb(config.database);
+  // Every running instance shows the new places at its next request.
+  const announced = announceCommandChanges(config, db, createLogger("error", pino.destination(2)));
   try {
     await migrateLatest(db);
     const done = await setCapacity(db, cmd.eventId, cmd.capacity, new Date());
@@ -43,6 +48,7 @@ async function main(): Promise<number> {
     console.error(`Could not reach the database: ${(err as Error).message}`);
     return 1;
   } finally {
+    await announced.settled();
     await db.destroy();
   }
 }

@@ -20,6 +20,7 @@ import { createShopifyWriteBacks } from "../orders/shopifyWriteBack.ts";
 import { registerRegistrationPayments } from "../registrations/booking/paymentHandler.ts";
 import { buildSite, type Site } from "../shared/site.ts";
 import { followClockFile, now } from "../clock.ts";
+import { announceCommandChanges } from "./announceChanges.ts";
 
 /** A refused operator command: its one line, and nothing was changed. */
 export class OperatorError extends Error {}
@@ -77,12 +78,14 @@ export async function runOperatorCommand<T extends object>(
   // Errors only, on standard error: the command's own lines are its output.
   const logger = createLogger("error", pino.destination(2));
   const db = createDb(config.database, logger);
+  const announced = announceCommandChanges(config, db, logger);
   try {
     return await run(createOperatorContext(config, db, logger), cmd);
   } catch (err) {
     console.error(err instanceof OperatorError ? err.message : isUnmigrated(err) ? UNMIGRATED : `Nothing was changed: ${(err as Error).message.split("\n")[0]}`);
     return 1;
   } finally {
+    await announced.settled();
     await db.destroy();
   }
 }

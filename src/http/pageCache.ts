@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import zlib from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
 import type { PageContext } from "./render.tsx";
 
@@ -58,19 +59,31 @@ interface KeptPage {
   /** The page's bytes between its placeholders, and which placeholder follows each part but the last. */
   parts: Buffer[];
   slots: ("csrf" | "formId")[];
+  /** The parts deflated once, each ending byte-aligned (made at the first answer that may be gzipped). */
+  deflated?: Buffer[];
   cacheControl: string | undefined;
   rendered: number;
   expires: number;
+  /** Past `expires`: when one request was let through to render it again (the others meanwhile get this copy). */
+  refreshingSince?: number;
 }
 
 /** Pages by key for `ttlMs`, the oldest dropped beyond `maxPages`: a crawler's endless query strings or many carts push out old pages, never grow the process. */
 function keptPages(ttlMs: number, maxPages: number) {
   const pages = new Map<string, KeptPage>();
   return {
+    /**
+     * The page for `key`. Once its time is up the first request gets nothing (it renders the page again) and the
+     * requests that come while it renders get this copy, for at most another `ttlMs`: under load every request that
+     * arrived at the expiry would otherwise render the page (and read the database) at once.
+     */
     get(key: string): KeptPage | undefined {
       const page = pages.get(key);
-      if (page && page.expires <= Date.now()) pages.delete(key);
-      else return page;
+      const now = Date.now();
+      if (!page || page.expires > now) return page;
+      if (page.refreshingSince !== undefined && now - page.refreshingSince < ttlMs) return page;
+      page.refreshingSince = now;
+      return undefined;
     },
     set(key: string, res: Response, html: string): void {
       const cacheControl = res.getHeader("cache-control");
@@ -97,19 +110,69 @@ function atPlaceholders(html: string): Pick<KeptPage, "parts" | "slots"> {
   };
 }
 
-/** The kept page for this visitor, as withVisitorToken makes it: their token, and a form id of this answer's own. */
-function visitorBytes(page: KeptPage, token: () => string): Buffer {
-  if (page.slots.length === 0) return page.parts[0]!;
+/** What goes in each of the page's placeholders for this visitor, as withVisitorToken fills them: their token, and a form id of this answer's own. */
+function visitorFills(page: KeptPage, token: () => string): Buffer[] {
   const formId = page.slots.includes("formId") ? Buffer.from(randomBytes(16).toString("base64url")) : undefined;
   const csrf = page.slots.includes("csrf") ? Buffer.from(token()) : undefined;
-  return Buffer.concat(page.parts.flatMap((part, i) => (i < page.slots.length ? [part, page.slots[i] === "csrf" ? csrf! : formId!] : [part])));
+  return page.slots.map((slot) => (slot === "csrf" ? csrf! : formId!));
+}
+
+function visitorBytes(page: KeptPage, fills: Buffer[]): Buffer {
+  if (page.slots.length === 0) return page.parts[0]!;
+  return Buffer.concat(page.parts.flatMap((part, i) => (i < fills.length ? [part, fills[i]!] : [part])));
+}
+
+/** Below this an answer is sent as it is (the compression middleware's own threshold). */
+const GZIP_FROM_BYTES = 1024;
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+/** The last deflate block: empty, stored, final. */
+const DEFLATE_END = Buffer.from([1, 0, 0, 0xff, 0xff]);
+
+/** Bytes as one stored (uncompressed) deflate block, for a stream that is byte-aligned where it goes. */
+function storedBlock(bytes: Buffer): Buffer[] {
+  const n = bytes.length;
+  return [Buffer.from([0, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]), bytes];
+}
+
+/**
+ * A kept page gzipped for this visitor without compressing it again: its parts were deflated once (each an
+ * independent run ending in a sync flush, so back-references never cross a part), the visitor's token and form id
+ * go between them as stored blocks, and the gzip trailer's CRC is computed over what the visitor is sent.
+ * Compressing the page per answer was most of a kept page's CPU.
+ */
+function gzipped(page: KeptPage, fills: Buffer[]): Buffer {
+  page.deflated ??= page.parts.map((part) => zlib.deflateRawSync(part, { level: 6, finishFlush: zlib.constants.Z_SYNC_FLUSH }));
+  const chunks: Buffer[] = [GZIP_HEADER];
+  let crc = 0;
+  let size = 0;
+  page.parts.forEach((part, i) => {
+    chunks.push(page.deflated![i]!);
+    crc = zlib.crc32(part, crc);
+    size += part.length;
+    const fill = fills[i];
+    if (fill) {
+      if (fill.length > 0xffff) throw new Error("a page's placeholder value is longer than one stored block");
+      chunks.push(...storedBlock(fill));
+      crc = zlib.crc32(fill, crc);
+      size += fill.length;
+    }
+  });
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(size >>> 0, 4);
+  chunks.push(DEFLATE_END, trailer);
+  return Buffer.concat(chunks);
 }
 
 /** A kept page with its own Cache-Control and, as any HTTP cache answers a kept response, its age in seconds (for tests and operators, the sign of a hit). */
-function sendKept(res: Response, page: KeptPage): void {
+function sendKept(req: Request, res: Response, page: KeptPage): void {
   if (page.cacheControl) res.set("cache-control", page.cacheControl);
   res.set("age", String(Math.floor((Date.now() - page.rendered) / 1000)));
-  res.status(200).type("html").send(visitorBytes(page, (res.locals.page as PageContext).visitorCsrfToken));
+  const fills = visitorFills(page, (res.locals.page as PageContext).visitorCsrfToken);
+  const length = page.parts.reduce((n, part) => n + part.length, 0) + fills.reduce((n, fill) => n + fill.length, 0);
+  res.status(200).type("html").vary("Accept-Encoding");
+  if (length >= GZIP_FROM_BYTES && req.acceptsEncodings("gzip", "identity") === "gzip") res.set("content-encoding", "gzip").send(gzipped(page, fills));
+  else res.send(visitorBytes(page, fills));
 }
 
 export function createPageCache({ ttlMs, maxPages = 500 }: { ttlMs: number; maxPages?: number }): PageCache {
@@ -126,14 +189,14 @@ export function createPageCache({ ttlMs, maxPages = 500 }: { ttlMs: number; maxP
       res.locals.pageCacheGeneration = generation;
       const page = ttlMs > 0 && isStateless(req) ? forStateless.get(keyOf(req)) : undefined;
       if (!page) return next();
-      sendKept(res, page);
+      sendKept(req, res, page);
     },
     keep: (req, res, html) => {
       if (keepable(req) && unchanged(res) && isStateless(req)) forStateless.set(keyOf(req), res, html);
     },
     answerKept: (req, res, key) => {
       const page = keepable(req) ? byState.get(stateKey(req, key)) : undefined;
-      if (page) sendKept(res, page);
+      if (page) sendKept(req, res, page);
       return page !== undefined;
     },
     keepAs: (req, res, key, html) => {

@@ -12,7 +12,8 @@
  *   RUSH_FAMILIES=1000 RUSH_SECONDS=60 RUSH_SEED=1 npm run bench:rush
  *   TEST_DATABASE_URL (default mysql://root@127.0.0.1:3306/test: its server is used, a database rush_* is made
  *   and dropped), TEST_REDIS_URL (default redis://127.0.0.1:6379; keys under rush-*: are removed afterwards)
- *   RUSH_CPU_PROF=1: instance 1 runs with --cpu-prof; its profile is summed up (var/bench-rush/profile/)
+ *   RUSH_CPU_PROF=1: instance 1 and the load generator run with --cpu-prof; their profiles are summed up
+ *   (var/bench-rush/profile/, and its generator/)
  *   RUSH_SLOW_LOG_MS=n: MySQL's slow log (to its table) catches statements over n ms during the run, summed up at the
  *   end; the server's earlier settings are put back (a global setting of a shared server: use it for a profile only)
  */
@@ -109,6 +110,7 @@ const runDir = path.join(root, "var/bench-rush");
 fs.rmSync(runDir, { recursive: true, force: true });
 fs.mkdirSync(runDir, { recursive: true });
 const profileDir = path.join(runDir, "profile");
+const generatorProfileDir = path.join(profileDir, "generator");
 
 /** Starts a process and waits for a line of its output that `ready` matches; its output goes to `logFile`. */
 function startProcess(args: string[], env: Record<string, string>, logFile: string, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
@@ -245,7 +247,8 @@ try {
   const cpuBefore = new Map(watched.map(([name, pid]) => [name, pid ? cpuMs(pid) : undefined]));
   const ownBefore = process.cpuUsage();
   rushWindow.fromUs = Number(process.hrtime.bigint() / 1000n);
-  const generator = spawn(process.execPath, ["--import", "tsx", "test/bench/rushLoad.ts", loadFile, resultFile], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+  const generatorProfile = CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${generatorProfileDir}`] : [];
+  const generator = spawn(process.execPath, [...generatorProfile, "--import", "tsx", "test/bench/rushLoad.ts", loadFile, resultFile], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
   let generatorCpu: number | undefined;
   const generatorDone = new Promise<number | null>((resolve) => {
     // Read just before it is reaped: its CPU, summed over its whole life.
@@ -340,6 +343,11 @@ try {
   for (const [name, used] of cpuRows) {
     console.log(`  ${name.padEnd(26)} ${used === undefined ? "unreadable" : `${(used / Math.max(1, holds.length)).toFixed(1).padStart(6)} ms per hold (${(used / 1000).toFixed(1)} s)`}`);
   }
+  // What the machine allows: every process's CPU for the run over the families that came, against the cores.
+  const everyProcessMs = cpuRows.filter(([name]) => name !== "this report").reduce((sum, [, used]) => sum + (used ?? 0), 0);
+  const perFamilyMs = everyProcessMs / Math.max(1, results.length);
+  const cores = os.cpus().length;
+  console.log(`ceiling: ${Math.floor((cores * 1000) / Math.max(0.001, perFamilyMs))} families/s on ${cores} cores at ${perFamilyMs.toFixed(1)} ms of CPU per family`);
 
   const lines: LockLine[] = servers.flatMap((_, i) => lockLines(path.join(runDir, `instance-${i + 1}.log`)));
   console.log(
@@ -402,6 +410,7 @@ try {
     returns: { p50Ms: percentile(returns, 50), p99Ms: p99Return },
     answers: Object.fromEntries(steps.map((step) => [step, calls.filter((c) => c.step === step).length])),
     cpuMsPerHold: Object.fromEntries(cpuRows.map(([name, used]) => [name, used === undefined ? null : used / Math.max(1, holds.length)])),
+    ceiling: { familiesPerSecond: Math.floor((cores * 1000) / Math.max(0.001, perFamilyMs)), cores, cpuMsPerFamily: perFamilyMs },
     fiveXX,
     noAnswer,
     endState: end,
@@ -427,11 +436,12 @@ try {
   for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length) await redis.del(keys);
   await redis.close();
 }
-if (CPU_PROFILE && fs.existsSync(profileDir)) {
-  for (const file of fs.readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"))) {
-    const p = profileSummary(path.join(profileDir, file), root, rushWindow);
+const profiles = CPU_PROFILE ? ([["instance 1", profileDir], ["the load generator", generatorProfileDir]] as const) : [];
+for (const [who, dir] of profiles.filter(([, d]) => fs.existsSync(d))) {
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
+    const p = profileSummary(path.join(dir, file), root, rushWindow);
     const share = (t: number) => `${(t / 1000).toFixed(2).padStart(6)} s  ${((100 * t) / p.totalMs).toFixed(1).padStart(5)}%`;
-    console.log(`\nCPU profile of instance 1 during the rush (${path.relative(root, path.join(profileDir, file))}): ${(p.totalMs / 1000).toFixed(1)} s busy; self time by place:`);
+    console.log(`\nCPU profile of ${who} during the rush (${path.relative(root, path.join(dir, file))}): ${(p.totalMs / 1000).toFixed(1)} s busy; self time by place:`);
     for (const [place, t] of p.byPlace) console.log(`  ${place.padEnd(40)} ${share(t)}`);
     console.log("the same time by the package or app code that ran it (Node's own and native code counted to its caller):");
     for (const [place, t] of p.byCaller) console.log(`  ${place.padEnd(40)} ${share(t)}`);

@@ -3,7 +3,8 @@
  * opens the registration page (cookies, CSRF token, the form's id), posts the hold the widget posts, confirms the
  * PaymentIntent the way the offline Stripe.js does, reports the payment back, and opens the page it lands on.
  */
-import { csrfFrom } from "../support/http.ts";
+import http from "node:http";
+import zlib from "node:zlib";
 import { toText } from "../../src/shared/toText.ts";
 
 export const PUBLIC_URL = "https://rush.example";
@@ -52,8 +53,63 @@ export interface FamilyResult {
 
 type Json = Record<string, unknown>;
 
+/**
+ * What a browser sends and keeps, and no more: its Accept-Encoding (so the site compresses what it would for a
+ * browser), its cookies and the CSRF token; kept-alive connections to each origin, as a browser or a sticky proxy
+ * keeps them. A compressed answer is decompressed only when the family reads it (the pages it takes the token and
+ * the form from, JSON answers, errors); the page it lands on at the end is received and not read.
+ */
+const ACCEPT_ENCODING = "gzip, deflate, br";
+const agents = new Map<string, http.Agent>();
+const agentOf = (origin: string) => agents.get(origin) ?? agents.set(origin, new http.Agent({ keepAlive: true, maxFreeSockets: 512 })).get(origin)!;
+
+interface Answer {
+  status: number;
+  /** The answer's text, decompressed; "" when it was not read. */
+  text: string;
+}
+
+function exchange(url: string, method: string, headers: http.OutgoingHttpHeaders, body: string | undefined, read: boolean): Promise<{ status: number; setCookie: string[]; text: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method, headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) }, agent: agentOf(target.origin) },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const setCookie = res.headers["set-cookie"] ?? [];
+        if (!read && status < 400) {
+          res.resume();
+          res.once("end", () => resolve({ status, setCookie, text: "" }));
+          res.once("error", reject);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.once("error", reject);
+        res.once("end", () => {
+          try {
+            resolve({ status, setCookie, text: decoded(Buffer.concat(chunks), res.headers["content-encoding"]) });
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        });
+      },
+    );
+    req.once("error", reject);
+    req.end(body);
+  });
+}
+
+function decoded(bytes: Buffer, encoding: string | undefined): string {
+  if (encoding === "br") return zlib.brotliDecompressSync(bytes).toString();
+  if (encoding === "gzip") return zlib.gunzipSync(bytes).toString();
+  if (encoding === "deflate") return zlib.inflateSync(bytes).toString();
+  return bytes.toString();
+}
+
 class Client {
   private cookies = new Map<string, string>();
+  private cookieHeader = "";
   private token = "";
   readonly calls: Call[] = [];
   constructor(
@@ -61,47 +117,45 @@ class Client {
     private address: string,
   ) {}
 
-  private headers(extra: Record<string, string> = {}): Record<string, string> {
-    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    return { "x-forwarded-for": this.address, "x-forwarded-proto": "https", ...(cookie ? { cookie } : {}), ...extra };
+  private headers(extra: Record<string, string>): http.OutgoingHttpHeaders {
+    return { "x-forwarded-for": this.address, "x-forwarded-proto": "https", "accept-encoding": ACCEPT_ENCODING, ...(this.cookieHeader ? { cookie: this.cookieHeader } : {}), ...extra };
   }
 
-  private keep(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const eq = pair!.indexOf("=");
-      this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+  private keep(setCookie: string[]): void {
+    if (setCookie.length === 0) return;
+    for (const line of setCookie) {
+      const pair = line.slice(0, line.indexOf(";") >>> 0);
+      const eq = pair.indexOf("=");
+      this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
     }
+    this.cookieHeader = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
 
-  private async send(step: Call["step"], url: string, init: RequestInit): Promise<{ status: number; text: string }> {
+  private async send(step: Call["step"], url: string, method: string, headers: http.OutgoingHttpHeaders, body: string | undefined, read: boolean): Promise<Answer> {
     const started = performance.now();
     try {
-      const res = await fetch(url, { ...init, redirect: "manual" });
-      this.keep(res);
-      const text = await res.text();
+      const res = await exchange(url, method, headers, body, read);
+      // Stripe is another origin: its cookies are not the site's.
+      if (url.startsWith(this.base)) this.keep(res.setCookie);
       const call: Call = { step, status: res.status, at: started, ms: performance.now() - started };
-      if (res.status >= 400) call.message = messageOf(text);
+      if (res.status >= 400) call.message = messageOf(res.text);
       this.calls.push(call);
-      return { status: res.status, text };
+      return { status: res.status, text: res.text };
     } catch (err) {
       this.calls.push({ step, status: 0, at: started, ms: performance.now() - started, message: (err as Error).cause ? String((err as Error).cause) : (err as Error).message });
       return { status: 0, text: "" };
     }
   }
 
-  async page(step: Call["step"], path: string) {
-    const res = await this.send(step, `${this.base}${path}`, { headers: this.headers({ accept: "text/html" }) });
+  /** A page as the browser opens it; `read`: the family reads it (the form's page, the checkout), else it is only received. */
+  async page(step: Call["step"], path: string, read = true) {
+    const res = await this.send(step, `${this.base}${path}`, "GET", this.headers({ accept: "text/html" }), undefined, read);
     if (res.status === 200 && step === "page") this.token = csrfFrom(res.text);
     return res;
   }
 
   async postJson(step: Call["step"], path: string, body: unknown) {
-    const res = await this.send(step, `${this.base}${path}`, {
-      method: "POST",
-      headers: this.headers({ accept: "application/json", "content-type": "application/json", "x-csrf-token": this.token, origin: PUBLIC_URL }),
-      body: JSON.stringify(body),
-    });
+    const res = await this.send(step, `${this.base}${path}`, "POST", this.headers({ accept: "application/json", "content-type": "application/json", "x-csrf-token": this.token, origin: PUBLIC_URL }), JSON.stringify(body), true);
     return { status: res.status, json: parseJson(res.text) };
   }
 
@@ -122,13 +176,14 @@ class Client {
       "payment_method_data[billing_details][name]": name,
       "payment_method_data[billing_details][address][postal_code]": "35203",
     });
-    const res = await this.send("confirm", `${stripeUrl}/v1/payment_intents/${encodeURIComponent(intentId)}/confirm`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body,
-    });
+    const res = await this.send("confirm", `${stripeUrl}/v1/payment_intents/${encodeURIComponent(intentId)}/confirm`, "POST", { "content-type": "application/x-www-form-urlencoded", "accept-encoding": ACCEPT_ENCODING }, body.toString(), true);
     return { status: res.status, json: parseJson(res.text) };
   }
+}
+
+/** The page's CSRF token (its meta tag), as the widgets read it. */
+function csrfFrom(html: string): string {
+  return /<meta name="csrf-token" content="([^"]*)"/.exec(html)?.[1] ?? "";
 }
 
 function parseJson(text: string): Json {
@@ -246,6 +301,6 @@ export async function runFamily(base: string, stripeUrl: string, plan: FamilyPla
   const charged = { intentId, amountCents: Number(confirmed.json.amount_received), reference };
 
   const back = await client.postJson("return", `/api/events/${plan.eventId}/stripe-payment-success`, { paymentIntentId: intentId, ...(team ? { option: "team" } : {}) });
-  await client.page("landing", team ? `/stripe-checkout?eventId=${plan.eventId}&option=team&success=true` : `/event-registration/${plan.eventId}?paymentSuccess=true&paymentIntentId=${encodeURIComponent(intentId)}`);
+  await client.page("landing", team ? `/stripe-checkout?eventId=${plan.eventId}&option=team&success=true` : `/event-registration/${plan.eventId}?paymentSuccess=true&paymentIntentId=${encodeURIComponent(intentId)}`, false);
   return done(back.status === 200 && back.json.status === "paid" ? "paid" : "not confirmed", { reference, charged });
 }

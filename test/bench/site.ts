@@ -10,6 +10,7 @@ import path from "node:path";
 import mysql from "mysql2/promise";
 import { createClient } from "redis";
 import { startServer } from "../support/server.ts";
+import { startStatementCounter } from "./statementCounter.ts";
 import { startFakeStripe, type FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
 
 export const PUBLIC_URL = "https://bench.example";
@@ -49,6 +50,8 @@ export interface BenchSite {
   mode: string;
   /** Keys under this run's own Redis prefix, all or those of one kind (`sess:`); undefined when embedded. The server is shared: DBSIZE counts other people's keys too. */
   redisKeys(kind?: string): Promise<number | undefined>;
+  /** Statements the site has sent MySQL so far (its timers' included); undefined when embedded. */
+  statements(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
   const prefix = `bench-${runId}:`;
   let env: Record<string, string>;
   let stripe: FakeStripe | undefined;
+  let counter: Awaited<ReturnType<typeof startStatementCounter>> | undefined;
   if (embedded) {
     env = { NODE_ENV: "development", SQLITE_PATH: path.join(tmp, "app.sqlite3"), MAIL_DIR: path.join(tmp, "mail"), PUBLIC_URL, TRUST_PROXY_HOPS: "1" };
   } else {
@@ -71,10 +75,15 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
     redis = createClient({ url: redisUrl });
     await redis.connect();
     stripe = await startFakeStripe();
+    const mysqlUrl = new URL(mysqlBase);
+    counter = await startStatementCounter({ host: mysqlUrl.hostname, port: Number(mysqlUrl.port || 3306) });
+    const counted = new URL(mysqlBase);
+    counted.hostname = "127.0.0.1";
+    counted.port = String(counter.port);
     env = {
       NODE_ENV: "production",
       SESSION_SECRET: randomBytes(32).toString("hex"),
-      DATABASE_URL: `${mysqlBase}/${database}`,
+      DATABASE_URL: `${counted.toString().replace(/\/$/, "")}/${database}`,
       REDIS_URL: redisUrl,
       REDIS_PREFIX: prefix,
       PUBLIC_URL,
@@ -101,6 +110,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
       await redis.close();
     }
     await stripe?.close();
+    await counter?.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   };
   let server: Awaited<ReturnType<typeof startServer>>;
@@ -114,6 +124,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
     url: server.url,
     pid: server.child.pid,
     mode: embedded ? "embedded (development, SQLite, in-process sessions)" : "production, MySQL + Redis",
+    statements: () => counter?.statements(),
     redisKeys: async (kind) => {
       if (!redis) return undefined;
       let n = 0;

@@ -11,16 +11,22 @@ import { runEventsCommand } from "../../src/cli/events.ts";
 import { parseEventsArgs, type EventsCommand } from "../../src/cli/eventsArgs.ts";
 import { setCapacity } from "../../src/registrations/waitlist/capacity.ts";
 import { insertEntry } from "../../src/registrations/waitlist/repository.ts";
+import { announceEventsChanges, eventsChangedChannel, EVENTS_VERSION_POLL_MS, type EventsVersionWatch } from "../../src/events/version.ts";
 
 /**
  * `npm run events` through its module, as an operator's process: a third connection pool on the app's database, so
  * no app instance sees the write itself. Two app instances (each its own pool, pages kept as in production) show a
  * change on their very next request; a refused change writes nothing, not even what it checked before refusing.
+ * With Redis (MySQL runs) the operator's process announces its change as a command does and the instances hear it:
+ * the next page shows it, and a kept page reads nothing. Without Redis an instance reads the version at most every
+ * EVENTS_VERSION_POLL_MS, so the change shows once that interval has passed.
  */
 let t: TestApp;
 let other: Db;
 let operator: Db;
 let apps: Express[];
+let announced: { settled(): Promise<void> } | undefined;
+let announcements = 0;
 let sqliteDir: string | undefined;
 
 beforeAll(async () => {
@@ -30,6 +36,13 @@ beforeAll(async () => {
   other = createDb(t.config.database, t.logger);
   operator = createDb(t.config.database, t.logger);
   apps = [t.app, createApp({ ...t, db: other })];
+  const redis = t.redis;
+  if (redis) {
+    announced = announceEventsChanges(operator, () => {
+      announcements += 1;
+      return redis.publish(eventsChangedChannel(t.config.redis!.prefix), "1");
+    }, t.logger);
+  }
 });
 afterAll(async () => {
   await other?.destroy();
@@ -43,7 +56,42 @@ function command(...argv: string[]): EventsCommand {
   if ("help" in cmd || "error" in cmd) throw new Error(`not a command: ${argv.join(" ")}`);
   return cmd;
 }
-const run = (...argv: string[]) => runEventsCommand(operator, command(...argv), new Date());
+const watches = () => apps.map((app) => app.locals.eventsVersion as EventsVersionWatch);
+
+/** Runs a change as a command's process does: it returns once the change is announced and (with Redis) heard. */
+async function announcedChange<T>(change: () => Promise<T>): Promise<T> {
+  const heardBefore = watches().map((w) => w.heard());
+  const announcedBefore = announcements;
+  const out = await change();
+  await announced?.settled();
+  if (announcements > announcedBefore) await expect.poll(() => watches().every((w, i) => w.heard() > heardBefore[i]!)).toBe(true);
+  return out;
+}
+const run = (...argv: string[]) => announcedChange(() => runEventsCommand(operator, command(...argv), new Date()));
+
+/**
+ * Before a change is made: with Redis, both instances hear announcements (a change then shows at the next request);
+ * without, each has read the version since the last change, so no earlier change empties its kept pages later on.
+ */
+async function instancesListening(): Promise<void> {
+  if (t.redis) return expect.poll(() => watches().every((w) => w.live())).toBe(true);
+  await new Promise((resolve) => setTimeout(resolve, EVENTS_VERSION_POLL_MS + 10));
+  for (const app of apps) await get(app, "/api/events/1");
+}
+
+/** The next request with Redis; without it, the first request after the instance's next read of the version. */
+async function shownSoon<T>(read: () => Promise<T>, check: (value: T) => void): Promise<void> {
+  if (t.redis) return check(await read());
+  await expect.poll(async () => {
+    try {
+      check(await read());
+      return true;
+    } catch {
+      return false;
+    }
+  }).toBe(true);
+  check(await read());
+}
 
 /** Everything an events command may write, to show that a refusal wrote nothing. */
 async function stored(): Promise<string> {
@@ -174,6 +222,7 @@ describe("npm run events, through its module", () => {
 
 describe("a change shows on every instance at its next request", () => {
   it("title and price on /events, /events/{id} and /api/events/{id} of both instances", async () => {
+    await instancesListening();
     for (const app of apps) {
       await pagesOf(app, 2);
       const again = await pagesOf(app, 2);
@@ -182,32 +231,56 @@ describe("a change shows on every instance at its next request", () => {
     }
     await run("update", "2", "--title", "National Champ Camp, renamed", "--package", "full=279.00");
     for (const app of apps) {
-      const now = await pagesOf(app, 2);
-      expect(now.list).toContain("National Champ Camp, renamed");
-      expect(now.page).toContain("National Champ Camp, renamed");
-      expect(now.page).toContain("$279");
-      expect(now.api.title).toBe("National Champ Camp, renamed");
-      expect(JSON.stringify(now.api.packages)).toMatch(/279/);
+      await shownSoon(() => pagesOf(app, 2), (now) => {
+        expect(now.list).toContain("National Champ Camp, renamed");
+        expect(now.page).toContain("National Champ Camp, renamed");
+        expect(now.page).toContain("$279");
+        expect(now.api.title).toBe("National Champ Camp, renamed");
+        expect(JSON.stringify(now.api.packages)).toMatch(/279/);
+      });
     }
   });
 
   it("a new event on /events of both instances", async () => {
+    await instancesListening();
     for (const app of apps) {
       await get(app, "/events");
       expect((await get(app, "/events")).headers.age).toBeDefined();
     }
     const out = await run("create", "--like", "2", "--title", "Winter Warmup", "--start", "2027-12-04", "--end", "2027-12-04", "--location", "Reno, NV", "--capacity", "30", "--package", "full=99");
-    for (const app of apps) expect((await get(app, "/events")).text).toContain("Winter Warmup");
+    for (const app of apps) await shownSoon(() => get(app, "/events"), (page) => expect(page.text).toContain("Winter Warmup"));
     // Event 2's struck-through promotional price is not the new event's.
     const created = await operator("events").where({ id: Number(/Created event (\d+)\./.exec(out)![1]) }).first();
     expect(created.original_price_cents).toBeNull();
   });
 
   it("a capacity set by npm run capacity (setCapacity) in the places both instances show", async () => {
+    await instancesListening();
     const shown = async (app: Express) => ((await get(app, "/api/events/4")).body as { placesLeft: number }).placesLeft;
-    const before = await Promise.all(apps.map(shown));
-    await setCapacity(operator, 4, 123, new Date());
-    expect(await Promise.all(apps.map(shown))).toEqual(before.map(() => 123));
+    await Promise.all(apps.map(shown));
+    await announcedChange(() => setCapacity(operator, 4, 123, new Date()));
+    for (const app of apps) await shownSoon(() => shown(app), (left) => expect(left).toBe(123));
+  });
+
+  it.skipIf(backend !== "mysql")("a kept page costs no database statement while the instance hears Redis", async () => {
+    await instancesListening();
+    const urls = ["/events/2", "/events", "/"];
+    for (const app of apps) for (const url of urls) await get(app, url);
+    const statements: string[] = [];
+    const count = (q: { sql?: string }) => statements.push(String(q.sql));
+    for (const db of [t.db, other]) db.on("query", count);
+    try {
+      for (const app of apps) {
+        for (const url of urls) {
+          // Past the interval in which an instance without Redis would not read again: only hearing Redis spares the read.
+          await new Promise((resolve) => setTimeout(resolve, EVENTS_VERSION_POLL_MS + 10));
+          expect((await get(app, url)).headers.age).toBeDefined();
+        }
+      }
+    } finally {
+      for (const db of [t.db, other]) db.off("query", count);
+    }
+    expect(statements).toEqual([]);
   });
 });
 

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import zlib from "node:zlib";
 import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { csrfFrom, textOf, visitor } from "../support/http.ts";
@@ -50,6 +53,44 @@ describe("pages kept for visitors without state", () => {
     const ids = pages.map((p) => formIdOf(p.text));
     expect(ids.every((id) => id && /^[A-Za-z0-9_-]{16,64}$/.test(id) && !id.startsWith("formid"))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("gzips a kept page for a visitor that accepts it, with that visitor's own token and form id, byte for byte the page sent unencoded", async () => {
+    await get(request(t.app), "/register/2");
+    // The bytes as sent (supertest would decompress them): a plain HTTP request to the app listening on loopback.
+    const server = t.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    const { port } = server.address() as AddressInfo;
+    const raw = (encoding: string) =>
+      new Promise<{ encoding?: string; vary: string; age?: string; body: Buffer }>((resolve, reject) => {
+        http.get({ host: "127.0.0.1", port, path: "/register/2", headers: { host: HOST, "accept-encoding": encoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ encoding: res.headers["content-encoding"], vary: String(res.headers.vary), age: res.headers.age, body: Buffer.concat(chunks) }));
+          res.on("error", reject);
+        }).on("error", reject);
+      });
+    let zipped, plain;
+    try {
+      [zipped, plain] = [await raw("gzip, deflate, br"), await raw("identity")];
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect([zipped.age, plain.age].every((age) => age !== undefined)).toBe(true);
+    expect(zipped.encoding).toBe("gzip");
+    expect(zipped.vary).toMatch(/accept-encoding/i);
+    expect(plain.encoding).toBeUndefined();
+    // gunzipSync checks the trailer's CRC and length: a page put together wrongly fails here.
+    const html = zlib.gunzipSync(zipped.body).toString();
+    expect(html).not.toMatch(PLACEHOLDER);
+    expect(html).not.toMatch(/formid[0-9a-f]{32}/);
+    const token = csrfFrom(html);
+    expect(token).not.toBe(csrfFrom(plain.body.toString()));
+    const formId = (page: string) => /name="formSessionId" value="([A-Za-z0-9_-]+)"/.exec(page)![1]!;
+    const sameBut = (page: string) => page.replaceAll(csrfFrom(page), "TOKEN").replaceAll(formId(page), "ID");
+    expect(formId(html)).not.toBe(formId(plain.body.toString()));
+    expect(sameBut(html)).toBe(sameBut(plain.body.toString()));
+    expect(zipped.body.length).toBeLessThan(html.length / 2);
   });
 
   it("sends a kept page to the next visitor with that visitor's own token, which works for that visitor only", async () => {

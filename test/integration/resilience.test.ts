@@ -5,6 +5,10 @@ import { startTcpProxy } from "../support/proxy.ts";
 import { textOf, visitor } from "../support/http.ts";
 import { SESSION_DOWN_NOTICE } from "../../src/http/pageContext.ts";
 import { scaledMs } from "../support/timeouts.ts";
+import { createDb } from "../../src/db/knex.ts";
+import { eventsChangedChannel, type EventsVersionWatch } from "../../src/events/version.ts";
+import { runEventsCommand } from "../../src/cli/events.ts";
+import { parseEventsArgs, type EventsCommand } from "../../src/cli/eventsArgs.ts";
 
 async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -82,5 +86,33 @@ describe.runIf(backend === "mysql")("when Redis or MySQL stops", () => {
 
     await mysqlProxy.up();
     await until(async () => (await request(t.app).get("/readyz")).status === 200);
+  });
+
+  it("shows an operator's change of events while Redis is away (the instance reads the version), and hears Redis again once it is back", async () => {
+    const watch = t.app.locals.eventsVersion as EventsVersionWatch;
+    const operator = createDb(t.config.database, t.logger);
+    const get = (url: string) => request(t.app).get(url).set("host", "shop.test").expect(200);
+    const rename = (title: string) => runEventsCommand(operator, parseEventsArgs(["update", "2", "--title", title]) as EventsCommand, new Date());
+    try {
+      await until(async () => watch.live());
+      // Kept in the instance's event cache from here on.
+      await get("/events/2");
+
+      await redisProxy.down();
+      await until(async () => !watch.live());
+      await rename("Renamed While Redis Is Away");
+      await until(async () => (await get("/events/2")).text.includes("Renamed While Redis Is Away"));
+
+      await redisProxy.up();
+      await until(async () => watch.live(), scaledMs(20_000));
+      await get("/events/2");
+      const heard = watch.heard();
+      await rename("Renamed Once Redis Is Back");
+      await t.redis!.publish(eventsChangedChannel(t.config.redis!.prefix), "1");
+      await until(async () => watch.heard() > heard);
+      expect((await get("/events/2")).text).toContain("Renamed Once Redis Is Back");
+    } finally {
+      await operator.destroy();
+    }
   });
 });

@@ -1,10 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Request, Response } from "express";
 import { createPageCache } from "../../src/http/pageCache.ts";
 
 /** A stateless visitor's GET of `url`, and a response that records what the cache sent. */
 function visit(url: string) {
-  const req = { method: "GET", session: { cookie: {} }, protocol: "https", originalUrl: url, get: () => "shop.test" } as unknown as Request;
+  const req = { method: "GET", session: { cookie: {} }, protocol: "https", originalUrl: url, get: () => "shop.test", acceptsEncodings: () => "identity" } as unknown as Request;
   const sent: { body?: string } = {};
   const res = {
     locals: { page: { visitorCsrfToken: () => "token" } },
@@ -12,6 +12,7 @@ function visit(url: string) {
     set: () => res,
     status: () => res,
     type: () => res,
+    vary: () => res,
     send: (body: string) => ((sent.body = body), res),
   } as unknown as Response;
   return { req, res, sent };
@@ -25,7 +26,43 @@ function served(cache: ReturnType<typeof createPageCache>, url: string): boolean
   return !rendered && sent.body !== undefined;
 }
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe("createPageCache", () => {
+  it("once a page's time is up, lets one request render it again while the others get the kept copy, for at most the time a page is kept", () => {
+    vi.useFakeTimers();
+    const cache = createPageCache({ ttlMs: 3000 });
+    const { req, res } = visit("/events/2");
+    cache.serve(req, res, () => undefined);
+    cache.keep(req, res, "<p>first</p>");
+    vi.advanceTimersByTime(3000);
+    const renderer = visit("/events/2");
+    let rendering = false;
+    cache.serve(renderer.req, renderer.res, () => (rendering = true));
+    expect(rendering).toBe(true);
+    // Meanwhile (a render takes a while under load) the next visitors are answered from the copy, not rendered.
+    expect([served(cache, "/events/2"), served(cache, "/events/2")]).toEqual([true, true]);
+    // A render that never kept its page (it failed) holds the others back no longer than a page is kept.
+    vi.advanceTimersByTime(3000);
+    expect(served(cache, "/events/2")).toBe(false);
+    const again = visit("/events/2");
+    cache.serve(again.req, again.res, () => undefined);
+    cache.keep(again.req, again.res, "<p>second</p>");
+    expect(served(cache, "/events/2")).toBe(true);
+  });
+
+  it("after a clear nothing is served from before it, not even while a page is rendered again", () => {
+    const cache = createPageCache({ ttlMs: 60_000 });
+    const { req, res } = visit("/a");
+    cache.keep(req, res, "<p>a</p>");
+    cache.clear();
+    const renderer = visit("/a");
+    cache.serve(renderer.req, renderer.res, () => undefined);
+    expect(served(cache, "/a")).toBe(false);
+  });
+
   it("keeps at most maxPages pages, the oldest going first", () => {
     const cache = createPageCache({ ttlMs: 60_000, maxPages: 3 });
     for (const url of ["/a", "/b", "/c", "/d"]) {

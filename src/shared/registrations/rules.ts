@@ -150,13 +150,31 @@ export function sendsGuardianBlock(values: Record<string, unknown>): boolean {
   return Object.values(GUARDIAN_FIELDS).some((k) => k in values);
 }
 
+type GuardianRule = "required" | "later";
+
 /**
  * Step 1's schema for one event: every field and rule of section 5, the day choice checked against the package.
  * `guardian: "later"`: a JSON call of the spec's shape, which sends no guardian block (sendsGuardianBlock), registers
  * with the contact missing, asked for afterwards; the site's own forms always send the block and have it checked.
+ * Made once per distinct set of packages, days and guardian rule (building a zod schema costs far more than a parse:
+ * it was a tenth of a hold's CPU) and reused for every form and page of that event; the schema reads only the
+ * packages' codes and day counts and the days' ids.
  */
-export function registrationSchema(event: RegistrationEventFacts, opts: { guardian?: "required" | "later" } = {}) {
-  const askLater = () => opts.guardian === "later";
+export function registrationSchema(event: RegistrationEventFacts, opts: { guardian?: GuardianRule } = {}): ReturnType<typeof buildRegistrationSchema> {
+  const guardian = opts.guardian ?? "required";
+  const key = `${event.packages.map((p) => `${p.code}:${p.dayCount}`).join(",")}|${event.days.map((d) => d.id).join(",")}|${guardian}`;
+  let schema = schemasBySet.get(key);
+  if (!schema) {
+    if (schemasBySet.size >= 500) schemasBySet.clear();
+    schema = buildRegistrationSchema({ packages: event.packages.map((p) => ({ ...p })), days: event.days.map((d) => ({ ...d })) }, guardian);
+    schemasBySet.set(key, schema);
+  }
+  return schema;
+}
+const schemasBySet = new Map<string, ReturnType<typeof buildRegistrationSchema>>();
+
+function buildRegistrationSchema(event: RegistrationEventFacts, guardian: GuardianRule) {
+  const askLater = () => guardian === "later";
   const codes = packageOptions(event).map((p) => p.code);
   const dayShape = Object.fromEntries(event.days.map((_, i) => [dayField(i), z.optional(z.unknown())]));
   const fields = z
