@@ -1,5 +1,6 @@
 import { DomainError } from "../../errors.ts";
-import { placesTaken } from "../../events/repository.ts";
+import { placesTakenNow } from "../booking/lapse.ts";
+
 import type { EventDetail } from "../../shared/events/types.ts";
 import { validate, type FieldErrors } from "../../shared/forms.ts";
 import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
@@ -72,7 +73,7 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
     const amountCents = addedAthletesCents(adding, teamPriceCents);
     if (amountCents === null) throw new DomainError("conflict", CHANGE_TEXT.noAthletes);
 
-    const free = Number(eventRow.capacity) - (await placesTaken(trx, event.id, now));
+    const free = Number(eventRow.capacity) - (await placesTakenNow(trx, event.id, eventRow, now));
     const left = await placesForSale(trx, event.id, free, now);
     if (left < adding) throw new DomainError("conflict", CHANGE_TEXT.notEnoughPlaces(Math.max(0, left), adding));
     const held = await repo.placesHeldBy(trx, input.holder, now);
