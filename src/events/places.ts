@@ -85,19 +85,27 @@ export async function admissionState(conn: Conn, eventId: number): Promise<{ cou
   return { counted, free: Number(row?.capacity ?? 0) - Number(row?.taken ?? 0), lineWaits: Number(row?.waiting ?? 0) > 0 };
 }
 
-/** Every event whose count is not what its rows say (`npm run capacity -- check`). */
-export async function placesDrift(db: Db): Promise<{ eventId: number; counted: number | null; rows: number; capacity: number }[]> {
+export interface PlacesDrift {
+  eventId: number;
+  counted: number;
+  rows: number;
+  capacity: number;
+}
+
+/** Every event whose count is not what its rows say, or above its capacity (`npm run capacity -- check`). */
+export async function placesDrift(db: Db): Promise<PlacesDrift[]> {
   const events: { id: unknown; capacity: unknown; taken: unknown }[] = await db("events")
     .leftJoin("event_places", "event_places.event_id", "events.id")
     .orderBy("events.id")
     .select("events.id", "events.capacity", "event_places.taken");
-  const drift: { eventId: number; counted: number | null; rows: number; capacity: number }[] = [];
+  const drift: PlacesDrift[] = [];
   for (const e of events) {
     const eventId = Number(e.id);
     const rows = await placesInRows(db, eventId);
     const counted = e.taken === null || e.taken === undefined ? null : Number(e.taken);
     // An event never counted yet is counted from its rows at its first hold: only a count that exists can drift.
-    if (counted !== null && counted !== rows) drift.push({ eventId, counted, rows, capacity: Number(e.capacity) });
+    const capacity = Number(e.capacity);
+    if (counted !== null && (counted !== rows || counted > capacity)) drift.push({ eventId, counted, rows, capacity });
   }
   return drift;
 }
