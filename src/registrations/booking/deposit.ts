@@ -25,12 +25,14 @@ export async function writePaymentPlan(
   places: number,
   now: Date,
   brandName: string,
+  opts: { newRow?: boolean } = {},
 ): Promise<string> {
   const timeZone = event.timeZone || DEFAULT_TIME_ZONE;
   const firstDay = { date: event.startDate.toISOString().slice(0, 10), timeZone };
   const plan = chosen === "deposit" && amountCents > 0 ? depositPlan(event.depositPolicy, amountCents, places, firstDay, now) : null;
   if (chosen === "deposit" && amountCents > 0 && !plan) throw new DomainError("conflict", DEPOSIT_TEXT.notOffered);
-  await repo.setPaymentPlan(
+  // A row just inserted has no plan columns yet: plan full has nothing to clear.
+  if (plan || !opts.newRow) await repo.setPaymentPlan(
     trx,
     registrationId,
     plan ? { depositCents: plan.todayCents, balanceDueAt: plan.dueAt, consent: { version: CARD_CONSENT_VERSION, text: cardConsentText(brandName, plan, timeZone) } } : null,

@@ -97,6 +97,8 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
   // Each turn either decides, or removes what kept the count from admitting (a lapsed hold, an event never counted).
   for (let turn = 0; !written; turn++) {
     try {
+      // READ COMMITTED (lockingTransaction): under REPEATABLE READ the lock on a form id not yet used is a gap lock,
+      // and holds inserting into the same gap deadlock each other (measured: most of a crowd's holds failed).
       written = await lockingTransaction(deps.db, (trx) => decide(deps, trx, event, visitor, spec, prepared, viaLine));
     } catch (err) {
       if (!(err instanceof NotAdmitted)) throw err;
@@ -142,7 +144,7 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
     const { id, listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 });
     let amountCents = listCents;
     if (code) await repo.setAmount(trx, id, (amountCents = (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents), 1, now);
-    await writePaymentPlan(trx, id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName);
+    await writePaymentPlan(trx, id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName, { newRow: true });
   } else {
     // The same form again: written anew; a change to what it pays for makes a new version.
     const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) + planKeyOf(current);
