@@ -56,9 +56,15 @@ export async function movePlaces(trx: Knex.Transaction, eventId: number, delta: 
 /**
  * THE admission: takes `places` when the event has them free and nobody waits in its line (the line's kept-back
  * places are decided by `placesForSale`, apart). One statement that checks and takes at once; false is "not taken".
- * Made the last statement before COMMIT, it holds the count's row only from here to COMMIT.
+ * It must be the transaction's last statement: on MySQL it runs as `admit_places`, which COMMITs inside the server
+ * when it took the places (migrations/20261202000200_admit_places.ts), so the count's row is locked only from the
+ * UPDATE to that COMMIT, in one round trip; on false nothing is committed and the caller rolls back.
  */
 export async function admitPlaces(trx: Knex.Transaction, eventId: number, places: number): Promise<boolean> {
+  if ((trx.client as Knex.Client).config.client === "mysql2") {
+    const result = (await trx.raw("call admit_places(?, ?)", [eventId, places])) as unknown as [[Row[], ...unknown[]], ...unknown[]];
+    return Number(result[0][0][0]?.admitted) === 1;
+  }
   const changed: unknown = await trx.raw(
     "update event_places set taken = taken + ? where event_id = ? and taken + ? <= (select capacity from events where id = ?) " +
       "and not exists (select 1 from waiting_list_entries where event_id = ? and status = 'waiting')",
@@ -67,9 +73,8 @@ export async function admitPlaces(trx: Knex.Transaction, eventId: number, places
   return affectedRows(changed) === 1;
 }
 
-/** mysql2 answers [ResultSetHeader, ...]; better-sqlite3 through knex.raw answers { changes }. */
+/** better-sqlite3 through knex.raw answers { changes }. */
 function affectedRows(result: unknown): number {
-  if (Array.isArray(result)) return Number((result[0] as { affectedRows?: number }).affectedRows ?? 0);
   return Number((result as { changes?: number }).changes ?? 0);
 }
 

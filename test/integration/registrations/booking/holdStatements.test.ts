@@ -30,8 +30,9 @@ describe("one hold's statements", () => {
     expect(res.status).toBe(200);
     const commit = sql.findIndex((s) => s.startsWith("commit"));
     expect(commit).toBeGreaterThan(0);
-    expect(sql[commit - 1]).toMatch(/^update event_places set taken = taken \+ \?/);
-    expect(sql.filter((s) => s.includes("event_places"))).toHaveLength(1);
+    // On MySQL the statement runs in admit_places, which COMMITs inside the server (the COMMIT after it is a no-op).
+    expect(sql[commit - 1]).toMatch(/^(update event_places set taken = taken \+ \?|call admit_places\(\?, \?\))/);
+    expect(sql.filter((s) => s.includes("event_places") || s.includes("admit_places"))).toHaveLength(1);
     expect(sql.length, sql.join("\n")).toBeLessThanOrEqual(MOST_STATEMENTS);
   });
 });
