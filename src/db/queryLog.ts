@@ -61,7 +61,7 @@ export function queryLog(opts: { development: boolean }): RequestHandler {
             lock: l.key,
             queries: { outside: request.count - l.queries, inside: l.queries },
             transactions: l.transactions,
-            // The most requests decided in one of its locking transactions (src/db/rowQueue.ts: batched holds), 1 when alone.
+            // 1: each locking transaction decides one request (holds are no longer batched; the bench still reads the field).
             batch: l.batch,
             ms: { queued: ms(l.queuedMs), lockWait: ms(l.lockWaitMs), held: ms(l.heldMs) },
           },
@@ -98,38 +98,6 @@ export async function timeLockedWork<T>(key: string, queuedMs: number, work: () 
     const end = performance.now();
     request.locked.lockWaitMs += (lockedAt ?? end) - started;
     request.locked.heldMs += end - (lockedAt ?? end);
-  }
-}
-
-/** The request a queued work was started by, to run its part of a shared transaction as that request's. */
-export type RequestHandle = RequestQueries | undefined;
-export const currentRequest = (): RequestHandle => current.getStore();
-export function asRequest<T>(request: RequestHandle, work: () => T): T {
-  return request ? current.run(request, work) : current.exit(work);
-}
-
-/**
- * timeLockedWork for one locking transaction that decides the works of several requests (src/db/rowQueue.ts): each
- * request is told its own time queued, the batch's wait for the lock and time holding it, and the batch's size. The
- * transaction's own statements (BEGIN, the first lock, savepoints, COMMIT) count as the first request's.
- */
-export async function timeLockedBatch<T>(key: string, members: { request: RequestHandle; queuedMs: number }[], work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  let lockedAt: number | undefined;
-  try {
-    return await asRequest(members[0]?.request, () => underLock.run({ locked: () => void (lockedAt ??= performance.now()) }, work));
-  } finally {
-    const end = performance.now();
-    for (const { request, queuedMs } of members) {
-      if (!request || request.done) continue;
-      const l = request.locked;
-      l.transactions += 1;
-      l.queuedMs += queuedMs;
-      l.key = key;
-      l.batch = Math.max(l.batch, members.length);
-      l.lockWaitMs += (lockedAt ?? end) - started;
-      l.heldMs += end - (lockedAt ?? end);
-    }
   }
 }
 

@@ -10,7 +10,7 @@ import { toDate } from "../db/rows.ts";
 import { toText } from "../shared/toText.ts";
 import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import { lockingTransaction } from "../db/transaction.ts";
-import { eventKey, lockEvent } from "../registrations/core/repository.ts";
+import { eventKey, lockEventForChange } from "../registrations/core/repository.ts";
 import { changeLockedCapacity } from "../registrations/waitlist/capacity.ts";
 import { bumpEventsVersion } from "./version.ts";
 import { packageCodeOf } from "./repository.ts";
@@ -171,6 +171,8 @@ export async function createEvent(db: Db, likeEventId: number, changes: EventCha
     // The copied event's own promotion (a struck-through price, a line over its card picture) is not the new event's.
     const [inserted] = await trx("events").insert({ ...copied, card_overlay: null, original_price_cents: null, ...eventColumns(next, undefined), capacity: next.capacity, created_at: now, updated_at: now });
     const id = Number(inserted);
+    // Its count of places taken (src/events/places.ts): nothing yet.
+    await trx("event_places").insert({ event_id: id, taken: 0 });
     await writePackages(trx, id, next.packages);
     await writeDays(trx, id, next.startDate, next.endDate);
     await bumpEventsVersion(trx);
@@ -181,7 +183,7 @@ export async function createEvent(db: Db, likeEventId: number, changes: EventCha
 /** Changes the given fields of an event under its lock; a capacity change follows the waiting list's rule. */
 export async function updateEvent(db: Db, eventId: number, changes: EventChanges, now: Date): Promise<{ before: EventListing; after: EventListing; roundAsked: boolean }> {
   return queuedLockingTransaction(db, eventKey(eventId), async (trx) => {
-    const locked = await lockEvent(trx, eventId);
+    const locked = await lockEventForChange(trx, eventId);
     if (!locked) throw new EventEditRefused(`There is no event ${eventId}.`);
     const current = await readEdited(trx, locked);
     const next = merged(current, changes);

@@ -6,6 +6,7 @@
  * delete each row once and nothing else.
  */
 import type { Db } from "../db/knex.ts";
+import { COUNTED_REGISTRATION_STATUSES, movePlaces } from "../events/places.ts";
 import { deleteStoredFiles } from "../db/storedFiles.ts";
 import { MESSAGE_YEARS, ORDER_RECORD_YEARS, OUTBOX_DAYS } from "../shared/inbox/policies.ts";
 
@@ -42,6 +43,10 @@ export async function applyRetention(db: Db, now: Date): Promise<RetentionCounts
   counts.registrations = await db.transaction(async (trx): Promise<number> => {
     const pastEvents = trx("events").where("end_date", "<", recordCutoff).select("id");
     const old = (await trx("registrations").whereIn("event_id", pastEvents).pluck("reference")) as string[];
+    // Their events' counts of places (src/events/places.ts) give back what the deleted rows counted; locked, so a
+    // second instance running this at once finds the rows gone and gives back nothing twice.
+    const counted: { event_id: unknown; places: unknown }[] = await trx("registrations").whereIn("reference", old).whereIn("status", [...COUNTED_REGISTRATION_STATUSES]).forUpdate().groupBy("event_id").select("event_id").sum({ places: "places" });
+    for (const c of counted) await movePlaces(trx, Number(c.event_id), -Number(c.places));
     await trx("payments").where("kind", "registration").whereIn("reference", old).delete();
     return Number(await trx("registrations").whereIn("reference", old).delete());
   });

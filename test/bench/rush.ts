@@ -30,7 +30,7 @@ import { writeResults } from "./site.ts";
 import { PUBLIC_URL, RUSH_CODE, type Call, type FamilyPlan, type FamilyResult } from "./rushFamily.ts";
 import type { LoadInput } from "./rushLoad.ts";
 import { cpuMs, databasePid, lockLines, profileSummary, serverStatus, slowStatements, type LockLine } from "./rushMetrics.ts";
-import { readEndState, RULES, unsettledCharges, type Charge } from "./rushEndState.ts";
+import { countCheck, readEndState, RULES, unsettledCharges, type Charge } from "./rushEndState.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The four seeded events, 200 places each. */
@@ -273,6 +273,7 @@ try {
   const statusAfter = await serverStatus(admin);
   const loadAfter = os.loadavg();
   const end = await readEndState(admin, EVENT_IDS, charges, new Date());
+  end.problems.push(...(await countCheck(databaseUrl.toString())));
   const slow = SLOW_LOG_MS !== undefined ? await slowStatements(admin, database, slowSince) : [];
 
   // ---- the report ----

@@ -2,6 +2,9 @@
  * The end state of `npm run bench:rush`, read from the database after the run and compared with what the fake
  * Stripe charged (the families kept its confirm answers). Every broken rule is one problem: none is exact.
  */
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type mysql from "mysql2/promise";
 import { discountAmount } from "../../src/shared/discounts/rules.ts";
 import { toText } from "../../src/shared/toText.ts";
@@ -22,6 +25,7 @@ export const RULES = {
   payment: "paid without exactly one paid payment of that amount",
   charged: "paid another amount than Stripe charged",
   lost: "charged by Stripe, neither registered nor refunded",
+  count: "count of places taken differs from the rows (npm run capacity -- check)",
 } as const;
 
 export interface Problem {
@@ -173,4 +177,20 @@ export async function readEndState(conn: mysql.Connection, eventIds: number[], c
     paidCents,
     problems,
   };
+}
+
+/**
+ * The operators' check of every event's count of places against its rows (`npm run capacity -- check`), run as an
+ * operator runs it on the run's database: each line it prints for an event is one problem.
+ */
+export async function countCheck(databaseUrl: string): Promise<Problem[]> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, ["src/cli/run.mjs", "capacity", "check"], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl } }, (err, out, errOut) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout: String(out), stderr: String(errOut) }),
+    );
+  });
+  if (code === 0) return [];
+  const lines = stdout.split("\n").filter((l) => l.startsWith("Event "));
+  return lines.length ? lines.map((detail) => ({ rule: "count" as const, detail })) : [{ rule: "count", detail: `the check did not run: ${stderr.trim() || stdout.trim()}` }];
 }

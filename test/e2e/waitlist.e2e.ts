@@ -12,6 +12,7 @@ import { e2eDb, launchBrowser, newVisit, seriousA11yViolations } from "../suppor
 import { mailsTo } from "../support/manageJourney.ts";
 import { placesTaken } from "../../src/events/repository.ts";
 import { scaledMs } from "../support/timeouts.ts";
+import { countPlacesFromRows } from "../support/places.ts";
 
 const EVENT = 4;
 let browser: Browser;
@@ -30,6 +31,7 @@ beforeAll(async () => {
     form_session_id: "wl-e2e-filler-000000001", agreed_at: now, created_at: now, updated_at: now, paid_at: now,
   });
   await db("events").where({ id: EVENT }).update({ capacity: taken + 5 });
+  await countPlacesFromRows(db, [EVENT]);
 });
 
 afterAll(async () => {
@@ -37,6 +39,7 @@ afterAll(async () => {
   const held = await db("waiting_list_holds").whereIn("entry_id", entries).pluck("registration_id");
   await db("waiting_list_holds").whereIn("registration_id", held).delete();
   await db("registrations").whereIn("id", held).orWhere({ reference: "RWLE2E01" }).delete();
+  await countPlacesFromRows(db, [EVENT]);
   await db("waiting_list_requests").where({ event_id: EVENT }).delete();
   await db("waiting_list_entries").where({ event_id: EVENT }).delete();
   await db("waiting_list_jobs").where({ event_id: EVENT }).delete();
@@ -148,6 +151,7 @@ describe("the waiting list in Chromium", () => {
 
     // A place frees (the filler is refunded) and a round is asked for: the server's queue makes the offer.
     await db("registrations").where({ reference: "RWLE2E01" }).update({ status: "refunded" });
+    await countPlacesFromRows(db, [EVENT]);
     await db("waiting_list_jobs").insert({ event_id: EVENT, status: "pending", attempts: 0, next_attempt_at: Date.now(), created_at: Date.now() });
     await expect.poll(async () => (await db("waiting_list_entries").where({ contact_email: "lena.e2e@example.com" }).first("status")).status, { timeout: scaledMs(40_000), interval: 500 }).toBe("offered");
     // The outbox keeps no working link once it sent the e-mail: the link is read from the message sent.

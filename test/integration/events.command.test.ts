@@ -12,6 +12,7 @@ import { parseEventsArgs, type EventsCommand } from "../../src/cli/eventsArgs.ts
 import { setCapacity } from "../../src/registrations/waitlist/capacity.ts";
 import { insertEntry } from "../../src/registrations/waitlist/repository.ts";
 import { announceEventsChanges, eventsChangedChannel, EVENTS_VERSION_POLL_MS, type EventsVersionWatch } from "../../src/events/version.ts";
+import { countPlacesFromRows } from "../support/places.ts";
 
 /**
  * `npm run events` through its module, as an operator's process: a third connection pool on the app's database, so
@@ -210,6 +211,7 @@ describe("npm run events, through its module", () => {
 
   it("refuses a capacity below the places taken (the waiting list's rule) and a shorter event whose days were chosen, in one transaction: the capacity it set first is rolled back", async () => {
     const registrationId = await paidRegistration(2, 5);
+    await countPlacesFromRows(operator, [2]);
     const day = await operator("event_days").where({ event_id: 2 }).orderBy("sort_order").first();
     await operator("registration_days").insert({ registration_id: registrationId, event_day_id: day.id });
     const before = await stored();

@@ -67,6 +67,12 @@ export async function createMigratedMysqlDatabase(): Promise<{ url: string; drop
         if (failed.length === pending.length) throw new Error(`could not copy the views ${failed.join(", ")} of ${template}`);
         pending = failed;
       }
+      // Stored procedures (admit_places: migrations/20261202000200_admit_places.ts), without the template's definer.
+      const procedures = (await trx.raw(`show procedure status where Db = ?`, [template]))[0] as { Name: string }[];
+      for (const { Name } of procedures) {
+        const [[row]] = (await trx.raw(`show create procedure \`${template}\`.\`${Name}\``)) as [Record<string, string>[]];
+        await trx.raw(row!["Create Procedure"]!.replace(/^CREATE .*?PROCEDURE/, "CREATE PROCEDURE"));
+      }
       await trx.raw("set foreign_key_checks = 1");
     });
   } catch (err) {

@@ -1,40 +1,39 @@
 import type { Knex } from "knex";
-import { toDate } from "../../db/rows.ts";
 import { DomainError } from "../../errors.ts";
-import { toDepositPolicy } from "../../events/repository.ts";
 import { DEFAULT_TIME_ZONE } from "../../shared/events/rules.ts";
 import { CARD_CONSENT_VERSION, cardConsentText, DEPOSIT_TEXT, depositCents, depositCoversPrice, depositPlan, dueDayText, parsePaymentPlan, type PaymentPlan } from "../../shared/registrations/deposits.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import type { DepositStep } from "../../../widgets/islands/PaymentPanel.tsx";
-import { toText } from "../../shared/toText.ts";
 import * as repo from "../core/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
 
 /**
- * A registration's payment plan, decided with its hold: under the event's lock (the policy as stored now), on the
- * amount just written. Plan deposit stores the deposit, the due date and the consent sentence shown next to the Pay
- * button; plan full clears them. A deposit asked for when the event offers none now is refused (nothing is held).
+ * A registration's payment plan, decided with its hold on the event's policy as the hold read it before its
+ * transaction (an operator's change of the policy empties every instance's event cache: src/events/version.ts), on
+ * the amount just written. Plan deposit stores the deposit, the due date and the consent sentence shown next to the
+ * Pay button; plan full clears them. A deposit asked for when the event offers none now is refused (nothing is held).
  * Returns what the plan makes the registration's payment, for the hold's version check.
  */
 export async function writePaymentPlan(
   trx: Knex.Transaction,
   registrationId: number,
-  lockedEvent: Record<string, unknown>,
+  event: Pick<EventDetail, "depositPolicy" | "startDate" | "timeZone">,
   chosen: PaymentPlan,
   amountCents: number,
   places: number,
   now: Date,
   brandName: string,
+  opts: { newRow?: boolean } = {},
 ): Promise<string> {
-  const timeZone = toText(lockedEvent.time_zone ?? "") || DEFAULT_TIME_ZONE;
-  const firstDay = { date: toDate(lockedEvent.start_date)!.toISOString().slice(0, 10), timeZone };
-  const policy = toDepositPolicy(lockedEvent);
-  const plan = chosen === "deposit" && amountCents > 0 ? depositPlan(policy, amountCents, places, firstDay, now) : null;
+  const timeZone = event.timeZone || DEFAULT_TIME_ZONE;
+  const firstDay = { date: event.startDate.toISOString().slice(0, 10), timeZone };
+  const plan = chosen === "deposit" && amountCents > 0 ? depositPlan(event.depositPolicy, amountCents, places, firstDay, now) : null;
   // A code that brings the price to the deposit or below: paid in full (depositCoveredNotice says so), not refused.
-  if (chosen === "deposit" && amountCents > 0 && !plan && !depositCoversPrice(policy, amountCents, places, firstDay, now)) throw new DomainError("conflict", DEPOSIT_TEXT.notOffered);
-  await repo.setPaymentPlan(
+  if (chosen === "deposit" && amountCents > 0 && !plan && !depositCoversPrice(event.depositPolicy, amountCents, places, firstDay, now)) throw new DomainError("conflict", DEPOSIT_TEXT.notOffered);
+  // A row just inserted has no plan columns yet: plan full has nothing to clear.
+  if (plan || !opts.newRow) await repo.setPaymentPlan(
     trx,
     registrationId,
     plan ? { depositCents: plan.todayCents, balanceDueAt: plan.dueAt, consent: { version: CARD_CONSENT_VERSION, text: cardConsentText(brandName, plan, timeZone) } } : null,

@@ -1,11 +1,9 @@
 import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
-import { toDate } from "../../db/rows.ts";
-import { batchedLockingTransaction, queuedLockingTransaction } from "../../db/rowQueue.ts";
+import { lockingTransaction } from "../../db/transaction.ts";
 import { isUnavailable } from "../../http/errors.ts";
 import { DomainError } from "../../errors.ts";
-import { placesLeft, placesTaken } from "../../events/repository.ts";
-import { registrationClosingTime } from "../../shared/events/rules.ts";
+import { admissionState, admitPlaces, countsPlaces, movePlaces } from "../../events/places.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import type { Db } from "../../db/knex.ts";
 import { REGISTRATION_ERRORS, findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
@@ -20,6 +18,7 @@ import { isRequestInFlight } from "../../payments/gateway.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
 import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
 import { planKeyOf, writePaymentPlan } from "./deposit.ts";
+import { hasLapsedHolds, releaseLapsedNow } from "./lapse.ts";
 
 export const HOLD_TEXT = {
   visitorCap: (cap: number) =>
@@ -70,12 +69,16 @@ function paidFor(r: Registration, code: string | undefined): string {
 
 const ownedBy = (r: Registration, visitor: Visitor) => visitor.owned.includes(r.reference) || r.holderSession === visitor.holder.session;
 
+/** The event could not admit the hold's places now (its count's statement changed no row): the caller finds out why. */
+class NotAdmitted extends Error {}
+
 /**
  * Holds a registration's places (or holds the same registration again when its form comes back), then obtains its
- * PaymentIntent. One transaction (lock order: src/registrations/core/repository.ts) checks the closing time, the places left,
- * the visitor's cap and the code, reads the registration under its lock, and refuses to change one whose payment is
- * settled; a payment being confirmed at Stripe is checked first, outside the transaction. Then, outside it, the one
- * PaymentIntent for the amount and version just written.
+ * PaymentIntent. Before the transaction: what needs no lock (the form's row as a hint, the price, the event's closing
+ * time and a cheap "sold out"). In one short transaction, in the lock order (docs/architecture.md): the visitor's
+ * rows (their cap), the code's row, the registration's row, the rows written, and LAST the event's count moved by one
+ * conditional statement (src/events/places.ts), so the count's row is locked only from that statement to COMMIT. No
+ * lock is shared by the visitors of an event other than that one statement's. Then, outside it, the PaymentIntent.
  */
 async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, onHeld: (reference: string) => void): Promise<HoldOutcome> {
   const earlier = await repo.findByFormSession(deps.db, spec.formSessionId);
@@ -85,68 +88,28 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
   if (earlier && (isSettled(earlier.status) || (await paymentUnderWay(deps, earlier.reference)))) {
     return settled(deps.db, earlier.reference);
   }
-  await refuseWhenFull(deps, event, spec, earlier);
+  if (event.registrationClosesAt.getTime() <= deps.clock().getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed, "registration_closed");
+  if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
   const prepared = await spec.prepare(deps.db);
 
-  // Decided with the other holds queued for this event, in one transaction that locks the event first (group commit:
-  // src/db/rowQueue.ts); this work runs in its own savepoint there, after the earlier holds of its batch. A hold with a
-  // code is decided alone: its code's row is shared by every event, and a batch would keep it locked for all its holds.
-  const lockTheEvent = (trx: Knex.Transaction) => repo.lockEvent(trx, event.id);
-  const queued = <T>(work: (trx: Knex.Transaction) => Promise<T>, opts: { atHead: () => Promise<void> }) =>
-    spec.code ? queuedLockingTransaction(deps.db, repo.eventKey(event.id), work, opts) : batchedLockingTransaction(deps.db, repo.eventKey(event.id), lockTheEvent, work, opts);
-  const written = await queued(async (trx): Promise<{ reference: string; settled: boolean }> => {
-    const now = deps.clock();
-    const locked = await repo.lockEvent(trx, event.id);
-    if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed, "registration_closed");
-    const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
-    const current = await repo.lockByFormSession(trx, spec.formSessionId);
-    if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
-      throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+  let written: { reference: string; settled: boolean } | undefined;
+  let viaLine = false;
+  // Each turn either decides, or removes what kept the count from admitting (a lapsed hold, an event never counted).
+  for (let turn = 0; !written; turn++) {
+    try {
+      // READ COMMITTED (lockingTransaction): under REPEATABLE READ the lock on a form id not yet used is a gap lock,
+      // and holds inserting into the same gap deadlock each other (measured: most of a crowd's holds failed).
+      written = await lockingTransaction(deps.db, (trx) => decide(deps, trx, event, visitor, spec, prepared, viaLine));
+    } catch (err) {
+      if (!(err instanceof NotAdmitted)) throw err;
+      const now = deps.clock();
+      const state = await admissionState(deps.db, event.id);
+      if (turn < 3 && !state.counted) await countEvent(deps.db, event.id);
+      else if (turn < 3 && state.lineWaits && !viaLine) viaLine = true;
+      else if (turn < 3 && (await hasLapsedHolds(deps.db, event.id, now))) await releaseLapsedNow(deps.db, event.id, now);
+      else throw new DomainError("conflict", spec.fullMessage(Math.max(0, state.free)), "sold_out");
     }
-    if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
-
-    const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
-    if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed, "registration_closed");
-    if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
-    const free = Number(locked.capacity) - (await placesTaken(trx, event.id, now, current?.id));
-    // Less the places the waiting list keeps back; a live hold keeps its own (docs/operators.md: Waiting list).
-    const left = await placesForSale(trx, event.id, free, now, current && holdIsLive(current, now) ? current.places : 0);
-    // A hint only (atHead reads again before refusing): a batch run again, or this work's savepoint undone, leaves it low at worst.
-    freeAfterLastHold(deps.db).set(event.id, left < spec.places ? left : left - spec.places);
-    if (left < spec.places) throw new DomainError("conflict", spec.fullMessage(Math.max(0, left)), "sold_out");
-    const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
-    const cap = deps.limits.maxHeldPlacesPerVisitor;
-    if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
-
-    const reference = current?.reference ?? newReference();
-    // A waiting-list offer's hold keeps its longer time when its form is submitted.
-    const reservedUntil = new Date(Math.max(now.getTime() + HOLD_MINUTES * 60_000, current && holdIsLive(current, now) ? current.reservedUntil!.getTime() : 0));
-    if (!current) {
-      // A new registration: version 1, the code entered with the form (if any) priced on the list price.
-      const { id, listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 });
-      let amountCents = listCents;
-      if (code) await repo.setAmount(trx, id, (amountCents = (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents), 1, now);
-      await writePaymentPlan(trx, id, locked, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName);
-      return { reference, settled: false };
-    }
-    // The same form again: written anew; a change to what it pays for makes a new version.
-    const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) + planKeyOf(current);
-    if (!(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
-    const { listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: current.version });
-    const after = (await repo.findByReference(trx, reference))!;
-    // The code entered with this form, or the one the registration already held, priced at the new list price.
-    const amountCents = code ? (await holdUse(trx, code, after, now)).finalCents : await repriceHeldUse(trx, after.id, holdIsLive(current, now), listCents, now);
-    const planKey = await writePaymentPlan(trx, after.id, locked, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName);
-    const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code) + planKey;
-    await repo.setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
-    return { reference, settled: false };
-  }, {
-    // Queued while the event filled up: when this process's last decision left fewer places than asked for, a cheap
-    // read at the head of the queue answers "sold out" without taking the lock.
-    atHead: async () => {
-      if ((freeAfterLastHold(deps.db).get(event.id) ?? Infinity) < spec.places) await refuseWhenFull(deps, event, spec, earlier);
-    },
-  });
+  }
   if (written.settled) return settled(deps.db, written.reference);
   // From here the visitor owns the hold, so a retry of the same form reuses it whatever happens next.
   onHeld(written.reference);
@@ -158,28 +121,71 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
   }
 }
 
-/** Places left after this process's last locked hold decision, per event: a hint for the queue's head, never a decision. */
-const freeAfter = new WeakMap<Db, Map<number, number>>();
-function freeAfterLastHold(db: Db): Map<number, number> {
-  let m = freeAfter.get(db);
-  if (!m) freeAfter.set(db, (m = new Map<number, number>()));
-  return m;
+/** The hold's transaction (see hold). `viaLine`: the event's line waits, so its kept-back places are counted under the event's lock. */
+async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, prepared: P, viaLine: boolean): Promise<{ reference: string; settled: boolean }> {
+  const now = deps.clock();
+  await repo.lockVisitor(trx, visitor.holder);
+  const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
+  const current = await repo.lockByFormSession(trx, spec.formSessionId);
+  if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
+    throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+  }
+  if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
+  const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
+  const cap = deps.limits.maxHeldPlacesPerVisitor;
+  if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
+
+  const reference = current?.reference ?? newReference();
+  const live = current !== undefined && holdIsLive(current, now);
+  // A waiting-list offer's hold keeps its longer time when its form is submitted.
+  const reservedUntil = new Date(Math.max(now.getTime() + HOLD_MINUTES * 60_000, live ? current.reservedUntil!.getTime() : 0));
+  if (!current) {
+    // A new registration: version 1, the code entered with the form (if any) priced on the list price.
+    const { id, listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 });
+    let amountCents = listCents;
+    if (code) await repo.setAmount(trx, id, (amountCents = (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents), 1, now);
+    await writePaymentPlan(trx, id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName, { newRow: true });
+  } else {
+    // The same form again: written anew; a change to what it pays for makes a new version.
+    const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) + planKeyOf(current);
+    if (!(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+    const { listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: current.version });
+    const after = (await repo.findByReference(trx, reference))!;
+    // The code entered with this form, or the one the registration already held, priced at the new list price.
+    const amountCents = code ? (await holdUse(trx, code, after, now)).finalCents : await repriceHeldUse(trx, after.id, live, listCents, now);
+    const planKey = await writePaymentPlan(trx, after.id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName);
+    const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code) + planKey;
+    await repo.setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
+  }
+  // Last: the count moves by what this form takes beyond what its row counted already (the same form again moves it by the difference).
+  const counted = current && countsPlaces(current.status) ? current.places : 0;
+  const more = spec.places - counted;
+  if (viaLine) {
+    if (!(await admitPastTheLine(trx, event.id, spec.places, counted, live ? current.places : 0, now))) throw new NotAdmitted();
+  } else if (more > 0) {
+    if (!(await admitPlaces(trx, event.id, more))) throw new NotAdmitted();
+  } else {
+    await movePlaces(trx, event.id, more);
+  }
+  return { reference, settled: false };
 }
 
 /**
- * A cheap read before the event's queue (and again at its head, see hold): when the event has fewer free places than asked for, "sold out" is answered
- * at once instead of after every hold queued for the lock. It only refuses what the locked decision would refuse
- * (that one counts the waiting list too); a place freed meanwhile goes to the next visitor, as if this one had come a
- * moment earlier. A form whose registration appeared meanwhile (a double submit) is left to the locked decision.
+ * While the event's line waits, its kept-back places (placesForSale) are decided under the event's lock: the rare
+ * path, once an event sold out and freed places again. `counted`: the places the form's row counts already;
+ * `ownLive`: the places its live hold keeps as its own (an offer's, say).
  */
-async function refuseWhenFull<P>(deps: RegistrationDeps, event: EventDetail, spec: HoldSpec<P>, earlier: Registration | undefined): Promise<void> {
-  const now = deps.clock();
-  // The locked decision gives these answers first.
-  if (event.registrationClosesAt.getTime() <= now.getTime() || (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes)) return;
-  const free = await placesLeft(deps.db, event.id, now, earlier?.id);
-  if (free >= spec.places) return;
-  if (!earlier && (await repo.findByFormSession(deps.db, spec.formSessionId))) return;
-  throw new DomainError("conflict", spec.fullMessage(free), "sold_out");
+async function admitPastTheLine(trx: Knex.Transaction, eventId: number, places: number, counted: number, ownLive: number, now: Date): Promise<boolean> {
+  const locked = (await repo.lockEvent(trx, eventId))!;
+  const free = Number(locked.capacity) - (Number(locked.places_taken) - counted);
+  if ((await placesForSale(trx, eventId, free, now, ownLive)) < places) return false;
+  await movePlaces(trx, eventId, places - counted);
+  return true;
+}
+
+/** An event made without a count (by a tool that wrote the events table only) is counted from its rows. */
+async function countEvent(db: Db, eventId: number): Promise<void> {
+  await db.transaction((trx) => repo.lockEvent(trx, eventId));
 }
 
 async function settled(db: Db, reference: string): Promise<HoldOutcome> {
@@ -194,8 +200,7 @@ async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: 
   if (isRequestInFlight(err)) throw new DomainError("conflict", PAYMENT_STILL_CONFIRMING);
   if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
   deps.logger.error({ err: (err as Error).message, reference: r.reference }, "could not set up the registration's PaymentIntent; hold released");
-  await queuedLockingTransaction(deps.db, repo.eventKey(r.eventId), async (trx) => {
-    await repo.lockEvent(trx, r.eventId);
+  await lockingTransaction(deps.db, async (trx) => {
     const current = await repo.lockByReference(trx, r.reference);
     if (current?.version === r.version) await repo.transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });
   }).catch(() => undefined);

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { findEvent, placesLeft } from "../../events/repository.ts";
+import { findEvent } from "../../events/repository.ts";
+import { placesLeftForLate } from "./lapse.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
 import * as repo from "../core/repository.ts";
@@ -60,7 +61,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       // Locked as a live hold (without the event's lock) but lapsed since: run again with every lock.
       if (!held && liveHoldLocked.has(trx)) restartWithEveryLock(payment.reference);
       // A payment for a lapsed hold takes its places only when they are still free (the event row is locked).
-      if (!held && (await placesLeft(trx, r.eventId, now, r.id)) < r.places) return { reject: "the hold expired and the event is full" };
+      if (!held && (await placesLeftForLate(trx, r, now)) < r.places) return { reject: "the hold expired and the event is full" };
       return confirm(trx, r, payment, paysDeposit(r) ? "payDeposit" : "pay", held, now);
     },
 

@@ -3,7 +3,7 @@ import * as repo from "../core/repository.ts";
 import * as bookingRepo from "./repository.ts";
 import { releaseUse } from "./codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
-import { placesFreed } from "../waitlist/offers.ts";
+import { placesFreed } from "../waitlist/freed.ts";
 import { sweepLapsedChanges } from "../changes/pendingChanges.ts";
 
 /**

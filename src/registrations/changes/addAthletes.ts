@@ -1,9 +1,10 @@
 import { DomainError } from "../../errors.ts";
-import { placesTaken, toDepositPolicy } from "../../events/repository.ts";
+import { toDepositPolicy } from "../../events/repository.ts";
 import { toDate } from "../../db/rows.ts";
 import { DEFAULT_TIME_ZONE } from "../../shared/events/rules.ts";
 import { depositPlan } from "../../shared/registrations/deposits.ts";
 import { toText } from "../../shared/toText.ts";
+import { placesTakenNow } from "../booking/lapse.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { validate, type FieldErrors } from "../../shared/forms.ts";
 import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
@@ -77,7 +78,7 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
     if (priceCents === null) throw new DomainError("conflict", CHANGE_TEXT.noAthletes);
     const { amountCents, balanceCents } = addedAthletesSplit(r, eventRow, priceCents, adding, now);
 
-    const free = Number(eventRow.capacity) - (await placesTaken(trx, event.id, now));
+    const free = Number(eventRow.capacity) - (await placesTakenNow(trx, event.id, eventRow, now));
     const left = await placesForSale(trx, event.id, free, now);
     if (left < adding) throw new DomainError("conflict", CHANGE_TEXT.notEnoughPlaces(Math.max(0, left), adding));
     const held = await repo.placesHeldBy(trx, input.holder, now);

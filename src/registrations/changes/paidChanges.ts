@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
+import { placesTakenNow } from "../booking/lapse.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { findEvent, placesTaken } from "../../events/repository.ts";
+import { findEvent } from "../../events/repository.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { formatPrice } from "../../shared/money.ts";
 import { toDate } from "../../db/rows.ts";
@@ -48,7 +49,7 @@ async function cannotApply(deps: RegistrationDeps, trx: Knex.Transaction, c: Reg
   const held = byOperator || c.status === "needs_review" || (c.status === "pending" && c.reservedUntil.getTime() > now.getTime());
   if (held) return null;
   // A payment for a lapsed hold takes its places only when they are still free and the waiting list does not keep them.
-  const free = Number(eventRow.capacity) - (await placesTaken(trx, c.eventId, now));
+  const free = Number(eventRow.capacity) - (await placesTakenNow(trx, c.eventId, eventRow, now));
   if ((await placesForSale(trx, c.eventId, free, now)) < c.places) return "the hold expired and the event has no places for the athletes";
   return null;
 }

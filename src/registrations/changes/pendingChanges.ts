@@ -9,7 +9,7 @@ import type { Registration, RegistrationChange } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { lockChange } from "../core/withRegistration.ts";
 import { PAYMENT_SETUP_ERROR } from "../booking/payment.ts";
-import { placesFreed } from "../waitlist/offers.ts";
+import { placesFreed } from "../waitlist/freed.ts";
 import { CHANGE_KIND } from "./paidChanges.ts";
 
 /**

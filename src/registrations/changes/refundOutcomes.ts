@@ -7,7 +7,7 @@ import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { registrationRefundedEmail } from "../core/email.ts";
 import { releaseUse } from "../booking/codes.ts";
-import { placesFreed } from "../waitlist/offers.ts";
+import { placesFreed } from "../waitlist/freed.ts";
 import { refundFailedEmail } from "./email.ts";
 
 /**

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { movePlaces } from "../../events/places.ts";
 import type { Db } from "../../db/knex.ts";
 import { mapChange, type ChangeData, type Holder, type RegistrationChange, type RegistrationStatus } from "../core/repository.ts";
 
@@ -98,6 +99,8 @@ export async function insertChange(
     created_at: now,
     updated_at: now,
   });
+  // Decided under the event's lock (addAthletes.ts): a pending change counts its places (src/events/places.ts).
+  await movePlaces(trx, c.eventId, c.places);
   return Number(id);
 }
 

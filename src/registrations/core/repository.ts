@@ -5,6 +5,7 @@ import type { Guardian, IndividualRegistration } from "../../shared/registration
 import { TEAM_PACKAGE, type TeamRegistration } from "../../shared/registrations/teamRules.ts";
 import { CHANGE_TRANSITIONS, REGISTRATION_TRANSITIONS, type ChangeStatus, type ChangeTransition, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
 import { toText } from "../../shared/toText.ts";
+import { changeCountsPlaces, countsPlaces, lockPlacesCount, movePlaces } from "../../events/places.ts";
 
 /**
  * The kernel's repository: the registration aggregate's types, the only writer of its registration, athlete and day
@@ -203,9 +204,23 @@ export const eventKey = (eventId: number) => `event:${eventId}`;
  */
 export const eventPaymentsKey = (eventId: number) => `event:${eventId}:payments`;
 
-/** 1. The event row; undefined when there is no such event. */
+/**
+ * 1. The event: its row share-locked (its capacity and dates stay as read; a hold's insert share-locks it too), then its
+ * count of places (src/events/places.ts) locked for update; undefined when there is no such event. The row comes with
+ * `places_taken`, the count as locked. Every decision on the event's places that is not a hold's admission runs under
+ * this lock.
+ */
 export async function lockEvent(trx: Knex.Transaction, eventId: number): Promise<Record<string, unknown> | undefined> {
-  return trx<Row>("events").where({ id: eventId }).forUpdate().first();
+  const row = await trx<Row>("events").where({ id: eventId }).forShare().first();
+  if (!row) return undefined;
+  return { ...row, places_taken: await lockPlacesCount(trx, eventId) };
+}
+
+/** 1. The event row locked for update, then its count: an operator's change of the row itself (capacity, dates). */
+export async function lockEventForChange(trx: Knex.Transaction, eventId: number): Promise<Record<string, unknown> | undefined> {
+  const row = await trx<Row>("events").where({ id: eventId }).forUpdate().first();
+  if (!row) return undefined;
+  return { ...row, places_taken: await lockPlacesCount(trx, eventId) };
 }
 
 /** 2. A discount code's row. */
@@ -268,7 +283,15 @@ export async function eventIdOf(conn: Conn, reference: string): Promise<number |
  */
 export async function transition(trx: Knex.Transaction, id: number, step: RegistrationTransition, now: Date, fields: Record<string, unknown> = {}): Promise<boolean> {
   const { from, to } = REGISTRATION_TRANSITIONS[step];
+  // The event's count moves with the row (src/events/places.ts). A hold's count is moved by its admission statement
+  // (booking/hold.ts); a step whose every `from` counts as `to` does moves nothing and needs no read.
+  const moves = step !== "hold" && from.some((s) => countsPlaces(s) !== countsPlaces(to));
+  const before = moves ? await trx<Row>("registrations").where({ id }).forUpdate().first("status", "places", "event_id") : undefined;
   const changed = await trx("registrations").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now });
+  if (changed === 1 && before) {
+    const places = Number(before.places);
+    await movePlaces(trx, Number(before.event_id), (countsPlaces(to) ? places : 0) - (countsPlaces(String(before.status)) ? places : 0));
+  }
   return changed === 1;
 }
 
@@ -282,6 +305,16 @@ export async function keepHoldUntil(trx: Knex.Transaction, id: number, until: Da
 export interface Holder {
   session: string;
   address: string;
+}
+
+/**
+ * 0. The visitor's own rows (one per hash: session key, address), locked first by a hold or a join: one visitor's
+ * holds are decided one after another, so their cap (placesHeldBy, read after this lock) holds under races, and no
+ * other visitor waits for them.
+ */
+export async function lockVisitor(trx: Knex.Transaction, holder: Holder): Promise<void> {
+  const rows = [...new Set([holder.session, holder.address])].sort().map((h) => ({ holder: h }));
+  await trx("hold_visitors").insert(rows).onConflict("holder").merge();
 }
 
 /** Places this visitor (by session key, or by address) holds unpaid right now, other than in `exceptId`. */
@@ -442,6 +475,8 @@ export async function insertOfferedHold(trx: Knex.Transaction, h: OfferedHold, n
   });
   const registrationId = Number(id);
   if (h.dayIds.length > 0) await trx("registration_days").insert(h.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
+  // An offer round decides under the event's lock (lockEvent): its places are counted here.
+  await movePlaces(trx, h.eventId, h.places);
   return registrationId;
 }
 
@@ -700,7 +735,9 @@ export async function eventChangesFreezeAt(conn: Conn, eventId: number): Promise
 /** One athlete leaves a team: marked withdrawn with the refund it gave, the team holds one place fewer, a new version. */
 export async function withdrawAthlete(trx: Knex.Transaction, registrationId: number, position: number, refundCents: number, places: number, version: number, now: Date): Promise<void> {
   await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ withdrawn_at: now, withdrawal_refund_cents: refundCents });
+  const before = (await trx<Row>("registrations").where({ id: registrationId }).forUpdate().first("status", "places", "event_id"))!;
   await trx("registrations").where({ id: registrationId }).update({ places, version, updated_at: now });
+  if (countsPlaces(String(before.status))) await movePlaces(trx, Number(before.event_id), places - Number(before.places));
 }
 
 /** A paid individual registration moves to a cheaper package: its package, price and amount, at a new version. */
@@ -772,7 +809,14 @@ export async function changesOf(conn: Conn, registrationId: number, statuses: re
 /** Moves a change from one of `from` to `to`; of two callers exactly one gets true. Under the aggregate's locks. */
 export async function moveChange(trx: Knex.Transaction, id: number, step: ChangeTransition, now: Date, fields: Record<string, unknown> = {}): Promise<boolean> {
   const { from, to } = CHANGE_TRANSITIONS[step];
-  return (await trx("registration_changes").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now })) === 1;
+  const moves = from.some((s) => changeCountsPlaces(s) !== changeCountsPlaces(to));
+  const before = moves ? await trx<Row>("registration_changes").where({ id }).forUpdate().first("status", "places", "event_id") : undefined;
+  const changed = (await trx("registration_changes").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now })) === 1;
+  if (changed && before) {
+    const places = Number(before.places);
+    await movePlaces(trx, Number(before.event_id), (changeCountsPlaces(to) ? places : 0) - (changeCountsPlaces(String(before.status)) ? places : 0));
+  }
+  return changed;
 }
 
 /** Places that pending add-athlete changes hold at an event at `now` (a lapsed one holds none, before the sweep marks it). */
@@ -801,6 +845,8 @@ export async function addTeamAthletes(trx: Knex.Transaction, r: Registration, at
     version: r.version + 1,
     updated_at: now,
   });
+  // The change that brought them stops counting as it is applied (moveChange): the places move onto the team.
+  if (countsPlaces(r.status)) await movePlaces(trx, r.eventId, athletes.length);
 }
 
 /** A registration's reference, read without a lock (it never changes). */

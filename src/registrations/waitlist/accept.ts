@@ -3,7 +3,8 @@ import * as regRepo from "../core/repository.ts";
 import { REGISTRATION_KIND } from "../core/deps.ts";
 import * as repo from "./repository.ts";
 import type { Entry, Joiner } from "./repository.ts";
-import { placesFreed, type WaitingListDeps } from "./offers.ts";
+import type { WaitingListDeps } from "./offers.ts";
+import { placesFreed } from "./freed.ts";
 import type { OfferPlace } from "../../shared/registrations/waitingList.ts";
 import { isRegistered } from "../core/states.ts";
 

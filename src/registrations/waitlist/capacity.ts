@@ -1,10 +1,11 @@
 import type { Knex } from "knex";
+import { placesTakenNow } from "../booking/lapse.ts";
 import type { Db } from "../../db/knex.ts";
 import { bumpEventsVersion } from "../../events/version.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
-import { placesTaken } from "../../events/repository.ts";
+
 import * as regRepo from "../core/repository.ts";
-import { placesFreed } from "./offers.ts";
+import { placesFreed } from "./freed.ts";
 import * as repo from "./repository.ts";
 
 export type CapacityChange = { ok: true; from: number; to: number; roundAsked: boolean } | { ok: false; reason: string };
@@ -15,7 +16,7 @@ export type CapacityChange = { ok: true; from: number; to: number; roundAsked: b
  */
 export async function setCapacity(db: Db, eventId: number, capacity: number, now: Date): Promise<CapacityChange> {
   return queuedLockingTransaction(db, regRepo.eventKey(eventId), async (trx) => {
-    const locked = await regRepo.lockEvent(trx, eventId);
+    const locked = await regRepo.lockEventForChange(trx, eventId);
     if (!locked) return { ok: false, reason: `There is no event ${eventId}.` };
     return changeLockedCapacity(trx, eventId, locked, capacity, now);
   });
@@ -23,7 +24,7 @@ export async function setCapacity(db: Db, eventId: number, capacity: number, now
 
 /** setCapacity's decision inside a caller's transaction whose first statement locked the event (`locked`, its row). */
 export async function changeLockedCapacity(trx: Knex.Transaction, eventId: number, locked: Record<string, unknown>, capacity: number, now: Date): Promise<CapacityChange> {
-  const taken = await placesTaken(trx, eventId, now);
+  const taken = await placesTakenNow(trx, eventId, locked, now);
   if (capacity < taken) return { ok: false, reason: `${taken} places of event ${eventId} are paid for or held: its capacity cannot go below that.` };
   const from = Number(locked.capacity);
   await repo.setEventCapacity(trx, eventId, capacity);

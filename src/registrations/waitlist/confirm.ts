@@ -1,15 +1,17 @@
 import type { Knex } from "knex";
+import { placesTakenNow } from "../booking/lapse.ts";
 import { toDate } from "../../db/rows.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { placesTaken } from "../../events/repository.ts";
+
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import * as regRepo from "../core/repository.ts";
 import * as repo from "./repository.ts";
 import type { Entry, Request } from "./repository.ts";
 import { joinedEmail } from "./email.ts";
-import { placesFreed, type WaitingListDeps } from "./offers.ts";
+import type { WaitingListDeps } from "./offers.ts";
+import { placesFreed } from "./freed.ts";
 
 /** What a confirmation link finds: the entry it made (now or before), or why it makes none. */
 export type Confirmation =
@@ -36,7 +38,7 @@ export async function confirmRequest(deps: WaitingListDeps, event: EventDetail, 
     if (await repo.activeEntryFor(trx, event.id, current.join.email)) return { status: "alreadyOn" };
     const inLine = await repo.lineLoad(trx, { ...current.joiner, email: current.join.email }, now);
     if (inLine.email + current.join.places > deps.limits.maxHeldPlacesPerVisitor) return { status: "overCap" };
-    return { status: "inLine", entry: await enter(trx, deps, event, current, Number(locked.capacity), now), justNow: true };
+    return { status: "inLine", entry: await enter(trx, deps, event, current, locked, now), justNow: true };
   });
   if (answer.status === "inLine" && answer.justNow) {
     deps.outbox.wake();
@@ -45,12 +47,12 @@ export async function confirmRequest(deps: WaitingListDeps, event: EventDetail, 
   return answer;
 }
 
-async function enter(trx: Knex.Transaction, deps: WaitingListDeps, event: EventDetail, request: Request, capacity: number, now: Date): Promise<Entry> {
+async function enter(trx: Knex.Transaction, deps: WaitingListDeps, event: EventDetail, request: Request, locked: Record<string, unknown>, now: Date): Promise<Entry> {
   const { token, hash } = repo.newToken();
   const entry = await repo.insertEntry(trx, event.id, request.join, hash, now, request.joiner);
   await repo.setRequestEntry(trx, request.id, entry.id);
   await enqueueEmail(trx, joinedEmail(deps.site, event, entry, await repo.placeInLine(trx, entry), `${deps.publicUrl}/waiting-list/leave/${token}`));
-  if (capacity - (await placesTaken(trx, event.id, now)) > 0) await placesFreed(trx, event.id);
+  if (Number(locked.capacity) - (await placesTakenNow(trx, event.id, locked, now)) > 0) await placesFreed(trx, event.id);
   return entry;
 }
 

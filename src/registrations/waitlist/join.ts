@@ -1,8 +1,9 @@
 import { toDate } from "../../db/rows.ts";
+import { placesTakenNow } from "../booking/lapse.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { DomainError } from "../../errors.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { placesTaken } from "../../events/repository.ts";
+
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import * as regRepo from "../core/repository.ts";
@@ -24,6 +25,8 @@ import type { WaitingListDeps } from "./offers.ts";
  */
 export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: JoinRequest, joiner: Joiner): Promise<{ confirmBy: Date }> {
   const joined = await queuedLockingTransaction(deps.db, regRepo.eventKey(event.id), async (trx) => {
+    // The visitor's rows first, as a hold takes them: their cap counts their holds too.
+    await regRepo.lockVisitor(trx, joiner);
     const locked = await regRepo.lockEvent(trx, event.id);
     if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed, "registration_closed");
     const now = deps.clock();
@@ -31,7 +34,7 @@ export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: J
     if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed, "registration_closed");
     const capacity = Number(locked.capacity);
     if (req.places > capacity) throw new DomainError("invalid", WAITLIST_TEXT.tooLarge(capacity));
-    const free = capacity - (await placesTaken(trx, event.id, now));
+    const free = capacity - (await placesTakenNow(trx, event.id, locked, now));
     if ((await placesForSale(trx, event.id, free, now)) >= req.places) throw new DomainError("conflict", WAITLIST_TEXT.notSoldOut);
     if (await repo.activeEntryFor(trx, event.id, req.email)) throw new DomainError("conflict", WAITLIST_TEXT.alreadyOn);
     const cap = deps.limits.maxHeldPlacesPerVisitor;

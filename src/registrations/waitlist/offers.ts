@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
+import { placesTakenNow } from "../booking/lapse.ts";
+import { offerQueues as queues } from "./freed.ts";
 import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
 import { createJobQueue, type JobQueue } from "../../db/jobQueue.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { findEvent, placesLeft, placesTaken } from "../../events/repository.ts";
+import { findEvent, placesLeft } from "../../events/repository.ts";
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import * as regRepo from "../core/repository.ts";
@@ -24,24 +26,6 @@ import { isRegistered } from "../core/states.ts";
 export interface WaitingListDeps extends RegistrationDeps {
   offerHours: number;
   publicUrl: string;
-}
-
-/** The offer queues of this process: placesFreed wakes them once its transaction commits (a hint; the timer is the net). */
-const queues = new Set<JobQueue>();
-
-/**
- * THE call for every place that frees places at an event (a hold that lapsed, a registration canceled or refunded,
- * capacity raised): in the caller's transaction, when anyone is in line, it asks for an offer round at the event;
- * the round runs in the job queue once that transaction commits (never inside it). Cheap when nobody waits.
- */
-export async function placesFreed(conn: Db | Knex.Transaction, eventId: number): Promise<void> {
-  if (!(await repo.hasLine(conn, eventId))) return;
-  await repo.insertJob(conn, eventId, new Date());
-  const committed = (conn as Knex.Transaction).isTransaction ? (conn as Knex.Transaction).executionPromise : Promise.resolve();
-  committed.then(
-    () => queues.forEach((q) => q.wake()),
-    () => undefined,
-  );
 }
 
 /**
@@ -68,7 +52,7 @@ export async function offerRound(deps: WaitingListDeps, eventId: number): Promis
     await closeFinishedOffers(trx, eventId, now);
     const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
     if (closesAt.getTime() <= now.getTime()) return 0;
-    const free = Number(locked.capacity) - (await placesTaken(trx, eventId, now));
+    const free = Number(locked.capacity) - (await placesTakenNow(trx, eventId, locked, now));
     const line = await repo.entriesOf(trx, eventId, ["waiting"]);
     if (free <= 0 || line.length === 0) return 0;
     const event = (await findEvent(trx, eventId))!;

@@ -5,6 +5,7 @@ import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { WAITLIST_TEXT } from "../../../../src/shared/registrations/waitingList.ts";
 import { sentText } from "../../../support/mail.ts";
 import { MANAGE_RATE_LIMIT } from "../../../../src/registrations/changes/routes/manageLink.tsx";
+import { countPlacesFromRows } from "../../../support/places.ts";
 
 /**
  * Each guard of the waiting list on its own (SQLite here, MySQL + Redis in integration-mysql), with a per-visitor cap
@@ -28,6 +29,7 @@ const t = waitlistApp({
         contact_phone: "2055550100", form_session_id: `guard-filler-${eventId}-000000000`, agreed_at: now, created_at: now, updated_at: now, paid_at: now,
       });
     }
+    await countPlacesFromRows(app.db, [1, 3, 4]);
   },
 });
 
@@ -60,6 +62,7 @@ const rounds = async () => {
 /** The filler gives `n` places back (as a refund would), and the line gets its round. */
 async function freeFor(eventId: number, n: number) {
   await t.db("registrations").where({ reference: `RGUARD0${eventId}` }).decrement("places", n);
+  await countPlacesFromRows(t.db, [eventId]);
   await rounds();
 }
 const entryOf = (eventId: number, email: string) => t.db("waiting_list_entries").where({ event_id: eventId, contact_email: email }).first();
@@ -109,12 +112,14 @@ describe("a team's size", () => {
     expect(textOf(tooMany.text)).toContain(WAITLIST_TEXT.places(10));
     await t.db("events").where({ id: 4 }).update({ capacity: 8 });
     await t.db("registrations").where({ reference: "RGUARD04" }).update({ places: 8 });
+    await countPlacesFromRows(t.db, [4]);
     const biggerThanEvent = await v.form("/waiting-list/4", team("big.team@example.com", 9));
     expect(biggerThanEvent.status).toBe(400);
     expect(textOf(biggerThanEvent.text)).toContain(WAITLIST_TEXT.places(8));
     expect(await t.db("waiting_list_requests").where({ contact_email: "big.team@example.com" })).toHaveLength(0);
     await t.db("events").where({ id: 4 }).update({ capacity: 20 });
     await t.db("registrations").where({ reference: "RGUARD04" }).update({ places: 20 });
+    await countPlacesFromRows(t.db, [4]);
   });
 });
 

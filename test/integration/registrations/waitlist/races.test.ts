@@ -7,6 +7,7 @@ import { placesTaken } from "../../../../src/events/repository.ts";
 import { chooseOffers, WAITLIST_TEXT } from "../../../../src/shared/registrations/waitingList.ts";
 import { visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
+import { countPlacesFromRows } from "../../../support/places.ts";
 
 /**
  * Two app instances (on MySQL: each with its own connection pool on the one database) free 50 places at once (50
@@ -47,6 +48,7 @@ async function fill() {
       status: "waiting", leave_token_hash: `leave-${i + 1}-`.padEnd(64, "x"), passed_over: 0, created_at: now, updated_at: now,
     })),
   );
+  await countPlacesFromRows(t.db, [EVENT]);
   return line;
 }
 
