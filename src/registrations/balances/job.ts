@@ -13,6 +13,7 @@ import { graceEndsAt, MAX_ATTEMPTS, nextAttemptAt } from "./schedule.ts";
 import { sendBalanceReminders } from "./reminders.ts";
 import { releaseUnpaidBalances } from "./release.ts";
 import { balanceAuthenticationEmail, balanceDeclinedEmail, balanceOverdueEmail } from "./email.ts";
+import { countBalanceCharge } from "../../metrics/hooks.ts";
 
 /**
  * The balance job (README: Deposits and balances): every app instance runs it each minute. A balance due now (its
@@ -114,10 +115,12 @@ async function runAttempt(deps: RegistrationDeps, balance: Balance, charge: Bala
   } catch (err) {
     // Whether Stripe took it is unknown: the same attempt goes again with the same key, which Stripe answers once.
     const message = (err as Error).message;
+    countBalanceCharge(deps.db, "no_answer");
     await repo.finishCharge(deps.db, charge, { status: "retry", lastError: message, nextAttemptAt: new Date(deps.clock().getTime() + CALL_RETRY_MS) }, deps.clock());
     deps.logger.warn({ reference: balance.reference, attempt: charge.attempt, err: message }, "balance charge did not get an answer; sent again later with the same key");
     return;
   }
+  countBalanceCharge(deps.db, answer.outcome);
   await recordOutcome(deps, balance, charge, answer);
 }
 
