@@ -2,7 +2,7 @@ import type { Gauge } from "prom-client";
 import type { Db } from "../db/knex.ts";
 import { toDate, type Row } from "../db/rows.ts";
 import { placesLeft } from "../events/repository.ts";
-import { retryKey } from "../cli/refund.ts";
+import { retryKey } from "../payments/refundLedger.ts";
 import { collectOnScrape, type Metrics } from "./registry.ts";
 
 /** The job tables (src/db/jobQueue.ts) by queue name, with the column that holds each job's state. */
