@@ -52,19 +52,19 @@ export function countBalanceCharge(conn: Conn, outcome: string): void {
 }
 
 /**
- * Runs a periodic job and records it: its runs by result and, when it ran to its end, the time (this instance's
+ * Runs a periodic job and records it (label `task`: Prometheus keeps `job` for the scrape job): its runs by result and, when it ran to its end, the time (this instance's
  * gauge: every instance runs every job, and the alert looks for the newest run of all).
  */
-export function recordedJob<T>(conn: Conn, job: string, run: () => Promise<T>): () => Promise<T> {
+export function recordedJob<T>(conn: Conn, task: string, run: () => Promise<T>): () => Promise<T> {
   return async () => {
     const metrics = metricsOf(conn);
     try {
       const result = await run();
-      metrics?.jobs.runs.inc({ job, result: "ok" });
-      metrics?.jobs.lastSuccess.set({ job }, Date.now() / 1000);
+      metrics?.jobs.runs.inc({ task, result: "ok" });
+      metrics?.jobs.lastSuccess.set({ task }, Date.now() / 1000);
       return result;
     } catch (err) {
-      metrics?.jobs.runs.inc({ job, result: "failed" });
+      metrics?.jobs.runs.inc({ task, result: "failed" });
       throw err;
     }
   };

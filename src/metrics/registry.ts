@@ -59,8 +59,8 @@ export function createMetrics() {
       }),
     },
     jobs: {
-      runs: new Counter({ name: "ironside_job_runs_total", help: "Runs of each periodic job, by result (ok, failed)", labelNames: ["job", "result"], ...on }),
-      lastSuccess: gauge("ironside_job_last_success_timestamp_seconds", "When each periodic job last ran to its end on this instance (Unix time)", ["job"]),
+      runs: new Counter({ name: "ironside_job_runs_total", help: "Runs of each periodic job (task), by result (ok, failed)", labelNames: ["task", "result"], ...on }),
+      lastSuccess: gauge("ironside_job_last_success_timestamp_seconds", "When each periodic job (task) last ran to its end on this instance (Unix time)", ["task"]),
       queueDepth: gauge("ironside_job_queue_depth", "Jobs waiting to be done or being done, per queue (email is the e-mail outbox)", ["queue"]),
       queueOldest: gauge("ironside_job_queue_oldest_age_seconds", "Age of the oldest job waiting or being done, per queue; 0 when empty", ["queue"]),
       queueFailed: gauge("ironside_job_queue_failed", "Jobs that gave up after their attempts, per queue (an operator must act)", ["queue"]),

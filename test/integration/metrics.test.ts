@@ -108,8 +108,8 @@ describe("GET /metrics", () => {
     expect(valueOf(samples, "ironside_payments", { kind: "registration", status: "refunded" })).toBeGreaterThanOrEqual(1);
     expect(grew("ironside_webhooks_total", { type: "payment_intent.succeeded", result: "received" })).toBeGreaterThanOrEqual(1);
     for (const job of ["sweep", "reconciliation", "balance", "freeze_reminders", "waiting_list_rounds"]) {
-      expect(grew("ironside_job_runs_total", { job, result: "ok" }), job).toBe(1);
-      expect(valueOf(samples, "ironside_job_last_success_timestamp_seconds", { job }) * 1000, job).toBeGreaterThan(Date.now() - 60_000);
+      expect(grew("ironside_job_runs_total", { task: job, result: "ok" }), job).toBe(1);
+      expect(valueOf(samples, "ironside_job_last_success_timestamp_seconds", { task: job }) * 1000, job).toBeGreaterThan(Date.now() - 60_000);
     }
     // The state read from the database: event 2's places and capacity, the queues.
     const row = await t.db("events").where({ id: 2 }).first();
