@@ -15,6 +15,9 @@ interface QueryEvent {
   __knexQueryUid?: string;
 }
 
+/** Statements running at once in one instance stay far below this (the pool lends 30 connections). */
+const MAX_PENDING = 10_000;
+
 const STATEMENT = /^\s*(select|insert|update|delete)\b/i;
 
 /** select, insert, update, delete or other (transaction control, DDL, pragmas): a small fixed set of labels. */
@@ -46,7 +49,10 @@ export function watchDatabase(db: Knex, metrics: Metrics): void {
     queryDuration.observe({ statement: start.statement, result }, Number(process.hrtime.bigint() - start.at) / 1e9);
   };
   db.on("query", (q: QueryEvent) => {
-    if (q.__knexQueryUid) started.set(q.__knexQueryUid, { at: process.hrtime.bigint(), statement: statementKind(q.sql) });
+    if (!q.__knexQueryUid) return;
+    // A statement whose answer is never told (a stream cut short) must not keep its entry for ever.
+    if (started.size >= MAX_PENDING) started.clear();
+    started.set(q.__knexQueryUid, { at: process.hrtime.bigint(), statement: statementKind(q.sql) });
   });
   db.on("query-response", (_response: unknown, q: QueryEvent) => done(q, "ok"));
   db.on("query-error", (_err: unknown, q: QueryEvent) => done(q, "error"));
