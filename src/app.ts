@@ -52,6 +52,8 @@ import { checkoutRoutes } from "./orders/checkoutRoutes.ts";
 import { settlePaidCheckout } from "./orders/settlement.ts";
 import { coachRequestRoutes } from "./collegeCoachRequests/routes.tsx";
 import { justPaidPanel, orderRoutes } from "./orders/routes.tsx";
+import { httpMetrics, instrument } from "./metrics/index.ts";
+import { recordedJob } from "./metrics/hooks.ts";
 
 export interface AppDeps {
   config: Config;
@@ -108,17 +110,24 @@ export function createApp(deps: AppDeps): Express {
     now,
   });
   const app = express();
+  // Prometheus metrics of this instance (src/metrics/); server.ts serves them on METRICS_PORT, never on the site's port.
+  const metrics = instrument({ db, redis, now });
+  app.locals.metrics = metrics;
   // The periodic sweep of lapsed holds; server.ts runs it on a timer, tests call it directly.
-  app.locals.sweepExpiredHolds = () => sweepLapsedHolds(registrations);
+  app.locals.sweepExpiredHolds = recordedJob(db, "sweep", () => sweepLapsedHolds(registrations));
   // The families' reminders before each event's freeze date (src/registrations/changes/reminders.ts); server.ts runs it with the sweep.
-  app.locals.sendFreezeReminders = () => sendFreezeReminders(registrations);
+  app.locals.sendFreezeReminders = recordedJob(db, "freeze_reminders", () => sendFreezeReminders(registrations));
   // Deposit balances: reminders, charges on the due date, grace releases (src/registrations/balances/job.ts); server.ts runs it each minute.
-  app.locals.runBalanceJob = () => runBalanceJob(registrations);
+  app.locals.runBalanceJob = recordedJob(db, "balance", () => runBalanceJob(registrations));
   // Payments of every kind still open minutes after their card form: Stripe is asked, as the webhook would tell.
-  app.locals.reconcilePayments = () => reconcileOpenPayments({ db, paymentCore, logger });
+  app.locals.reconcilePayments = recordedJob(db, "reconciliation", async () => {
+    const settled = await reconcileOpenPayments({ db, paymentCore, logger });
+    metrics.money.reconciliationSettled.inc(settled);
+    return settled;
+  });
   // Waiting-list offer rounds: server.ts starts the queue and asks each minute for rounds due; tests drain it.
   app.locals.offerQueue = offerQueue;
-  app.locals.askForOfferRounds = () => askForDueRounds(waitingList);
+  app.locals.askForOfferRounds = recordedJob(db, "waiting_list_rounds", () => askForDueRounds(waitingList));
   // Requested refunds are sent to Stripe by this queue; server.ts starts it, tests drain it.
   app.locals.refundJobs = paymentCore.refundJobs;
 
@@ -129,7 +138,8 @@ export function createApp(deps: AppDeps): Express {
   app.set("trust proxy", config.trustProxyHops);
   app.set("query parser", "extended");
 
-  // 1. request logs (no cookies, hashed session ids)
+  // 1. request metrics (route patterns only), request logs (no cookies, hashed session ids)
+  app.use(httpMetrics(metrics));
   app.use(
     pinoHttp({
       logger,

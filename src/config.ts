@@ -55,6 +55,8 @@ const EnvSchema = z.object({
   // Production over plain HTTP on this machine (compose.local.yaml): cookies without Secure. Only with a loopback http PUBLIC_URL.
   LOCAL_HTTP_TRIAL: z.enum(["0", "1"]).default("0"),
   MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
+  /** Prometheus' /metrics on a port of its own (src/metrics/server.ts), never the site's; unset: no metrics port. */
+  METRICS_PORT: z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -100,6 +102,8 @@ export interface Config {
   balanceJobIntervalMs: number;
   /** How long a start waits for another instance's migration (src/db/knex.ts migrateLatest). */
   migrationLockWaitMs: number;
+  /** The port /metrics listens on (HOST's address); undefined: not served at all. */
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -167,6 +171,9 @@ function invalidCombinations(e: ParsedEnv, isProduction: boolean, purpose: Confi
   }
   if (e.LOCAL_HTTP_TRIAL === "1" && !isLoopbackHttp(e.PUBLIC_URL)) {
     invalid.push("LOCAL_HTTP_TRIAL=1 is only for a trial on this machine: PUBLIC_URL must be http://localhost[:port]");
+  }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === (e.PORT ?? 3000)) {
+    invalid.push("METRICS_PORT must differ from PORT: the metrics are never served on the site's port");
   }
   if (isProduction && purpose === "site") {
     if (e.STRIPE_WEBHOOK_SECRET && !e.STRIPE_WEBHOOK_SECRET.startsWith("whsec_")) {
@@ -238,5 +245,6 @@ function toConfig(e: Env, isProduction: boolean): Config {
     clockFile: isProduction || e.STRIPE_SECRET_KEY?.startsWith("sk_live_") ? undefined : clockFileToFollow(e.CLOCK_FILE, e.NODE_ENV),
     balanceJobIntervalMs: e.BALANCE_JOB_INTERVAL_MS ?? 60_000,
     migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,
+    metricsPort: e.METRICS_PORT,
   };
 }

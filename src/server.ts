@@ -15,6 +15,8 @@ import { reactBuild } from "./reactBuild.ts";
 import type { JobQueue } from "./db/jobQueue.ts";
 import { applyRetention } from "./privacy/retention.ts";
 import { followClockFile } from "./clock.ts";
+import { createMetricsServer, type Metrics } from "./metrics/index.ts";
+import { recordedJob } from "./metrics/hooks.ts";
 
 // Every start failure is one JSON line (the step, the reason, no stack) and exit code 1.
 let config;
@@ -79,6 +81,22 @@ await step(
       });
     }),
 );
+// Prometheus' /metrics, only when METRICS_PORT is set, on that port alone (never the site's, never behind nginx).
+const metricsServer = config.metricsPort === undefined ? undefined : createMetricsServer((app.locals.metrics as Metrics).registry);
+if (metricsServer) {
+  await step(
+    "metrics",
+    () =>
+      new Promise<void>((resolve, reject) => {
+        metricsServer.once("error", reject);
+        metricsServer.listen(config.metricsPort, config.host, () => {
+          metricsServer.off("error", reject);
+          logger.info({ port: (metricsServer.address() as AddressInfo).port }, "metrics on /metrics");
+          resolve();
+        });
+      }),
+  );
+}
 outbox.start();
 shopifyWriteBacks?.start();
 const offerQueue = app.locals.offerQueue as JobQueue;
@@ -119,7 +137,7 @@ balanceJob.unref();
 // The privacy page's periods: what has run out is deleted a minute after the start, then daily (harmless when
 // several instances, or `npm run retention`, do it too).
 const runRetention = () =>
-  applyRetention(db, new Date()).then(
+  recordedJob(db, "retention", () => applyRetention(db, new Date()))().then(
     (deleted) => logger.info({ deleted }, "retention: data past its period deleted"),
     (err: Error) => logger.warn({ err: err.message }, "retention failed; retried tomorrow"),
   );
@@ -150,6 +168,7 @@ async function shutdown(signal: string): Promise<void> {
   clearInterval(balanceJob);
   clearTimeout(firstRetention);
   clearInterval(dailyRetention);
+  metricsServer?.close();
   await offerQueue.stop();
   await outbox.stop();
   await shopifyWriteBacks?.stop();

@@ -7,7 +7,7 @@ import { lockForUpdate } from "../db/locks.ts";
 import { lockingTransaction } from "../db/transaction.ts";
 import { formatPrice } from "../shared/money.ts";
 import { findById, type PaymentRow } from "../payments/repository.ts";
-import { findRefund, findRefundByKey, refundsOfPayment, type RefundRow } from "../payments/refundLedger.ts";
+import { findRefund, findRefundByKey, refundsOfPayment, retryKey, type RefundRow } from "../payments/refundLedger.ts";
 import { RefundExceedsBalanceError, RefundNotAllowedError } from "../payments/refunds.ts";
 import type { PaymentStatus } from "../payments/transitions.ts";
 import { parseRefundArgs, REFUND_USAGE, type RefundCommand } from "./operatorArgs.ts";
@@ -39,8 +39,7 @@ async function paymentOf(ctx: OperatorContext, cmd: Pick<RefundCommand, "kind" |
   return (await findById(ctx.db, Number(paid.id)))!;
 }
 
-/** The request key of the one retry of a refund that failed. */
-export const retryKey = (failedRefundId: number) => `retry:refund:${failedRefundId}`;
+export { retryKey };
 
 /** The payment's oldest failed refund not yet asked for again: what the payer is still owed. */
 export function owedRefund(refunds: readonly RefundRow[]): RefundRow | undefined {

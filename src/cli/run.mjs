@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { sourceUrls } from "./sourceUrls.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cliDir = path.join(root, "src/cli");
@@ -39,24 +40,6 @@ function builtAt() {
   if (!fs.existsSync(stamp)) return 0;
   const built = JSON.parse(fs.readFileSync(stamp, "utf8"));
   return COMMANDS.every((c) => built.commands.includes(c)) ? built.at : 0;
-}
-
-/**
- * Keeps each module's own `import.meta.url` (paths to migrations/, public/ and data files next to the source): the
- * bundle lives in a folder beside build/cli, at the same depth, so the URL is written relative to it.
- */
-function sourceUrls(folder) {
-  return {
-    name: "source-import-meta-url",
-    setup(build) {
-      build.onLoad({ filter: /[/\\]src[/\\].*\.tsx?$/ }, (args) => {
-        const text = fs.readFileSync(args.path, "utf8");
-        if (!text.includes("import.meta.url")) return undefined;
-        const relative = path.relative(folder, args.path).split(path.sep).join("/");
-        return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(relative)}, import.meta.url).href`), loader: args.path.endsWith("x") ? "tsx" : "ts" };
-      });
-    },
-  };
 }
 
 /** A build older than this is removed by the next one: no command is still loading its modules by then. */

@@ -88,6 +88,9 @@ export async function refundsOfPayment(conn: Conn, paymentId: number): Promise<R
 }
 
 /** Refunds that failed (Stripe refused or reversed them): the money is still with the merchant; an operator decides. */
+/** The request key of the one retry of a refund that failed (`npm run refund` without --amount). */
+export const retryKey = (failedRefundId: number) => `retry:refund:${failedRefundId}`;
+
 export async function listFailedRefunds(conn: Conn): Promise<RefundRow[]> {
   return (await conn("payment_refunds").where({ status: "failed" }).orderBy("id")).map(mapRefund);
 }

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { type Row, toDate } from "../db/rows.ts";
 import { isLive, TRANSITIONS, type PaymentStatus, type Transition } from "./transitions.ts";
+import { countPaymentTransition } from "../metrics/hooks.ts";
 
 export interface PaymentRow {
   id: number;
@@ -181,6 +182,7 @@ export async function transition(conn: Conn, id: number, step: Transition, field
   const row: Record<string, unknown> = { ...fields, status: to, updated_at: new Date() };
   if (!isLive(to)) row.live_key = null;
   const changed = await conn("payments").where({ id }).whereIn("status", [...from]).update(row);
+  if (changed === 1) countPaymentTransition(conn, step, to);
   return changed === 1;
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from "../logger.ts";
 import { AmountChangeInFlightError, type PaymentCore } from "./core.ts";
 import { WebhookSignatureError } from "./gateway.ts";
 import { markEventFailed, markEventProcessed, recordEvent } from "./repository.ts";
+import { countWebhook } from "../metrics/hooks.ts";
 
 /**
  * POST /api/stripe/webhook: mounted before the body parsers and the session (raw body, no CSRF).
@@ -20,6 +21,7 @@ export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; lo
       event = paymentCore.gateway.verifyWebhook(raw, req.get("stripe-signature"));
     } catch (err) {
       if (err instanceof WebhookSignatureError) {
+        countWebhook(db, "", "rejected");
         logger.warn({ reason: err.message }, "webhook signature rejected");
         res.status(400).json({ error: "Invalid signature" });
         return;
@@ -29,6 +31,7 @@ export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; lo
 
     const object = event.data.object as { id?: string; object?: string; payment_intent?: unknown };
     const intentId = object.object === "payment_intent" ? (object.id ?? null) : typeof object.payment_intent === "string" ? object.payment_intent : null;
+    countWebhook(db, event.type, "received");
     try {
       const seen = await recordEvent(db, { eventId: event.id, type: event.type, intentId });
       if (seen.processed) {
@@ -42,10 +45,12 @@ export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; lo
       if (err instanceof AmountChangeInFlightError) {
         // The payment's amount is being changed: answer non-2xx so Stripe delivers the event again later.
         logger.warn({ eventId: event.id, type: event.type }, "webhook waits for an amount change in flight; Stripe will retry");
+        countWebhook(db, event.type, "failed");
         await markEventFailed(db, event.id, err.message).catch(() => undefined);
         res.status(503).json({ error: "Payment is being updated; retry later" });
         return;
       }
+      countWebhook(db, event.type, "failed");
       logger.error({ err, eventId: event.id, type: event.type }, "webhook processing failed; Stripe will retry");
       await markEventFailed(db, event.id, String((err as Error).message ?? err)).catch(() => undefined);
       res.status(500).json({ error: "Webhook processing failed" });

@@ -79,6 +79,8 @@ const STRIPE_URL = `http://${stripe.host}:${stripe.port}`;
 const shopify = await startFakeShopify();
 const smtp = await startSmtpServer();
 const ports = [await freePort(), await freePort()];
+/** Each instance's METRICS_PORT: reached directly, as Prometheus does; nginx knows only the site's ports. */
+const metricsPorts = [await freePort(), await freePort()];
 const instanceAddress = ports.map((p) => `127.0.0.1:${p}`);
 let nginx: RunningNginx | undefined;
 const starting: StartingServer[] = [];
@@ -102,6 +104,7 @@ const env = (i: number): Record<string, string> => ({
   ...shopify.env(),
   PAGE_CACHE_MS: String(PAGE_CACHE_MS),
   MAIL_DIR: path.join(runDir, "mail"),
+  METRICS_PORT: String(metricsPorts[i]),
 });
 /** compose.local.yaml's settings for the app, read from the file itself (the trial runs what the file says). */
 function localTrialSettings(): Record<string, string> {
@@ -322,6 +325,18 @@ try {
     `both instances swept at their minute (${seconds(listeningAt)} after listening): the 2 lapsed holds expired once each, their PaymentIntents canceled ` +
       `(${cancelEvents} cancel calls reached Stripe; ${sweepWarnings[0]! + sweepWarnings[1]!} cancels of an already canceled one logged)`,
   );
+
+  // ---------- 5b. each instance's metrics on its own port; none through nginx ----------
+  const scraped = await Promise.all(metricsPorts.map((p) => fetch(`http://127.0.0.1:${p}/metrics`).then(async (r) => ({ status: r.status, text: await r.text() }))));
+  check(scraped.every((s) => s.status === 200), `each instance answers /metrics on its METRICS_PORT (got ${scraped.map((s) => s.status).join(", ")})`);
+  const sample = (text: string, line: RegExp) => Number(line.exec(text)?.[1] ?? 0);
+  const heldOn = scraped.map((s) => sample(s.text, /^ironside_holds_total\{outcome="held"\} (\S+)$/m));
+  check(heldOn[0]! + heldOn[1]! === held.length, `the instances' held counters add up to the ${held.length} places held (A ${heldOn[0]}, B ${heldOn[1]})`);
+  check(scraped.every((s) => /^ironside_job_last_success_timestamp_seconds\{task="sweep"\} \d/m.test(s.text)), "each instance's gauge tells its own last sweep");
+  const viaNginx = await fetch(`${proxy}/metrics`);
+  const onSitePort = await Promise.all(servers.map((s) => fetch(`${s.url}/metrics`).then((r) => r.status)));
+  check(viaNginx.status === 404 && onSitePort.every((s) => s === 404), `/metrics is 404 through nginx and on the site's ports (got ${viaNginx.status}, ${onSitePort.join(", ")})`);
+  showed(`each instance serves its own /metrics on its METRICS_PORT (holds held: A ${heldOn[0]}, B ${heldOn[1]}; each its last sweep); through nginx /metrics is 404`);
 
   // ---------- 6. A is killed mid-request: nothing is lost, nginx serves on from B ----------
   const writer = new Visitor(proxy);

@@ -18,7 +18,8 @@ export interface RunningServer {
 }
 
 /**
- * Starts `src/server.ts` as `npm start` does (without the build) and waits for its "listening" log line.
+ * Starts `src/server.ts` from its source (through tsx: no build to go stale under a test; `npm start` runs the same
+ * server compiled, build/server.js) and waits for its "listening" log line.
  * With `logFile`, every line the process writes is also appended there (a benchmark keeps its servers' logs).
  */
 export function startServer(env: Record<string, string>, options: { logFile?: string; nodeArgs?: string[] } = {}): Promise<RunningServer> {

@@ -36,14 +36,26 @@ const commandOf = (block: string, key: string) => (JSON.parse(new RegExp(`^ +${k
 
 describe("compose.yaml", () => {
   it("has MySQL 8, Redis 7, a one-shot migrate, two app replicas and nginx, with volumes for the data", () => {
-    expect([...services.keys()]).toEqual(["mysql", "redis", "migrate", "app", "nginx"]);
+    expect([...services.keys()]).toEqual(["mysql", "redis", "migrate", "app", "nginx", "prometheus", "grafana"]);
     expect(service("mysql")).toMatch(/image: mysql:8\./);
     expect(service("redis")).toMatch(/image: redis:7/);
     expect(service("app")).toMatch(/replicas: 2/);
     expect(service("migrate")).toMatch(/restart: "no"/);
     expect(service("mysql")).toMatch(/- mysql-data:\/var\/lib\/mysql/);
     expect(service("redis")).toMatch(/- redis-data:\/data/);
-    expect([...(top.get("volumes") ?? "").matchAll(/^ {2}([\w-]+):$/gm)].map((m) => m[1])).toEqual(["mysql-data", "redis-data", "app-var"]);
+    expect([...(top.get("volumes") ?? "").matchAll(/^ {2}([\w-]+):$/gm)].map((m) => m[1])).toEqual(["mysql-data", "redis-data", "app-var", "prometheus-data", "grafana-data"]);
+  });
+
+  it("runs Prometheus and Grafana only with --profile monitoring, on loopback, and never publishes the metrics port", () => {
+    for (const name of ["prometheus", "grafana"]) {
+      expect(service(name), name).toMatch(/profiles: \["monitoring"\]/);
+      expect(service(name), name).toMatch(/- "127\.0\.0\.1:\d+:\d+"/);
+    }
+    for (const name of ["mysql", "redis", "migrate", "app", "nginx"]) expect(service(name), name).not.toMatch(/profiles:/);
+    expect(top.get("x-app")).toMatch(/METRICS_PORT: "9100"/);
+    expect(compose).not.toMatch(/9100:/);
+    expect(service("prometheus")).toMatch(/- \.\/deploy\/prometheus\/alerts\.yml:\/etc\/prometheus\/alerts\.yml:ro/);
+    expect(read("deploy/prometheus/prometheus.yml")).toMatch(/names: \["app"\]\n\s+type: A\n\s+port: 9100/);
   });
 
   it("starts the app only after the migration ran and the services are healthy, and nginx after the app is ready", () => {

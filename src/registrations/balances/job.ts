@@ -14,6 +14,7 @@ import { graceEndsAt, MAX_ATTEMPTS, nextAttemptAt } from "./schedule.ts";
 import { sendBalanceReminders } from "./reminders.ts";
 import { releaseUnpaidBalances } from "./release.ts";
 import { balanceAuthenticationEmail, balanceDeclinedEmail, balanceOverdueEmail } from "./email.ts";
+import { countBalanceCharge } from "../../metrics/hooks.ts";
 
 /**
  * The balance job (README: Deposits and balances): every app instance runs it each minute. A balance due now (its
@@ -133,14 +134,17 @@ async function runAttempt(deps: RegistrationDeps, balance: Balance, charge: Bala
       // Stripe refused the request itself (a card of another Customer, a Customer deleted...): sent again, it is
       // refused again. The decline path, as a hard decline: overdue, e-mailed, released at the grace date.
       deps.logger.error({ reference: balance.reference, attempt: charge.attempt, err: message }, "balance charge refused by Stripe; no retry can cure it");
+      countBalanceCharge(deps.db, "declined");
       await recordOutcome(deps, balance, charge, { outcome: "declined", code: REFUSED_CODE, declineCode: null, hard: true, message: REFUSED_MESSAGE });
       return;
     }
     // Whether Stripe took it is unknown: the same attempt goes again with the same key, which Stripe answers once.
+    countBalanceCharge(deps.db, "no_answer");
     await repo.finishCharge(deps.db, charge, { status: "retry", lastError: message, nextAttemptAt: new Date(deps.clock().getTime() + CALL_RETRY_MS) }, deps.clock());
     deps.logger.warn({ reference: balance.reference, attempt: charge.attempt, err: message }, "balance charge did not get an answer; sent again later with the same key");
     return;
   }
+  countBalanceCharge(deps.db, answer.outcome);
   await recordOutcome(deps, balance, charge, answer);
 }
 

@@ -14,6 +14,7 @@ import * as repo from "../../core/repository.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
 import { packageName } from "../../../shared/registrations/packages.ts";
 import { holdIndividual } from "../hold.ts";
+import { measureHold } from "../../../metrics/hooks.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { individualPages, keptValues, valuesOf } from "./individualPage.tsx";
@@ -70,11 +71,13 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
   /** Holds the places, for both the form post and the JSON call; a code is the visitor's, checked by the server. */
   function hold(req: Request, res: Response, event: EventDetail, data: IndividualRegistration, rawCode: unknown, rawPlan: unknown) {
     const code = typeof rawCode === "string" ? rawCode.slice(0, 200).trim() : "";
-    return holdIndividual(deps, event, data, visitorOf(req, res), {
-      code: code || undefined,
-      plan: chosenPlan(rawPlan),
-      onHeld: (reference) => remember(req, "individual", event.id, reference),
-    });
+    return measureHold(deps.db, () =>
+      holdIndividual(deps, event, data, visitorOf(req, res), {
+        code: code || undefined,
+        plan: chosenPlan(rawPlan),
+        onHeld: (reference) => remember(req, "individual", event.id, reference),
+      }),
+    );
   }
 
   // The schema reads the body as sent: a field sent twice or nested is refused, not dropped.

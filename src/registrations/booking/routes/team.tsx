@@ -10,6 +10,7 @@ import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
 import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
 import { DiscountRefused, discountOf } from "../codes.ts";
 import { holdTeam } from "../hold.ts";
+import { measureHold } from "../../../metrics/hooks.ts";
 import {
   TEAM_MAXIMUM,
   TEAM_TEXT,
@@ -55,11 +56,13 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     // A call without the form's id (the spec's payload has none) continues the coach's held team, so a double submit holds one team.
     if (!data.formSessionId) data.formSessionId = (await heldTeam(req, event.id))?.formSessionId ?? newFormSessionId();
     if (!teamFormSessionId.safeParse(data.formSessionId).success) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
-    return holdTeam(deps, event, data, visitorOf(req, res), {
-      code: discountCode || undefined,
-      plan: chosenPlan(formBody(req).paymentPlan),
-      onHeld: (reference) => remember(req, "team", event.id, reference),
-    });
+    return measureHold(deps.db, () =>
+      holdTeam(deps, event, data, visitorOf(req, res), {
+        code: discountCode || undefined,
+        plan: chosenPlan(formBody(req).paymentPlan),
+        onHeld: (reference) => remember(req, "team", event.id, reference),
+      }),
+    );
   }
 
   const discountTitle = (err: DiscountRefused) => (err.reason === "discount_missing" ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle);
