@@ -91,10 +91,12 @@ describe("per-request query log (development)", () => {
     }
   });
 
-  it("serves event pages from the cache once warm: one query, the events' version stamp (src/events/version.ts)", async () => {
+  // No read per request: with Redis an operator's change is announced; without it an instance reads the events'
+  // version stamp at most every 250 ms, one read shared by every request meanwhile (src/events/version.ts).
+  it("serves event pages from the cache once warm: no query but, at most, the events' version stamp", async () => {
     for (const path of ["/", "/events", "/events/2", "/api/events/2", "/team-events"]) {
       await logged(path);
-      expect((await logged(path)).queries, path).toBe(1);
+      expect((await logged(path)).queries, path).toBeLessThanOrEqual(1);
     }
   });
 
