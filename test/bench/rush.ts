@@ -31,6 +31,7 @@ import { PUBLIC_URL, RUSH_CODE, type Call, type FamilyPlan, type FamilyResult } 
 import type { LoadInput } from "./rushLoad.ts";
 import { cpuMs, databasePid, lockLines, profileSummary, serverStatus, slowStatements, type LockLine } from "./rushMetrics.ts";
 import { countCheck, readEndState, RULES, unsettledCharges, type Charge } from "./rushEndState.ts";
+import { agree, holdMetrics } from "./rushScrape.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 /** The four seeded events, 200 places each. */
@@ -170,6 +171,8 @@ try {
   }
   // The instances' ports are chosen first: the fake Stripe is told where its webhooks go when it starts.
   const ports = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
+  // Each instance's Prometheus metrics (src/metrics/): the hold figures an operator's dashboard shows, read after the run.
+  const metricsPorts = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
   const stripePort = await freePort();
   const started = await startProcess(
     ["--import", "tsx", "src/payments/offline/standalone.ts"],
@@ -186,6 +189,7 @@ try {
         {
           NODE_ENV: "production",
           PORT: String(ports[i]),
+          METRICS_PORT: String(metricsPorts[i]),
           DATABASE_URL: databaseUrl.toString(),
           REDIS_URL: redisUrl,
           REDIS_PREFIX: prefix,
@@ -310,6 +314,17 @@ try {
       `(the 200s alone: p50 ${round(percentile(heldMs, 50))} ms, p99 ${round(percentile(heldMs, 99))} ms)`,
   );
   console.log(`holds per second at the peak: ${peak} answered 200 within second ${peakSecond} to ${peakSecond + 1} of the run`);
+  const scraped = holdMetrics(await Promise.all(metricsPorts.map(async (p) => (await fetch(`http://127.0.0.1:${p}/metrics`)).text())));
+  const holdMeanMs = holdMs.reduce((t, ms) => t + ms, 0) / Math.max(1, holdMs.length);
+  const soldOutAnswers = holds.filter((c) => c.status === 409 && /sold out|places are left/.test(c.message ?? "")).length;
+  const agreeMark = (a: number, b: number) => (agree(a, b) ? "agree" : "DISAGREE");
+  console.log(
+    `holds by the instances' /metrics: ${scraped.count} answered (${agreeMark(scraped.count, holds.length)} with ${holds.length} posted), ` +
+      `${scraped.byOutcome.held ?? 0} held (${agreeMark(scraped.byOutcome.held ?? 0, held.length)} with ${held.length} answered 200), ` +
+      `${scraped.byOutcome.sold_out ?? 0} sold out (${agreeMark(scraped.byOutcome.sold_out ?? 0, soldOutAnswers)} with ${soldOutAnswers}); ` +
+      `mean ${round(scraped.meanMs)} ms (${agreeMark(scraped.meanMs, holdMeanMs)} with ${round(holdMeanMs)} ms measured by the families, who also count the network and their own wait), ` +
+      `p99 within the ${scraped.p99BucketMs === Infinity ? "last (over 20 s)" : `${scraped.p99BucketMs} ms`} bucket`,
+  );
 
   console.log("\nanswers by step and status:");
   const steps: Call["step"][] = ["page", "hold", "checkout", "confirm", "return", "landing"];
