@@ -115,6 +115,8 @@ export interface EnsureIntentInput {
    * on session or off (a balance: the job may charge the saved card on the page's intent).
    */
   customerId?: string;
+  /** The payment claimed for this row in the transaction that wrote it (PaymentCore.claimIn): neither looked up nor claimed again. */
+  claimed?: PaymentRow;
 }
 
 /**
@@ -158,6 +160,11 @@ export interface PaymentCore extends SavedCards {
    * live payment is already paid (or in review, or being refunded).
    */
   ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }>;
+  /**
+   * Claims the live payment of a paid-for row written in the caller's transaction (a new registration), so that
+   * ensureIntent, given it as `claimed` after the commit, only creates its PaymentIntent. No Stripe call here.
+   */
+  claimIn(trx: Knex.Transaction, input: Pick<EnsureIntentInput, "kind" | "reference" | "group" | "amountCents" | "currency" | "version">): Promise<PaymentRow>;
   /**
    * A change of the paid-for row and of its PaymentIntent's amount that must agree whatever the card does meanwhile
    * (another tab confirms it). `live` is the live payment read before the transaction (liveFor). Inside the caller's
@@ -363,9 +370,13 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
    * description and e-mail, so a retry after a timeout whose details changed meanwhile is a new request, not
    * Stripe's permanent 400 idempotency_error (the first intent, if Stripe made it, was never shown to anyone).
    */
-  async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
+  function intentKeyFor(payment: PaymentRow, input: EnsureIntentInput): string {
     const details = createHash("sha256").update(`${input.description}\n${input.email ?? ""}\n${input.saveCard?.customerId ?? ""}${input.customerId ? `\n${input.customerId}` : ""}`).digest("base64url").slice(0, 16);
-    const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}-${details}`;
+    return `payment-${payment.kind}-${payment.reference}-${payment.id}-${details}`;
+  }
+
+  async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
+    const idempotencyKey = intentKeyFor(payment, input);
     try {
       const intent = await gateway.createIntent({
         amountCents: payment.amountCents,
@@ -495,9 +506,14 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   async function ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }> {
     const currency = input.currency ?? "usd";
     for (let attempt = 0; attempt < 3; attempt++) {
-      const payment =
-        (await repo.findLive(db, input.kind, input.reference)) ??
-        (await repo.claimLive(db, { kind: input.kind, reference: input.reference, group: input.group ?? input.reference, amountCents: input.amountCents, currency, coversVersion: input.version }));
+      // Claimed by this call (or by the caller's transaction): the row is as written, so it is not read again below.
+      let payment = attempt === 0 ? input.claimed : undefined;
+      let claimedNow = payment !== undefined;
+      payment ??= await repo.findLive(db, input.kind, input.reference);
+      if (!payment) {
+        payment = await repo.claimLive(db, { kind: input.kind, reference: input.reference, group: input.group ?? input.reference, amountCents: input.amountCents, currency, coversVersion: input.version });
+        claimedNow = true;
+      }
       if (!payment) continue; // the slot changed hands between the two statements: look again
       if (!OPEN_STATUSES.includes(payment.status)) throw new PaymentNotOpenError(payment);
       let intent = payment.providerPaymentId ? await gateway.retrieveIntent(payment.providerPaymentId) : await createIntentFor(payment, input);
@@ -509,7 +525,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         const settled = await settle(intent.id, "return");
         throw new PaymentNotOpenError(settled.payment);
       }
-      const stored = await fresh(payment.id);
+      const stored = claimedNow && !payment.providerPaymentId && intent.id ? { ...payment, providerPaymentId: intent.id, idempotencyKey: intentKeyFor(payment, input) } : await fresh(payment.id);
       let changed = false;
       if (intent.amountCents !== input.amountCents || stored.amountCents !== input.amountCents) {
         intent = await changeAmount(stored, input.amountCents);
@@ -622,6 +638,11 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     pushAmountChange,
     abandonAmountChange,
     cancel,
+    async claimIn(trx, input) {
+      const claimed = await repo.claimLive(trx, { kind: input.kind, reference: input.reference, group: input.group ?? input.reference, amountCents: input.amountCents, currency: input.currency ?? "usd", coversVersion: input.version });
+      if (!claimed) throw new Error(`The live payment of ${input.kind}:${input.reference} is claimed already`);
+      return claimed;
+    },
     async recordFree(trx, kind, reference, group = reference) {
       const live = await repo.findLive(trx, kind, reference);
       if (live?.provider === "none" && live.status === "paid") return live;

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
-import { type Row, toDate } from "../db/rows.ts";
+import { asStored, type Row, toDate } from "../db/rows.ts";
 import { isLive, TRANSITIONS, type PaymentStatus, type Transition } from "./transitions.ts";
 import { countPaymentTransition } from "../metrics/hooks.ts";
 
@@ -74,22 +74,24 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
  */
 export async function claimLive(conn: Conn, p: { kind: string; reference: string; group: string; amountCents: number; currency: string; coversVersion?: number; idempotencyKey?: string }): Promise<PaymentRow | undefined> {
   const now = new Date();
+  const row = asStored(conn, {
+    kind: p.kind,
+    reference: p.reference,
+    group_reference: p.group,
+    provider: "stripe",
+    live_key: liveKey(p.kind, p.reference),
+    amount_cents: p.amountCents,
+    covers_version: p.coversVersion ?? null,
+    idempotency_key: p.idempotencyKey ?? null,
+    currency: p.currency,
+    status: "pending",
+    created_at: now,
+    updated_at: now,
+  });
   try {
-    const [id] = await conn("payments").insert({
-      kind: p.kind,
-      reference: p.reference,
-      group_reference: p.group,
-      provider: "stripe",
-      live_key: liveKey(p.kind, p.reference),
-      amount_cents: p.amountCents,
-      covers_version: p.coversVersion ?? null,
-      idempotency_key: p.idempotencyKey ?? null,
-      currency: p.currency,
-      status: "pending",
-      created_at: now,
-      updated_at: now,
-    });
-    return findById(conn, Number(id));
+    const [id] = await conn("payments").insert(row);
+    // The row as written (every other column starts empty): not read back.
+    return mapPayment({ ...row, id });
   } catch (err) {
     if (await findLive(conn, p.kind, p.reference)) return undefined;
     throw err;

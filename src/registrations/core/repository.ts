@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
-import { toDate } from "../../db/rows.ts";
+import { asStored, toDate } from "../../db/rows.ts";
 import type { Guardian, IndividualRegistration } from "../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE, type TeamRegistration } from "../../shared/registrations/teamRules.ts";
 import { CHANGE_TRANSITIONS, REGISTRATION_TRANSITIONS, type ChangeStatus, type ChangeTransition, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
@@ -133,6 +133,12 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
     conn("registration_athletes").where({ registration_id: id }).orderBy(["position", "id"]),
     conn("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", id).orderBy(["d.sort_order", "d.id"]).select("d.id"),
   ]);
+  return registrationOf(row, athletes as Row[], (days as Row[]).map((d) => Number(d.id)));
+}
+
+/** A registration from its row, its athletes' rows in position order and its days in the event's order. */
+function registrationOf(row: Row, athletes: Row[], dayIds: number[]): Registration {
+  const id = Number(row.id);
   return {
     id,
     reference: String(row.reference),
@@ -158,8 +164,8 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
     reservedUntil: toDate(row.reserved_until),
     createdAt: toDate(row.created_at)!,
     paidAt: toDate(row.paid_at),
-    athletes: (athletes as Row[]).map(mapAthlete),
-    dayIds: (days as Row[]).map((d) => Number(d.id)),
+    athletes: athletes.map(mapAthlete),
+    dayIds,
     version: Number(row.version ?? 1),
     holderSession: str(row.holder_session),
     amountRefundedCents: Number(row.amount_refunded_cents ?? 0),
@@ -372,13 +378,14 @@ function individualColumns(h: IndividualHold, now: Date) {
   };
 }
 
-async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold, replacing: boolean): Promise<void> {
+/** Writes the athlete's row and the days; returns the athlete's row as written. */
+async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold, replacing: boolean): Promise<Row> {
   const d = h.data;
   if (replacing) {
     await trx("registration_athletes").where({ registration_id: registrationId }).delete();
     await trx("registration_days").where({ registration_id: registrationId }).delete();
   }
-  await trx("registration_athletes").insert({
+  const athlete = {
     registration_id: registrationId,
     position: 1,
     first_name: d.firstName,
@@ -393,15 +400,20 @@ async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number
     emergency_contact_name: d.emergencyContactName,
     emergency_contact_phone: d.emergencyContactPhone,
     special_requirements: d.specialRequirements ?? null,
-  });
+  };
+  await trx("registration_athletes").insert(athlete);
   if (h.data.dayIds.length > 0) {
     await trx("registration_days").insert(h.data.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
   }
+  return athlete;
 }
 
-/** A new pending individual registration with its athlete and days. */
-export async function insertIndividual(trx: Knex.Transaction, reference: string, h: IndividualHold, holder: Holder, now: Date): Promise<number> {
-  const [id] = await trx("registrations").insert({
+/**
+ * A new pending individual registration with its athlete and days (`h.data.dayIds` in the event's order), answered
+ * as written: the hold does not read it back.
+ */
+export async function insertIndividual(trx: Knex.Transaction, reference: string, h: IndividualHold, holder: Holder, now: Date): Promise<Registration> {
+  const row = asStored(trx, {
     reference,
     event_id: h.eventId,
     kind: "individual",
@@ -413,9 +425,10 @@ export async function insertIndividual(trx: Knex.Transaction, reference: string,
     status: "pending_payment",
     ...individualColumns(h, now),
   });
+  const [id] = await trx("registrations").insert(row);
   const registrationId = Number(id);
-  await writeAthleteAndDays(trx, registrationId, h, false);
-  return registrationId;
+  const athlete = await writeAthleteAndDays(trx, registrationId, h, false);
+  return registrationOf({ ...row, id: registrationId }, [athlete], h.data.dayIds);
 }
 
 /**
@@ -522,18 +535,21 @@ function teamAthleteRow(registrationId: number, position: number, a: TeamRegistr
   };
 }
 
-async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold, replacing: boolean): Promise<void> {
+/** Writes the athletes' rows (one statement) and the days; returns the athletes' rows as written. */
+async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold, replacing: boolean): Promise<Row[]> {
   if (replacing) {
     await trx("registration_athletes").where({ registration_id: registrationId }).delete();
     await trx("registration_days").where({ registration_id: registrationId }).delete();
   }
-  await trx("registration_athletes").insert(h.data.athletes.map((a, i) => teamAthleteRow(registrationId, i + 1, a)));
+  const athletes = h.data.athletes.map((a, i) => teamAthleteRow(registrationId, i + 1, a));
+  await trx("registration_athletes").insert(athletes);
   if (h.dayIds.length > 0) await trx("registration_days").insert(h.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
+  return athletes;
 }
 
-/** A new pending team registration with its athletes (one place each) and the event's days. */
-export async function insertTeam(trx: Knex.Transaction, reference: string, h: TeamHold, holder: Holder, now: Date): Promise<number> {
-  const [id] = await trx("registrations").insert({
+/** A new pending team registration with its athletes (one place each) and the event's days (in its order), answered as written. */
+export async function insertTeam(trx: Knex.Transaction, reference: string, h: TeamHold, holder: Holder, now: Date): Promise<Registration> {
+  const row = asStored(trx, {
     reference,
     event_id: h.eventId,
     kind: "team",
@@ -545,8 +561,9 @@ export async function insertTeam(trx: Knex.Transaction, reference: string, h: Te
     status: "pending_payment",
     ...teamColumns(h, now),
   });
-  await writeTeamAthletesAndDays(trx, Number(id), h, false);
-  return Number(id);
+  const [id] = await trx("registrations").insert(row);
+  const athletes = await writeTeamAthletesAndDays(trx, Number(id), h, false);
+  return registrationOf({ ...row, id: Number(id) }, athletes, h.dayIds);
 }
 
 /** The same team form submitted again (Back from the checkout, a double click): as rewriteIndividual, for a team. */
