@@ -204,8 +204,11 @@ export interface PaymentCore extends SavedCards {
   failedRefunds(): Promise<RefundRow[]>;
   /** Sends requested refunds to Stripe (every instance runs it; each refund is sent by one). server.ts starts it. */
   readonly refundJobs: JobQueue;
-  /** Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. */
-  settle(intentId: string, via: "return" | "webhook" | "off_session"): Promise<SettleResult>;
+  /**
+   * Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. `known`: the payment
+   * as the caller just read it (not looked up again; read again under its lock).
+   */
+  settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow): Promise<SettleResult>;
   /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
   handleEvent(event: Stripe.Event): Promise<void>;
   /** The live payment of (kind, reference), if any. */
@@ -254,8 +257,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   const fresh = async (id: number) => (await repo.findById(db, id))!;
   const logFields = (p: PaymentRow) => ({ kind: p.kind, reference: p.reference, intentId: p.providerPaymentId });
 
-  async function settle(intentId: string, via: "return" | "webhook" | "off_session"): Promise<SettleResult> {
-    const found = await repo.findByIntentId(db, intentId);
+  async function settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow): Promise<SettleResult> {
+    const found = known?.providerPaymentId === intentId ? known : await repo.findByIntentId(db, intentId);
     if (!found) throw new UnknownPaymentError(`No payment for ${intentId}`);
     const handler = handlerFor(found.kind);
     // Settled already (the return and the webhook both come): a settled status never goes back to open, so the
@@ -268,8 +271,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
 
     type Step = { result: SettleResult; accepted: boolean; changed?: boolean };
     const step = await inKindQueue(handler, found.reference, async (trx): Promise<Step> => {
-      await lockForUpdate(trx, "payments", found.id);
-      let payment = (await repo.findById(trx, found.id))!;
+      // The payment as locked (the lock's statement reads the row).
+      let payment = repo.paymentOf((await lockForUpdate(trx, "payments", found.id))!);
       if (payment.expectedAmountCents !== null) {
         if (Date.now() - (payment.amountChangeStartedAt?.getTime() ?? 0) < AMOUNT_CHANGE_GRACE_MS) {
           throw new AmountChangeInFlightError(`An amount change of ${payment.kind}:${payment.reference} is in flight`);
@@ -286,8 +289,9 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
 
       switch (verdict.outcome) {
         case "pay": {
-          if (!(await repo.markPaidOnce(trx, payment.id, via))) return { result: current(await now()), accepted: false };
-          const outcome = await handler.onPaid(trx, await now());
+          const paid = await repo.markPaidOnce(trx, payment, via);
+          if (!paid) return { result: current(await now()), accepted: false };
+          const outcome = await handler.onPaid(trx, paid);
           if (outcome === "reject" || typeof outcome === "object") {
             const reason = typeof outcome === "object" ? outcome.reject : `rejected by the ${payment.kind}`;
             await repo.transition(trx, payment.id, "requestRefund", { refund_reason: reason });
@@ -296,7 +300,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
             return { result: { status: "refunded", reason, payment: await now() }, accepted: false, changed: true };
           }
           if (outcome === "duplicate") logger.warn(logFields(payment), "payment settled a row that was already paid");
-          return { result: { status: "paid", newlyPaid: true, payment: await now() }, accepted: outcome === "accepted" };
+          // A kind's onPaid writes its own rows, never the payment's: the payment is as marked paid.
+          return { result: { status: "paid", newlyPaid: true, payment: paid }, accepted: outcome === "accepted" };
         }
         case "review":
           await repo.transition(trx, payment.id, "flagForReview", { review_reason: verdict.reason, amount_received_cents: intent.amountCents === payment.amountCents ? null : intent.amountCents });

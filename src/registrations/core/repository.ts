@@ -287,12 +287,20 @@ export async function eventIdOf(conn: Conn, reference: string): Promise<number |
  * Moves a registration along one step of REGISTRATION_TRANSITIONS (src/registrations/core/states.ts): only a row still
  * in one of the step's `from` statuses changes, so of two callers of the same step exactly one gets true.
  */
-export async function transition(trx: Knex.Transaction, id: number, step: RegistrationTransition, now: Date, fields: Record<string, unknown> = {}): Promise<boolean> {
+export async function transition(
+  trx: Knex.Transaction,
+  id: number,
+  step: RegistrationTransition,
+  now: Date,
+  fields: Record<string, unknown> = {},
+  locked?: Pick<Registration, "status" | "places" | "eventId">,
+): Promise<boolean> {
   const { from, to } = REGISTRATION_TRANSITIONS[step];
   // The event's count moves with the row (src/events/places.ts). A hold's count is moved by its admission statement
-  // (booking/hold.ts); a step whose every `from` counts as `to` does moves nothing and needs no read.
+  // (booking/hold.ts); a step whose every `from` counts as `to` does moves nothing and needs no read; nor does a row
+  // the caller read under its lock in this transaction (`locked`).
   const moves = step !== "hold" && from.some((s) => countsPlaces(s) !== countsPlaces(to));
-  const before = moves ? await trx<Row>("registrations").where({ id }).forUpdate().first("status", "places", "event_id") : undefined;
+  const before = !moves ? undefined : locked ? { status: locked.status, places: locked.places, event_id: locked.eventId } : await trx<Row>("registrations").where({ id }).forUpdate().first("status", "places", "event_id");
   const changed = await trx("registrations").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now });
   if (changed === 1 && before) {
     const places = Number(before.places);
