@@ -35,11 +35,13 @@ const DISCOUNT_REJECTION = "discount: ";
 export function registerRegistrationPayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(REGISTRATION_KIND, {
     async queueKey(db, reference) {
-      const eventId = await repo.eventIdOf(db, reference);
-      if (eventId === undefined) return undefined;
+      const seen = await repo.settlementStateOf(db, reference);
+      if (!seen) return undefined;
       // Kept before the transaction (usually kept already: no statement), so that its confirmation e-mail reads none.
-      await findEvent(db, eventId);
-      return repo.eventPaymentsKey(eventId);
+      await findEvent(db, seen.eventId);
+      // A live hold's settlement locks only its registration (lockLiveHold): it queues behind that registration's own
+      // settlements (the return and the webhook), not behind every payment of the event; the others take the event's lock.
+      return holdIsLive(seen, new Date(deps.clock().getTime() + LIVE_MARGIN_MS)) ? repo.registrationPaymentsKey(reference) : repo.eventPaymentsKey(seen.eventId);
     },
 
     async expected(trx, reference) {

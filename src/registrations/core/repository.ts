@@ -209,6 +209,8 @@ export const eventKey = (eventId: number) => `event:${eventId}`;
  * running, not behind every hold queued here.
  */
 export const eventPaymentsKey = (eventId: number) => `event:${eventId}:payments`;
+/** The in-process queue of one registration's settlements that lock only its own row (a live hold's). */
+export const registrationPaymentsKey = (reference: string) => `registration:${reference}:payments`;
 
 /**
  * 1. The event: its row share-locked (its capacity and dates stay as read; a hold's insert share-locks it too), then its
@@ -265,12 +267,6 @@ export async function claimHold(trx: Knex.Transaction, registrationId: number, h
   await trx("registrations").where({ id: registrationId }).update({ holder_session: holder.session, holder_address: holder.address, updated_at: now });
 }
 
-/** A registration's status and hold, read without a lock: a hint of which locks to take (what decides is read under them). */
-export async function holdStateOf(conn: Conn, reference: string): Promise<Pick<Registration, "status" | "reservedUntil"> | undefined> {
-  const row = await conn<Row>("registrations").where({ reference }).first("status", "reserved_until");
-  return row ? { status: String(row.status) as RegistrationStatus, reservedUntil: toDate(row.reserved_until) } : undefined;
-}
-
 /** A registration's id and event, read without a lock (neither ever changes): what its transactions lock first. */
 export async function idsOf(conn: Conn, reference: string): Promise<{ id: number; eventId: number } | undefined> {
   const row = await conn<Row>("registrations").where({ reference }).first("id", "event_id");
@@ -278,6 +274,12 @@ export async function idsOf(conn: Conn, reference: string): Promise<{ id: number
 }
 
 /** The event a registration belongs to, read without a lock (it never changes): the first lock of its transactions. */
+/** A registration's event and hold state, read without a lock (which queue its settlement joins). */
+export async function settlementStateOf(conn: Conn, reference: string): Promise<(Pick<Registration, "status" | "reservedUntil" | "eventId">) | undefined> {
+  const row = await conn<Row>("registrations").where({ reference }).first("event_id", "status", "reserved_until");
+  return row ? { eventId: Number(row.event_id), status: String(row.status) as RegistrationStatus, reservedUntil: toDate(row.reserved_until) } : undefined;
+}
+
 export async function eventIdOf(conn: Conn, reference: string): Promise<number | undefined> {
   const row = await conn<Row>("registrations").where({ reference }).first("event_id");
   return row ? Number(row.event_id) : undefined;
