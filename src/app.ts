@@ -75,8 +75,10 @@ export function createApp(deps: AppDeps): Express {
   const assets = loadAssets();
   const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.https);
   const pageCache = createPageCache({ ttlMs: config.pageCacheMs });
-  // Kept pages show events and places left: a change this process commits to them is shown at once.
-  onCommittedWrites(db, [...EVENT_TABLES, "registrations", "waiting_list_entries"], () => pageCache.clear());
+  // Kept pages show events and places left. An operator's change of events this process commits is shown at once;
+  // places taken or given back (holds, payments, lapses, the waiting list) show within PAGE_CACHE_MS, as another
+  // instance's do: in a rush every hold emptied the kept pages, and most families' pages were rendered again.
+  onCommittedWrites(db, EVENT_TABLES, () => pageCache.clear());
   // A change of events this process bumps the version for is announced to the other instances.
   if (redis) announceEventsChanges(db, () => redis.publish(eventsChangedChannel(config.redis?.prefix ?? ""), "1"), logger);
 

@@ -7,6 +7,8 @@
  */
 export interface TtlCache {
   get<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /** The value kept under `key` if it is still fresh; never loads. */
+  peek<T>(key: string): T | undefined;
   invalidate(): void;
 }
 
@@ -56,6 +58,10 @@ export function createTtlCache(opts: TtlCacheOptions): TtlCache {
         });
       loading.set(key, promise);
       return promise;
+    },
+    peek<T>(key: string): T | undefined {
+      const entry = entries.get(key);
+      return entry && entry.expires > now() ? (entry.value as T) : undefined;
     },
     invalidate() {
       generation += 1;

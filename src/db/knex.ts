@@ -26,7 +26,15 @@ export function knexOptions(database: Config["database"]): Knex.Config {
       // Opening day: each event's holds and its payments' settlements queue apart in this process (src/db/rowQueue.ts),
       // so up to two connections per event wait for its row lock, while a crowd's pages and the holds' reads before
       // the queue need theirs within the 2 s below.
-      pool: { min: 0, max: 30 },
+      pool: {
+        min: 0,
+        max: 30,
+        // READ COMMITTED for every transaction, set once per connection: a locking transaction decides on rows read
+        // after their locks (src/db/transaction.ts), and a SET TRANSACTION before each BEGIN was a round trip of its own.
+        afterCreate: (conn: { query: (sql: string, done: (err: Error | null) => void) => void }, done: (err: Error | null, conn: unknown) => void) => {
+          conn.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", (err) => done(err, conn));
+        },
+      },
       // A stopped MySQL must answer within 2 s instead of holding requests.
       acquireConnectionTimeout: 2000,
       migrations,

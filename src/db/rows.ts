@@ -35,3 +35,15 @@ export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: string })?.code ?? "";
   return code === "ER_DUP_ENTRY" || code.startsWith("SQLITE_CONSTRAINT");
 }
+
+/**
+ * A row about to be written, with its dates as the database keeps them, so that a repository can answer with what it
+ * wrote instead of reading it back: MySQL's DATETIME columns keep whole seconds (MariaDB drops the milliseconds a
+ * Date carries, MySQL rounds them), so on MySQL the dates are written in whole seconds (dropped); SQLite keeps them.
+ */
+export function asStored(conn: { client: unknown }, row: Row): Row {
+  if ((conn.client as { config: { client: string } }).config.client !== "mysql2") return row;
+  const out: Row = {};
+  for (const [key, value] of Object.entries(row)) out[key] = value instanceof Date ? new Date(Math.floor(value.getTime() / 1000) * 1000) : value;
+  return out;
+}

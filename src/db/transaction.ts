@@ -18,16 +18,16 @@ export function isContention(err: unknown): boolean {
 export class RestartTransaction extends Error {}
 
 /**
- * A transaction that decides on locked rows: READ COMMITTED on MySQL, so that a row read after its lock is the
- * row as last committed (under REPEATABLE READ a read can return the snapshot taken before the lock was granted),
- * and run again from the start, a few times, when the database picked it as a deadlock's victim or its lock wait
- * timed out. `work` must therefore do nothing outside the database that a second run would repeat.
+ * A transaction that decides on locked rows: READ COMMITTED on MySQL (every connection's level, set when it is
+ * made: src/db/knex.ts), so that a row read after its lock is the row as last committed (under REPEATABLE READ a
+ * read can return the snapshot taken before the lock was granted), and run again from the start, a few times, when
+ * the database picked it as a deadlock's victim or its lock wait timed out. `work` must therefore do nothing outside
+ * the database that a second run would repeat.
  */
 export async function lockingTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const mysql = (db.client as Knex.Client).config.client === "mysql2";
   for (let attempt = 1; ; attempt++) {
     try {
-      return await (mysql ? db.transaction(work, { isolationLevel: "read committed" }) : db.transaction(work));
+      return await db.transaction(work);
     } catch (err) {
       if (err instanceof RestartTransaction && attempt < CONTENTION_ATTEMPTS) continue;
       if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;

@@ -161,6 +161,11 @@ export async function findEvent(conn: Conn, id: number): Promise<EventDetail | n
   return eventCaches(conn).events.get(`event:${id}`, () => readEvent(conn, id));
 }
 
+/** The event as this instance keeps it (findEvent outside a transaction), or undefined when it is not kept now: reads nothing. */
+export function keptEvent(db: Db, id: number): EventDetail | undefined {
+  return eventCaches(db).events.peek<EventDetail | null>(`event:${id}`) ?? undefined;
+}
+
 async function readEvent(db: Conn, id: number): Promise<EventDetail | null> {
   const row: Row | undefined = await db<Row>("events").where("id", id).first();
   if (!row) return null;

@@ -115,6 +115,8 @@ export interface EnsureIntentInput {
    * on session or off (a balance: the job may charge the saved card on the page's intent).
    */
   customerId?: string;
+  /** The payment claimed for this row in the transaction that wrote it (PaymentCore.claimIn): neither looked up nor claimed again. */
+  claimed?: PaymentRow;
 }
 
 /**
@@ -159,6 +161,11 @@ export interface PaymentCore extends SavedCards {
    */
   ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }>;
   /**
+   * Claims the live payment of a paid-for row written in the caller's transaction (a new registration), so that
+   * ensureIntent, given it as `claimed` after the commit, only creates its PaymentIntent. No Stripe call here.
+   */
+  claimIn(trx: Knex.Transaction, input: Pick<EnsureIntentInput, "kind" | "reference" | "group" | "amountCents" | "currency" | "version">): Promise<PaymentRow>;
+  /**
    * A change of the paid-for row and of its PaymentIntent's amount that must agree whatever the card does meanwhile
    * (another tab confirms it). `live` is the live payment read before the transaction (liveFor). Inside the caller's
    * transaction, its first statement and first in the lock order: the payment's row is
@@ -197,8 +204,11 @@ export interface PaymentCore extends SavedCards {
   failedRefunds(): Promise<RefundRow[]>;
   /** Sends requested refunds to Stripe (every instance runs it; each refund is sent by one). server.ts starts it. */
   readonly refundJobs: JobQueue;
-  /** Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. */
-  settle(intentId: string, via: "return" | "webhook" | "off_session"): Promise<SettleResult>;
+  /**
+   * Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. `known`: the payment
+   * as the caller just read it (not looked up again; read again under its lock).
+   */
+  settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow): Promise<SettleResult>;
   /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
   handleEvent(event: Stripe.Event): Promise<void>;
   /** The live payment of (kind, reference), if any. */
@@ -247,8 +257,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   const fresh = async (id: number) => (await repo.findById(db, id))!;
   const logFields = (p: PaymentRow) => ({ kind: p.kind, reference: p.reference, intentId: p.providerPaymentId });
 
-  async function settle(intentId: string, via: "return" | "webhook" | "off_session"): Promise<SettleResult> {
-    const found = await repo.findByIntentId(db, intentId);
+  async function settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow): Promise<SettleResult> {
+    const found = known?.providerPaymentId === intentId ? known : await repo.findByIntentId(db, intentId);
     if (!found) throw new UnknownPaymentError(`No payment for ${intentId}`);
     const handler = handlerFor(found.kind);
     // Settled already (the return and the webhook both come): a settled status never goes back to open, so the
@@ -261,8 +271,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
 
     type Step = { result: SettleResult; accepted: boolean; changed?: boolean };
     const step = await inKindQueue(handler, found.reference, async (trx): Promise<Step> => {
-      await lockForUpdate(trx, "payments", found.id);
-      let payment = (await repo.findById(trx, found.id))!;
+      // The payment as locked (the lock's statement reads the row).
+      let payment = repo.paymentOf((await lockForUpdate(trx, "payments", found.id))!);
       if (payment.expectedAmountCents !== null) {
         if (Date.now() - (payment.amountChangeStartedAt?.getTime() ?? 0) < AMOUNT_CHANGE_GRACE_MS) {
           throw new AmountChangeInFlightError(`An amount change of ${payment.kind}:${payment.reference} is in flight`);
@@ -279,8 +289,9 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
 
       switch (verdict.outcome) {
         case "pay": {
-          if (!(await repo.markPaidOnce(trx, payment.id, via))) return { result: current(await now()), accepted: false };
-          const outcome = await handler.onPaid(trx, await now());
+          const paid = await repo.markPaidOnce(trx, payment, via);
+          if (!paid) return { result: current(await now()), accepted: false };
+          const outcome = await handler.onPaid(trx, paid);
           if (outcome === "reject" || typeof outcome === "object") {
             const reason = typeof outcome === "object" ? outcome.reject : `rejected by the ${payment.kind}`;
             await repo.transition(trx, payment.id, "requestRefund", { refund_reason: reason });
@@ -289,7 +300,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
             return { result: { status: "refunded", reason, payment: await now() }, accepted: false, changed: true };
           }
           if (outcome === "duplicate") logger.warn(logFields(payment), "payment settled a row that was already paid");
-          return { result: { status: "paid", newlyPaid: true, payment: await now() }, accepted: outcome === "accepted" };
+          // A kind's onPaid writes its own rows, never the payment's: the payment is as marked paid.
+          return { result: { status: "paid", newlyPaid: true, payment: paid }, accepted: outcome === "accepted" };
         }
         case "review":
           await repo.transition(trx, payment.id, "flagForReview", { review_reason: verdict.reason, amount_received_cents: intent.amountCents === payment.amountCents ? null : intent.amountCents });
@@ -363,9 +375,13 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
    * description and e-mail, so a retry after a timeout whose details changed meanwhile is a new request, not
    * Stripe's permanent 400 idempotency_error (the first intent, if Stripe made it, was never shown to anyone).
    */
-  async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
+  function intentKeyFor(payment: PaymentRow, input: EnsureIntentInput): string {
     const details = createHash("sha256").update(`${input.description}\n${input.email ?? ""}\n${input.saveCard?.customerId ?? ""}${input.customerId ? `\n${input.customerId}` : ""}`).digest("base64url").slice(0, 16);
-    const idempotencyKey = `payment-${payment.kind}-${payment.reference}-${payment.id}-${details}`;
+    return `payment-${payment.kind}-${payment.reference}-${payment.id}-${details}`;
+  }
+
+  async function createIntentFor(payment: PaymentRow, input: EnsureIntentInput): Promise<IntentSnapshot> {
+    const idempotencyKey = intentKeyFor(payment, input);
     try {
       const intent = await gateway.createIntent({
         amountCents: payment.amountCents,
@@ -495,9 +511,14 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   async function ensureIntent(input: EnsureIntentInput): Promise<{ payment: PaymentRow; clientSecret: string }> {
     const currency = input.currency ?? "usd";
     for (let attempt = 0; attempt < 3; attempt++) {
-      const payment =
-        (await repo.findLive(db, input.kind, input.reference)) ??
-        (await repo.claimLive(db, { kind: input.kind, reference: input.reference, group: input.group ?? input.reference, amountCents: input.amountCents, currency, coversVersion: input.version }));
+      // Claimed by this call (or by the caller's transaction): the row is as written, so it is not read again below.
+      let payment = attempt === 0 ? input.claimed : undefined;
+      let claimedNow = payment !== undefined;
+      payment ??= await repo.findLive(db, input.kind, input.reference);
+      if (!payment) {
+        payment = await repo.claimLive(db, { kind: input.kind, reference: input.reference, group: input.group ?? input.reference, amountCents: input.amountCents, currency, coversVersion: input.version });
+        claimedNow = true;
+      }
       if (!payment) continue; // the slot changed hands between the two statements: look again
       if (!OPEN_STATUSES.includes(payment.status)) throw new PaymentNotOpenError(payment);
       let intent = payment.providerPaymentId ? await gateway.retrieveIntent(payment.providerPaymentId) : await createIntentFor(payment, input);
@@ -509,7 +530,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         const settled = await settle(intent.id, "return");
         throw new PaymentNotOpenError(settled.payment);
       }
-      const stored = await fresh(payment.id);
+      const stored = claimedNow && !payment.providerPaymentId && intent.id ? { ...payment, providerPaymentId: intent.id, idempotencyKey: intentKeyFor(payment, input) } : await fresh(payment.id);
       let changed = false;
       if (intent.amountCents !== input.amountCents || stored.amountCents !== input.amountCents) {
         intent = await changeAmount(stored, input.amountCents);
@@ -622,6 +643,11 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     pushAmountChange,
     abandonAmountChange,
     cancel,
+    async claimIn(trx, input) {
+      const claimed = await repo.claimLive(trx, { kind: input.kind, reference: input.reference, group: input.group ?? input.reference, amountCents: input.amountCents, currency: input.currency ?? "usd", coversVersion: input.version });
+      if (!claimed) throw new Error(`The live payment of ${input.kind}:${input.reference} is claimed already`);
+      return claimed;
+    },
     async recordFree(trx, kind, reference, group = reference) {
       const live = await repo.findLive(trx, kind, reference);
       if (live?.provider === "none" && live.status === "paid") return live;

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
-import { type Row, toDate } from "../db/rows.ts";
+import { asStored, isUniqueViolation, type Row, toDate } from "../db/rows.ts";
 import { isLive, TRANSITIONS, type PaymentStatus, type Transition } from "./transitions.ts";
 import { countPaymentTransition } from "../metrics/hooks.ts";
 
@@ -41,6 +41,11 @@ type Conn = Db | Knex.Transaction;
 
 export const liveKey = (kind: string, reference: string) => `${kind}:${reference}`;
 
+/** A payments row as read (a locked row lockForUpdate returned, say). */
+export function paymentOf(r: Record<string, unknown>): PaymentRow {
+  return mapPayment(r);
+}
+
 function mapPayment(r: Record<string, unknown>): PaymentRow {
   return {
     id: Number(r.id),
@@ -74,22 +79,24 @@ function mapPayment(r: Record<string, unknown>): PaymentRow {
  */
 export async function claimLive(conn: Conn, p: { kind: string; reference: string; group: string; amountCents: number; currency: string; coversVersion?: number; idempotencyKey?: string }): Promise<PaymentRow | undefined> {
   const now = new Date();
+  const row = asStored(conn, {
+    kind: p.kind,
+    reference: p.reference,
+    group_reference: p.group,
+    provider: "stripe",
+    live_key: liveKey(p.kind, p.reference),
+    amount_cents: p.amountCents,
+    covers_version: p.coversVersion ?? null,
+    idempotency_key: p.idempotencyKey ?? null,
+    currency: p.currency,
+    status: "pending",
+    created_at: now,
+    updated_at: now,
+  });
   try {
-    const [id] = await conn("payments").insert({
-      kind: p.kind,
-      reference: p.reference,
-      group_reference: p.group,
-      provider: "stripe",
-      live_key: liveKey(p.kind, p.reference),
-      amount_cents: p.amountCents,
-      covers_version: p.coversVersion ?? null,
-      idempotency_key: p.idempotencyKey ?? null,
-      currency: p.currency,
-      status: "pending",
-      created_at: now,
-      updated_at: now,
-    });
-    return findById(conn, Number(id));
+    const [id] = await conn("payments").insert(row);
+    // The row as written (every other column starts empty): not read back.
+    return mapPayment({ ...row, id });
   } catch (err) {
     if (await findLive(conn, p.kind, p.reference)) return undefined;
     throw err;
@@ -186,10 +193,14 @@ export async function transition(conn: Conn, id: number, step: Transition, field
   return changed === 1;
 }
 
-/** The exactly-once guard: only one caller finds the row still payable. Returns true for that caller. */
-export async function markPaidOnce(trx: Knex.Transaction, id: number, via: "return" | "webhook" | "off_session"): Promise<boolean> {
-  const now = new Date();
-  return transition(trx, id, "pay", { paid_via: via, paid_at: now, last_error: null });
+/**
+ * The exactly-once guard: only one caller finds the row still payable. Returns the payment as now paid (from the
+ * locked row it was given, not read again) for that caller, undefined for the others.
+ */
+export async function markPaidOnce(trx: Knex.Transaction, payment: PaymentRow, via: "return" | "webhook" | "off_session"): Promise<PaymentRow | undefined> {
+  const fields = asStored(trx, { paid_via: via, paid_at: new Date(), last_error: null });
+  if (!(await transition(trx, payment.id, "pay", fields))) return undefined;
+  return { ...payment, status: TRANSITIONS.pay.to, paidVia: via, paidAt: fields.paid_at as Date, lastError: null };
 }
 
 /** Step 1 of an amount change, under the row lock: the amount Stripe is about to be asked for. */
@@ -229,13 +240,12 @@ export async function claimReconciliation(conn: Conn, id: number, now: Date, nex
 
 /** Records a webhook event; `processed` is true when an earlier delivery of the same event id was processed. */
 export async function recordEvent(conn: Conn, e: { eventId: string; type: string; intentId: string | null }): Promise<{ isNew: boolean; processed: boolean }> {
-  const existing = await conn<Row>("stripe_events").where({ event_id: e.eventId }).first();
-  if (existing) return { isNew: false, processed: existing.processed_at !== null && existing.processed_at !== undefined };
+  // Inserted first (most events are delivered once): the unique index refuses a delivery seen before, which is then read.
   try {
     await conn("stripe_events").insert({ event_id: e.eventId, type: e.type, provider_payment_id: e.intentId, received_at: new Date() });
     return { isNew: true, processed: false };
   } catch (err) {
-    // Two deliveries of one event at the same moment: the unique index lets one insert win.
+    if (!isUniqueViolation(err)) throw err;
     const again = await conn<Row>("stripe_events").where({ event_id: e.eventId }).first();
     if (again) return { isNew: false, processed: again.processed_at !== null && again.processed_at !== undefined };
     throw err;

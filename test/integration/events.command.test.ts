@@ -13,6 +13,7 @@ import { setCapacity } from "../../src/registrations/waitlist/capacity.ts";
 import { insertEntry } from "../../src/registrations/waitlist/repository.ts";
 import { announceEventsChanges, eventsChangedChannel, EVENTS_VERSION_POLL_MS, type EventsVersionWatch } from "../../src/events/version.ts";
 import { countPlacesFromRows } from "../support/places.ts";
+import { visitor } from "../support/http.ts";
 
 /**
  * `npm run events` through its module, as an operator's process: a third connection pool on the app's database, so
@@ -125,6 +126,11 @@ async function paidRegistration(eventId: number, places: number): Promise<number
   });
   return Number(id);
 }
+
+const ATHLETE = {
+  firstName: "Maya", lastName: "Okafor", email: "maya.okafor@example.com", phone: "(205) 555-0100", grade: "9th", gender: "Female",
+  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
+};
 
 /** Pages are kept per origin, and supertest gives every request its own port: one Host for all. */
 const get = (app: Express, url: string) => request(app).get(url).set("host", "shop.test").expect(200);
@@ -241,6 +247,28 @@ describe("a change shows on every instance at its next request", () => {
         expect(JSON.stringify(now.api.packages)).toMatch(/279/);
       });
     }
+  });
+
+  it("a package's new price is what the next hold on either instance charges (the hold prices from the kept event)", async () => {
+    await instancesListening();
+    let form = 0;
+    const hold = async (app: Express) => {
+      form += 1;
+      const v = await visitor(app);
+      const res = await v.post("/api/events/2/create-payment-intent").set("x-forwarded-for", `203.0.113.${100 + form}`).send({
+        option: "1day",
+        formSessionId: `events-command-price-${form}-${Date.now()}`,
+        registrationData: { ...ATHLETE, registrationType: "1day", day1: true },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return Number((await operator("registrations").where({ reference: res.body.registrationId }).first()).amount_cents);
+    };
+    // Each instance keeps the event with its old price first.
+    const before = Number((await operator("event_packages").where({ event_id: 2, code: "1day" }).first()).price_cents);
+    expect(before).not.toBe(12345);
+    for (const app of apps) expect(await hold(app)).toBe(before);
+    await run("update", "2", "--package", "1day=123.45");
+    for (const app of apps) await shownSoon(() => hold(app), (cents) => expect(cents).toBe(12345));
   });
 
   it("a new event on /events of both instances", async () => {

@@ -142,7 +142,7 @@ describe("pages kept for visitors without state", () => {
     expect(keptCart.headers["cache-control"]).toBe(emptyCart.headers["cache-control"]);
   });
 
-  it("forgets kept pages when a change is committed through the app", async () => {
+  it("keeps pages through holds (places left shown up to PAGE_CACHE_MS old), and forgets them when an event's change is committed through the app", async () => {
     const placesLeft = async () => {
       const res = await get(request(t.app), "/events/1");
       const text = textOf(res.text);
@@ -159,6 +159,9 @@ describe("pages kept for visitors without state", () => {
       agrees: "on", formSessionId: `page-cache-form-session-${Date.now()}`, registrationType: "full",
     });
     expect(held.status).toBe(303);
+    expect(await placesLeft()).toEqual({ left: before.left, kept: true });
+    // An operator's change through the app (any write of the events' tables) empties them: the page is rendered again.
+    await t.db("events").where({ id: 1 }).update({ updated_at: new Date() });
     expect(await placesLeft()).toEqual({ left: before.left - 1, kept: false });
   });
 });

@@ -112,10 +112,13 @@ describe("paid exactly once", () => {
   it("markPaidOnce: of two transactions marking one payment paid, only the first changes it", async () => {
     const reference = newReference();
     const { payment } = await ensure(reference);
-    const attempts = await Promise.all([0, 1].map(() => t.db.transaction((trx) => repo.markPaidOnce(trx, payment.id, "webhook"))));
-    expect(attempts.sort()).toEqual([false, true]);
-    expect(await t.db.transaction((trx) => repo.markPaidOnce(trx, payment.id, "return"))).toBe(false);
+    const attempts = await Promise.all([0, 1].map(() => t.db.transaction((trx) => repo.markPaidOnce(trx, payment, "webhook"))));
+    expect(attempts.map((paid) => paid !== undefined).sort()).toEqual([false, true]);
+    expect(await t.db.transaction((trx) => repo.markPaidOnce(trx, payment, "return"))).toBeUndefined();
     expect((await paymentRows(reference))[0]).toMatchObject({ status: "paid", paid_via: "webhook" });
+    // The one that changed it answers the payment as a read of it says, without reading it.
+    const paid = attempts.find((p) => p !== undefined)!;
+    expect(paid).toEqual(await repo.findById(t.db, payment.id));
   });
 
   it("the webhook processes an event id once: a redelivery answers duplicate without asking Stripe again", async () => {

@@ -6,5 +6,5 @@ import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 export async function confirmReturn(deps: RegistrationDeps, reference: string | undefined, paymentIntentId: string): Promise<SettleResult> {
   const payment = reference ? await deps.paymentCore.latestFor(REGISTRATION_KIND, reference) : undefined;
   if (!payment || payment.providerPaymentId !== paymentIntentId) throw new DomainError("forbidden", "This payment does not belong to your registration.");
-  return deps.paymentCore.settle(paymentIntentId, "return");
+  return deps.paymentCore.settle(paymentIntentId, "return", payment);
 }

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import { lockingTransaction } from "../../db/transaction.ts";
+import { isUniqueViolation } from "../../db/rows.ts";
 import { isUnavailable } from "../../http/errors.ts";
 import { DomainError } from "../../errors.ts";
 import { admissionState, admitPlaces, countsPlaces, movePlaces } from "../../events/places.ts";
@@ -11,10 +12,11 @@ import { TEAM_TEXT, type TeamRegistration } from "../../shared/registrations/tea
 import * as repo from "../core/repository.ts";
 import type { Holder, Registration } from "../core/repository.ts";
 import { isSettled } from "../core/states.ts";
-import { holdIsLive, HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
+import { holdIsLive, HOLD_MINUTES, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
 import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, preparePayment } from "./payment.ts";
 import { isRequestInFlight } from "../../payments/gateway.ts";
+import type { PaymentRow } from "../../payments/repository.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
 import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
 import { planKeyOf, writePaymentPlan } from "./deposit.ts";
@@ -40,8 +42,11 @@ export interface Visitor {
 }
 
 export type HoldOutcome =
-  /** Held (new, or the same form again): `clientSecret` is null when a code made it free (nothing to charge). */
-  | { status: "held"; registration: Registration; clientSecret: string | null }
+  /**
+   * Held (new, or the same form again): `clientSecret` is null when a code made it free (nothing to charge);
+   * `withoutCode`: this hold made the registration and no code was entered, so it holds none (nothing to read).
+   */
+  | { status: "held"; registration: Registration; clientSecret: string | null; withoutCode: boolean }
   /** Its payment is confirmed or being confirmed: nothing was changed (a re-post of a paid form lands here). */
   | { status: "settled"; registration: Registration };
 
@@ -56,10 +61,16 @@ interface HoldSpec<P> {
   plan?: PaymentPlan;
   /** The answer when fewer than `places` are left. */
   fullMessage(left: number): string;
-  /** What the rows are written from, read before the lock (the package's or the team's price as stored now). */
-  prepare(db: Db): Promise<P>;
-  /** Writes the pending rows (new, or the same form's row again, at `version`) under the locks; returns the row's id and list price. */
-  write(trx: Knex.Transaction, prepared: P, ctx: { current: Registration | undefined; reference: string; now: Date; reservedUntil: Date; version: number }): Promise<{ id: number; listCents: number }>;
+  /**
+   * What the rows are written from, before the lock: the package's or the team's price from the event as kept,
+   * which every instance empties as soon as an operator's change is committed (src/events/version.ts).
+   */
+  prepare(): P;
+  /**
+   * Writes the pending rows (new, or the same form's row again, at `version`) under the locks; returns the row's id,
+   * its list price and, for a new row, the registration as written.
+   */
+  write(trx: Knex.Transaction, prepared: P, ctx: { current: Registration | undefined; reference: string; now: Date; reservedUntil: Date; version: number }): Promise<{ id: number; listCents: number; written?: Registration }>;
 }
 
 /** What a registration pays for, to tell whether a change makes a new version. */
@@ -72,6 +83,18 @@ const ownedBy = (r: Registration, visitor: Visitor) => visitor.owned.includes(r.
 /** The event could not admit the hold's places now (its count's statement changed no row): the caller finds out why. */
 class NotAdmitted extends Error {}
 
+/** The form's id is taken: the form was posted before (or, rarely, the new reference was): looked at before deciding again. */
+class FormPostedBefore extends Error {}
+
+/** What the hold's transaction decided. */
+interface Decided {
+  reference: string;
+  settled: boolean;
+  /** A new registration as written, and its payment claimed in the same transaction (none when free or on a deposit plan). */
+  written?: Registration;
+  payment?: PaymentRow;
+}
+
 /**
  * Holds a registration's places (or holds the same registration again when its form comes back), then obtains its
  * PaymentIntent. Before the transaction: what needs no lock (the form's row as a hint, the price, the event's closing
@@ -81,26 +104,43 @@ class NotAdmitted extends Error {}
  * lock is shared by the visitors of an event other than that one statement's. Then, outside it, the PaymentIntent.
  */
 async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, onHeld: (reference: string) => void): Promise<HoldOutcome> {
-  const earlier = await repo.findByFormSession(deps.db, spec.formSessionId);
-  if (earlier && (!ownedBy(earlier, visitor) || earlier.eventId !== event.id || earlier.kind !== spec.kind)) {
-    throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+  /** The form's row, when it was posted before: someone else's, or paid (or being paid), decides the answer. */
+  const postedBefore = async (): Promise<HoldOutcome | undefined> => {
+    const earlier = await repo.findByFormSession(deps.db, spec.formSessionId);
+    if (earlier && (!ownedBy(earlier, visitor) || earlier.eventId !== event.id || earlier.kind !== spec.kind)) {
+      throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+    }
+    if (earlier && (isSettled(earlier.status) || (await paymentUnderWay(deps, earlier.reference)))) return settled(deps.db, earlier.reference);
+    return undefined;
+  };
+  // A form posted for the first time (nearly every hold) is not looked for: its insert finds its id taken otherwise.
+  // Once registration has closed it is looked for first, so that a paid form posted again still says it is paid.
+  const closed = event.registrationClosesAt.getTime() <= deps.clock().getTime();
+  let looked = closed;
+  if (looked) {
+    const answer = await postedBefore();
+    if (answer) return answer;
   }
-  if (earlier && (isSettled(earlier.status) || (await paymentUnderWay(deps, earlier.reference)))) {
-    return settled(deps.db, earlier.reference);
-  }
-  if (event.registrationClosesAt.getTime() <= deps.clock().getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed, "registration_closed");
+  if (closed) throw new DomainError("conflict", REGISTRATION_ERRORS.closed, "registration_closed");
   if (spec.kind === "team" && spec.places > deps.limits.maxTeamAthletes) throw new DomainError("invalid", HOLD_TEXT.teamTooLarge(deps.limits.maxTeamAthletes));
-  const prepared = await spec.prepare(deps.db);
+  const prepared = spec.prepare();
 
-  let written: { reference: string; settled: boolean } | undefined;
+  let decided: Decided | undefined;
   let viaLine = false;
   // Each turn either decides, or removes what kept the count from admitting (a lapsed hold, an event never counted).
-  for (let turn = 0; !written; turn++) {
+  for (let turn = 0; !decided; ) {
     try {
-      // READ COMMITTED (lockingTransaction): under REPEATABLE READ the lock on a form id not yet used is a gap lock,
-      // and holds inserting into the same gap deadlock each other (measured: most of a crowd's holds failed).
-      written = await lockingTransaction(deps.db, (trx) => decide(deps, trx, event, visitor, spec, prepared, viaLine));
+      // READ COMMITTED (every MySQL connection's level, src/db/knex.ts): under REPEATABLE READ the lock on a form id
+      // not yet used is a gap lock, and holds inserting into the same gap deadlock each other (measured: most of a
+      // crowd's holds failed).
+      decided = await lockingTransaction(deps.db, (trx) => decide(deps, trx, event, visitor, spec, prepared, { viaLine, looked }));
     } catch (err) {
+      if (err instanceof FormPostedBefore && !looked) {
+        looked = true;
+        const answer = await postedBefore();
+        if (answer) return answer;
+        continue;
+      }
       if (!(err instanceof NotAdmitted)) throw err;
       const now = deps.clock();
       const state = await admissionState(deps.db, event.id);
@@ -108,25 +148,27 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
       else if (turn < 3 && state.lineWaits && !viaLine) viaLine = true;
       else if (turn < 3 && (await hasLapsedHolds(deps.db, event.id, now))) await releaseLapsedNow(deps.db, event.id, now);
       else throw new DomainError("conflict", spec.fullMessage(Math.max(0, state.free)), "sold_out");
+      turn++;
     }
   }
-  if (written.settled) return settled(deps.db, written.reference);
+  if (decided.settled) return settled(deps.db, decided.reference);
   // From here the visitor owns the hold, so a retry of the same form reuses it whatever happens next.
-  onHeld(written.reference);
-  const registration = (await repo.findByReference(deps.db, written.reference))!;
+  onHeld(decided.reference);
+  const registration = decided.written ?? (await repo.findByReference(deps.db, decided.reference))!;
   try {
-    return { status: "held", registration, clientSecret: await preparePayment(deps, registration) };
+    return { status: "held", registration, withoutCode: decided.written !== undefined && !spec.code, clientSecret: await preparePayment(deps, registration, decided.payment) };
   } catch (err) {
     return paymentSetupFailed(deps, registration, err);
   }
 }
 
 /** The hold's transaction (see hold). `viaLine`: the event's line waits, so its kept-back places are counted under the event's lock. */
-async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, prepared: P, viaLine: boolean): Promise<{ reference: string; settled: boolean }> {
+async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, prepared: P, opts: { viaLine: boolean; looked: boolean }): Promise<Decided> {
   const now = deps.clock();
   await repo.lockVisitor(trx, visitor.holder);
   const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
-  const current = await repo.lockByFormSession(trx, spec.formSessionId);
+  // Not looked for yet: taken as new, the registration's unique form id refuses the insert otherwise (FormPostedBefore).
+  const current = opts.looked ? await repo.lockByFormSession(trx, spec.formSessionId) : undefined;
   if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
     throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
   }
@@ -139,12 +181,23 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
   const live = current !== undefined && holdIsLive(current, now);
   // A waiting-list offer's hold keeps its longer time when its form is submitted.
   const reservedUntil = new Date(Math.max(now.getTime() + HOLD_MINUTES * 60_000, live ? current.reservedUntil!.getTime() : 0));
+  let written: Registration | undefined;
+  let payment: PaymentRow | undefined;
   if (!current) {
     // A new registration: version 1, the code entered with the form (if any) priced on the list price.
-    const { id, listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 });
+    const made = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 }).catch((err: unknown) => {
+      throw isUniqueViolation(err) && !opts.looked ? new FormPostedBefore() : err;
+    });
+    const { id, listCents } = made;
     let amountCents = listCents;
     if (code) await repo.setAmount(trx, id, (amountCents = (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents), 1, now);
-    await writePaymentPlan(trx, id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName, { newRow: true });
+    const planKey = await writePaymentPlan(trx, id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName, { newRow: true });
+    // Paid in full: the row is as written (a deposit's terms and Customer are written apart and read back after COMMIT),
+    // and its payment is claimed here, so that after COMMIT only the PaymentIntent is made.
+    if (planKey === "full" && made.written) {
+      written = { ...made.written, amountCents };
+      if (amountCents > 0) payment = await deps.paymentCore.claimIn(trx, { kind: REGISTRATION_KIND, reference, amountCents, version: written.version });
+    }
   } else {
     // The same form again: written anew; a change to what it pays for makes a new version.
     const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) + planKeyOf(current);
@@ -160,14 +213,14 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
   // Last: the count moves by what this form takes beyond what its row counted already (the same form again moves it by the difference).
   const counted = current && countsPlaces(current.status) ? current.places : 0;
   const more = spec.places - counted;
-  if (viaLine) {
+  if (opts.viaLine) {
     if (!(await admitPastTheLine(trx, event.id, spec.places, counted, live ? current.places : 0, now))) throw new NotAdmitted();
   } else if (more > 0) {
     if (!(await admitPlaces(trx, event.id, more))) throw new NotAdmitted();
   } else {
     await movePlaces(trx, event.id, more);
   }
-  return { reference, settled: false };
+  return { reference, settled: false, written, payment };
 }
 
 /**
@@ -222,15 +275,17 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
       code: opts.code,
       plan: opts.plan,
       fullMessage: () => REGISTRATION_ERRORS.soldOut,
-      async prepare(db) {
-        const priceCents = await repo.packagePriceCents(db, event.id, data.registrationType);
+      prepare() {
         const pkg = findPackage(event, data.registrationType);
-        if (priceCents === undefined || !pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
-        return { priceCents, packageLabel: pkg.label };
+        if (!pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
+        return { priceCents: pkg.priceCents, packageLabel: pkg.label };
       },
       async write(trx, { priceCents, packageLabel }, { current, reference, now, reservedUntil, version }) {
         const h: repo.IndividualHold = { eventId: event.id, packageLabel, priceCents, reservedUntil, data };
-        if (!current) return { id: await repo.insertIndividual(trx, reference, h, visitor.holder, now), listCents: h.priceCents };
+        if (!current) {
+          const written = await repo.insertIndividual(trx, reference, h, visitor.holder, now);
+          return { id: written.id, listCents: h.priceCents, written };
+        }
         await repo.rewriteIndividual(trx, current.id, h, visitor.holder, version, now);
         return { id: current.id, listCents: h.priceCents };
       },
@@ -253,14 +308,17 @@ export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamR
       code: opts.code,
       plan: opts.plan,
       fullMessage: (left) => TEAM_TEXT.notEnoughPlaces(left, places),
-      async prepare(db) {
-        const teamPriceCents = await repo.teamPriceCents(db, event.id);
+      prepare() {
+        const teamPriceCents = event.teamPriceCents;
         if (!Number.isInteger(teamPriceCents) || teamPriceCents <= 0) throw new DomainError("conflict", TEAM_TEXT.registrationErrorDefault);
         return teamPriceCents;
       },
       async write(trx, teamPriceCents, { current, reference, now, reservedUntil, version }) {
         const h: repo.TeamHold = { eventId: event.id, teamPriceCents, dayIds: event.days.map((d) => d.id), reservedUntil, data };
-        if (!current) return { id: await repo.insertTeam(trx, reference, h, visitor.holder, now), listCents: teamPriceCents * places };
+        if (!current) {
+          const written = await repo.insertTeam(trx, reference, h, visitor.holder, now);
+          return { id: written.id, listCents: teamPriceCents * places, written };
+        }
         await repo.rewriteTeam(trx, current.id, h, visitor.holder, version, now);
         return { id: current.id, listCents: teamPriceCents * places };
       },

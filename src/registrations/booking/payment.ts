@@ -3,6 +3,7 @@ import type { EnsureIntentInput } from "../../payments/core.ts";
 import { OPEN_STATUSES } from "../../payments/transitions.ts";
 import { findEvent } from "../../events/repository.ts";
 import type { Registration } from "../core/repository.ts";
+import type { PaymentRow } from "../../payments/repository.ts";
 import { isFrozenPayment } from "../core/states.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { amountDueNow, depositCustomer, paysDeposit } from "./deposit.ts";
@@ -26,9 +27,10 @@ export function intentDescription(event: { title: string }, r: Registration): st
 /**
  * The one place that asks the payment core for a registration's PaymentIntent: created, reused, or given the
  * registration's present amount (its deposit on plan deposit, the card then saved on a Stripe Customer for the balance),
- * and tied to its present version. Null when the registration is free (no Stripe call).
+ * and tied to its present version. Null when the registration is free (no Stripe call). `claimed`: its payment,
+ * claimed in the transaction that wrote the registration (the hold of a new one).
  */
-export async function preparePayment(deps: RegistrationDeps, r: Registration): Promise<string | null> {
+export async function preparePayment(deps: RegistrationDeps, r: Registration, claimed?: PaymentRow): Promise<string | null> {
   if (r.amountCents === 0) return null;
   const event = await findEvent(deps.db, r.eventId);
   const input: EnsureIntentInput = {
@@ -38,6 +40,7 @@ export async function preparePayment(deps: RegistrationDeps, r: Registration): P
     version: r.version,
     description: intentDescription(event ?? { title: "Event" }, r),
     email: r.contact.email,
+    claimed,
   };
   const customerId = paysDeposit(r) ? await depositCustomer(deps, r) : null;
   if (customerId) input.saveCard = { customerId };

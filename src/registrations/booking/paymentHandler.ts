@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { enqueueEmail } from "../../email/outbox.ts";
-import { findEvent } from "../../events/repository.ts";
+import { findEvent, keptEvent } from "../../events/repository.ts";
 import { placesLeftForLate } from "./lapse.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
@@ -35,8 +35,13 @@ const DISCOUNT_REJECTION = "discount: ";
 export function registerRegistrationPayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(REGISTRATION_KIND, {
     async queueKey(db, reference) {
-      const eventId = await repo.eventIdOf(db, reference);
-      return eventId === undefined ? undefined : repo.eventPaymentsKey(eventId);
+      const seen = await repo.settlementStateOf(db, reference);
+      if (!seen) return undefined;
+      // Kept before the transaction (usually kept already: no statement), so that its confirmation e-mail reads none.
+      await findEvent(db, seen.eventId);
+      // A live hold's settlement locks only its registration (lockLiveHold): it queues behind that registration's own
+      // settlements (the return and the webhook), not behind every payment of the event; the others take the event's lock.
+      return holdIsLive(seen, new Date(deps.clock().getTime() + LIVE_MARGIN_MS)) ? repo.registrationPaymentsKey(reference) : repo.eventPaymentsKey(seen.eventId);
     },
 
     async expected(trx, reference) {
@@ -46,13 +51,14 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
 
     async onPaid(trx, payment) {
       const locked = lockedIn.get(trx);
-      const r = locked?.reference === payment.reference ? locked : await repo.findByReference(trx, payment.reference);
+      const underLock = locked?.reference === payment.reference;
+      const r = underLock ? locked : await repo.findByReference(trx, payment.reference);
       if (!r) return { reject: "no such registration" };
       if (r.status === "paid" || r.status === "deposit_paid") return "duplicate";
       const now = deps.clock();
       if (r.status === "needs_review") {
         // An operator accepted the payment in review (PaymentCore.acceptReview): its places were kept, it is paid as it is.
-        if (payment.paidVia === "operator") return confirm(trx, r, payment, "acceptReview", true, now);
+        if (payment.paidVia === "operator") return confirm(trx, r, payment, "acceptReview", true, now, underLock);
         // Another payment of it is in review: this one is refunded, the registration waits for the operator as it is.
         return { reject: "the registration's earlier payment is in review" };
       }
@@ -62,7 +68,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       if (!held && liveHoldLocked.has(trx)) restartWithEveryLock(payment.reference);
       // A payment for a lapsed hold takes its places only when they are still free (the event row is locked).
       if (!held && (await placesLeftForLate(trx, r, now)) < r.places) return { reject: "the hold expired and the event is full" };
-      return confirm(trx, r, payment, paysDeposit(r) ? "payDeposit" : "pay", held, now);
+      return confirm(trx, r, payment, paysDeposit(r) ? "payDeposit" : "pay", held, now, underLock);
     },
 
     async onProcessing(trx, payment) {
@@ -107,8 +113,8 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
 
     async afterPaid(payment) {
       deps.outbox.wake();
-      // A deposit's card, kept for the balance (a network call: after the commit).
-      await rememberDepositCard(deps, payment);
+      // A deposit's card, kept for the balance (a network call: after the commit). Only a deposit's payment has one to keep.
+      if (depositsPaid.delete(payment.reference)) await rememberDepositCard(deps, payment);
     },
     async afterChange() {
       deps.outbox.wake();
@@ -120,14 +126,17 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
   registerBalancePayments(deps);
 
   /** The registration takes the payment: its code's use is redeemed, it is paid and the payer gets the confirmation. */
-  async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "payDeposit" | "acceptReview", held: boolean, now: Date): Promise<PaidOutcome> {
+  async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "payDeposit" | "acceptReview", held: boolean, now: Date, underLock: boolean): Promise<PaidOutcome> {
     const discount = await redeemUse(trx, r.id, held, now);
     if ("reject" in discount) return { reject: `${DISCOUNT_REJECTION}${discount.reject}` };
     const fields = { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null };
-    await repo.transition(trx, r.id, step, now, fields);
+    // `r` read under this transaction's lock (expected): the transition needs no read of its own.
+    await repo.transition(trx, r.id, step, now, fields, underLock ? r : undefined);
     // The row as just written (the transition's target is paid), without reading it back under the lock.
     const paid: Registration = { ...r, status: REGISTRATION_TRANSITIONS[step].to, amountPaidCents: payment.amountCents, paidAt: now, reservedUntil: null };
-    const event = await findEvent(trx, paid.eventId);
+    if (r.deposit) depositsPaid.add(r.reference);
+    // The e-mail's event as every instance keeps it (queueKey made sure of it before the transaction); read here only when it was emptied meanwhile.
+    const event = keptEvent(deps.db, paid.eventId) ?? (await findEvent(trx, paid.eventId));
     if (event) {
       await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
       await queueFamilyLinks(trx, deps, event, paid, now);
@@ -156,11 +165,11 @@ function restartWithEveryLock(reference: string): never {
 
 async function lockLiveHold(trx: Knex.Transaction, reference: string, now: Date): Promise<Registration | undefined> {
   if (needsEveryLock.delete(reference)) return undefined;
-  const seen = await repo.holdStateOf(trx, reference);
-  const withMargin = new Date(now.getTime() + LIVE_MARGIN_MS);
-  if (!seen || !holdIsLive(seen, withMargin)) return undefined;
+  // Locked at once (the paid family's hold is nearly always live): a hold found no longer live is released by the
+  // restart before any other lock is taken, so the lock order holds without a look at the row first.
   const r = await repo.lockByReference(trx, reference);
-  if (!r || !holdIsLive(r, withMargin)) restartWithEveryLock(reference);
+  if (!r) return undefined;
+  if (!holdIsLive(r, new Date(now.getTime() + LIVE_MARGIN_MS))) restartWithEveryLock(reference);
   liveHoldLocked.add(trx);
   lockedIn.set(trx, r);
   return r;
@@ -173,6 +182,13 @@ async function lockAggregate(trx: Knex.Transaction, reference: string): Promise<
   if (r) lockedIn.set(trx, r);
   return r;
 }
+
+/**
+ * Registrations on a deposit plan whose payment onPaid accepted in this process, for afterPaid (after the commit) to
+ * keep their card; the others' afterPaid reads nothing. An entry left by a transaction that then failed is taken by
+ * the next settlement of the same registration.
+ */
+const depositsPaid = new Set<string>();
 
 /**
  * The registration as `expected` locked and read it, for `onPaid` in the same settling transaction (the core changes

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
-import { toDate } from "../../db/rows.ts";
+import { asStored, toDate } from "../../db/rows.ts";
 import type { Guardian, IndividualRegistration } from "../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE, type TeamRegistration } from "../../shared/registrations/teamRules.ts";
 import { CHANGE_TRANSITIONS, REGISTRATION_TRANSITIONS, type ChangeStatus, type ChangeTransition, type RegistrationStatus, type RegistrationTransition } from "./states.ts";
@@ -133,6 +133,12 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
     conn("registration_athletes").where({ registration_id: id }).orderBy(["position", "id"]),
     conn("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", id).orderBy(["d.sort_order", "d.id"]).select("d.id"),
   ]);
+  return registrationOf(row, athletes as Row[], (days as Row[]).map((d) => Number(d.id)));
+}
+
+/** A registration from its row, its athletes' rows in position order and its days in the event's order. */
+function registrationOf(row: Row, athletes: Row[], dayIds: number[]): Registration {
+  const id = Number(row.id);
   return {
     id,
     reference: String(row.reference),
@@ -158,8 +164,8 @@ async function load(conn: Conn, row: Row | undefined): Promise<Registration | un
     reservedUntil: toDate(row.reserved_until),
     createdAt: toDate(row.created_at)!,
     paidAt: toDate(row.paid_at),
-    athletes: (athletes as Row[]).map(mapAthlete),
-    dayIds: (days as Row[]).map((d) => Number(d.id)),
+    athletes: athletes.map(mapAthlete),
+    dayIds,
     version: Number(row.version ?? 1),
     holderSession: str(row.holder_session),
     amountRefundedCents: Number(row.amount_refunded_cents ?? 0),
@@ -203,6 +209,8 @@ export const eventKey = (eventId: number) => `event:${eventId}`;
  * running, not behind every hold queued here.
  */
 export const eventPaymentsKey = (eventId: number) => `event:${eventId}:payments`;
+/** The in-process queue of one registration's settlements that lock only its own row (a live hold's). */
+export const registrationPaymentsKey = (reference: string) => `registration:${reference}:payments`;
 
 /**
  * 1. The event: its row share-locked (its capacity and dates stay as read; a hold's insert share-locks it too), then its
@@ -259,12 +267,6 @@ export async function claimHold(trx: Knex.Transaction, registrationId: number, h
   await trx("registrations").where({ id: registrationId }).update({ holder_session: holder.session, holder_address: holder.address, updated_at: now });
 }
 
-/** A registration's status and hold, read without a lock: a hint of which locks to take (what decides is read under them). */
-export async function holdStateOf(conn: Conn, reference: string): Promise<Pick<Registration, "status" | "reservedUntil"> | undefined> {
-  const row = await conn<Row>("registrations").where({ reference }).first("status", "reserved_until");
-  return row ? { status: String(row.status) as RegistrationStatus, reservedUntil: toDate(row.reserved_until) } : undefined;
-}
-
 /** A registration's id and event, read without a lock (neither ever changes): what its transactions lock first. */
 export async function idsOf(conn: Conn, reference: string): Promise<{ id: number; eventId: number } | undefined> {
   const row = await conn<Row>("registrations").where({ reference }).first("id", "event_id");
@@ -272,6 +274,12 @@ export async function idsOf(conn: Conn, reference: string): Promise<{ id: number
 }
 
 /** The event a registration belongs to, read without a lock (it never changes): the first lock of its transactions. */
+/** A registration's event and hold state, read without a lock (which queue its settlement joins). */
+export async function settlementStateOf(conn: Conn, reference: string): Promise<(Pick<Registration, "status" | "reservedUntil" | "eventId">) | undefined> {
+  const row = await conn<Row>("registrations").where({ reference }).first("event_id", "status", "reserved_until");
+  return row ? { eventId: Number(row.event_id), status: String(row.status) as RegistrationStatus, reservedUntil: toDate(row.reserved_until) } : undefined;
+}
+
 export async function eventIdOf(conn: Conn, reference: string): Promise<number | undefined> {
   const row = await conn<Row>("registrations").where({ reference }).first("event_id");
   return row ? Number(row.event_id) : undefined;
@@ -281,12 +289,20 @@ export async function eventIdOf(conn: Conn, reference: string): Promise<number |
  * Moves a registration along one step of REGISTRATION_TRANSITIONS (src/registrations/core/states.ts): only a row still
  * in one of the step's `from` statuses changes, so of two callers of the same step exactly one gets true.
  */
-export async function transition(trx: Knex.Transaction, id: number, step: RegistrationTransition, now: Date, fields: Record<string, unknown> = {}): Promise<boolean> {
+export async function transition(
+  trx: Knex.Transaction,
+  id: number,
+  step: RegistrationTransition,
+  now: Date,
+  fields: Record<string, unknown> = {},
+  locked?: Pick<Registration, "status" | "places" | "eventId">,
+): Promise<boolean> {
   const { from, to } = REGISTRATION_TRANSITIONS[step];
   // The event's count moves with the row (src/events/places.ts). A hold's count is moved by its admission statement
-  // (booking/hold.ts); a step whose every `from` counts as `to` does moves nothing and needs no read.
+  // (booking/hold.ts); a step whose every `from` counts as `to` does moves nothing and needs no read; nor does a row
+  // the caller read under its lock in this transaction (`locked`).
   const moves = step !== "hold" && from.some((s) => countsPlaces(s) !== countsPlaces(to));
-  const before = moves ? await trx<Row>("registrations").where({ id }).forUpdate().first("status", "places", "event_id") : undefined;
+  const before = !moves ? undefined : locked ? { status: locked.status, places: locked.places, event_id: locked.eventId } : await trx<Row>("registrations").where({ id }).forUpdate().first("status", "places", "event_id");
   const changed = await trx("registrations").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now });
   if (changed === 1 && before) {
     const places = Number(before.places);
@@ -372,13 +388,14 @@ function individualColumns(h: IndividualHold, now: Date) {
   };
 }
 
-async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold, replacing: boolean): Promise<void> {
+/** Writes the athlete's row and the days; returns the athlete's row as written. */
+async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold, replacing: boolean): Promise<Row> {
   const d = h.data;
   if (replacing) {
     await trx("registration_athletes").where({ registration_id: registrationId }).delete();
     await trx("registration_days").where({ registration_id: registrationId }).delete();
   }
-  await trx("registration_athletes").insert({
+  const athlete = {
     registration_id: registrationId,
     position: 1,
     first_name: d.firstName,
@@ -393,15 +410,20 @@ async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number
     emergency_contact_name: d.emergencyContactName,
     emergency_contact_phone: d.emergencyContactPhone,
     special_requirements: d.specialRequirements ?? null,
-  });
+  };
+  await trx("registration_athletes").insert(athlete);
   if (h.data.dayIds.length > 0) {
     await trx("registration_days").insert(h.data.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
   }
+  return athlete;
 }
 
-/** A new pending individual registration with its athlete and days. */
-export async function insertIndividual(trx: Knex.Transaction, reference: string, h: IndividualHold, holder: Holder, now: Date): Promise<number> {
-  const [id] = await trx("registrations").insert({
+/**
+ * A new pending individual registration with its athlete and days (`h.data.dayIds` in the event's order), answered
+ * as written: the hold does not read it back.
+ */
+export async function insertIndividual(trx: Knex.Transaction, reference: string, h: IndividualHold, holder: Holder, now: Date): Promise<Registration> {
+  const row = asStored(trx, {
     reference,
     event_id: h.eventId,
     kind: "individual",
@@ -413,9 +435,10 @@ export async function insertIndividual(trx: Knex.Transaction, reference: string,
     status: "pending_payment",
     ...individualColumns(h, now),
   });
+  const [id] = await trx("registrations").insert(row);
   const registrationId = Number(id);
-  await writeAthleteAndDays(trx, registrationId, h, false);
-  return registrationId;
+  const athlete = await writeAthleteAndDays(trx, registrationId, h, false);
+  return registrationOf({ ...row, id: registrationId }, [athlete], h.data.dayIds);
 }
 
 /**
@@ -522,18 +545,21 @@ function teamAthleteRow(registrationId: number, position: number, a: TeamRegistr
   };
 }
 
-async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold, replacing: boolean): Promise<void> {
+/** Writes the athletes' rows (one statement) and the days; returns the athletes' rows as written. */
+async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold, replacing: boolean): Promise<Row[]> {
   if (replacing) {
     await trx("registration_athletes").where({ registration_id: registrationId }).delete();
     await trx("registration_days").where({ registration_id: registrationId }).delete();
   }
-  await trx("registration_athletes").insert(h.data.athletes.map((a, i) => teamAthleteRow(registrationId, i + 1, a)));
+  const athletes = h.data.athletes.map((a, i) => teamAthleteRow(registrationId, i + 1, a));
+  await trx("registration_athletes").insert(athletes);
   if (h.dayIds.length > 0) await trx("registration_days").insert(h.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
+  return athletes;
 }
 
-/** A new pending team registration with its athletes (one place each) and the event's days. */
-export async function insertTeam(trx: Knex.Transaction, reference: string, h: TeamHold, holder: Holder, now: Date): Promise<number> {
-  const [id] = await trx("registrations").insert({
+/** A new pending team registration with its athletes (one place each) and the event's days (in its order), answered as written. */
+export async function insertTeam(trx: Knex.Transaction, reference: string, h: TeamHold, holder: Holder, now: Date): Promise<Registration> {
+  const row = asStored(trx, {
     reference,
     event_id: h.eventId,
     kind: "team",
@@ -545,8 +571,9 @@ export async function insertTeam(trx: Knex.Transaction, reference: string, h: Te
     status: "pending_payment",
     ...teamColumns(h, now),
   });
-  await writeTeamAthletesAndDays(trx, Number(id), h, false);
-  return Number(id);
+  const [id] = await trx("registrations").insert(row);
+  const athletes = await writeTeamAthletesAndDays(trx, Number(id), h, false);
+  return registrationOf({ ...row, id: Number(id) }, athletes, h.dayIds);
 }
 
 /** The same team form submitted again (Back from the checkout, a double click): as rewriteIndividual, for a team. */

@@ -125,7 +125,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
           deposit: depositStep(event, registration),
           notice: depositCoveredNotice(event, registration),
           isFreeRegistration: registration.amountCents === 0,
-          discount: await discountOf(deps, registration),
+          discount: outcome.withoutCode ? null : await discountOf(deps, registration),
           registrationId: registration.reference,
           optionLabel: packageName(registration.packageCode),
           reservedUntil: registration.reservedUntil?.toISOString() ?? null,

@@ -143,7 +143,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
           athletes: registration.places,
           pricePerAthlete: event.teamPriceCents / 100,
           totalAmount: registration.listPriceCents / 100,
-          discount: await discountOf(deps, registration),
+          discount: held.withoutCode ? null : await discountOf(deps, registration),
           registrationId: registration.reference,
           reservedUntil: registration.reservedUntil?.toISOString() ?? null,
           checkoutUrl: teamCheckoutPath(event),

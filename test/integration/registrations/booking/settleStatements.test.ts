@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { bookingApp } from "./helpers.ts";
+import { visitor } from "../../../support/http.ts";
+
+/**
+ * What a paid family's return after paying (POST /api/events/:id/stripe-payment-success) and Stripe's webhook send
+ * to the database, through the real routes (knex's statements, BEGIN and COMMIT counted): the return settles the
+ * payment, the webhook that comes after it finds it settled.
+ */
+const t = bookingApp({ webhooks: "never" });
+
+const ATHLETE = {
+  firstName: "Maya", lastName: "Okafor", email: "maya.okafor@example.com", phone: "(205) 555-0100", grade: "9th", gender: "Female",
+  schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
+};
+/** Measured on this design (docs/performance.md: Opening day, second design: fewer statements). */
+const MOST_ON_RETURN = 13;
+const MOST_ON_WEBHOOK = 3;
+
+/**
+ * The statements `work` sends, but the outbox's: woken after COMMIT, it sends the confirmation the payment queued,
+ * on its own time (it reads and writes only `email_outbox`; the queued e-mail's insert is the payment's).
+ */
+async function counted<T>(work: () => Promise<T>): Promise<{ out: T; sql: string[] }> {
+  const sql: string[] = [];
+  const listener = (q: { sql: string }) => {
+    const s = q.sql.trim().toLowerCase();
+    if (!s.includes("email_outbox") || s.startsWith("insert")) sql.push(s);
+  };
+  t.db.on("query", listener);
+  try {
+    return { out: await work(), sql };
+  } finally {
+    t.db.off("query", listener);
+  }
+}
+
+describe("a paid family's return and webhook", () => {
+  it("settle the payment within the statements measured", async () => {
+    const v = await visitor(t.app);
+    const held = await v.post("/api/events/2/create-payment-intent").set("x-forwarded-for", "203.0.113.78").send({ option: "1day", formSessionId: `settle-${Date.now()}`, registrationData: { ...ATHLETE, registrationType: "1day", day1: true } });
+    expect(held.status).toBe(200);
+    const intentId = (held.body.clientSecret as string).split("_secret_")[0]!;
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    const ret = await counted(() => v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "203.0.113.78").send({ paymentIntentId: intentId }));
+    expect(ret.out.body).toMatchObject({ status: "paid" });
+    const succeeded = t.fake.events.filter((e) => e.type === "payment_intent.succeeded" && JSON.stringify(e).includes(intentId));
+    expect(succeeded).toHaveLength(1);
+    const hook = await counted(() => t.fake.deliver(succeeded[0]!));
+    expect(hook.out).toBe(200);
+    expect(await t.db("registrations").where({ reference: held.body.registrationId }).first()).toMatchObject({ status: "paid" });
+    expect(await t.db("payments").where({ reference: held.body.registrationId }).first()).toMatchObject({ status: "paid" });
+    expect(ret.sql.length, ret.sql.join("\n")).toBeLessThanOrEqual(MOST_ON_RETURN);
+    expect(hook.sql.length, hook.sql.join("\n")).toBeLessThanOrEqual(MOST_ON_WEBHOOK);
+  });
+});
