@@ -296,7 +296,8 @@ describe("cancellation under the policy", () => {
       const b = await freshBrowser(path);
       const version = /name="version" value="(\d+)"/.exec((await b.get(`${path}/cancel`)).text)![1]!;
       expect((await b.post(`${path}/cancel`, { version, scope: "all" })).status).toBe(303);
-      expect((await row(reference)).status).toBe("withdrawn");
+      // Its full refund may already have succeeded at Stripe (then "refunded"): either way its place is free.
+      expect(["withdrawn", "refunded"]).toContain((await row(reference)).status);
       await (t.app.locals.offerQueue as JobQueue).drain();
       expect((await t.db("waiting_list_entries").where({ id: entry.id }).first()).status).toBe("offered");
       expect(await t.db("email_outbox").where({ to_address: "lina.park@example.com", kind: "waiting_list_offer" })).toHaveLength(1);
