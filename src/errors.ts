@@ -13,7 +13,7 @@ export type DomainErrorKind =
   | "unavailable" // a service we depend on is down: 503
   | "upstream_failed"; // a payment or partner service answered with an error: 502
 
-/** Why a discount code was refused (booking/codes.ts's DiscountRefused). */
+/** Why a discount code was refused (core/money/codes.ts's DiscountRefused). */
 export type DiscountRefusalReason =
   | "discount_missing" // no code typed
   | "discount_too_long"

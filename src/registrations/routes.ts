@@ -1,19 +1,19 @@
 import { Router } from "express";
-import { checkoutRoutes } from "./booking/routes/checkout.tsx";
-import { codeRoutes } from "./booking/routes/codes.tsx";
-import { familyRoutes } from "./changes/routes/family.tsx";
-import { individualRoutes } from "./booking/routes/individual.tsx";
-import { lostConfirmationRoutes } from "./changes/routes/lostConfirmation.tsx";
-import { manageRoutes } from "./changes/routes/manage.tsx";
-import { manageAthleteRoutes } from "./changes/routes/manageAthletes.tsx";
-import { manageUpgradeRoutes } from "./changes/routes/manageUpgrade.tsx";
-import { changePaymentRoutes } from "./changes/routes/changePayment.tsx";
-import { manageBalanceRoutes } from "./changes/routes/manageBalance.tsx";
+import { checkoutRoutes } from "./booking/routes/checkout.routes.tsx";
+import { codeRoutes } from "./booking/routes/codes.routes.tsx";
+import { familyRoutes } from "./changes/routes/family.routes.tsx";
+import { individualRoutes } from "./booking/routes/individual.routes.tsx";
+import { lostConfirmationRoutes } from "./changes/routes/lostConfirmation.routes.tsx";
+import { manageRoutes } from "./changes/routes/manage.routes.tsx";
+import { manageAthleteRoutes } from "./changes/routes/manageAthletes.routes.tsx";
+import { manageUpgradeRoutes } from "./changes/routes/manageUpgrade.routes.tsx";
+import { changePaymentRoutes } from "./changes/routes/changePayment.routes.tsx";
+import { manageBalanceRoutes } from "./changes/routes/manageBalance.routes.tsx";
 import { MANAGE_RATE_LIMIT } from "./changes/routes/manageLink.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./core/routeKit.tsx";
-import { teamRoutes } from "./booking/routes/team.tsx";
-import { waitingListRoutes } from "./waitlist/routes/waitlist.tsx";
-import { waitingListConfirmRoutes } from "./waitlist/routes/waitlistConfirm.tsx";
+import { teamRoutes } from "./booking/routes/team.routes.tsx";
+import { waitingListRoutes } from "./waitlist/routes/waitlist.routes.tsx";
+import { waitingListConfirmRoutes } from "./waitlist/routes/waitlistConfirm.routes.tsx";
 import type { WaitingListDeps } from "./waitlist/offers.ts";
 
 /** Every URL of the registration aggregate, one handler each: one router per file, mounted one per line. */

@@ -108,8 +108,8 @@ const PAGES: { page: string; sources: string[] }[] = [
   { page: "/shop/{product}", sources: ["views/pages/shop/ProductPage.tsx"] },
   { page: "/cart (with items)", sources: ["views/pages/cart/CartPage.tsx"] },
   { page: "/events/{id} (coach requests open)", sources: ["views/pages/events/EventDetailPage.tsx"] },
-  { page: "/register/{id} (coach requests open)", sources: ["views/pages/registration/RegisterPage.tsx", "src/registrations/booking/routes/individual.tsx"] },
-  { page: "/team-register/{id}", sources: ["src/registrations/booking/routes/team.tsx"] },
+  { page: "/register/{id} (coach requests open)", sources: ["views/pages/registration/RegisterPage.tsx", "src/registrations/booking/routes/individual.routes.tsx"] },
+  { page: "/team-register/{id}", sources: ["src/registrations/booking/routes/team.routes.tsx"] },
   { page: "/stripe-checkout", sources: ["views/pages/registration/CheckoutPage.tsx"] },
 ];
 function placedWidgets(sources: string[]): { name: string; eager: boolean }[] {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { visitor } from "../support/http.ts";
-import { PAYMENT_STILL_CONFIRMING } from "../../src/registrations/booking/payment.ts";
+import { PAYMENT_STILL_CONFIRMING } from "../../src/registrations/core/money/payment.ts";
 
 /**
  * The same form sent again while Stripe still runs its first request (slow or hung, its idempotency key in flight):

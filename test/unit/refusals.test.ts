@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError, type DiscountRefusalReason } from "../../src/errors.ts";
 import { domainErrorStatus } from "../../src/http/errors.ts";
-import { DiscountRefused } from "../../src/registrations/booking/codes.ts";
+import { DiscountRefused } from "../../src/registrations/core/money/codes.ts";
 
 describe("refusals by reason", () => {
   it("a refused discount code takes its status from the one table, by its reason", () => {

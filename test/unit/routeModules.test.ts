@@ -22,7 +22,7 @@ describe("route modules", () => {
   it("are found (the walk itself works)", () => {
     const names = files.map((f) => path.relative(root, f).split(path.sep).join("/"));
     expect(names).toContain("src/collegeCoachRequests/routes.tsx");
-    expect(names).toContain("src/registrations/booking/routes/individual.tsx");
+    expect(names).toContain("src/registrations/booking/routes/individual.routes.tsx");
   });
 
   it(`have at most ${MAX_LINES} lines each`, () => {

@@ -6,7 +6,7 @@ import { cancellationRefundCents, refundPercent } from "../../shared/registratio
 import * as regRepo from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { withRegistration, type Permit } from "../core/withRegistration.ts";
-import { placesFreed } from "../waitlist/freed.ts";
+import { placesFreed } from "../core/placesFreed.ts";
 import { balanceReleasedEmail } from "./email.ts";
 import * as repo from "./repository.ts";
 import type { Balance } from "./repository.ts";

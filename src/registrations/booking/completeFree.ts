@@ -10,7 +10,7 @@ import type { Registration } from "../core/repository.ts";
 import { registrationConfirmationEmail } from "../core/email.ts";
 import { confirmationManageUrl } from "../changes/links.ts";
 import { queueFamilyLinks } from "../changes/family.ts";
-import { DiscountRefused, codeText, lockCodeNamed, refuseUse } from "./codes.ts";
+import { DiscountRefused, codeText, lockCodeNamed, refuseUse } from "../core/money/codes.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 
 export type FreeOutcome = { status: "free" } | { status: "paid" };

@@ -13,14 +13,14 @@ import * as repo from "../core/repository.ts";
 import type { Holder, Registration } from "../core/repository.ts";
 import { isSettled } from "../core/states.ts";
 import { holdIsLive, HOLD_MINUTES, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
-import { holdUse, lockCodeNamed, repriceHeldUse } from "./codes.ts";
-import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, preparePayment } from "./payment.ts";
+import { holdUse, lockCodeNamed, repriceHeldUse } from "../core/money/codes.ts";
+import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, preparePayment } from "../core/money/payment.ts";
 import { isRequestInFlight } from "../../payments/gateway.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
 import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
-import { planKeyOf, writePaymentPlan } from "./deposit.ts";
-import { hasLapsedHolds, releaseLapsedNow } from "./lapse.ts";
+import { planKeyOf, writePaymentPlan } from "../core/money/deposit.ts";
+import { hasLapsedHolds, releaseLapsedNow } from "../core/lapse.ts";
 
 export const HOLD_TEXT = {
   visitorCap: (cap: number) =>

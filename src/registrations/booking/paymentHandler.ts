@@ -1,13 +1,13 @@
 import type { Knex } from "knex";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent, keptEvent } from "../../events/repository.ts";
-import { placesLeftForLate } from "./lapse.ts";
+import { placesLeftForLate } from "../core/lapse.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
 import * as repo from "../core/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import { canTransition, REGISTRATION_TRANSITIONS } from "../core/states.ts";
-import { codeIdOf, redeemUse } from "./codes.ts";
+import { codeIdOf, redeemUse } from "../core/money/codes.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail } from "../core/email.ts";
 import { confirmationManageUrl } from "../changes/links.ts";
 import { queueFamilyLinks } from "../changes/family.ts";
@@ -17,7 +17,7 @@ import { registerChangePayments } from "../changes/paidChanges.ts";
 import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
 import { lockAggregate as lockAggregateRows } from "../core/withRegistration.ts";
 import { registerBalancePayments } from "../balances/paymentHandler.ts";
-import { amountDueNow, paysDeposit, rememberDepositCard } from "./deposit.ts";
+import { amountDueNow, paysDeposit, rememberDepositCard } from "../core/money/deposit.ts";
 
 /**
  * The registrations' handler in the payment core. The core locks the payment row, then `expected` takes the

@@ -1,9 +1,9 @@
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import * as repo from "../core/repository.ts";
 import * as bookingRepo from "./repository.ts";
-import { releaseUse } from "./codes.ts";
+import { releaseUse } from "../core/money/codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
-import { placesFreed } from "../waitlist/freed.ts";
+import { placesFreed } from "../core/placesFreed.ts";
 import { sweepLapsedChanges } from "../changes/pendingChanges.ts";
 
 /**

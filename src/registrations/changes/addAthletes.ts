@@ -4,7 +4,7 @@ import { toDate } from "../../db/rows.ts";
 import { DEFAULT_TIME_ZONE } from "../../shared/events/rules.ts";
 import { depositPlan } from "../../shared/registrations/deposits.ts";
 import { toText } from "../../shared/toText.ts";
-import { placesTakenNow } from "../booking/lapse.ts";
+import { placesTakenNow } from "../core/lapse.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { validate, type FieldErrors } from "../../shared/forms.ts";
 import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";

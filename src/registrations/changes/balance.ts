@@ -3,7 +3,7 @@ import { dueDayText, type BalanceView } from "../../shared/registrations/deposit
 import * as repo from "../core/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
-import { balanceOwed } from "../booking/deposit.ts";
+import { balanceOwed } from "../core/money/deposit.ts";
 import { BALANCE_KIND } from "../balances/paymentHandler.ts";
 
 /** The payment kind of a deposit registration's balance, with its handler (reference and group: the registration's reference). */

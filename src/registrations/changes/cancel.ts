@@ -8,7 +8,7 @@ import type { RegistrationDeps } from "../core/deps.ts";
 import { athleteWithdrawnEmail, registrationCanceledEmail } from "./email.ts";
 import { ADULT_AGE } from "./family.ts";
 import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
-import { placesFreed } from "../waitlist/freed.ts";
+import { placesFreed } from "../core/placesFreed.ts";
 import { refundAcross } from "../../payments/core.ts";
 import { withRegistration, type Permit } from "../core/withRegistration.ts";
 

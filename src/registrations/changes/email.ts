@@ -1,4 +1,4 @@
-import { balanceOwed } from "../booking/deposit.ts";
+import { balanceOwed } from "../core/money/deposit.ts";
 import type { Site } from "../../shared/site.ts";
 import type { OutgoingEmail } from "../../email/outbox.ts";
 import type { EventDetail } from "../../shared/events/types.ts";

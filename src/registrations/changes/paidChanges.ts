@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { placesTakenNow } from "../booking/lapse.ts";
+import { placesTakenNow } from "../core/lapse.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent } from "../../events/repository.ts";
 import type { EventDetail } from "../../shared/events/types.ts";

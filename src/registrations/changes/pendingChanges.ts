@@ -8,8 +8,8 @@ import * as changesRepo from "./repository.ts";
 import type { Registration, RegistrationChange } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { lockChange } from "../core/withRegistration.ts";
-import { PAYMENT_SETUP_ERROR } from "../booking/payment.ts";
-import { placesFreed } from "../waitlist/freed.ts";
+import { PAYMENT_SETUP_ERROR } from "../core/money/payment.ts";
+import { placesFreed } from "../core/placesFreed.ts";
 import { CHANGE_KIND } from "./paidChanges.ts";
 
 /**

@@ -6,8 +6,8 @@ import * as repo from "../core/repository.ts";
 import type { Registration } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { registrationRefundedEmail } from "../core/email.ts";
-import { releaseUse } from "../booking/codes.ts";
-import { placesFreed } from "../waitlist/freed.ts";
+import { releaseUse } from "../core/money/codes.ts";
+import { placesFreed } from "../core/placesFreed.ts";
 import { refundFailedEmail } from "./email.ts";
 
 /**

@@ -16,9 +16,9 @@ import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
 import { packageName } from "../../shared/registrations/packages.ts";
 import type { Registration } from "./repository.ts";
 import type { Visitor } from "../booking/hold.ts";
-import { discountOf } from "../booking/codes.ts";
+import { discountOf } from "./money/codes.ts";
 import type { RegistrationDeps } from "./deps.ts";
-import { amountDueNow, depositCoveredNotice, depositStep } from "../booking/deposit.ts";
+import { amountDueNow, depositCoveredNotice, depositStep } from "./money/deposit.ts";
 
 /** What the registration routes are given: the use cases' deps, the rate limiter factory and the shared payment-creation limit. */
 export interface RegistrationRouteDeps extends RegistrationDeps {

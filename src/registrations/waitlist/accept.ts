@@ -4,7 +4,7 @@ import { REGISTRATION_KIND } from "../core/deps.ts";
 import * as repo from "./repository.ts";
 import type { Entry, Joiner } from "./repository.ts";
 import type { WaitingListDeps } from "./offers.ts";
-import { placesFreed } from "./freed.ts";
+import { placesFreed } from "../core/placesFreed.ts";
 import type { OfferPlace } from "../../shared/registrations/waitingList.ts";
 import { isRegistered } from "../core/states.ts";
 

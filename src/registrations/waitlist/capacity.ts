@@ -1,11 +1,11 @@
 import type { Knex } from "knex";
-import { placesTakenNow } from "../booking/lapse.ts";
+import { placesTakenNow } from "../core/lapse.ts";
 import type { Db } from "../../db/knex.ts";
 import { bumpEventsVersion } from "../../events/version.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 
 import * as regRepo from "../core/repository.ts";
-import { placesFreed } from "./freed.ts";
+import { placesFreed } from "../core/placesFreed.ts";
 import * as repo from "./repository.ts";
 
 export type CapacityChange = { ok: true; from: number; to: number; roundAsked: boolean } | { ok: false; reason: string };

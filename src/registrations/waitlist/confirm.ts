@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { placesTakenNow } from "../booking/lapse.ts";
+import { placesTakenNow } from "../core/lapse.ts";
 import { toDate } from "../../db/rows.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
@@ -11,7 +11,7 @@ import * as repo from "./repository.ts";
 import type { Entry, Request } from "./repository.ts";
 import { joinedEmail } from "./email.ts";
 import type { WaitingListDeps } from "./offers.ts";
-import { placesFreed } from "./freed.ts";
+import { placesFreed } from "../core/placesFreed.ts";
 
 /** What a confirmation link finds: the entry it made (now or before), or why it makes none. */
 export type Confirmation =

@@ -1,5 +1,5 @@
 import { toDate } from "../../db/rows.ts";
-import { placesTakenNow } from "../booking/lapse.ts";
+import { placesTakenNow } from "../core/lapse.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { DomainError } from "../../errors.ts";
 import { enqueueEmail } from "../../email/outbox.ts";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
-import { placesTakenNow } from "../booking/lapse.ts";
-import { offerQueues as queues } from "./freed.ts";
+import { placesTakenNow } from "../core/lapse.ts";
+import { offerQueues as queues } from "../core/placesFreed.ts";
 import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
 import { createJobQueue, type JobQueue } from "../../db/jobQueue.ts";

@@ -9,7 +9,7 @@ import { REGISTRATION_KIND, type RegistrationDeps } from "../../core/deps.ts";
 import { confirmationPageManageHref } from "../../changes/routes/manageLink.tsx";
 import { ownReference } from "../../core/routeKit.tsx";
 import { isRegistered } from "../../core/states.ts";
-import { balanceOwed } from "../deposit.ts";
+import { balanceOwed } from "../../core/money/deposit.ts";
 import { DEPOSIT_TEXT } from "../../../shared/registrations/deposits.ts";
 
 /**

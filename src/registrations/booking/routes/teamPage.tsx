@@ -12,7 +12,7 @@ import type { TeamFormProps } from "../../../../widgets/islands/TeamForm.tsx";
 import * as repo from "../../core/repository.ts";
 import type { Registration } from "../../core/repository.ts";
 import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
-import { discountOf } from "../codes.ts";
+import { discountOf } from "../../core/money/codes.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { TEAM_MINIMUM, TEAM_START_ROWS, TEAM_TEXT, blankAthlete, blankCoach, teamValuesOf, type TeamFormValues } from "../../../shared/registrations/teamRules.ts";
 import { ownReference, type RegistrationRouteDeps } from "../../core/routeKit.tsx";

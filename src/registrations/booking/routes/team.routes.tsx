@@ -8,7 +8,7 @@ import type { EventDetail } from "../../../shared/events/types.ts";
 import { formatPrice } from "../../../shared/money.ts";
 import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
 import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
-import { DiscountRefused, discountOf } from "../codes.ts";
+import { DiscountRefused, discountOf } from "../../core/money/codes.ts";
 import { holdTeam } from "../hold.ts";
 import { measureHold } from "../../../metrics/hooks.ts";
 import {
@@ -26,7 +26,7 @@ import {
 } from "../../../shared/registrations/teamRules.ts";
 import { teamPages } from "./teamPage.tsx";
 import { loadEvent, newFormSessionId, notFound, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { amountDueNow, chosenPlan } from "../deposit.ts";
+import { amountDueNow, chosenPlan } from "../../core/money/deposit.ts";
 
 export const teamCheckoutPath = (event: EventDetail) => `/stripe-checkout?eventId=${event.id}&eventName=${encodeURIComponent(event.title)}&option=team`;
 

@@ -1,11 +1,11 @@
-import { DomainError } from "../../errors.ts";
-import type { EnsureIntentInput } from "../../payments/core.ts";
-import { OPEN_STATUSES } from "../../payments/transitions.ts";
-import { findEvent } from "../../events/repository.ts";
-import type { Registration } from "../core/repository.ts";
-import type { PaymentRow } from "../../payments/repository.ts";
-import { isFrozenPayment } from "../core/states.ts";
-import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
+import { DomainError } from "../../../errors.ts";
+import type { EnsureIntentInput } from "../../../payments/core.ts";
+import { OPEN_STATUSES } from "../../../payments/transitions.ts";
+import { findEvent } from "../../../events/repository.ts";
+import type { Registration } from "../repository.ts";
+import type { PaymentRow } from "../../../payments/repository.ts";
+import { isFrozenPayment } from "../states.ts";
+import { REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
 import { amountDueNow, depositCustomer, paysDeposit } from "./deposit.ts";
 
 /** The spec's answer when the payment cannot be set up (Stripe refused or did not answer). */

@@ -6,7 +6,7 @@ import { PaymentNotOpenError } from "../../../payments/core.ts";
 import type { PaymentRow } from "../../../payments/repository.ts";
 import { stripeScripts } from "../../../payments/setup.ts";
 import { BalancePayPage, BALANCE_TEXT, CardUpdatePage, type BalancePayView, type CardUpdateView } from "../../../../views/pages/registration/BalancePage.tsx";
-import { PAYMENT_SETUP_ERROR } from "../../booking/payment.ts";
+import { PAYMENT_SETUP_ERROR } from "../../core/money/payment.ts";
 import { MANAGE_PATH, registrationByToken } from "../links.ts";
 import { BALANCE_KIND, balanceView, CARD_UPDATE_MESSAGES, finishUseAnotherCard, prepareBalancePayment, startUseAnotherCard } from "../balance.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";

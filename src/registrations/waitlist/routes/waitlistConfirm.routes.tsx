@@ -11,7 +11,7 @@ import { confirmRequest, type Confirmation } from "../confirm.ts";
 import { leaveLine } from "../accept.ts";
 import type { WaitingListDeps } from "../offers.ts";
 import { loadEvent, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { linkNotValid, TOKEN, waitingListPage as page } from "./waitlist.tsx";
+import { linkNotValid, TOKEN, waitingListPage as page } from "./waitlist.routes.tsx";
 
 const places = (n: number) => `${n} ${n === 1 ? "place" : "places"}`;
 

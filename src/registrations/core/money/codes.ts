@@ -1,13 +1,13 @@
 import type { Knex } from "knex";
-import { DomainError, type DiscountRefusalReason, type DomainErrorKind } from "../../errors.ts";
-import { PaymentNotOpenError, type AmountChange } from "../../payments/core.ts";
-import { queuedLockingTransaction } from "../../db/rowQueue.ts";
-import * as codes from "../../discounts/repository.ts";
-import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../../shared/discounts/rules.ts";
-import * as repo from "../core/repository.ts";
-import * as bookingRepo from "./repository.ts";
-import type { Registration } from "../core/repository.ts";
-import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
+import { DomainError, type DiscountRefusalReason, type DomainErrorKind } from "../../../errors.ts";
+import { PaymentNotOpenError, type AmountChange } from "../../../payments/core.ts";
+import { queuedLockingTransaction } from "../../../db/rowQueue.ts";
+import * as codes from "../../../discounts/repository.ts";
+import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../../../shared/discounts/rules.ts";
+import * as repo from "../repository.ts";
+import * as bookingRepo from "../../booking/repository.ts";
+import type { Registration } from "../repository.ts";
+import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
 import { amountDueNow } from "./deposit.ts";
 import { preparePayment } from "./payment.ts";
 

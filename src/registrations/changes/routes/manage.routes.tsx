@@ -10,7 +10,7 @@ import { cancelRegistration, type CancelScope } from "../cancel.ts";
 import { DOWNGRADE_TEXT, downgradeIndividual, downgradeOptions } from "../downgrade.ts";
 import { formatPrice } from "../../../shared/money.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { familyDetailsPost } from "./family.tsx";
+import { familyDetailsPost } from "./family.routes.tsx";
 import { allowed, openLink, openWhole, showCancel, showFamily, showManage, showRefused, versionOf, type Changing, type Opened } from "./manageLink.tsx";
 
 const CHOOSE_ATHLETE = "Please choose the athlete to cancel.";

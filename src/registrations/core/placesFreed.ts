@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import type { JobQueue } from "../../db/jobQueue.ts";
-import * as repo from "./repository.ts";
+import * as repo from "../waitlist/repository.ts";
 
 /** The offer queues of this process: placesFreed wakes them once its transaction commits (a hint; the timer is the net). */
 export const offerQueues = new Set<JobQueue>();

@@ -12,7 +12,7 @@ import { ChangePayPage, type ChangePayView } from "../../../../views/pages/regis
 import { findPackage } from "../../../shared/registrations/rules.ts";
 import * as repo from "../../core/repository.ts";
 import type { RegistrationChange } from "../../core/repository.ts";
-import { PAYMENT_SETUP_ERROR } from "../../booking/payment.ts";
+import { PAYMENT_SETUP_ERROR } from "../../core/money/payment.ts";
 import { MANAGE_PATH, registrationByToken } from "../links.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { CHANGE_KIND } from "../paidChanges.ts";

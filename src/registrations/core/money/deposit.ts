@@ -1,13 +1,13 @@
 import type { Knex } from "knex";
-import { DomainError } from "../../errors.ts";
-import { DEFAULT_TIME_ZONE } from "../../shared/events/rules.ts";
-import { CARD_CONSENT_VERSION, cardConsentText, DEPOSIT_TEXT, depositCents, depositCoversPrice, depositPlan, dueDayText, parsePaymentPlan, type PaymentPlan } from "../../shared/registrations/deposits.ts";
-import type { EventDetail } from "../../shared/events/types.ts";
-import type { DepositStep } from "../../../widgets/islands/PaymentPanel.tsx";
-import * as repo from "../core/repository.ts";
-import type { Registration } from "../core/repository.ts";
-import type { RegistrationDeps } from "../core/deps.ts";
-import type { PaymentRow } from "../../payments/repository.ts";
+import { DomainError } from "../../../errors.ts";
+import { DEFAULT_TIME_ZONE } from "../../../shared/events/rules.ts";
+import { CARD_CONSENT_VERSION, cardConsentText, DEPOSIT_TEXT, depositCents, depositCoversPrice, depositPlan, dueDayText, parsePaymentPlan, type PaymentPlan } from "../../../shared/registrations/deposits.ts";
+import type { EventDetail } from "../../../shared/events/types.ts";
+import type { DepositStep } from "../../../../widgets/islands/PaymentPanel.tsx";
+import * as repo from "../repository.ts";
+import type { Registration } from "../repository.ts";
+import type { RegistrationDeps } from "../deps.ts";
+import type { PaymentRow } from "../../../payments/repository.ts";
 
 /**
  * A registration's payment plan, decided with its hold on the event's policy as the hold read it before its

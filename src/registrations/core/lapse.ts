@@ -1,9 +1,9 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
-import * as repo from "../core/repository.ts";
+import * as repo from "./repository.ts";
 import { countsPlaces } from "../../events/places.ts";
-import { releaseUse } from "./codes.ts";
-import { placesFreed } from "../waitlist/freed.ts";
+import { releaseUse } from "./money/codes.ts";
+import { placesFreed } from "./placesFreed.ts";
 
 /**
  * Holds whose time is over give their places back. The event's count (src/events/places.ts) counts a pending hold

@@ -11,15 +11,15 @@ import { confirmationContent, paymentReceivedContent } from "./confirmation.tsx"
 import { PaymentNotOpenError } from "../../../payments/core.ts";
 import { REGISTRATION_ERRORS, registrationSchema, sendsGuardianBlock, type IndividualRegistration } from "../../../shared/registrations/rules.ts";
 import * as repo from "../../core/repository.ts";
-import { DiscountRefused, discountOf } from "../codes.ts";
+import { DiscountRefused, discountOf } from "../../core/money/codes.ts";
 import { packageName } from "../../../shared/registrations/packages.ts";
 import { holdIndividual } from "../hold.ts";
 import { measureHold } from "../../../metrics/hooks.ts";
-import { PAYMENT_SETUP_ERROR, preparePayment } from "../payment.ts";
+import { PAYMENT_SETUP_ERROR, preparePayment } from "../../core/money/payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { individualPages, keptValues, valuesOf } from "./individualPage.tsx";
 import { loadEvent, notFound, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { amountDueNow, chosenPlan, depositCoveredNotice, depositStep } from "../deposit.ts";
+import { amountDueNow, chosenPlan, depositCoveredNotice, depositStep } from "../../core/money/deposit.ts";
 import { isRegistered } from "../../core/states.ts";
 
 const apiBody = z.object({
