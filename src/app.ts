@@ -39,7 +39,7 @@ import { stripeWebhookRoutes } from "./payments/webhook.ts";
 import { reconcileOpenPayments } from "./payments/reconcile.ts";
 import { offlineStripeRoutes } from "./payments/offline/routes.ts";
 import type { RegistrationDeps } from "./registrations/core/deps.ts";
-import { registerRegistrationPayments } from "./registrations/booking/paymentHandler.ts";
+import { registerRegistrationWingPayments } from "./registrations/payments.ts";
 import { sweepLapsedHolds } from "./registrations/booking/sweep.ts";
 import { sendFreezeReminders } from "./registrations/changes/reminders.ts";
 import { runBalanceJob } from "./registrations/balances/job.ts";
@@ -99,7 +99,7 @@ export function createApp(deps: AppDeps): Express {
   const registrations: RegistrationDeps = {
     db, paymentCore, outbox: deps.outbox, logger, site, limits: config.registrationLimits, clock: now, publicUrl: orders.publicUrl,
   };
-  registerRegistrationPayments(registrations);
+  registerRegistrationWingPayments(registrations);
   const waitingList: WaitingListDeps = { ...registrations, offerHours: config.waitingListOfferHours, publicUrl: orders.publicUrl };
   const offerQueue = createOfferQueue(waitingList);
   const coaches = coachRequestRoutes({

@@ -17,7 +17,7 @@ import { createPaymentCore, type PaymentCore } from "../payments/core.ts";
 import type { PaymentGateway } from "../payments/gateway.ts";
 import { registerOrderPayments } from "../orders/checkout.ts";
 import { createShopifyWriteBacks } from "../orders/shopifyWriteBack.ts";
-import { registerRegistrationPayments } from "../registrations/booking/paymentHandler.ts";
+import { registerRegistrationWingPayments } from "../registrations/payments.ts";
 import { buildSite, type Site } from "../shared/site.ts";
 import { followClockFile, now } from "../clock.ts";
 import { announceCommandChanges } from "./announceChanges.ts";
@@ -56,7 +56,7 @@ export function createOperatorContext(config: Config, db: Db, logger: Logger): O
   const paymentCore = createPaymentCore({ db, gateway: noStripe, logger });
   const shopifyWriteBacks = createShopifyWriteBacks({ db, shopify: config.shopify, logger }) ? sentByTheApp : undefined;
   registerOrderPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, shopifyWriteBacks, shippingFlatRateCents: config.shippingFlatRateCents, publicUrl });
-  registerRegistrationPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, limits: config.registrationLimits, clock: now, publicUrl });
+  registerRegistrationWingPayments({ db, paymentCore, outbox: sentByTheApp, logger, site, limits: config.registrationLimits, clock: now, publicUrl });
   return { db, paymentCore, site, publicUrl, logger, now };
 }
 

@@ -5,9 +5,8 @@ import type { ChargeOutcome, ChargeSavedCardInput } from "../../payments/core.ts
 import { isPermanentRefusal } from "../../payments/gateway.ts";
 import { STALE_CLAIM_MS } from "../../db/jobQueue.ts";
 import * as regRepo from "../core/repository.ts";
-import type { RegistrationDeps } from "../core/deps.ts";
+import { BALANCE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { queueBalanceEmail as email } from "./notify.ts";
-import { BALANCE_KIND } from "./paymentHandler.ts";
 import * as repo from "./repository.ts";
 import type { Balance, BalanceCharge } from "./repository.ts";
 import { graceEndsAt, MAX_ATTEMPTS, nextAttemptAt } from "./schedule.ts";

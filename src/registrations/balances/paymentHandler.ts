@@ -4,7 +4,7 @@ import { findEvent } from "../../events/repository.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
 import * as repo from "../core/repository.ts";
 import { canTransition } from "../core/states.ts";
-import type { RegistrationDeps } from "../core/deps.ts";
+import { BALANCE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
 import { lockAggregate as lockAggregateRows } from "../core/withRegistration.ts";
 import { balanceDuplicateRefundEmail, balanceReceiptEmail } from "./email.ts";
@@ -17,7 +17,6 @@ import { balanceOf } from "./repository.ts";
  * payment once) moves the registration from deposit_paid or balance_overdue to paid and queues the receipt. A second
  * balance payment that arrives for a registration paid in full is rejected: the core refunds it in full.
  */
-export const BALANCE_KIND = "registration_balance";
 
 export function registerBalancePayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(BALANCE_KIND, {

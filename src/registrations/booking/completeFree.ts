@@ -5,7 +5,7 @@ import { PaymentNotOpenError } from "../../payments/core.ts";
 import * as codes from "../../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, discountAmount, refusal } from "../../shared/discounts/rules.ts";
 import * as repo from "../core/repository.ts";
-import * as bookingRepo from "./repository.ts";
+import * as redemptions from "../core/money/redemptions.ts";
 import type { Registration } from "../core/repository.ts";
 import { registrationConfirmationEmail } from "../core/email.ts";
 import { confirmationManageUrl } from "../changes/links.ts";
@@ -29,7 +29,7 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
   const text = codeText(raw?.trim() ? raw : (applied?.code ?? ""));
   const early = await codes.findCode(deps.db, text);
   if (!early) throw new DiscountRefused("discount_unknown", DISCOUNT_REASONS.unknown);
-  const reason = refusal(early, { eventId: registration.eventId, kind: registration.kind, now: deps.clock(), usesTaken: await bookingRepo.usesTaken(deps.db, early.id, deps.clock(), registration.id) });
+  const reason = refusal(early, { eventId: registration.eventId, kind: registration.kind, now: deps.clock(), usesTaken: await redemptions.usesTaken(deps.db, early.id, deps.clock(), registration.id) });
   if (reason) throw new DiscountRefused("discount_not_usable", reason);
   if (!discountAmount(registration.listPriceCents, early).free) throw new DiscountRefused("discount_not_free", DISCOUNT_REASONS.notFree);
 
@@ -49,7 +49,7 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
     await refuseUse(trx, code, r, now);
     const amount = discountAmount(r.listPriceCents, code);
     if (!amount.free) throw new DiscountRefused("discount_not_free", DISCOUNT_REASONS.notFree);
-    await bookingRepo.putRedemption(trx, r.id, code.id, amount.offCents, "redeemed", now);
+    await redemptions.putRedemption(trx, r.id, code.id, amount.offCents, "redeemed", now);
     await repo.setAmount(trx, r.id, 0, r.version, now);
     try {
       await deps.paymentCore.recordFree(trx, REGISTRATION_KIND, r.reference);

@@ -1,4 +1,3 @@
-import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import { lockingTransaction } from "../../db/transaction.ts";
 import { isUniqueViolation } from "../../db/rows.ts";
@@ -10,7 +9,7 @@ import type { Db } from "../../db/knex.ts";
 import { REGISTRATION_ERRORS, findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
 import { TEAM_TEXT, type TeamRegistration } from "../../shared/registrations/teamRules.ts";
 import * as repo from "../core/repository.ts";
-import type { Holder, Registration } from "../core/repository.ts";
+import type { Registration } from "../core/repository.ts";
 import { isSettled } from "../core/states.ts";
 import { holdIsLive, HOLD_MINUTES, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { holdUse, lockCodeNamed, repriceHeldUse } from "../core/money/codes.ts";
@@ -21,25 +20,7 @@ import { placesForSale } from "../waitlist/forSale.ts";
 import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
 import { planKeyOf, writePaymentPlan } from "../core/money/deposit.ts";
 import { hasLapsedHolds, releaseLapsedNow } from "../core/lapse.ts";
-
-export const HOLD_TEXT = {
-  visitorCap: (cap: number) =>
-    `You are already holding places that are not paid for yet (at most ${cap} at once). Please complete or let go of those registrations first, or contact us for a larger group.`,
-  teamTooLarge: (cap: number) => `A team can have at most ${cap} athletes. Please register the rest as a second team.`,
-} as const;
-
-const REFERENCE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-export function newReference(): string {
-  let s = "R";
-  for (let i = 0; i < 7; i++) s += REFERENCE_ALPHABET[randomInt(REFERENCE_ALPHABET.length)];
-  return s;
-}
-
-/** Who is holding: the visitor's hashes, and the references their session made (a form id is only reused by its maker). */
-export interface Visitor {
-  holder: Holder;
-  owned: string[];
-}
+import { HOLD_TEXT, newReference, type Visitor } from "../core/holding.ts";
 
 export type HoldOutcome =
   /**

@@ -13,10 +13,8 @@ import { confirmationManageUrl } from "../changes/links.ts";
 import { queueFamilyLinks } from "../changes/family.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { RestartTransaction } from "../../db/transaction.ts";
-import { registerChangePayments } from "../changes/paidChanges.ts";
 import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
 import { lockAggregate as lockAggregateRows } from "../core/withRegistration.ts";
-import { registerBalancePayments } from "../balances/paymentHandler.ts";
 import { amountDueNow, paysDeposit, rememberDepositCard } from "../core/money/deposit.ts";
 
 /**
@@ -120,10 +118,6 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       deps.outbox.wake();
     },
   });
-  // A paid registration's upgrade or added athletes: payments of their own (kind registration_change).
-  registerChangePayments(deps);
-  // A deposit registration's balance: payments of their own (kind registration_balance).
-  registerBalancePayments(deps);
 
   /** The registration takes the payment: its code's use is redeemed, it is paid and the payer gets the confirmation. */
   async function confirm(trx: Knex.Transaction, r: Registration, payment: PaymentRow, step: "pay" | "payDeposit" | "acceptReview", held: boolean, now: Date, underLock: boolean): Promise<PaidOutcome> {

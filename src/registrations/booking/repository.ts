@@ -1,12 +1,10 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
-import type { RedemptionStatus } from "../core/repository.ts";
 
 /**
- * Booking's own queries (src/registrations/booking/): the holds the sweep ends, and the discount code applied to a
- * registration before it is paid (discount_redemptions). The registration rows themselves are written by
- * src/registrations/core/repository.ts only.
+ * Booking's own queries (src/registrations/booking/): the holds the sweep ends. The registration rows themselves are
+ * written by src/registrations/core/repository.ts only.
  */
 
 type Conn = Db | Knex.Transaction;
@@ -21,44 +19,4 @@ export async function expiredHolds(conn: Conn, now: Date, limit: number): Promis
     .limit(limit)
     .select("id", "reference", "event_id", "reserved_until");
   return rows.map((r) => ({ id: Number(r.id), reference: String(r.reference), eventId: Number(r.event_id), reservedUntil: toDate(r.reserved_until)! }));
-}
-
-/**
- * Uses of a code that count against its limit: redeemed ones, and held ones whose registration still holds
- * its place (a lapsed hold stops counting at once, before the sweep marks it released).
- */
-export async function usesTaken(conn: Conn, codeId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
-  const q = conn("discount_redemptions as dr")
-    .join("registrations as r", "r.id", "dr.registration_id")
-    .where("dr.discount_code_id", codeId)
-    .andWhere((w) => {
-      w.where("dr.status", "redeemed").orWhere((h) => { h.where("dr.status", "held").andWhere("r.status", "pending_payment").andWhere("r.reserved_until", ">", now); });
-    });
-  if (exceptRegistrationId !== undefined) q.andWhereNot("dr.registration_id", exceptRegistrationId);
-  const row = await q.count({ n: "*" }).first();
-  return Number(row?.n ?? 0);
-}
-
-/** The registration's one redemption, taken (or moved to another code, or given a new amount) with the given status. */
-export async function putRedemption(trx: Knex.Transaction, registrationId: number, codeId: number, amountOffCents: number, status: "held" | "redeemed", now: Date): Promise<void> {
-  const changed = await trx("discount_redemptions")
-    .where({ registration_id: registrationId })
-    .update({ discount_code_id: codeId, amount_off_cents: amountOffCents, status, updated_at: now });
-  if (changed === 0) {
-    await trx("discount_redemptions").insert({ registration_id: registrationId, discount_code_id: codeId, amount_off_cents: amountOffCents, status, created_at: now, updated_at: now });
-  }
-}
-
-export async function setRedemptionStatus(conn: Conn, registrationId: number, from: RedemptionStatus[], to: RedemptionStatus, now: Date): Promise<boolean> {
-  const changed = await conn("discount_redemptions").where({ registration_id: registrationId }).whereIn("status", from).update({ status: to, updated_at: now });
-  return changed === 1;
-}
-
-export async function setAmountOff(trx: Knex.Transaction, registrationId: number, amountOffCents: number, now: Date): Promise<void> {
-  await trx("discount_redemptions").where({ registration_id: registrationId }).update({ amount_off_cents: amountOffCents, updated_at: now });
-}
-
-/** The code is removed from the registration before paying. */
-export async function deleteRedemption(conn: Conn, registrationId: number): Promise<void> {
-  await conn("discount_redemptions").where({ registration_id: registrationId }).whereNot({ status: "redeemed" }).delete();
 }

@@ -13,7 +13,7 @@ import * as repo from "../core/repository.ts";
 import * as changesRepo from "./repository.ts";
 import type { Holder, Registration } from "../core/repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
-import { HOLD_TEXT } from "../booking/hold.ts";
+import { HOLD_TEXT } from "../core/holding.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
 import { PERMIT, withRegistration } from "../core/withRegistration.ts";
 import { addedAthletesCents, teamHasRoom } from "./rules.ts";

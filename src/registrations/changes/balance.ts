@@ -2,12 +2,10 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { dueDayText, type BalanceView } from "../../shared/registrations/deposits.ts";
 import * as repo from "../core/repository.ts";
 import type { Registration } from "../core/repository.ts";
-import type { RegistrationDeps } from "../core/deps.ts";
+import { BALANCE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { balanceOwed } from "../core/money/deposit.ts";
-import { BALANCE_KIND } from "../balances/paymentHandler.ts";
 
 /** The payment kind of a deposit registration's balance, with its handler (reference and group: the registration's reference). */
-export { BALANCE_KIND };
 
 export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registration, base: string, now: Date): BalanceView | null {
   const owed = balanceOwed(r);

@@ -1,4 +1,6 @@
 import type { Knex } from "knex";
+import type { Request } from "express";
+import type { EventDetail } from "../../shared/events/types.ts";
 import { newSecretToken, SECRET_TOKEN_PATTERN, secretTokenHash } from "../../http/secretLinks.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent } from "../../events/repository.ts";
@@ -72,4 +74,26 @@ export async function resendManageLinks(deps: RegistrationDeps, eventId: number,
 /** The link a confirmation e-mail carries: issued in the transaction that marks the registration paid. */
 export async function confirmationManageUrl(trx: Knex.Transaction, deps: Pick<RegistrationDeps, "publicUrl">, registrationId: number, now: Date): Promise<string> {
   return manageUrl(deps.publicUrl, await issueManageLink(trx, registrationId, "confirmation", now));
+}
+
+/**
+ * The manage link a confirmation page shows to the visitor who paid: issued once per session and registration, so a
+ * reload shows the same link instead of adding one.
+ */
+export async function confirmationPageManageHref(req: Request, deps: RegistrationDeps, r: Registration): Promise<string> {
+  let token = req.session.manageLinks?.[r.reference];
+  if (!token) {
+    token = await issueManageLink(deps.db, r.id, "page", deps.clock());
+    const kept = Object.entries(req.session.manageLinks ?? {}).slice(-9);
+    req.session.manageLinks = { ...Object.fromEntries(kept), [r.reference]: token };
+  }
+  return `${MANAGE_PATH}/${token}`;
+}
+
+/** What a link opens: the registration, its event, the page's address and, for a family's link, the one athlete. */
+export interface Opened {
+  r: Registration;
+  event: EventDetail;
+  base: string;
+  athletePosition: number | null;
 }

@@ -9,7 +9,7 @@ import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/cor
 import * as repo from "../core/repository.ts";
 import * as changesRepo from "./repository.ts";
 import type { Registration, RegistrationChange } from "../core/repository.ts";
-import type { RegistrationDeps } from "../core/deps.ts";
+import { CHANGE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { permissions } from "../core/permissions.ts";
 import { lockChange } from "../core/withRegistration.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
@@ -25,7 +25,6 @@ import { registrationRefundFailed, syncRegistrationRefunds } from "./refundOutco
  * module is that kind's handler in the payment core; the change's payment page, its cancellation and the sweep of
  * changes not paid in time are pendingChanges.ts.
  */
-export const CHANGE_KIND = "registration_change";
 /** How long a change's places are kept (renewed each time Stripe still says so) while its payment is `processing`. */
 const PROCESSING_HOLD_MS = 24 * 60 * 60_000;
 /** Statuses from which a payment that arrives is still applied when the registration allows it. */

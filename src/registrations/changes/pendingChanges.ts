@@ -6,11 +6,10 @@ import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
 import * as repo from "../core/repository.ts";
 import * as changesRepo from "./repository.ts";
 import type { Registration, RegistrationChange } from "../core/repository.ts";
-import type { RegistrationDeps } from "../core/deps.ts";
+import { CHANGE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { lockChange } from "../core/withRegistration.ts";
 import { PAYMENT_SETUP_ERROR } from "../core/money/payment.ts";
 import { placesFreed } from "../core/placesFreed.ts";
-import { CHANGE_KIND } from "./paidChanges.ts";
 
 /**
  * A paid change while it waits for its payment (its payment is settled by the handler in paidChanges.ts): the

@@ -5,8 +5,12 @@ import type { Outbox } from "../../email/outbox.ts";
 import type { PaymentCore } from "../../payments/core.ts";
 import type { Registration } from "./repository.ts";
 
-/** The payment core's name for registration payments (individuals and teams alike). */
+/** The payment core's name for registration payments (individuals and teams alike): booking/paymentHandler.ts. */
 export const REGISTRATION_KIND = "registration";
+/** A paid registration's change that costs money (changes/paidChanges.ts). */
+export const CHANGE_KIND = "registration_change";
+/** A deposit registration's balance (balances/paymentHandler.ts). */
+export const BALANCE_KIND = "registration_balance";
 /** A pending registration holds its places this long while the visitor pays. */
 export const HOLD_MINUTES = 30;
 

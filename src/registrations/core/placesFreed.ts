@@ -1,7 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import type { JobQueue } from "../../db/jobQueue.ts";
-import * as repo from "../waitlist/repository.ts";
 
 /** The offer queues of this process: placesFreed wakes them once its transaction commits (a hint; the timer is the net). */
 export const offerQueues = new Set<JobQueue>();
@@ -12,8 +11,8 @@ export const offerQueues = new Set<JobQueue>();
  * the round runs in the job queue once that transaction commits (never inside it). Cheap when nobody waits.
  */
 export async function placesFreed(conn: Db | Knex.Transaction, eventId: number): Promise<void> {
-  if (!(await repo.hasLine(conn, eventId))) return;
-  await repo.insertJob(conn, eventId, new Date());
+  if (!(await hasLine(conn, eventId))) return;
+  await requestOfferRound(conn, eventId, new Date());
   const committed = (conn as Knex.Transaction).isTransaction ? (conn as Knex.Transaction).executionPromise : Promise.resolve();
   committed.then(
     () => offerQueues.forEach((q) => q.wake()),
@@ -21,3 +20,13 @@ export async function placesFreed(conn: Db | Knex.Transaction, eventId: number):
   );
 }
 
+
+/** Whether anyone is in line or holds an offer at the event (no round is asked for otherwise). */
+async function hasLine(conn: Db | Knex.Transaction, eventId: number): Promise<boolean> {
+  return !!(await conn("waiting_list_entries").where({ event_id: eventId }).whereIn("status", ["waiting", "offered"]).first("id"));
+}
+
+/** Asks for an offer round at the event (waiting_list_jobs; the waiting list's job queue runs it). */
+export async function requestOfferRound(conn: Db | Knex.Transaction, eventId: number, now: Date): Promise<void> {
+  await conn("waiting_list_jobs").insert({ event_id: eventId, status: "pending", attempts: 0, next_attempt_at: now, created_at: now });
+}

@@ -10,15 +10,10 @@ import { parseEventId } from "../../shared/events/rules.ts";
 import { timeText } from "../../shared/texts.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { DISCOUNT_REASONS } from "../../shared/discounts/rules.ts";
-import type { PaymentStep } from "../../../widgets/islands/RegistrationSteps.tsx";
 import { RegistrationNotFoundPage } from "../../../views/pages/registration/RegisterPage.tsx";
 import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
-import { packageName } from "../../shared/registrations/packages.ts";
-import type { Registration } from "./repository.ts";
-import type { Visitor } from "../booking/hold.ts";
-import { discountOf } from "./money/codes.ts";
+import type { Visitor } from "./holding.ts";
 import type { RegistrationDeps } from "./deps.ts";
-import { amountDueNow, depositCoveredNotice, depositStep } from "./money/deposit.ts";
 
 /** What the registration routes are given: the use cases' deps, the rate limiter factory and the shared payment-creation limit. */
 export interface RegistrationRouteDeps extends RegistrationDeps {
@@ -72,22 +67,6 @@ export function remember(req: Request, kind: "individual" | "team", eventId: num
 /** Who is registering: the hashes the visitor cap and form ownership use, and the references their session made. */
 export function visitorOf(req: Request, res: Response): Visitor {
   return { holder: visitorKeys(req, res), owned: req.session?.registrationRefs ?? [] };
-}
-
-/** Step 2's data; `clientSecret` is null when a code made the registration free (no PaymentIntent). */
-export async function paymentStep(deps: RegistrationDeps, event: EventDetail, r: Registration, clientSecret: string | null): Promise<PaymentStep> {
-  const discount = await discountOf(deps, r);
-  return {
-    reference: r.reference,
-    eventTitle: event.title,
-    optionLabel: r.kind === "team" ? `Team Registration (${r.places} athletes)` : packageName(r.packageCode),
-    amountCents: amountDueNow(r),
-    clientSecret,
-    deposit: depositStep(event, r),
-    notice: depositCoveredNotice(event, r),
-    discount: discount && { code: discount.code, offCents: discount.offCents, listCents: discount.listCents },
-    days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),
-  };
 }
 
 /** When a hold ends, as the checkout page prints it: in the event's own time zone, named. */

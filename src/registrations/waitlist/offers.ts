@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import { placesTakenNow } from "../core/lapse.ts";
-import { offerQueues as queues } from "../core/placesFreed.ts";
+import { offerQueues as queues, requestOfferRound } from "../core/placesFreed.ts";
 import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
 import { createJobQueue, type JobQueue } from "../../db/jobQueue.ts";
@@ -11,7 +11,7 @@ import { findEvent, placesLeft } from "../../events/repository.ts";
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import * as regRepo from "../core/repository.ts";
-import { newReference } from "../booking/hold.ts";
+import { newReference } from "../core/holding.ts";
 import { findPackage } from "../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE } from "../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
@@ -156,7 +156,7 @@ export async function askForDueRounds(deps: Pick<WaitingListDeps, "db" | "clock"
   await repo.deleteSentJobs(db, dayAgo);
   await repo.deleteLapsedRequests(db, dayAgo);
   const events = await repo.eventsNeedingRound(db);
-  for (const eventId of events) await repo.insertJob(db, eventId, deps.clock());
+  for (const eventId of events) await requestOfferRound(db, eventId, deps.clock());
   if (events.length > 0) queues.forEach((q) => q.wake());
   return events.length;
 }

@@ -150,12 +150,6 @@ export async function waitingCounts(conn: Conn, eventId: number): Promise<{ entr
 
 // ---- the offer jobs (src/db/jobQueue.ts works the table) ----
 
-/** Asks for an offer round at the event, in the caller's transaction. */
-export async function insertJob(conn: Conn, eventId: number, now: Date): Promise<void> {
-  await conn("waiting_list_jobs").insert({ event_id: eventId, status: "pending", attempts: 0, next_attempt_at: now, created_at: now });
-}
-
-/** Whether anyone is in line or holds an offer at the event (no round is asked for otherwise). */
 /** Offer rounds done before `before` (they record nothing else). */
 export async function deleteSentJobs(conn: Conn, before: Date): Promise<void> {
   await conn("waiting_list_jobs").where("status", "sent").andWhere("sent_at", "<", before).delete();
@@ -178,10 +172,6 @@ export async function roundPending(conn: Conn, eventId: number): Promise<boolean
 /** An operator's new capacity for the event (decided under the event's lock: src/registrations/waitlist/capacity.ts). */
 export async function setEventCapacity(trx: Knex.Transaction, eventId: number, capacity: number): Promise<void> {
   await trx("events").where({ id: eventId }).update({ capacity });
-}
-
-export async function hasLine(conn: Conn, eventId: number): Promise<boolean> {
-  return !!(await conn("waiting_list_entries").where({ event_id: eventId }).whereIn("status", ACTIVE).first("id"));
 }
 
 /** The confirmed entries waiting in front of this one, and this one: its place in line (1 is next). */

@@ -21,8 +21,9 @@ import { confirmReturn } from "../confirmReturn.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../../core/money/payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { teamCheckoutPath } from "./team.routes.tsx";
-import { confirmationPageManageHref } from "../../changes/routes/manageLink.tsx";
-import { checkoutPage, holdEndsText, loadEvent, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { confirmationPageManageHref } from "../../changes/links.ts";
+import { checkoutPage, holdEndsText, loadEvent, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { paymentStep } from "../../core/money/paymentStep.ts";
 import { formBody, jsonPost, type JsonAnswer } from "../../../http/forms.ts";
 import { isRegistered } from "../../core/states.ts";
 

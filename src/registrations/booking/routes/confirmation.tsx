@@ -6,7 +6,7 @@ import * as payments from "../../../payments/repository.ts";
 import { formatPrice } from "../../../shared/money.ts";
 import { addresseeOf } from "../../core/email.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../../core/deps.ts";
-import { confirmationPageManageHref } from "../../changes/routes/manageLink.tsx";
+import { confirmationPageManageHref } from "../../changes/links.ts";
 import { ownReference } from "../../core/routeKit.tsx";
 import { isRegistered } from "../../core/states.ts";
 import { balanceOwed } from "../../core/money/deposit.ts";

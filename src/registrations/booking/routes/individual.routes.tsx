@@ -18,7 +18,8 @@ import { measureHold } from "../../../metrics/hooks.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../../core/money/payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
 import { individualPages, keptValues, valuesOf } from "./individualPage.tsx";
-import { loadEvent, notFound, ownReference, paymentStep, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { loadEvent, notFound, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { paymentStep } from "../../core/money/paymentStep.ts";
 import { amountDueNow, chosenPlan, depositCoveredNotice, depositStep } from "../../core/money/deposit.ts";
 import { isRegistered } from "../../core/states.ts";
 

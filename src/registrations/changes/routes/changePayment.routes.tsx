@@ -15,10 +15,11 @@ import type { RegistrationChange } from "../../core/repository.ts";
 import { PAYMENT_SETUP_ERROR } from "../../core/money/payment.ts";
 import { MANAGE_PATH, registrationByToken } from "../links.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
-import { CHANGE_KIND } from "../paidChanges.ts";
 import { cancelChange, prepareChangePayment } from "../pendingChanges.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { openWhole, type Opened } from "./manageLink.tsx";
+import { CHANGE_KIND } from "../../core/deps.ts";
+import { openWhole } from "./manageLink.tsx";
+import type { Opened } from "../links.ts";
 
 const PAID_ANSWER: Record<"paid" | "refunded" | "failed" | "mismatch" | "pending", [number, string]> = { paid: [200, "paid"], refunded: [409, "refunded"], failed: [402, "failed"], mismatch: [409, "needs_review"], pending: [202, "pending"] };
 

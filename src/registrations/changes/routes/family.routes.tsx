@@ -8,7 +8,8 @@ import { CANCEL_TEXT } from "../cancel.ts";
 import { athleteRowOf, changeTeamAthlete, FAMILY_TEXT, sendFamilyLink, signFamilyWaiver, validateFamilyForm, waiverSchema } from "../family.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { allowed, openLink, openWhole, showFamily, showManage, showRefused, versionOf, type Changing, type Opened } from "./manageLink.tsx";
+import { allowed, openLink, openWhole, showFamily, showManage, showRefused, versionOf, type Changing } from "./manageLink.tsx";
+import type { Opened } from "../links.ts";
 
 /**
  * A family's details post (`POST /my-registration/{token}/details` through a family's link): the team form's schema

@@ -11,7 +11,8 @@ import { DOWNGRADE_TEXT, downgradeIndividual, downgradeOptions } from "../downgr
 import { formatPrice } from "../../../shared/money.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { familyDetailsPost } from "./family.routes.tsx";
-import { allowed, openLink, openWhole, showCancel, showFamily, showManage, showRefused, versionOf, type Changing, type Opened } from "./manageLink.tsx";
+import { allowed, openLink, openWhole, showCancel, showFamily, showManage, showRefused, versionOf, type Changing } from "./manageLink.tsx";
+import type { Opened } from "../links.ts";
 
 const CHOOSE_ATHLETE = "Please choose the athlete to cancel.";
 const CANCELED_TEXT = (refundCents: number) =>

@@ -14,7 +14,8 @@ import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { addedAthletesSplit, postedRows, startAddAthletes, validateNewAthletes } from "../addAthletes.ts";
 import { placesOpen } from "../../waitlist/offers.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { allowed, openWhole, pendingChangeOf, type Opened } from "./manageLink.tsx";
+import { allowed, openWhole, pendingChangeOf } from "./manageLink.tsx";
+import type { Opened } from "../links.ts";
 
 /** New athletes one form takes at once (a larger group: post the form again after paying). */
 const MAX_NEW_ROWS = 10;

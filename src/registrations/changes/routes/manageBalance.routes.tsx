@@ -8,10 +8,12 @@ import { stripeScripts } from "../../../payments/setup.ts";
 import { BalancePayPage, BALANCE_TEXT, CardUpdatePage, type BalancePayView, type CardUpdateView } from "../../../../views/pages/registration/BalancePage.tsx";
 import { PAYMENT_SETUP_ERROR } from "../../core/money/payment.ts";
 import { MANAGE_PATH, registrationByToken } from "../links.ts";
-import { BALANCE_KIND, balanceView, CARD_UPDATE_MESSAGES, finishUseAnotherCard, prepareBalancePayment, startUseAnotherCard } from "../balance.ts";
+import { BALANCE_KIND } from "../../core/deps.ts";
+import { balanceView, CARD_UPDATE_MESSAGES, finishUseAnotherCard, prepareBalancePayment, startUseAnotherCard } from "../balance.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { openWhole, type Opened } from "./manageLink.tsx";
+import { openWhole } from "./manageLink.tsx";
+import type { Opened } from "../links.ts";
 
 const ANSWER: Record<"paid" | "refunded" | "failed" | "mismatch" | "pending", [number, string]> = { paid: [200, "paid"], refunded: [409, "refunded"], failed: [402, "failed"], mismatch: [409, "needs_review"], pending: [202, "pending"] };
 

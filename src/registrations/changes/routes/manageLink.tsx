@@ -6,16 +6,14 @@ import type { DomainError } from "../../../errors.ts";
 import { findEvent } from "../../../events/repository.ts";
 import { eventHoursText } from "../../../shared/events/rules.ts";
 import { deadlineText, stampText } from "../../../shared/texts.ts";
-import type { EventDetail } from "../../../shared/events/types.ts";
 import { CancelPage, ManageLinkNotFound, ManagePage, type CancelView } from "../../../../views/pages/registration/ManagePage.tsx";
 import type { PendingChange } from "../../../../views/pages/registration/ChangePages.tsx";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { FamilyPage, type FamilyView } from "../../../../views/pages/registration/FamilyPage.tsx";
 import { formValuesOf } from "../../../shared/registrations/rules.ts";
 import * as repo from "../../core/repository.ts";
-import type { Registration } from "../../core/repository.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
-import { issueManageLink, MANAGE_PATH, registrationByToken } from "../links.ts";
+import { MANAGE_PATH, registrationByToken, type Opened } from "../links.ts";
 import { manageView } from "./manageView.ts";
 import { individualOf } from "../change.ts";
 import { permissions, type Permissions } from "../../core/permissions.ts";
@@ -35,28 +33,6 @@ const CANCEL_CLOSED = "This registration can no longer be canceled.";
 
 /** Manage actions and link look-ups per address per minute. */
 export const MANAGE_RATE_LIMIT = { windowMs: 60_000, limit: 60 } as const;
-
-/**
- * The manage link a confirmation page shows to the visitor who paid: issued once per session and registration, so a
- * reload shows the same link instead of adding one.
- */
-export async function confirmationPageManageHref(req: Request, deps: RegistrationDeps, r: Registration): Promise<string> {
-  let token = req.session.manageLinks?.[r.reference];
-  if (!token) {
-    token = await issueManageLink(deps.db, r.id, "page", deps.clock());
-    const kept = Object.entries(req.session.manageLinks ?? {}).slice(-9);
-    req.session.manageLinks = { ...Object.fromEntries(kept), [r.reference]: token };
-  }
-  return `${MANAGE_PATH}/${token}`;
-}
-
-/** What a link opens: the registration, its event, the page's address and, for a family's link, the one athlete. */
-export interface Opened {
-  r: Registration;
-  event: EventDetail;
-  base: string;
-  athletePosition: number | null;
-}
 
 /** A change posted through a link: what it opens and what may change now. */
 export interface Changing {

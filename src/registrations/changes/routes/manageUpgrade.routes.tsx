@@ -15,7 +15,8 @@ import { startUpgrade, upgradeOptions } from "../upgrade.ts";
 import { BALANCE_UPGRADE_TEXT, upgradeOnBalance } from "../balanceUpgrade.ts";
 import { dueDayText } from "../../../shared/registrations/deposits.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { allowed, openWhole, pendingChangeOf, versionOf, type Opened } from "./manageLink.tsx";
+import { allowed, openWhole, pendingChangeOf, versionOf } from "./manageLink.tsx";
+import type { Opened } from "../links.ts";
 
 /**
  * An individual's move to a dearer package (`/my-registration/{token}/upgrade`, README: Managing a registration after

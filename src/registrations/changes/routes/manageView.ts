@@ -9,7 +9,7 @@ import { tierDeadlines } from "../../../shared/registrations/changePolicy.ts";
 import { cancellationQuote } from "../cancel.ts";
 import { GUARDIAN_MISSING, missingFor } from "../family.ts";
 import { downgradeOptions } from "../downgrade.ts";
-import type { Opened } from "./manageLink.tsx";
+import type { Opened } from "../links.ts";
 import { balanceView } from "../balance.ts";
 import { isRegistered } from "../../core/states.ts";
 

@@ -5,7 +5,7 @@ import { queuedLockingTransaction } from "../../../db/rowQueue.ts";
 import * as codes from "../../../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../../../shared/discounts/rules.ts";
 import * as repo from "../repository.ts";
-import * as bookingRepo from "../../booking/repository.ts";
+import * as redemptions from "./redemptions.ts";
 import type { Registration } from "../repository.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
 import { amountDueNow } from "./deposit.ts";
@@ -53,7 +53,7 @@ export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise
 
 /** Under the code's lock: why this registration may not use the code now (its limit counts every other live use). */
 export async function refuseUse(trx: Knex.Transaction, code: DiscountCode, r: Pick<Registration, "id" | "eventId" | "kind">, now: Date): Promise<void> {
-  const reason = refusal(code, { eventId: r.eventId, kind: r.kind, now, usesTaken: await bookingRepo.usesTaken(trx, code.id, now, r.id) });
+  const reason = refusal(code, { eventId: r.eventId, kind: r.kind, now, usesTaken: await redemptions.usesTaken(trx, code.id, now, r.id) });
   if (reason) throw new DiscountRefused("discount_not_usable", reason);
 }
 
@@ -61,7 +61,7 @@ export async function refuseUse(trx: Knex.Transaction, code: DiscountCode, r: Pi
 export async function holdUse(trx: Knex.Transaction, code: DiscountCode, r: Pick<Registration, "id" | "eventId" | "kind" | "listPriceCents">, now: Date): Promise<DiscountAmount> {
   await refuseUse(trx, code, r, now);
   const amount = discountAmount(r.listPriceCents, code);
-  await bookingRepo.putRedemption(trx, r.id, code.id, amount.offCents, "held", now);
+  await redemptions.putRedemption(trx, r.id, code.id, amount.offCents, "held", now);
   return amount;
 }
 
@@ -74,11 +74,11 @@ export async function repriceHeldUse(trx: Knex.Transaction, registrationId: numb
   const found = await repo.redemptionOf(trx, registrationId);
   if (!found || found.status === "redeemed") return listCents;
   if (!wasLive || found.status !== "held") {
-    await bookingRepo.deleteRedemption(trx, registrationId);
+    await redemptions.deleteRedemption(trx, registrationId);
     return listCents;
   }
   const amount = discountAmount(listCents, (await codes.findCodeById(trx, found.codeId))!);
-  await bookingRepo.setAmountOff(trx, registrationId, amount.offCents, now);
+  await redemptions.setAmountOff(trx, registrationId, amount.offCents, now);
   return amount.finalCents;
 }
 
@@ -93,18 +93,18 @@ export async function redeemUse(trx: Knex.Transaction, registrationId: number, h
   if (!found || found.status === "redeemed") return { redemption: found };
   if (!(found.status === "held" && holdLive)) {
     const code = await codes.findCodeById(trx, found.codeId);
-    const taken = await bookingRepo.usesTaken(trx, found.codeId, now, registrationId);
+    const taken = await redemptions.usesTaken(trx, found.codeId, now, registrationId);
     if (code?.maxRedemptions !== null && code?.maxRedemptions !== undefined && taken >= code.maxRedemptions) {
       return { reject: `the hold expired and discount code ${found.code} was used up` };
     }
   }
-  await bookingRepo.setRedemptionStatus(trx, registrationId, ["held", "released"], "redeemed", now);
+  await redemptions.setRedemptionStatus(trx, registrationId, ["held", "released"], "redeemed", now);
   return { redemption: { ...found, status: "redeemed" } };
 }
 
 /** The hold lapsed, or the registration was refunded: the code's use goes back. */
 export async function releaseUse(trx: Knex.Transaction, registrationId: number, now: Date): Promise<void> {
-  await bookingRepo.setRedemptionStatus(trx, registrationId, ["held", "redeemed"], "released", now);
+  await redemptions.setRedemptionStatus(trx, registrationId, ["held", "redeemed"], "released", now);
 }
 
 /** The code's row id, read before the lock order reaches the code (the event lock is already held). */
@@ -215,9 +215,9 @@ async function undoCode(deps: RegistrationDeps, held: Registration, before: Befo
     for (const id of [...new Set([applied, before.redemption?.codeId].filter((c): c is number => c !== undefined))].sort((a, b) => a - b)) await repo.lockCode(trx, id);
     const r = (await repo.lockByReference(trx, held.reference))!;
     if (before.redemption) {
-      await bookingRepo.putRedemption(trx, r.id, before.redemption.codeId, before.redemption.amountOffCents, before.redemption.status === "redeemed" ? "redeemed" : "held", now);
+      await redemptions.putRedemption(trx, r.id, before.redemption.codeId, before.redemption.amountOffCents, before.redemption.status === "redeemed" ? "redeemed" : "held", now);
     } else {
-      await bookingRepo.deleteRedemption(trx, r.id);
+      await redemptions.deleteRedemption(trx, r.id);
     }
     await repo.setAmount(trx, r.id, before.amountCents, held.version + 1, now);
   });
@@ -235,7 +235,7 @@ export async function removeCode(deps: RegistrationDeps, registration: Registrat
     await repo.lockEvent(trx, registration.eventId);
     const r = await lockPending(trx, registration.reference, now);
     const before = { redemption: await repo.redemptionOf(trx, r.id), amountCents: r.amountCents };
-    await bookingRepo.deleteRedemption(trx, r.id);
+    await redemptions.deleteRedemption(trx, r.id);
     await repo.setAmount(trx, r.id, r.listPriceCents, r.version + 1, now);
     const held = (await repo.findByReference(trx, r.reference))!;
     const change = payment ? await payment.to(amountDueNow(held), held.version) : undefined;

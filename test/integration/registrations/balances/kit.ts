@@ -8,7 +8,7 @@ import type { Logger } from "../../../../src/logger.ts";
 import type { Outbox } from "../../../../src/email/outbox.ts";
 import type { Config } from "../../../../src/config.ts";
 import { buildSite } from "../../../../src/shared/site.ts";
-import { registerRegistrationPayments } from "../../../../src/registrations/booking/paymentHandler.ts";
+import { registerRegistrationWingPayments } from "../../../../src/registrations/payments.ts";
 import { moveClock, now } from "../../../../src/clock.ts";
 import { sentText } from "../../../support/mail.ts";
 import { textOf, visitor } from "../../../support/http.ts";
@@ -56,7 +56,7 @@ export function balancesKit(t: { app: Express; db: Db; fake: FakeStripe; mailDir
    */
   function otherInstanceCore(gateway: PaymentGateway = t.gateway) {
     const core = createPaymentCore({ db: t.db, gateway, logger: t.logger });
-    registerRegistrationPayments({ db: t.db, paymentCore: core, outbox: t.outbox, logger: t.logger, site: buildSite("Ironside"), limits: t.config.registrationLimits, clock: now, publicUrl: "http://localhost" });
+    registerRegistrationWingPayments({ db: t.db, paymentCore: core, outbox: t.outbox, logger: t.logger, site: buildSite("Ironside"), limits: t.config.registrationLimits, clock: now, publicUrl: "http://localhost" });
     return core;
   }
 

@@ -6,7 +6,7 @@ import { placesLeft } from "../../../../src/events/repository.ts";
 import { createApp } from "../../../../src/app.ts";
 import { createDb } from "../../../../src/db/knex.ts";
 import { placesDrift } from "../../../../src/events/places.ts";
-import { HOLD_TEXT } from "../../../../src/registrations/booking/hold.ts";
+import { HOLD_TEXT } from "../../../../src/registrations/core/holding.ts";
 import { REGISTRATION_ERRORS } from "../../../../src/shared/registrations/rules.ts";
 
 /**

@@ -6,7 +6,7 @@ import { placesLeft } from "../../../../src/events/repository.ts";
 import { insertCode } from "../../../../src/discounts/repository.ts";
 import { createApp } from "../../../../src/app.ts";
 import { CODE_GUESS_LIMITS } from "../../../../src/registrations/core/routeKit.tsx";
-import { HOLD_TEXT } from "../../../../src/registrations/booking/hold.ts";
+import { HOLD_TEXT } from "../../../../src/registrations/core/holding.ts";
 
 /**
  * The races a visitor can start on the registration aggregate (two tabs, a re-post during payment, a retry), run
