@@ -31,4 +31,13 @@ describe("route modules", () => {
       .filter((m) => m.lines > MAX_LINES);
     expect(long, "split these by responsibility").toEqual([]);
   });
+
+  it("share no path with another file of src/ but for the folder routes/ (a route module and its use case read as two files)", () => {
+    const all = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? all(path.join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [path.join(dir, entry.name)] : []));
+    const key = (f: string) => path.relative(root, f).split(path.sep).filter((part) => part !== "routes").join("/").replace(/\.tsx?$/, "");
+    const byKey = new Map<string, string[]>();
+    for (const f of all(path.join(root, "src"))) byKey.set(key(f), [...(byKey.get(key(f)) ?? []), path.relative(root, f)]);
+    expect([...byKey.values()].filter((files) => files.length > 1)).toEqual([]);
+  });
 });
