@@ -1,19 +1,19 @@
-// The house rules that a type check cannot see, then typescript-eslint and react-hooks. Reasons: README ("Lint rules").
+// The house rules that a type check cannot see, then typescript-eslint and react-hooks. Reasons: docs/architecture.md
+// ("Lint rules"). Which folder may import which is held by dependency-cruiser (.dependency-cruiser.cjs), not here.
 import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
-import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import reactHooks from "eslint-plugin-react-hooks";
-import browserSafeImports from "./lint/browserSafeImports.js";
 import refusalsByReason from "./lint/refusalsByReason.js";
 
 /** The house's own rules (lint/), one plugin object for every block that uses one. */
-const house = { rules: { "browser-safe-imports": browserSafeImports, "refusals-by-reason": refusalsByReason } };
+const house = { rules: { "refusals-by-reason": refusalsByReason } };
 
 const root = import.meta.dirname;
 
 /**
  * The one browser-safe folder: schemas with their message texts, pure rules, plain types, money, the form kit and
- * static content. widgets/ and views/ import from src/ only this folder, and it imports only itself.
+ * static content. widgets/, views/ and components/ import from src/ only this folder, and it imports only itself
+ * (.dependency-cruiser.cjs); here it is kept free of server packages.
  */
 const BROWSER_SAFE = "src/shared/**/*.{ts,tsx}";
 
@@ -41,25 +41,6 @@ export default defineConfig(
     files: ["**/*.ts", "**/*.tsx"],
     languageOptions: { parser: tseslint.parser, sourceType: "module" },
     linterOptions: { reportUnusedDisableDirectives: "error" },
-  },
-  {
-    name: "house/no-import-cycles",
-    files: ["src/**/*.{ts,tsx}", VIEWS, COMPONENTS, WIDGETS],
-    plugins: { "import-x": importX },
-    settings: {
-      "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".tsx", ".js", ".json"] })],
-      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
-      "import-x/extensions": [".ts", ".tsx", ".js"],
-    },
-    // A cycle makes module start-up order depend on who imports first; with top-level await it can hang.
-    // Type-only imports are erased and do not count.
-    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
-  },
-  {
-    name: "house/browser-boundary",
-    files: [VIEWS, COMPONENTS, WIDGETS, BROWSER_SAFE],
-    plugins: { house },
-    rules: { "house/browser-safe-imports": ["error", { root, shared: "src/shared" }] },
   },
   {
     name: "house/browser-packages",
@@ -91,19 +72,6 @@ export default defineConfig(
       }],
     },
   },
-  // Pages and islands both build on components/, never on each other: a page places an island by name
-  // (components/Widget.tsx) and types its props through IslandProps; what both need moves to components/.
-  ...[
-    { files: [VIEWS], refused: "widgets", why: "a page places an island with <Widget name=...> and types its props with IslandProps (components/Widget.tsx); move what both use to components/" },
-    { files: [WIDGETS], refused: "views", why: "move what pages and islands both use to components/" },
-    { files: [COMPONENTS], refused: "(views|widgets)", why: "components/ sits under pages and islands and imports neither" },
-  ].map(({ files, refused, why }) => ({
-    name: `house/one-direction:${files[0].split("/")[0]}`,
-    files,
-    rules: {
-      "no-restricted-imports": ["error", { patterns: [{ regex: `^(\\.\\./)+${refused}/`, message: `Imports run one way (views/ and widgets/ on components/): ${why}.` }] }],
-    },
-  })),
   {
     name: "house/domain-errors-in-use-cases",
     files: ["src/**/*.{ts,tsx}"],

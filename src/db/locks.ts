@@ -1,5 +1,4 @@
 import type { Knex } from "knex";
-import type { Db } from "./knex.ts";
 
 /**
  * Rule: `lockForUpdate` is the FIRST statement of its transaction, and the decision (a count of holds,
@@ -33,7 +32,7 @@ async function transactionId(trx: Knex.Transaction): Promise<string | undefined>
 }
 
 /** createDb calls this once per database: it lets lockForUpdate check that it runs first. */
-export function trackTransactionStatements(db: Db): void {
+export function trackTransactionStatements(db: Knex): void {
   db.on("query", (q: { __knexTxId?: string; sql?: string }) => {
     const txid = q.__knexTxId;
     if (!txid) return;

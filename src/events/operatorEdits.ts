@@ -23,7 +23,7 @@ import {
   type EditedPackage,
   type EventChanges,
 } from "../shared/events/editing.ts";
-import { DEFAULT_TIME_ZONE, startOfDayIn } from "../shared/events/rules.ts";
+import { DEFAULT_TIME_ZONE, startOfDayIn } from "../shared/timeZones.ts";
 import { defaultPackageLabel, packageDayCount } from "../shared/registrations/packages.ts";
 import { dateFormat } from "../shared/dateFormats.ts";
 

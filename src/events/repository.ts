@@ -10,7 +10,8 @@ import {
   type EventSummary,
 } from "../shared/events/types.ts";
 import { isPackageCode, unknownPackageCodes, type PackageCode } from "../shared/registrations/packages.ts";
-import { DEFAULT_TIME_ZONE, headlinePriceCents, registrationClosingTime, startOfDayIn } from "../shared/events/rules.ts";
+import { headlinePriceCents, registrationClosingTime } from "../shared/events/rules.ts";
+import { DEFAULT_TIME_ZONE, startOfDayIn } from "../shared/timeZones.ts";
 import { eventCaches } from "./cache.ts";
 import { chooseOffers, type LineEntry } from "../shared/registrations/waitingList.ts";
 import { toText } from "../shared/toText.ts";

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
 import type { PageContext } from "./render.tsx";
+import { CSRF_PLACEHOLDER, FORM_ID_PLACEHOLDER } from "./placeholders.ts";
 
 /**
  * Rendered pages kept in process for a few seconds and served to visitors without state: no cart, no checkout,
@@ -31,26 +32,12 @@ export interface PageCache {
   clear(): void;
 }
 
-/** Per process, so no page or request can know it in advance. */
-export const CSRF_PLACEHOLDER = `csrf-placeholder-${randomBytes(16).toString("hex")}`;
-/**
- * A registration form's id (it ties the form to the registration it holds) rendered into a page kept for visitors
- * without state: each response gets its own new id in its place, so two families served one kept page never share one.
- */
-export const FORM_ID_PLACEHOLDER = `formid${randomBytes(16).toString("hex")}`;
-
 const SAFE = new Set(["GET", "HEAD"]);
 
 /** A visitor with nothing kept: a session object that was never stored (or only its cookie) and a store that is up. */
 export function isStateless(req: Request): boolean {
   if (!SAFE.has(req.method) || !req.session) return false;
   return Object.keys(req.session).every((key) => key === "cookie");
-}
-
-/** A page's HTML for this visitor: the placeholders replaced by their CSRF token (made, with its cookie, only if needed) and a new form id. */
-export function withVisitorToken(html: string, token: () => string): string {
-  const withToken = html.includes(CSRF_PLACEHOLDER) ? html.replaceAll(CSRF_PLACEHOLDER, token()) : html;
-  return withToken.includes(FORM_ID_PLACEHOLDER) ? withToken.replaceAll(FORM_ID_PLACEHOLDER, randomBytes(16).toString("base64url")) : withToken;
 }
 
 const keyOf = (req: Request) => `${req.protocol}://${req.get("host") ?? ""}${req.originalUrl}`;

@@ -6,7 +6,8 @@ import type { PageContext } from "./render.tsx";
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import type { Csrf } from "./csrf.ts";
 import { randomBytes } from "node:crypto";
-import { CSRF_PLACEHOLDER, FORM_ID_PLACEHOLDER, isStateless, type PageCache } from "./pageCache.ts";
+import { isStateless, type PageCache } from "./pageCache.ts";
+import { CSRF_PLACEHOLDER, FORM_ID_PLACEHOLDER } from "./placeholders.ts";
 
 export const SESSION_DOWN_NOTICE =
   "Your cart and registrations in progress are temporarily unavailable. Browsing works; please try again in a minute to buy or register.";

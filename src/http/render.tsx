@@ -9,7 +9,7 @@ import type { ToastMessage } from "../../views/components/Toast.tsx";
 import { CsrfContext } from "../../components/Form.tsx";
 import { ImageUrlContext } from "../../views/layout/imageUrl.ts";
 import { siteOrigin } from "./origin.ts";
-import { withVisitorToken } from "./pageCache.ts";
+import { withVisitorToken } from "./placeholders.ts";
 
 export interface PageOptions {
   /** The page's own name; the document title is "{title} | {brand}". */

@@ -1,7 +1,7 @@
 /**
  * Modules of src/, views/ and widgets/ that import more than 15 others of the house (relative imports, each module
  * counted once, type-only imports too): where the weight of the house sits. Run: `node --import tsx
- * test/bench/fanOut.ts [dir]` (an optional argument names another checkout to measure, as for bench:layering); it
+ * test/bench/fanOut.ts [dir]` (an optional argument names another checkout to measure, e.g. an older commit); it
  * prints the count, then each module with its number of imports, most first.
  */
 import fs from "node:fs";

@@ -9,7 +9,8 @@ import { createPaymentCore, PaymentNotOpenError, type PaidOutcome, type PaymentC
 import type { PaymentGateway } from "../../src/payments/gateway.ts";
 import { stripeWebhookRoutes } from "../../src/payments/webhook.ts";
 import * as repo from "../../src/payments/repository.ts";
-import type { FakeEvent, FakePaymentIntent, FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import type { FakeStripe } from "../../src/payments/offline/fakeStripeServer.ts";
+import type { FakeEvent, FakePaymentIntent } from "../../src/payments/offline/fakeObjects.ts";
 
 /**
  * The payment core on its own, with a counting handler for a test kind: the guards that make a payment

@@ -10,9 +10,9 @@ import {
   savingsCents,
   eventHoursText,
   seasonYear,
-  startOfDayIn,
   teamSavingsCents,
 } from "../../src/shared/events/rules.ts";
+import { startOfDayIn } from "../../src/shared/timeZones.ts";
 import { EVENT_PLACEHOLDER, pictureOr, withPictures } from "../../src/events/pictures.ts";
 import type { EventDetail } from "../../src/shared/events/types.ts";
 import { NO_DEPOSIT } from "../../src/shared/registrations/deposits.ts";

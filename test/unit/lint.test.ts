@@ -35,30 +35,8 @@ function write(files: Record<string, string>): void {
   }
 }
 
-describe("house/browser-safe-imports", () => {
-  const boundary = (file: string, code: string) => problems("house/browser-boundary", file, code);
-
-  it("refuses a widget's import of a module outside src/shared/, naming the module", async () => {
-    const found = await boundary("widgets/Probe.tsx", `import { HttpError } from "../src/http/errors.ts";\nexport const x = HttpError;\n`);
-    expect(found).toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
-    expect(found[0]!.message).toContain("src/http/errors.ts is outside src/shared/");
-  });
-
-  it("refuses the same in views/ and in src/shared/, types included, and allows src/shared/", async () => {
-    expect(await boundary("views/pages/Probe.tsx", `import { listEvents } from "../../src/events/repository.ts";\nexport const x = listEvents;\n`))
-      .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
-    expect(await boundary("src/shared/cart/rules.ts", `import { enqueueEmail } from "../../email/outbox.ts";\nexport const x = enqueueEmail;\n`))
-      .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
-    expect(await boundary("views/pages/Probe.tsx", `import type { Registration } from "../../src/registrations/core/repository.ts";\nexport type X = Registration;\n`))
-      .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
-    expect(await boundary("widgets/Probe.tsx", [
-      `import type { CartLineView } from "../src/shared/cart/rules.ts";`,
-      `import { formatPrice } from "../src/shared/money.ts";`,
-      `import { CART_TEXT } from "../src/shared/cart/texts.ts";`,
-      `export const x = (l: CartLineView) => formatPrice(l.priceCents) + CART_TEXT.emptyTitle;`,
-    ].join("\n"))).toEqual([]);
-  });
-
+// Which folder may import which (and no import circles) is dependency-cruiser's: test/unit/layering.test.ts.
+describe("house/browser-packages", () => {
   it("refuses server packages and Node built-ins in widgets", async () => {
     const found = await problems("house/browser-packages", "widgets/Probe.tsx", `import fs from "node:fs";\nimport knex from "knex";\nexport const x = [fs, knex];\n`);
     expect(found.map((p) => p.rule)).toEqual(["@typescript-eslint/no-restricted-imports", "@typescript-eslint/no-restricted-imports"]);
@@ -90,35 +68,6 @@ describe("house/refusals-by-reason", () => {
     }
     const byReason = `declare const err: { reason?: string; kind: string; message: string };\nexport const f = () => (err.reason === "sold_out" || err.kind === "conflict" ? err.message : "");\n`;
     expect(await problems("house/refusals-by-reason", "src/registrations/booking/routes/probe.tsx", byReason)).toEqual([]);
-  });
-});
-
-describe("house/one-direction", () => {
-  const blocks = ["house/one-direction:views", "house/one-direction:widgets", "house/one-direction:components"];
-  const lint = async (file: string, code: string) => {
-    const eslint = new ESLint({ cwd: root, overrideConfigFile: true, overrideConfig: only(...blocks) });
-    const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
-    return (result?.messages ?? []).map((m) => ({ rule: m.ruleId, message: m.message }));
-  };
-
-  it("refuses pages importing islands, islands importing pages, and components importing either, types included", async () => {
-    const refused: [string, string][] = [
-      ["views/pages/Probe.tsx", `import type { PaymentPanelProps } from "../../widgets/islands/PaymentPanel.tsx";\nexport type X = PaymentPanelProps;\n`],
-      ["views/pages/shop/Probe.tsx", `import { islandComponents } from "../../../widgets/islands.gen.ts";\nexport const x = islandComponents;\n`],
-      ["widgets/islands/Probe.tsx", `import { TeamNotes } from "../../views/pages/home/HomePage.tsx";\nexport const x = TeamNotes;\n`],
-      ["components/Probe.tsx", `import { showToast } from "../widgets/toast.ts";\nexport const x = showToast;\n`],
-      ["components/Probe.tsx", `import { Layout } from "../views/layout/Layout.tsx";\nexport const x = Layout;\n`],
-    ];
-    for (const [file, code] of refused) {
-      const found = await lint(file, code);
-      expect(found, file).toEqual([expect.objectContaining({ rule: "no-restricted-imports" })]);
-      expect(found[0]!.message).toContain("Imports run one way");
-    }
-  });
-
-  it("allows both sides to import components/ and their own folder", async () => {
-    expect(await lint("views/pages/Probe.tsx", `import { Form } from "../../components/Form.tsx";\nimport { Toast } from "../components/Toast.tsx";\nexport const x = [Form, Toast];\n`)).toEqual([]);
-    expect(await lint("widgets/islands/Probe.tsx", `import { Form } from "../../components/Form.tsx";\nimport { showToast } from "../toast.ts";\nexport const x = [Form, showToast];\n`)).toEqual([]);
   });
 });
 
@@ -156,20 +105,5 @@ describe("house/no-floating-promises", () => {
     };
     expect(await lint(code)).toEqual(["@typescript-eslint/no-floating-promises"]);
     expect(await lint(code.replace("  save();", "  void save().catch(() => undefined);"))).toEqual([]);
-  });
-});
-
-describe("house/no-import-cycles", () => {
-  it("refuses a cycle of value imports, not a type-only import", async () => {
-    // import-x reads the imported files from disk, so the cycle lives in the scratch folder.
-    write({
-      "src/a.ts": `import { b } from "./b.ts";\nexport const a = () => b;\n`,
-      "src/b.ts": `import { a } from "./a.ts";\nexport const b = () => a;\n`,
-      "src/c.ts": `import type { a } from "./a.ts";\nexport type C = typeof a;\n`,
-    });
-    const eslint = new ESLint({ cwd: scratch, overrideConfigFile: true, overrideConfig: only("house/no-import-cycles") });
-    const results = await eslint.lintFiles(["src/a.ts", "src/b.ts", "src/c.ts"]);
-    const byFile = Object.fromEntries(results.map((r) => [path.basename(r.filePath), r.messages.map((m) => m.ruleId)]));
-    expect(byFile).toEqual({ "a.ts": ["import-x/no-cycle"], "b.ts": ["import-x/no-cycle"], "c.ts": [] });
   });
 });

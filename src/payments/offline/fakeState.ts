@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../../logger.ts";
-import type { FakeCustomer, FakeEvent, FakePaymentIntent, FakePaymentMethod, FakeRefund, FakeSetupIntent } from "./fakeStripeServer.ts";
+import type { FakeCustomer, FakeEvent, FakePaymentIntent, FakePaymentMethod, FakeRefund, FakeSetupIntent } from "./fakeObjects.ts";
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * turn it into what a registration pays, and the words every page, summary and e-mail uses. Browser-safe.
  */
 import { formatPrice } from "../money.ts";
-import { startOfDayIn } from "../events/rules.ts";
+import { startOfDayIn } from "../timeZones.ts";
 import { dateFormat } from "../dateFormats.ts";
 
 export const DEPOSIT_KINDS = ["none", "fixed", "percent"] as const;
