@@ -2,7 +2,7 @@
 // "Layers of the registration wing" and "Lint rules"). `npm run lint` runs it after eslint. Type-only imports count
 // everywhere (tsPreCompilationDeps): a type still ties two folders together.
 
-/** The parts of the registration wing, bottom to top, above src/registrations/core/. */
+/** The registration wing: core/ (with core/money/), then its parts bottom to top: waitlist/, changes/, booking/ and balances/ side by side. */
 const WING = "^src/registrations/";
 const part = (names) => `${WING}(${names.join("|")})/`;
 
@@ -24,46 +24,42 @@ module.exports = {
     {
       name: "wing-core-imports-no-part",
       comment:
-        "src/registrations/core/ is the wing's kernel: every part builds on it, so it imports no part " +
-        "(money, waitlist, booking, changes, balances) and not the wing's routes.ts.",
+        "src/registrations/core/ is the wing's kernel (with core/money/, the helpers every part uses to prepare a " +
+        "PaymentIntent, hold or release a code's use and price a deposit): every part builds on it, so it imports no " +
+        "part and neither composition root (routes.ts, payments.ts).",
       severity: "error",
       from: { path: `${WING}core/` },
-      to: { path: [part(["money", "waitlist", "booking", "changes", "balances"]), `${WING}routes\\.tsx?$`] },
+      to: { path: [part(["waitlist", "booking", "changes", "balances"]), `${WING}(routes|payments)\\.tsx?$`] },
     },
     {
-      name: "wing-money-imports-only-core",
-      comment: "src/registrations/money/ holds the helpers every part uses, so it imports of the wing only core/.",
-      severity: "error",
-      from: { path: `${WING}money/` },
-      to: { path: WING, pathNot: `${WING}(core|money)/` },
-    },
-    {
-      name: "wing-waitlist-below-booking",
-      comment: "The waiting list sits under booking, changes and balances: it imports none of them.",
+      name: "wing-waitlist-lowest-part",
+      comment: "The waiting list is the lowest part: changes, booking and balances tell it of freed places; it imports none of them.",
       severity: "error",
       from: { path: `${WING}waitlist/` },
-      to: { path: part(["booking", "changes", "balances"]) },
+      to: { path: part(["changes", "booking", "balances"]) },
     },
     {
-      name: "wing-booking-below-changes",
-      comment: "Booking (holds, checkout, confirmation) sits under changes and balances: it imports neither.",
-      severity: "error",
-      from: { path: `${WING}booking/` },
-      to: { path: part(["changes", "balances"]) },
-    },
-    {
-      name: "wing-changes-below-balances",
-      comment: "Self-service changes sit under the scheduled balance charges: changes/ does not import balances/.",
+      name: "wing-changes-below-booking-and-balances",
+      comment:
+        "changes/ owns what happens to a registration once made (its private links, refunds, changes, family links): " +
+        "booking and balances use it, so it imports neither.",
       severity: "error",
       from: { path: `${WING}changes/` },
-      to: { path: part(["balances"]) },
+      to: { path: part(["booking", "balances"]) },
     },
     {
-      name: "wing-routes-ts-on-top",
-      comment: "src/registrations/routes.ts is the wing's composition root: no folder of the wing imports it.",
+      name: "wing-booking-beside-balances",
+      comment: "Booking (holds, checkout, confirmation) and balances (the scheduled charges) sit side by side at the top: neither imports the other.",
+      severity: "error",
+      from: { path: `${WING}(booking|balances)/` },
+      to: { path: part(["booking", "balances"]), pathNot: `${WING}$1/` },
+    },
+    {
+      name: "wing-composition-on-top",
+      comment: "routes.ts (the routers) and payments.ts (the payment kinds) compose the wing: no folder of the wing imports them.",
       severity: "error",
       from: { path: `${WING}[^/]+/` },
-      to: { path: `${WING}routes\\.tsx?$` },
+      to: { path: `${WING}(routes|payments)\\.tsx?$` },
     },
     {
       name: "wing-no-other-parts-routes",

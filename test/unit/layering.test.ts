@@ -35,13 +35,15 @@ describe("the import rules", () => {
       "no-circular: src/events/a.ts -> src/events/b.ts",
       "shared-imports-only-itself: src/shared/leak.ts -> src/http/errors.ts",
       "views-and-widgets-side-by-side: views/Page.ts -> widgets/Probe.ts",
-      "wing-booking-below-changes: src/registrations/booking/checkout.ts -> src/registrations/changes/cancel.ts",
-      "wing-changes-below-balances: src/registrations/changes/cancel.ts -> src/registrations/balances/charge.ts",
+      "wing-booking-beside-balances: src/registrations/balances/charge.ts -> src/registrations/booking/hold.ts",
+      "wing-booking-beside-balances: src/registrations/booking/checkout.ts -> src/registrations/balances/charge.ts",
+      "wing-changes-below-booking-and-balances: src/registrations/changes/cancel.ts -> src/registrations/balances/charge.ts",
+      "wing-changes-below-booking-and-balances: src/registrations/changes/cancel.ts -> src/registrations/booking/hold.ts",
+      "wing-composition-on-top: src/registrations/changes/undo.ts -> src/registrations/payments.ts",
+      "wing-composition-on-top: src/registrations/changes/undo.ts -> src/registrations/routes.ts",
       "wing-core-imports-no-part: src/registrations/core/kernel.ts -> src/registrations/booking/hold.ts",
-      "wing-money-imports-only-core: src/registrations/money/intent.ts -> src/registrations/waitlist/offers.ts",
       "wing-no-other-parts-routes: src/registrations/changes/refund.ts -> src/registrations/waitlist/routes/join.ts",
-      "wing-routes-ts-on-top: src/registrations/changes/undo.ts -> src/registrations/routes.ts",
-      "wing-waitlist-below-booking: src/registrations/waitlist/offers.ts -> src/registrations/booking/hold.ts",
+      "wing-waitlist-lowest-part: src/registrations/waitlist/offers.ts -> src/registrations/booking/hold.ts",
     ]);
     // The circle closes only through b.ts's `import type`: type-only imports count.
     const b = result.modules.find((m) => m.source === "src/events/b.ts");

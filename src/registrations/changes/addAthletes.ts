@@ -1,7 +1,7 @@
 import { DomainError } from "../../errors.ts";
 import { toDepositPolicy } from "../../events/repository.ts";
 import { toDate } from "../../db/rows.ts";
-import { DEFAULT_TIME_ZONE } from "../../shared/events/rules.ts";
+import { DEFAULT_TIME_ZONE } from "../../shared/timeZones.ts";
 import { depositPlan } from "../../shared/registrations/deposits.ts";
 import { toText } from "../../shared/toText.ts";
 import { placesTakenNow } from "../core/lapse.ts";

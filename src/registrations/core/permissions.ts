@@ -2,7 +2,7 @@
  * What a registrant may still do with a registration, at an instant: pure, so the page, the use cases (under
  * their locks) and the tests decide alike. Dates are instants; pages print them in the event's own time zone.
  */
-import { startOfDayIn } from "../../shared/events/rules.ts";
+import { startOfDayIn } from "../../shared/timeZones.ts";
 import type { EventSummary } from "../../shared/events/types.ts";
 import type { RegistrationStatus } from "./states.ts";
 import { changesFreezeAt, refundPercent, type ChangePhase } from "../../shared/registrations/changePolicy.ts";

@@ -3,9 +3,6 @@ import { centsToDecimal, centsToDollars } from "../money.ts";
 import { HEADLINE_PACKAGE } from "../registrations/packages.ts";
 import { zoneName } from "../timeZones.ts";
 
-// The wing (src/registrations/) still imports these two from here; elsewhere they come from src/shared/timeZones.ts.
-export { DEFAULT_TIME_ZONE, startOfDayIn } from "../timeZones.ts";
-
 /** Pure event rules and the spec's texts. Browser-safe: no database, no process. */
 
 export const EVENT_NOT_FOUND = "Event not found";

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { DomainError } from "../../../errors.ts";
-import { DEFAULT_TIME_ZONE } from "../../../shared/events/rules.ts";
+import { DEFAULT_TIME_ZONE } from "../../../shared/timeZones.ts";
 import { CARD_CONSENT_VERSION, cardConsentText, DEPOSIT_TEXT, depositCents, depositCoversPrice, depositPlan, dueDayText, parsePaymentPlan, type PaymentPlan } from "../../../shared/registrations/deposits.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import type { DepositStep } from "../../../../widgets/islands/PaymentPanel.tsx";
