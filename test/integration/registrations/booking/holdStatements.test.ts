@@ -24,7 +24,12 @@ describe("one hold's statements", () => {
       v.post("/api/events/2/create-payment-intent").set("x-forwarded-for", "203.0.113.77").send({ option: "1day", formSessionId: form, registrationData: { ...ATHLETE, registrationType: "1day", day1: true } });
     expect((await send(`warm-${Date.now()}`)).status).toBe(200);
     const sql: string[] = [];
-    const listener = (q: { sql: string }) => void sql.push(q.sql.trim().toLowerCase());
+    // The kept events' version check (content_versions) is not the hold's: without a live Redis subscription it is
+    // read at most every 250 ms, shared by every request, so whether this request pays for it depends on the clock.
+    const listener = (q: { sql: string }) => {
+      const s = q.sql.trim().toLowerCase();
+      if (!s.includes("content_versions")) sql.push(s);
+    };
     t.db.on("query", listener);
     const form = `counted-${Date.now()}`;
     const res = await send(form);
