@@ -117,6 +117,44 @@ describe("wallet payments (Express Checkout Element, the offline Test wallet) at
     await context.close();
   });
 
+  it("a deposit paid with the test wallet saves it for the balance; the balance page pays the rest with the wallet too", async () => {
+    const email = "deposit.wallet@example.com";
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/register/2");
+    await formStarted(page, "RegistrationSteps");
+    await page.getByLabel("Pay today $75.00, then $224.00 on May 22, 2027").check();
+    await fillRegistrationStep1(page, { firstName: "Maya", lastName: "Wallet", email, phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High", emergencyContactName: "Ana Wallet", emergencyContactPhone: "702-555-0199" });
+    await page.getByRole("button", { name: "Proceed to Payment" }).click();
+    await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+    expect(await page.getByTestId("wallet-pay").innerText()).toContain("saved for the balance");
+    // The element is created with the PaymentIntent's setup_future_usage, or the (fake) Stripe.js refuses to confirm.
+    await payWithTestWallet(page, "success", "$75.00");
+    await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
+    const db = e2eDb();
+    try {
+      const deposit = await db("registrations").where({ contact_email: email }).first();
+      expect(deposit).toMatchObject({ status: "deposit_paid", amount_paid_cents: 7500, card_brand: "visa", card_last4: "4242" });
+      expect(deposit.payment_method_id).toMatch(/^pm_/);
+      const link = (await page.getByRole("link", { name: "See, change or cancel this registration" }).getAttribute("href"))!;
+      await page.goto(link);
+      await page.getByRole("link", { name: "Pay the balance now" }).click();
+      await page.getByRole("heading", { name: "Pay Your Balance" }).waitFor();
+      const wallet = page.getByRole("button", { name: "Test wallet" });
+      await expect.poll(async () => {
+        await page.locator(".registration-page").hover({ position: { x: 10, y: 10 } });
+        return wallet.count();
+      }).toBe(1);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await payWithTestWallet(page, "success", "$224.00");
+      await page.waitForURL((url) => !url.pathname.endsWith("/balance"), { timeout: scaledMs(15_000) });
+      await expect.poll(async () => (await db("registrations").where({ contact_email: email }).first()).status).toBe("paid");
+      expect(await db("registrations").where({ contact_email: email }).first()).toMatchObject({ amount_paid_cents: 29900 });
+    } finally {
+      await db.destroy();
+    }
+    await context.close();
+  });
+
   it("pays a shop order with the test wallet: the sheet shows the flat shipping and gives the address and e-mail", async () => {
     const { page, context, problems } = await newVisit(browser, { viewport: MOBILE });
     await page.goto("/shop/heavyweight-tee?Size=XL&Color=Black");
