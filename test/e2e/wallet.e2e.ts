@@ -12,13 +12,14 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** At 375 px: a single day of event 4 ($99), up to its payment step. */
-async function toPaymentStep(page: Page, email: string): Promise<void> {
+/** At 375 px: a single day of event 4 ($99), up to its payment step; `beforePayment` runs just before it. */
+async function toPaymentStep(page: Page, email: string, beforePayment?: () => Promise<void>): Promise<void> {
   await page.goto("/register/4");
   await formStarted(page, "RegistrationSteps");
   await page.getByLabel(/Single Day/).check();
   await page.getByLabel("Tuesday, June 15").check();
   await fillRegistrationStep1(page, { firstName: "Avery", lastName: "Wallet", email, phone: "(205) 555-0100", grade: "10th", gender: "Female", schoolName: "Central High", emergencyContactName: "Sam Wallet", emergencyContactPhone: "205-555-0199" });
+  await beforePayment?.();
   await page.getByRole("button", { name: "Proceed to Payment" }).click();
   await page.getByRole("heading", { name: "Order Summary" }).waitFor();
   await page.getByRole("button", { name: "Test wallet" }).waitFor();
@@ -50,7 +51,18 @@ async function expectSoon(check: () => boolean, ms = 10_000): Promise<void> {
 describe("wallet payments (Express Checkout Element, the offline Test wallet) at 375 px", () => {
   it("pays a registration with the test wallet: no card typed, the same confirmation, e-mail and payment row as a card", async () => {
     const { page, context, problems } = await newVisit(browser, { viewport: MOBILE });
-    await toPaymentStep(page, "avery.wallet@example.com");
+    // The wallet's code (its own chunk, the only script with its "Or pay by card") comes with the payment step.
+    const walletScripts: string[] = [];
+    page.on("response", (r) => {
+      if (r.request().resourceType() !== "script") return;
+      void r.text().then((body) => {
+        if (body.includes("Or pay by card")) walletScripts.push(new URL(r.url()).pathname);
+      }, () => {});
+    });
+    await toPaymentStep(page, "avery.wallet@example.com", async () => {
+      expect(walletScripts).toEqual([]);
+    });
+    await expect.poll(() => walletScripts.length).toBe(1);
     expect(await page.locator(".test-mode-banner").innerText()).toContain("Test wallet");
     // The wallet sits above the card form, with the card as the other way.
     expect(await page.getByTestId("wallet-pay").innerText()).toContain("Or pay by card");
