@@ -65,7 +65,7 @@ describe("wallet payments (Express Checkout Element, the offline Test wallet) at
     await expect.poll(() => walletScripts.length).toBe(1);
     expect(await page.locator(".test-mode-banner").innerText()).toContain("Test wallet");
     // The wallet sits above the card form, with the card as the other way.
-    expect(await page.getByTestId("wallet-pay").innerText()).toContain("Or pay by card");
+    await page.getByTestId("wallet-pay").getByText("Or pay by card").waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(MOBILE.width);
     await page.getByRole("button", { name: "Test wallet" }).click();
@@ -138,7 +138,7 @@ describe("wallet payments (Express Checkout Element, the offline Test wallet) at
     await fillRegistrationStep1(page, { firstName: "Maya", lastName: "Wallet", email, phone: "(702) 555-0100", grade: "9th", gender: "Female", schoolName: "Desert High", emergencyContactName: "Ana Wallet", emergencyContactPhone: "702-555-0199" });
     await page.getByRole("button", { name: "Proceed to Payment" }).click();
     await page.getByRole("heading", { name: "Order Summary" }).waitFor();
-    expect(await page.getByTestId("wallet-pay").innerText()).toContain("saved for the balance");
+    await page.getByTestId("wallet-pay").getByText("A wallet you pay the deposit with is saved for the balance").waitFor();
     // The element is created with the PaymentIntent's setup_future_usage, or the (fake) Stripe.js refuses to confirm.
     await payWithTestWallet(page, "success", "$75.00");
     await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: scaledMs(15_000) });

@@ -11,9 +11,9 @@ type Handler = (event: unknown) => void;
 
 /** The card inside the test wallet: as with a real wallet, what the bank answers is the card's. */
 export const TEST_WALLET_CARDS = {
-  success: { number: "4242424242424242", label: "Succeeds (Visa 4242)" },
-  decline: { number: "4000000000000002", label: "Declined (4000 0000 0000 0002)" },
-  three_d_secure: { number: "4000002500003155", label: "3-D Secure (4000 0025 0000 3155)" },
+  success: { number: "4242424242424242", label: "Succeeds (Visa 4242)", sheet: "Visa 4242, which succeeds" },
+  decline: { number: "4000000000000002", label: "Declined (4000 0000 0000 0002)", sheet: "4000 0000 0000 0002, which is declined" },
+  three_d_secure: { number: "4000002500003155", label: "3-D Secure (4000 0025 0000 3155)", sheet: "4000 0025 0000 3155, which asks for 3-D Secure" },
 } as const;
 export type TestWalletCard = keyof typeof TEST_WALLET_CARDS;
 
@@ -71,7 +71,7 @@ function showSheet(amount: number, currency: string, asks: SheetAsks, card: Test
       "dialog",
       { "aria-labelledby": `${id}-title`, "data-offline-stripe": "wallet-sheet", class: "offline-3ds offline-wallet-sheet" },
       el("h2", { id: `${id}-title` }, "Test wallet"),
-      el("p", {}, `Offline test mode: pays with the test card ${TEST_WALLET_CARDS[card].label}. No wallet or bank is asked.`),
+      el("p", {}, `Offline test mode: this pays with the test card ${TEST_WALLET_CARDS[card].sheet}. No wallet or bank is asked.`),
       el("dl", { class: "summary-rows" }, ...rows.map(([k, v]) => el("div", {}, el("dt", {}, k), el("dd", {}, v)))),
       ...(asks.shippingAddressRequired ? [el("p", { "data-offline-wallet": "ship-to" }, `Ship to ${TEST_WALLET_HOLDER.name}, ${a.line1}, ${a.city}, ${a.state} ${a.postal_code}`)] : []),
       ...(asks.emailRequired ? [el("p", {}, el("label", { for: `${id}-email` }, "E-mail "), email)] : []),
