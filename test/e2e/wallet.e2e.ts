@@ -167,6 +167,46 @@ describe("wallet payments (Express Checkout Element, the offline Test wallet) at
     await context.close();
   });
 
+  it("pays a team of 5 with the test wallet on the team checkout", async () => {
+    const email = "team.wallet@example.com";
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/team-register/1");
+    await formStarted(page, "TeamForm");
+    const coach = page.getByRole("group", { name: "Coach Information" });
+    await coach.getByLabel("First Name").fill("Dana");
+    await coach.getByLabel("Last Name").fill("Wallet");
+    await coach.getByLabel("Email").fill(email);
+    await coach.getByLabel("Phone").fill("(205) 555-0142");
+    for (const n of [1, 2, 3, 4, 5]) {
+      if (n > 2) await page.getByRole("button", { name: "Add athlete" }).click();
+      const row = page.getByRole("group", { name: `Athlete ${n}`, exact: true });
+      await row.getByLabel("First Name").fill(`Wrestler${n}`);
+      await row.getByLabel("Last Name").fill("Wallet");
+      await row.getByLabel("Age").fill(String(10 + n));
+      await row.getByLabel("Email").fill(`wallet.wrestler${n}@example.com`);
+      await row.getByLabel("Parent Name").fill(`Parent ${n}`);
+      await row.getByLabel("Parent Phone").fill("205-555-0100");
+      await row.getByLabel("Shirt Size").selectOption("Medium");
+    }
+    await page.getByRole("button", { name: /^Register Team - / }).click();
+    await page.waitForURL(/\/stripe-checkout\?eventId=1&.*option=team$/, { timeout: scaledMs(15_000) });
+    await page.locator(".checkout-page h1").first().hover();
+    await page.locator('[data-widget="PaymentPanel"][data-hydrated="true"]').waitFor();
+    const total = (await page.getByTestId("registration-total").textContent())!;
+    await payWithTestWallet(page, "success", total);
+    await page.waitForURL(/option=team&success=true/, { timeout: scaledMs(15_000) });
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Registration Complete!");
+    const db = e2eDb();
+    try {
+      const registration = await db("registrations").where({ contact_email: email }).first();
+      expect(registration).toMatchObject({ kind: "team", status: "paid", places: 5 });
+      expect((await db("payments").where({ reference: registration.reference }).first()).status).toBe("paid");
+    } finally {
+      await db.destroy();
+    }
+    await context.close();
+  });
+
   it("pays a shop order with the test wallet: the sheet shows the flat shipping and gives the address and e-mail", async () => {
     const { page, context, problems } = await newVisit(browser, { viewport: MOBILE });
     await page.goto("/shop/heavyweight-tee?Size=XL&Color=Black");
