@@ -225,6 +225,7 @@ describe("wallet payments (Express Checkout Element, the offline Test wallet) at
     expect(text).toContain("Shipping (Standard shipping)");
     expect(text).toContain("$7.95");
     expect(text).toContain("Ship to Jordan Wallet, 400 Wallet Way, Birmingham, AL 35203");
+    expect(await seriousA11yViolations(page)).toEqual([]);
     await sheet.getByLabel("E-mail").fill("tee.wallet@example.com");
     await sheet.getByRole("button", { name: "Pay $39.95" }).click();
     await page.waitForURL("**/shop?success=true", { timeout: scaledMs(15_000) });
