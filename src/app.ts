@@ -16,6 +16,7 @@ import { createSessionStore, DEVELOPMENT_SECRET, sessionMiddleware } from "./htt
 import { sameOriginOnly, securityHeaders } from "./http/security.ts";
 import { createCsrf } from "./http/csrf.ts";
 import { healthRoutes } from "./http/health.ts";
+import { applePayDomainRoutes } from "./payments/applePayDomain.ts";
 import { crawlerRoutes } from "./crawlers/routes.ts";
 import { noCookieOnPublicResponses } from "./http/publicCache.ts";
 import { pageContext, type PageContextOptions } from "./http/pageContext.ts";
@@ -168,6 +169,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(noCookieOnPublicResponses);
   app.use(staticFiles(config.isProduction));
   app.use(healthRoutes(db, redis, config.isProduction ? deps.gateway : undefined));
+  app.use(applePayDomainRoutes(config.applePayDomainFile));
   app.use(crawlerRoutes({ db, catalogue: deps.catalogue, publicUrl: config.publicUrl, logger }));
 
   // 3. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here

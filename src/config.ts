@@ -27,6 +27,8 @@ const EnvSchema = z.object({
   STRIPE_WEBHOOK_SECRET: optional,
   // Tests and stripe-mock point the SDK at a server of their own; unset means Stripe's API.
   STRIPE_API_URL: optional.pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://127.0.0.1:12111" }).optional()),
+  /** Apple Pay's domain association file (from Stripe's dashboard), served at /.well-known/; unset: 404 there. */
+  APPLE_PAY_DOMAIN_FILE: optional,
   SHOPIFY_STORE_DOMAIN: optional,
   SHOPIFY_STOREFRONT_TOKEN: optional,
   SHOPIFY_ADMIN_TOKEN: optional,
@@ -79,6 +81,8 @@ export interface Config {
   database: { client: "mysql2"; url: string } | { client: "better-sqlite3"; filename: string };
   redis: { url: string; prefix: string } | undefined;
   stripe: { secretKey: string; publishableKey: string; webhookSecret: string; apiUrl: string | undefined } | undefined;
+  /** APPLE_PAY_DOMAIN_FILE, resolved: served at /.well-known/apple-developer-merchantid-domain-association. */
+  applePayDomainFile: string | undefined;
   shopify: {
     storeDomain: string;
     storefrontToken: string;
@@ -226,6 +230,7 @@ function toConfig(e: Env, isProduction: boolean): Config {
     stripe: e.STRIPE_SECRET_KEY
       ? { secretKey: e.STRIPE_SECRET_KEY, publishableKey: e.STRIPE_PUBLISHABLE_KEY!, webhookSecret: e.STRIPE_WEBHOOK_SECRET!, apiUrl: e.STRIPE_API_URL }
       : undefined,
+    applePayDomainFile: e.APPLE_PAY_DOMAIN_FILE ? path.resolve(e.APPLE_PAY_DOMAIN_FILE) : undefined,
     shopify: e.SHOPIFY_STORE_DOMAIN
       ? {
           storeDomain: e.SHOPIFY_STORE_DOMAIN,

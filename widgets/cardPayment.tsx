@@ -1,6 +1,6 @@
 /**
- * What both card widgets (the cart's CardForm and the registration's PaymentPanel) do with Stripe.js and the
- * browser's return call, so a state Stripe can produce is handled the same way on both:
+ * What the card widgets (the cart's CardForm, the registration's PaymentPanel, ChangePayment) and their wallet
+ * buttons do with Stripe.js and the browser's return call, so a state Stripe can produce is handled the same way on both:
  * - 3-D Secure: confirmCardPayment handles `requires_action` itself (the bank's challenge in Stripe's modal, the
  *   same as `redirect: "if_required"`): it resolves once the challenge is over, with the intent or the error.
  * - `succeeded` and `processing`: the card went through (or the bank is still deciding); the widget never offers to
@@ -9,7 +9,7 @@
  *   RETURN_PATIENCE_MS): the visitor is told the payment was received and the confirmation follows by e-mail, and the
  *   call is retried in the background (the webhook records it anyway).
  */
-import type { Stripe, StripeCardElement } from "@stripe/stripe-js";
+import type { PaymentIntentResult, Stripe, StripeCardElement, StripeElements } from "@stripe/stripe-js";
 
 export const CARD_STATE_TEXT = {
   processing: {
@@ -45,6 +45,23 @@ export async function confirmCard(
   const current = await stripe.retrievePaymentIntent(clientSecret);
   if (current.paymentIntent && current.paymentIntent.amount !== shownAmountCents) return { kind: "amountChanged", amountCents: current.paymentIntent.amount };
   const result = await stripe.confirmCardPayment(clientSecret, { payment_method: typeof card === "string" ? card : { card, billing_details: billing } });
+  return resultOf(result, fallbackMessage);
+}
+
+/**
+ * A wallet's payment (the Express Checkout Element, widgets/WalletPay.tsx) on the PaymentIntent the server made:
+ * the same amount check as a card, then Stripe.js's confirmPayment with the wallet's Elements. Wallets are cards
+ * (Apple Pay, Google Pay), so `redirect: "if_required"` never leaves the page; returnUrl is only there because
+ * Stripe asks for one.
+ */
+export async function confirmWallet(stripe: Stripe, elements: StripeElements, clientSecret: string, returnUrl: string, fallbackMessage: string, shownAmountCents: number): Promise<CardResult> {
+  const current = await stripe.retrievePaymentIntent(clientSecret);
+  if (current.paymentIntent && current.paymentIntent.amount !== shownAmountCents) return { kind: "amountChanged", amountCents: current.paymentIntent.amount };
+  const result = await stripe.confirmPayment({ elements, clientSecret, confirmParams: { return_url: returnUrl }, redirect: "if_required" });
+  return resultOf(result, fallbackMessage);
+}
+
+function resultOf(result: PaymentIntentResult, fallbackMessage: string): CardResult {
   if (result.error) {
     // An error can still carry an intent that went through (a second click, a lost answer): trust the intent.
     const intent = result.error.payment_intent;

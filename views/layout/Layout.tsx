@@ -22,7 +22,7 @@ export function Layout({ shell, children }: { shell: ShellProps; children: React
       <a className="skip-link" href="#main">Skip to content</a>
       {shell.testModeBanner ? (
         <p className="test-mode-banner" role="note">
-          Test mode: payments use Stripe's test cards and no real card is charged.
+          Test mode: Stripe's test cards and the Test wallet only; no real card is charged.
         </p>
       ) : null}
       {shell.bare ? (

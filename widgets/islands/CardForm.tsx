@@ -3,6 +3,7 @@ import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx";
 import { CsrfContext, Field, Form, FormErrors, stateField, SubmitButton } from "../../components/Form.tsx";
 import type { FormState } from "../../src/shared/forms.ts";
+import type * as z from "zod/mini";
 import { CheckoutForm, validateCheckout } from "../../src/shared/cart/schemas.ts";
 import { ShippingAddress, SHIPPING_TEXT, shippingCents, US_STATES } from "../../src/shared/orders/rules.ts";
 import { CART_TEXT } from "../../src/shared/cart/texts.ts";
@@ -14,7 +15,8 @@ import { showToast } from "../toast.ts";
 import { formatPrice, parsePriceCents } from "../../src/shared/money.ts";
 import { declinedText } from "../../src/shared/texts.ts";
 import { focusAndReveal, focusFirstInvalid } from "../focus.ts";
-import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
+import { WalletPay, type WalletSheet } from "../WalletPay.tsx";
 
 export interface CardFormProps {
   publishableKey: string;
@@ -34,6 +36,16 @@ export interface CardFormProps {
 const CHECK_DETAILS = "Check Details and Shipping";
 
 const STATE_OPTIONS = US_STATES.map((s) => ({ value: s.code, label: s.name }));
+
+type CheckoutData = z.output<typeof CheckoutForm>;
+
+const WALLET_US_ONLY = "We ship to US addresses only: choose a US address in your wallet, or fill in the form below.";
+
+/** A wallet may give the state's name ("Alabama") where the form has its code ("AL"). */
+function stateCode(state: string): string {
+  const wanted = state.trim().toLowerCase();
+  return US_STATES.find((s) => s.name.toLowerCase() === wanted)?.code ?? state.trim().toUpperCase();
+}
 
 /** The form's values as the schemas read them (`shipping[name]` -> shipping.name). */
 function formValues(form: HTMLFormElement) {
@@ -94,6 +106,9 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   const subtotalCents = parsePriceCents(cart.subtotal);
   const figures = checkoutFigures(subtotalCents, addressReady ? shippingCents(subtotalCents, shippingFlatRateCents) : null);
   const shipping = figures.shippingCents;
+  // The wallet's sheet shows the shipping before the address is known: it is the same to every US address.
+  const walletShippingCents = shippingCents(subtotalCents, shippingFlatRateCents);
+  const walletTotalCents = checkoutFigures(subtotalCents, walletShippingCents).totalCents;
   const total = formatPrice(figures.totalCents);
   const blocked = cart.cartItems.find((i) => i.problemMessage)?.problemMessage ?? null;
 
@@ -124,71 +139,95 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
 
     setBusy(true);
     try {
-      let clientSecret: string;
-      let orderCents: number;
-      try {
-        const res = await apiFetch<{ clientSecret?: string; amount?: string }>(checkoutUrl, {
-          method: "POST",
-          json: {
-            items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity, selectedSize: i.selectedSize, price: Number(i.price) })),
-            customerInfo: { firstName: checked.data.firstName, lastName: checked.data.lastName, email: checked.data.email, phone: checked.data.phone },
-            shippingAddress: checked.data.shipping,
-          },
-        });
-        if (!res.clientSecret) throw new Error(CART_TEXT.paymentFailedFallbacks.intent);
-        clientSecret = res.clientSecret;
-        // The order's total as the server just computed it: the card is charged only if the intent asks for that.
-        orderCents = res.amount === undefined ? figures.totalCents : parsePriceCents(res.amount);
-      } catch (err) {
-        // An earlier payment of this cart went through: the server took its lines out; show the cart as it is now.
-        const redirect = err instanceof ApiError ? err.body?.redirect : undefined;
-        if (typeof redirect === "string" && redirect.startsWith("/")) {
-          window.location.assign(redirect);
-          return;
-        }
-        fail((err instanceof ApiError ? err.serverMessage : undefined) ?? CART_TEXT.checkoutFailed);
-        return;
-      }
-
+      const intent = await startCheckout(checked.data);
+      if (!intent) return;
       const card = elements.getElement(CardElement);
       if (!card) {
         fail(CART_TEXT.paymentFailedFallbacks.cardElement);
         return;
       }
       const { firstName, lastName, email, phone } = checked.data;
-      const confirmed = await confirmCard(stripe, clientSecret, card, { name: `${firstName} ${lastName}`, email, phone: phone || undefined }, CART_TEXT.paymentFailedFallbacks.payment, orderCents);
-      if (confirmed.kind === "amountChanged") {
-        fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
-        return;
-      }
-      if (confirmed.kind === "declined") {
-        fail(declinedText(confirmed.message));
-        return;
-      }
-      if (confirmed.processing) setCharged("processing");
-      // The server checks the payment with Stripe, records the order as paid and empties the cart. A network error or
-      // a 5xx is retried in the background (the webhook and the reconciliation job record the payment regardless).
-      const answer = await reportReturn(
-        () =>
-          apiFetch<{ status?: string }>(completeUrl, { method: "POST", json: { paymentIntentId: confirmed.intentId } }).catch((err: unknown) => {
-            if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed" };
-            throw err;
-          }),
-        () => setCharged((now) => now ?? "received"),
-      );
-      if (answer?.status === "paid") {
-        showToast({ ...CART_TEXT.paymentSucceeded, variant: "success" });
-        window.location.assign(successUrl);
-      } else if (answer?.status === "pending") {
-        setCharged("processing");
-      } else {
-        setCharged((now) => now ?? "received");
-      }
+      await settle(await confirmCard(stripe, intent.clientSecret, card, { name: `${firstName} ${lastName}`, email, phone: phone || undefined }, CART_TEXT.paymentFailedFallbacks.payment, intent.amountCents));
     } catch {
       fail(CART_TEXT.paymentFailedFallbacks.unexpected);
     } finally {
       setBusy(false);
     }
+  }
+
+  /** The checkout call: the order with its lines, contact and address; its PaymentIntent and total, or null (said why). */
+  async function startCheckout(data: CheckoutData): Promise<{ clientSecret: string; amountCents: number } | null> {
+    try {
+      const res = await apiFetch<{ clientSecret?: string; amount?: string }>(checkoutUrl, {
+        method: "POST",
+        json: {
+          items: cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity, selectedSize: i.selectedSize, price: Number(i.price) })),
+          customerInfo: { firstName: data.firstName, lastName: data.lastName, email: data.email, phone: data.phone },
+          shippingAddress: data.shipping,
+        },
+      });
+      if (!res.clientSecret) throw new Error(CART_TEXT.paymentFailedFallbacks.intent);
+      // The order's total as the server just computed it: the card is charged only if the intent asks for that.
+      return { clientSecret: res.clientSecret, amountCents: res.amount === undefined ? walletTotalCents : parsePriceCents(res.amount) };
+    } catch (err) {
+      // An earlier payment of this cart went through: the server took its lines out; show the cart as it is now.
+      const redirect = err instanceof ApiError ? err.body?.redirect : undefined;
+      if (typeof redirect === "string" && redirect.startsWith("/")) {
+        window.location.assign(redirect);
+        return null;
+      }
+      fail((err instanceof ApiError ? err.serverMessage : undefined) ?? CART_TEXT.checkoutFailed);
+      return null;
+    }
+  }
+
+  /** After the card or the wallet: the same answers, the same return call. */
+  async function settle(confirmed: CardResult) {
+    if (confirmed.kind === "amountChanged") {
+      fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
+      return;
+    }
+    if (confirmed.kind === "declined") {
+      fail(declinedText(confirmed.message));
+      return;
+    }
+    if (confirmed.processing) setCharged("processing");
+    // The server checks the payment with Stripe, records the order as paid and empties the cart. A network error or
+    // a 5xx is retried in the background (the webhook and the reconciliation job record the payment regardless).
+    const answer = await reportReturn(
+      () =>
+        apiFetch<{ status?: string }>(completeUrl, { method: "POST", json: { paymentIntentId: confirmed.intentId } }).catch((err: unknown) => {
+          if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed" };
+          throw err;
+        }),
+      () => setCharged((now) => now ?? "received"),
+    );
+    if (answer?.status === "paid") {
+      showToast({ ...CART_TEXT.paymentSucceeded, variant: "success" });
+      window.location.assign(successUrl);
+    } else if (answer?.status === "pending") {
+      setCharged("processing");
+    } else {
+      setCharged((now) => now ?? "received");
+    }
+  }
+
+  /** The wallet's sheet gave the contact and the address: the same checks as the form's, then the same checkout. */
+  function walletCheckout(sheet: WalletSheet) {
+    const [firstName = "", ...rest] = sheet.name.trim().split(/\s+/);
+    const values = {
+      firstName,
+      lastName: rest.join(" "),
+      email: sheet.email,
+      phone: sheet.phone,
+      shipping: sheet.shipping ? { name: sheet.shipping.name, line1: sheet.shipping.line1, line2: sheet.shipping.line2, city: sheet.shipping.city, state: stateCode(sheet.shipping.state), zip: sheet.shipping.zip } : {},
+    };
+    const checked = validateCheckout(CheckoutForm, values);
+    if (!checked.ok || (sheet.shipping && sheet.shipping.country !== "US")) {
+      fail(checked.ok ? WALLET_US_ONLY : checked.message);
+      return Promise.resolve(null);
+    }
+    return startCheckout(checked.data);
   }
 
   /** Shipping and the total appear as soon as the address is complete (the server charges the same). */
@@ -214,6 +253,25 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         <div className="checkout-form-wrap" onInput={addressChanged} onChange={addressChanged}>
         <Form action={action} className="checkout-form" label="Checkout" onSubmit={(e) => void submit(e)}>
           <FormErrors errors={state.errors} focus={state === form} />
+          {stripeState === "ready" ? (
+            <WalletPay
+              amountCents={walletTotalCents}
+              shop={{ subtotalCents, shippingCents: walletShippingCents, shippingLabel: walletShippingCents === 0 ? "Free shipping" : "Standard shipping" }}
+              returnUrl={successUrl}
+              disabled={busy || blocked !== null}
+              onStart={() => {
+                setBusy(true);
+                setPaymentError(null);
+              }}
+              onCancel={() => setBusy(false)}
+              prepare={walletCheckout}
+              onResult={(result) => {
+                settle(result)
+                  .catch(() => fail(CART_TEXT.paymentFailedFallbacks.unexpected))
+                  .finally(() => setBusy(false));
+              }}
+            />
+          ) : null}
           <fieldset disabled={busy}>
             <legend>Customer Information</legend>
             <div className="field-row">

@@ -10,7 +10,8 @@ import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { formatPrice } from "../../src/shared/money.ts";
 import { CHANGE_TEXT } from "../../src/shared/registrations/changeTexts.ts";
-import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
+import { WalletPay } from "../WalletPay.tsx";
 
 export interface ChangePaymentProps {
   publishableKey: string;
@@ -56,20 +57,7 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
     setBusy(true);
     setPaymentError(null);
     try {
-      const confirmed = await confirmCard(stripe, clientSecret, card, billing, FALLBACK, amountCents);
-      if (confirmed.kind === "amountChanged") return fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
-      if (confirmed.kind === "declined") return fail(confirmed.message);
-      if (confirmed.processing) setCharged("processing");
-      const answer = await reportReturn(
-        () =>
-          apiFetch<{ status?: string }>(returnUrl, { method: "POST", json: { paymentIntentId: confirmed.intentId } }).catch((err: unknown) => {
-            if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed" };
-            throw err;
-          }),
-        () => setCharged((now) => now ?? "received"),
-      );
-      if (answer?.status === "pending") setCharged("processing");
-      else if (answer) window.location.assign(doneUrl);
+      await settle(await confirmCard(stripe, clientSecret, card, billing, FALLBACK, amountCents));
     } catch {
       fail("An unexpected error occurred");
     } finally {
@@ -77,10 +65,45 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
     }
   }
 
+  /** After the card or the wallet: the same answers, the same return call. */
+  async function settle(confirmed: CardResult) {
+    if (confirmed.kind === "amountChanged") return fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
+    if (confirmed.kind === "declined") return fail(confirmed.message);
+    if (confirmed.processing) setCharged("processing");
+    const answer = await reportReturn(
+      () =>
+        apiFetch<{ status?: string }>(returnUrl, { method: "POST", json: { paymentIntentId: confirmed.intentId } }).catch((err: unknown) => {
+          if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed" };
+          throw err;
+        }),
+      () => setCharged((now) => now ?? "received"),
+    );
+    if (answer?.status === "pending") setCharged("processing");
+    else if (answer) window.location.assign(doneUrl);
+  }
+
   if (charged) return <ChargedNotice state={charged} reference={reference} />;
   const enhanced = stripeState !== "waiting";
   return (
     <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
+      {stripeState === "ready" ? (
+        <WalletPay
+          amountCents={amountCents}
+          returnUrl={doneUrl}
+          disabled={busy}
+          onStart={() => {
+            setBusy(true);
+            setPaymentError(null);
+          }}
+          onCancel={() => setBusy(false)}
+          prepare={() => Promise.resolve({ clientSecret, amountCents })}
+          onResult={(result) => {
+            settle(result)
+              .catch(() => fail("An unexpected error occurred"))
+              .finally(() => setBusy(false));
+          }}
+        />
+      ) : null}
       <fieldset disabled={busy}>
         <legend>Card Details</legend>
         {!enhanced ? <p className="notice-inline needs-js">{CHANGE_TEXT.needsJavaScript}</p> : null}

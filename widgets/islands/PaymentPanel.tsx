@@ -14,7 +14,8 @@ import { DiscountBox, type DiscountChange, type DiscountView } from "../Discount
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
 import { declinedText, heldText } from "../../src/shared/texts.ts";
 import { focusAndReveal } from "../focus.ts";
-import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn } from "../cardPayment.tsx";
+import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
+import { WalletPay } from "../WalletPay.tsx";
 
 /** What step 2 shows and pays. The client secret travels in the page's props or a JSON answer, never in a URL. */
 export interface PaymentStep {
@@ -123,39 +124,63 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
     setPaymentError(null);
     try {
       const billingDetails = { name: billing.name || undefined, email: billing.email || undefined, phone: billing.phone || undefined };
-      const confirmed = await confirmCard(stripe, payment.clientSecret, card, billingDetails, REGISTRATION_TEXT.paymentFailedDefault, payment.amountCents);
-      if (confirmed.kind === "amountChanged") {
-        // The button shows what the intent asks for before anything is charged (a code changed in another tab).
-        setPayment((p) => ({ ...p, amountCents: confirmed.amountCents }));
-        setRefreshRequired(true);
-        return fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
-      }
-      if (confirmed.kind === "declined") return fail(declinedText(confirmed.message));
-      const { intentId } = confirmed;
-      if (confirmed.processing) setCharged("processing");
-      // The server's answer (a 4xx is an answer); a network error or a 5xx is retried in the background meanwhile.
-      const answer = await reportReturn(
-        () =>
-          apiFetch<{ status?: string }>(`/api/events/${eventId}/stripe-payment-success`, { method: "POST", json: { paymentIntentId: intentId, option } }).catch((err: unknown) => {
-            if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed", error: err.serverMessage };
-            throw err;
-          }),
-        () => setCharged((now) => now ?? "received"),
-      );
-      if (answer?.status === "paid") {
-        onPaid?.(intentId);
-        setTimeout(() => window.location.assign(paidUrl(eventId, intentId, option)), REGISTRATION_TEXT.redirectMs);
-      } else if (answer?.status === "refunded" || answer?.status === "needs_review") {
-        setSettledOther((answer as { error?: string }).error ?? REGISTRATION_TEXT.unknownError);
-      } else if (answer?.status === "pending") {
-        setCharged("processing");
-      }
+      await settle(await confirmCard(stripe, payment.clientSecret, card, billingDetails, REGISTRATION_TEXT.paymentFailedDefault, payment.amountCents));
     } catch {
       fail("An unexpected error occurred");
     } finally {
       setBusy(false);
     }
   }
+
+  /** After the card or the wallet: the same answers, the same return call. */
+  async function settle(confirmed: CardResult) {
+    if (confirmed.kind === "amountChanged") {
+      // The button shows what the intent asks for before anything is charged (a code changed in another tab).
+      setPayment((p) => ({ ...p, amountCents: confirmed.amountCents }));
+      setRefreshRequired(true);
+      return fail(CARD_STATE_TEXT.amountChanged(formatPrice(confirmed.amountCents)));
+    }
+    if (confirmed.kind === "declined") return fail(declinedText(confirmed.message));
+    const { intentId } = confirmed;
+    if (confirmed.processing) setCharged("processing");
+    // The server's answer (a 4xx is an answer); a network error or a 5xx is retried in the background meanwhile.
+    const answer = await reportReturn(
+      () =>
+        apiFetch<{ status?: string }>(`/api/events/${eventId}/stripe-payment-success`, { method: "POST", json: { paymentIntentId: intentId, option } }).catch((err: unknown) => {
+          if (err instanceof ApiError && err.status < 500) return { status: typeof err.body?.status === "string" ? err.body.status : "failed", error: err.serverMessage };
+          throw err;
+        }),
+      () => setCharged((now) => now ?? "received"),
+    );
+    if (answer?.status === "paid") {
+      onPaid?.(intentId);
+      setTimeout(() => window.location.assign(paidUrl(eventId, intentId, option)), REGISTRATION_TEXT.redirectMs);
+    } else if (answer?.status === "refunded" || answer?.status === "needs_review") {
+      setSettledOther((answer as { error?: string }).error ?? REGISTRATION_TEXT.unknownError);
+    } else if (answer?.status === "pending") {
+      setCharged("processing");
+    }
+  }
+
+  const wallet = (
+    <WalletPay
+      amountCents={payment.amountCents}
+      saveForBalance={Boolean(payment.deposit)}
+      returnUrl={typeof window === "undefined" ? "/" : window.location.pathname + window.location.search}
+      disabled={busy || refreshRequired || !payment.clientSecret}
+      onStart={() => {
+        setBusy(true);
+        setPaymentError(null);
+      }}
+      onCancel={() => setBusy(false)}
+      prepare={() => Promise.resolve(payment.clientSecret ? { clientSecret: payment.clientSecret, amountCents: payment.amountCents } : null)}
+      onResult={(result) => {
+        settle(result)
+          .catch(() => fail("An unexpected error occurred"))
+          .finally(() => setBusy(false));
+      }}
+    />
+  );
 
   if (settledOther) {
     return (
@@ -219,6 +244,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         <FreeRegistration eventId={eventId} csrfToken={csrfToken} from={from} option={option} code={payment.discount?.code ?? ""} back={back} />
       ) : (
         <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
+          {stripeState === "ready" ? wallet : null}
           <fieldset disabled={busy} ref={cardRef}>
             <legend>Card Details</legend>
             {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}

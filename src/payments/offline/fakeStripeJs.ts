@@ -1,13 +1,15 @@
 /**
  * The offline test mode's Stripe.js (browser script, loaded as a classic script before the widgets).
- * It exposes `window.Stripe(pk)` with `elements()`, a card element made of real labelled inputs that
- * follows Stripe's test cards, `confirmCardPayment` (a typed card, or a saved payment method's id), and for saving a
+ * It exposes `window.Stripe(pk)` with `elements(options)`, a card element made of real labelled inputs that
+ * follows Stripe's test cards, an Express Checkout Element with a "Test wallet" (fakeExpressCheckout.ts) and
+ * `confirmPayment` for it, `confirmCardPayment` (a typed card, or a saved payment method's id), and for saving a
  * card with a SetupIntent `confirmCardSetup` and `confirmSetup({ elements, clientSecret })`, so
  * @stripe/react-stripe-js works unchanged.
  * Its API calls go to the app's /__offline-stripe pass-through, which forwards them to the in-process fake.
  */
 import { cardBrand, digitsOnly, expectedLength, luhnValid } from "./testCards.ts";
 import { toText } from "../../shared/toText.ts";
+import { FakeExpressCheckoutElement, type ApprovedWallet, type WalletGroup } from "./fakeExpressCheckout.ts";
 
 type Handler = (event: unknown) => void;
 interface FieldError {
@@ -177,24 +179,44 @@ class FakeCardElement {
   }
 }
 
-class FakeElements {
-  private elements = new Map<string, FakeCardElement>();
-  create(type: string, options?: Record<string, unknown>): FakeCardElement {
-    if (type !== "card") throw new Error(`The offline Stripe test mode only provides the 'card' Element, not '${type}'.`);
-    // Like Stripe.js: a second card Element only while the first one is alive (a destroyed one can be replaced).
-    if (this.elements.get(type)?.alive) throw new Error("Can only create one Element of type card.");
-    const element = new FakeCardElement(options);
+class FakeElements implements WalletGroup {
+  private elements = new Map<string, FakeCardElement | FakeExpressCheckoutElement>();
+  private approved: ApprovedWallet | null = null;
+  constructor(public options: Record<string, unknown> = {}) {}
+  create(type: string, options?: Record<string, unknown>): FakeCardElement | FakeExpressCheckoutElement {
+    if (type !== "card" && type !== "expressCheckout") throw new Error(`The offline Stripe test mode only provides the 'card' and 'expressCheckout' Elements, not '${type}'.`);
+    // Like Stripe.js: a second Element of a type only while the first one is alive (a destroyed one can be replaced).
+    if (this.elements.get(type)?.alive) throw new Error(`Can only create one Element of type ${type}.`);
+    if (type === "expressCheckout" && this.options.mode !== "payment" && this.options.mode !== "setup" && !this.options.clientSecret) {
+      throw new Error("In order to create an expressCheckout element, you must pass a clientSecret or mode when creating the Elements group.");
+    }
+    const element = type === "card" ? new FakeCardElement(options) : new FakeExpressCheckoutElement(this, options);
     this.elements.set(type, element);
     return element;
   }
-  getElement(type: string | { __elementType?: string }): FakeCardElement | null {
+  getElement(type: string | { __elementType?: string }): FakeCardElement | FakeExpressCheckoutElement | null {
     const name = typeof type === "string" ? type : type?.__elementType;
     const element = name ? this.elements.get(name) : undefined;
     return element?.alive ? element : null;
   }
-  update(): void {}
+  update(options: Record<string, unknown> = {}): void {
+    this.options = { ...this.options, ...options };
+  }
   fetchUpdates(): Promise<{ error?: undefined }> {
     return Promise.resolve({});
+  }
+  /** Called by the wallet's confirm handler before confirmPayment (nothing to collect in the fake). */
+  submit(): Promise<{ error?: undefined }> {
+    return Promise.resolve({});
+  }
+  approve(wallet: ApprovedWallet): void {
+    this.approved = wallet;
+  }
+  /** The wallet approved in this group's sheet, once: a second confirmPayment needs the sheet again. */
+  takeApproved(): ApprovedWallet | null {
+    const wallet = this.approved;
+    this.approved = null;
+    return wallet;
   }
 }
 
@@ -248,8 +270,8 @@ const connectionError = { type: "api_connection_error", message: "We are experie
 class FakeStripe {
   constructor(readonly publishableKey: string) {}
 
-  elements(): FakeElements {
-    return new FakeElements();
+  elements(options?: Record<string, unknown>): FakeElements {
+    return new FakeElements(options);
   }
 
   private async post(path: string, fields: Record<string, unknown>): Promise<{ paymentIntent?: Record<string, unknown>; error?: Record<string, unknown> }> {
@@ -311,6 +333,32 @@ class FakeStripe {
       },
     });
     if (options.handleActions === false) return confirmed;
+    return this.handleNextAction(clientSecret, confirmed);
+  }
+
+  /**
+   * Like Stripe.js's confirmPayment with the Elements of an Express Checkout Element (deferred intent): pays the
+   * PaymentIntent with the card of the wallet approved in the sheet; 3-D Secure when the card asks for it; never a
+   * redirect (a card wallet). As Stripe does, it refuses Elements whose setupFutureUsage is not the PaymentIntent's
+   * setup_future_usage (https://docs.stripe.com/payments/accept-a-payment-deferred).
+   */
+  async confirmPayment(options: { elements: FakeElements; clientSecret?: string; confirmParams?: { return_url?: string }; redirect?: string }) {
+    const wallet = options.elements instanceof FakeElements ? options.elements.takeApproved() : null;
+    if (!wallet) return { error: { type: "invalid_request_error", message: "The offline test mode confirms a payment with a wallet approved in the Express Checkout Element only." } };
+    const clientSecret = options.clientSecret;
+    if (!clientSecret) return { error: { type: "invalid_request_error", message: "Missing value for confirmPayment: clientSecret should be a string." } };
+    if (options.redirect !== "if_required" && !options.confirmParams?.return_url) return { error: { type: "invalid_request_error", message: "Missing value for confirmPayment: confirmParams.return_url." } };
+    const current = await this.retrievePaymentIntent(clientSecret);
+    if (current.error) return { error: current.error as Record<string, unknown> };
+    const intentUsage = (current.paymentIntent as { setup_future_usage?: string | null }).setup_future_usage ?? null;
+    const elementsUsage = (options.elements.options.setupFutureUsage as string | null | undefined) ?? null;
+    if (intentUsage !== elementsUsage) {
+      return { error: { type: "invalid_request_error", message: `The PaymentIntent's setup_future_usage (${String(intentUsage)}) does not match the setupFutureUsage of the Elements (${String(elementsUsage)}).` } };
+    }
+    const confirmed = await this.post(`/payment_intents/${encodeURIComponent(intentIdOf(clientSecret))}/confirm`, {
+      client_secret: clientSecret,
+      payment_method_data: { type: "card", card: { number: wallet.card, exp_month: "12", exp_year: "2034", cvc: "123" }, billing_details: wallet.billing },
+    });
     return this.handleNextAction(clientSecret, confirmed);
   }
 
