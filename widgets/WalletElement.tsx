@@ -5,7 +5,7 @@ import { useMemo, useState } from "react";
 import { Elements, ExpressCheckoutElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import type { StripeElementsOptionsMode, StripeExpressCheckoutElementClickEvent, StripeExpressCheckoutElementConfirmEvent } from "@stripe/stripe-js";
 import { confirmWallet } from "./cardPayment.tsx";
-import type { WalletPayProps, WalletSheet } from "./WalletPay.tsx";
+import type { WalletPayProps, WalletSheet } from "./walletProps.ts";
 
 const WALLET_TEXT = {
   or: "Or pay by card",

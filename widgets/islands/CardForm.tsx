@@ -16,7 +16,8 @@ import { formatPrice, parsePriceCents } from "../../src/shared/money.ts";
 import { declinedText } from "../../src/shared/texts.ts";
 import { focusAndReveal, focusFirstInvalid } from "../focus.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
-import { WalletPay, type WalletSheet } from "../WalletPay.tsx";
+import { WalletPay } from "../WalletPay.tsx";
+import type { WalletSheet } from "../walletProps.ts";
 
 export interface CardFormProps {
   publishableKey: string;
