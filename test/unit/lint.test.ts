@@ -49,7 +49,7 @@ describe("house/browser-safe-imports", () => {
       .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
     expect(await boundary("src/shared/cart/rules.ts", `import { enqueueEmail } from "../../email/outbox.ts";\nexport const x = enqueueEmail;\n`))
       .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
-    expect(await boundary("views/pages/Probe.tsx", `import type { Registration } from "../../src/registrations/core/repository.ts";\nexport type X = Registration;\n`))
+    expect(await boundary("views/pages/Probe.tsx", `import type { Registration } from "../../src/registrations/core/registration.ts";\nexport type X = Registration;\n`))
       .toEqual([expect.objectContaining({ rule: "house/browser-safe-imports" })]);
     expect(await boundary("widgets/Probe.tsx", [
       `import type { CartLineView } from "../src/shared/cart/rules.ts";`,

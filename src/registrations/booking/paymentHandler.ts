@@ -4,8 +4,10 @@ import { findEvent, keptEvent } from "../../events/repository.ts";
 import { placesLeftForLate } from "../core/lapse.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
-import * as repo from "../core/repository.ts";
-import type { Registration } from "../core/repository.ts";
+import { eventPaymentsKey, registrationPaymentsKey } from "../core/locks.ts";
+import type { Registration } from "../core/registration.ts";
+import { keepHoldUntil } from "../core/tables/holds.ts";
+import { eventIdOf, findByReference, lockByReference, settlementStateOf, transition } from "../core/tables/registrations.ts";
 import { canTransition, REGISTRATION_TRANSITIONS } from "../core/states.ts";
 import { codeIdOf, redeemUse } from "../core/money/codes.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail } from "../core/email.ts";
@@ -33,13 +35,13 @@ const DISCOUNT_REJECTION = "discount: ";
 export function registerRegistrationPayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(REGISTRATION_KIND, {
     async queueKey(db, reference) {
-      const seen = await repo.settlementStateOf(db, reference);
+      const seen = await settlementStateOf(db, reference);
       if (!seen) return undefined;
       // Kept before the transaction (usually kept already: no statement), so that its confirmation e-mail reads none.
       await findEvent(db, seen.eventId);
       // A live hold's settlement locks only its registration (lockLiveHold): it queues behind that registration's own
       // settlements (the return and the webhook), not behind every payment of the event; the others take the event's lock.
-      return holdIsLive(seen, new Date(deps.clock().getTime() + LIVE_MARGIN_MS)) ? repo.registrationPaymentsKey(reference) : repo.eventPaymentsKey(seen.eventId);
+      return holdIsLive(seen, new Date(deps.clock().getTime() + LIVE_MARGIN_MS)) ? registrationPaymentsKey(reference) : eventPaymentsKey(seen.eventId);
     },
 
     async expected(trx, reference) {
@@ -50,7 +52,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
     async onPaid(trx, payment) {
       const locked = lockedIn.get(trx);
       const underLock = locked?.reference === payment.reference;
-      const r = underLock ? locked : await repo.findByReference(trx, payment.reference);
+      const r = underLock ? locked : await findByReference(trx, payment.reference);
       if (!r) return { reject: "no such registration" };
       if (r.status === "paid" || r.status === "deposit_paid") return "duplicate";
       const now = deps.clock();
@@ -71,16 +73,16 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
 
     async onProcessing(trx, payment) {
       const now = deps.clock();
-      const r = await repo.findByReference(trx, payment.reference);
+      const r = await findByReference(trx, payment.reference);
       // The bank is still deciding: the live hold is kept (its places stay taken) until the webhook says.
-      if (r && (await repo.keepHoldUntil(trx, r.id, new Date(now.getTime() + PROCESSING_HOLD_MS), now))) {
+      if (r && (await keepHoldUntil(trx, r.id, new Date(now.getTime() + PROCESSING_HOLD_MS), now))) {
         deps.logger.info({ reference: r.reference }, "registration payment processing: hold kept");
       }
     },
 
     async onReview(trx, payment, reason) {
-      const r = await repo.findByReference(trx, payment.reference);
-      if (r && (await repo.transition(trx, r.id, "flagForReview", deps.clock(), { reserved_until: null }))) {
+      const r = await findByReference(trx, payment.reference);
+      if (r && (await transition(trx, r.id, "flagForReview", deps.clock(), { reserved_until: null }))) {
         deps.logger.error({ reference: r.reference, reason }, "registration payment does not match what it registers: needs_review");
       }
     },
@@ -92,7 +94,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       // A payment the registration could not take, now refunded: the payer is told why, and a registration that this
       // payment did not pay ends refunded (one paid, or in review, by another payment stays as it is).
       if (refund.refund?.requestKey.startsWith(REJECTED_REFUND_KEY_PREFIX)) {
-        if (r.status === "paid" || r.status === "deposit_paid" || r.status === "needs_review" || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
+        if (r.status === "paid" || r.status === "deposit_paid" || r.status === "needs_review" || !(await transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
         const why = payment.refundReason?.startsWith(DISCOUNT_REJECTION) ? "discount" : "full";
         const event = await findEvent(trx, r.eventId);
         if (event) await enqueueEmail(trx, lateRegistrationRefundEmail(deps.site, event, r, payment.amountCents, why));
@@ -125,7 +127,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
     if ("reject" in discount) return { reject: `${DISCOUNT_REJECTION}${discount.reject}` };
     const fields = { amount_paid_cents: payment.amountCents, paid_at: now, reserved_until: null };
     // `r` read under this transaction's lock (expected): the transition needs no read of its own.
-    await repo.transition(trx, r.id, step, now, fields, underLock ? r : undefined);
+    await transition(trx, r.id, step, now, fields, underLock ? r : undefined);
     // The row as just written (the transition's target is paid), without reading it back under the lock.
     const paid: Registration = { ...r, status: REGISTRATION_TRANSITIONS[step].to, amountPaidCents: payment.amountCents, paidAt: now, reservedUntil: null };
     if (r.deposit) depositsPaid.add(r.reference);
@@ -161,7 +163,7 @@ async function lockLiveHold(trx: Knex.Transaction, reference: string, now: Date)
   if (needsEveryLock.delete(reference)) return undefined;
   // Locked at once (the paid family's hold is nearly always live): a hold found no longer live is released by the
   // restart before any other lock is taken, so the lock order holds without a look at the row first.
-  const r = await repo.lockByReference(trx, reference);
+  const r = await lockByReference(trx, reference);
   if (!r) return undefined;
   if (!holdIsLive(r, new Date(now.getTime() + LIVE_MARGIN_MS))) restartWithEveryLock(reference);
   liveHoldLocked.add(trx);
@@ -171,7 +173,7 @@ async function lockLiveHold(trx: Knex.Transaction, reference: string, now: Date)
 
 /** The aggregate's locks in their order (event, the code it uses, the registration); the registration as it now stands. */
 async function lockAggregate(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
-  const eventId = await repo.eventIdOf(trx, reference);
+  const eventId = await eventIdOf(trx, reference);
   const r = eventId === undefined ? undefined : (await lockAggregateRows(trx, eventId, reference, codeIdOf))?.r;
   if (r) lockedIn.set(trx, r);
   return r;

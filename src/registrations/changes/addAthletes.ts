@@ -9,9 +9,12 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { validate, type FieldErrors } from "../../shared/forms.ts";
 import { REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
 import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type AthleteRow, type TeamAthlete } from "../../shared/registrations/teamRules.ts";
-import * as repo from "../core/repository.ts";
+import type { Registration } from "../core/registration.ts";
+import { changesOf } from "../core/tables/changes.ts";
+import { teamPriceCents } from "../core/tables/eventTerms.ts";
+import { teamOf } from "../core/tables/formHolds.ts";
+import { placesHeldBy, type Holder } from "../core/tables/holds.ts";
 import * as changesRepo from "./repository.ts";
-import type { Holder, Registration } from "../core/repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
 import { HOLD_TEXT } from "../core/holding.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
@@ -36,7 +39,7 @@ export function postedRows(body: Record<string, unknown>, max: number): AthleteR
  * the form's names (`athletes.0.email`, the new rows counted from 0).
  */
 export function validateNewAthletes(event: EventDetail, r: Registration, rows: AthleteRow[]): { ok: true; athletes: TeamAthlete[] } | { ok: false; errors: FieldErrors } {
-  const team = teamValuesOf(repo.teamOf({ ...r, athletes: r.athletes.filter((a) => a.withdrawnAt === null) }));
+  const team = teamValuesOf(teamOf({ ...r, athletes: r.athletes.filter((a) => a.withdrawnAt === null) }));
   const errors: FieldErrors = {};
   const filled = rows.map((row, i) => ({ row, i })).filter(({ row }) => ATHLETE_FIELDS.some((f) => row[f].trim() !== ""));
   for (const { row, i } of filled) for (const f of ATHLETE_FIELDS) if (row[f].trim() === "") errors[`athletes.${i}.${f}`] = REGISTRATION_MESSAGES.required;
@@ -66,22 +69,22 @@ export function validateNewAthletes(event: EventDetail, r: Registration, rows: A
 export async function startAddAthletes(deps: RegistrationDeps, event: EventDetail, input: { reference: string; athletes: TeamAthlete[]; holder: Holder }): Promise<number> {
   const adding = input.athletes.length;
   const id = await withRegistration(deps, input.reference, { event, kind: "team", permit: PERMIT.open }, async ({ trx, now, eventRow, r }) => {
-    const waiting = await repo.changesOf(trx, r.id, ["pending", "needs_review"]);
+    const waiting = await changesOf(trx, r.id, ["pending", "needs_review"]);
     const wanted = JSON.stringify(input.athletes);
     const same = waiting.find((c) => c.status === "pending" && c.data.kind === "add_athletes" && JSON.stringify(c.data.athletes) === wanted && c.reservedUntil.getTime() > now.getTime());
     if (same) return same.id;
     if (waiting.length > 0) throw new DomainError("conflict", CHANGE_TEXT.pendingElsewhere);
     const active = r.athletes.filter((a) => a.withdrawnAt === null).length;
     if (!teamHasRoom(active, adding, deps.limits.maxTeamAthletes)) throw new DomainError("invalid", CHANGE_TEXT.teamFull(deps.limits.maxTeamAthletes));
-    const teamPriceCents = await repo.teamPriceCents(trx, event.id);
-    const priceCents = addedAthletesCents(adding, teamPriceCents);
+    const perAthleteCents = await teamPriceCents(trx, event.id);
+    const priceCents = addedAthletesCents(adding, perAthleteCents);
     if (priceCents === null) throw new DomainError("conflict", CHANGE_TEXT.noAthletes);
     const { amountCents, balanceCents } = addedAthletesSplit(r, eventRow, priceCents, adding, now);
 
     const free = Number(eventRow.capacity) - (await placesTakenNow(trx, event.id, eventRow, now));
     const left = await placesForSale(trx, event.id, free, now);
     if (left < adding) throw new DomainError("conflict", CHANGE_TEXT.notEnoughPlaces(Math.max(0, left), adding));
-    const held = await repo.placesHeldBy(trx, input.holder, now);
+    const held = await placesHeldBy(trx, input.holder, now);
     const cap = deps.limits.maxHeldPlacesPerVisitor;
     if (held.session + adding > cap || held.address + adding > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
 
@@ -90,7 +93,7 @@ export async function startAddAthletes(deps: RegistrationDeps, event: EventDetai
       {
         registrationId: r.id,
         eventId: event.id,
-        data: { kind: "add_athletes", pricePerAthleteCents: teamPriceCents, athletes: input.athletes, ...(balanceCents > 0 ? { balanceCents } : {}) },
+        data: { kind: "add_athletes", pricePerAthleteCents: perAthleteCents, athletes: input.athletes, ...(balanceCents > 0 ? { balanceCents } : {}) },
         places: adding,
         amountCents,
         pricedVersion: r.version,

@@ -8,9 +8,12 @@ import { validate, type FieldErrors, type Validation } from "../../shared/forms.
 import { multiLine, singleLine } from "../../shared/text.ts";
 import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES } from "../../shared/registrations/rules.ts";
 import { ATHLETE_FIELDS, teamSchemaFor, teamValuesOf, type TeamAthlete } from "../../shared/registrations/teamRules.ts";
-import * as repo from "../core/repository.ts";
+import type { Registration, RegistrationAthlete } from "../core/registration.ts";
+import { signWaiver, updateAthlete, voidWaiver, type AthleteDetails } from "../core/tables/athletes.ts";
+import { eventChangesFreezeAt } from "../core/tables/eventTerms.ts";
+import { teamOf } from "../core/tables/formHolds.ts";
+import { findByReference, setVersion } from "../core/tables/registrations.ts";
 import * as changesRepo from "./repository.ts";
-import type { Registration, RegistrationAthlete } from "../core/repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { AGREEMENTS_VERSION } from "../../shared/registrations/agreements.ts";
 import { familyLinkEmail, registrationChangedEmail, type FamilyDue } from "./email.ts";
@@ -62,7 +65,7 @@ export function missingFor(a: RegistrationAthlete): string[] {
 
 /** What a family's e-mail asks of it and until when: the event's freeze date (read in the caller's transaction). */
 export async function familyDue(conn: Knex.Transaction, event: EventDetail, athlete: RegistrationAthlete, now: Date): Promise<FamilyDue> {
-  const { freezeAt } = permissions("paid", event, await repo.eventChangesFreezeAt(conn, event.id), now);
+  const { freezeAt } = permissions("paid", event, await eventChangesFreezeAt(conn, event.id), now);
   return { until: deadlineText(freezeAt, event.timeZone), missing: missingFor(athlete), minor: athlete.age === null || athlete.age < ADULT_AGE };
 }
 
@@ -99,7 +102,7 @@ const medicalSchema = z.object({
  */
 export function validateFamilyForm(event: EventDetail, r: Registration, position: number, body: Record<string, unknown>): Validation<{ athlete: TeamAthlete; specialRequirements: string | null }> {
   const index = r.athletes.findIndex((a) => a.position === position);
-  const values = teamValuesOf(repo.teamOf(r));
+  const values = teamValuesOf(teamOf(r));
   const posted = (body.athlete && typeof body.athlete === "object" ? body.athlete : {}) as Record<string, unknown>;
   const row = Object.fromEntries(ATHLETE_FIELDS.map((f) => [f, typeof posted[f] === "string" ? (posted[f]).trim() : ""])) as (typeof values.athletes)[number];
   values.athletes[index] = row;
@@ -141,12 +144,12 @@ export async function changeTeamAthlete(
   const need = { event, kind: "team" as const, athletePosition: input.position, permit: PERMIT.phase(input.phase), shownVersion: input.shownVersion };
   const outcome = await withRegistration(deps, input.reference, need, async ({ trx, now, r, athlete, allowed }) => {
     const a = input.athlete;
-    const next: repo.AthleteDetails =
+    const next: AthleteDetails =
       allowed.phase === "open"
         ? { ...athlete, firstName: a.firstName, lastName: a.lastName, email: a.email, age: a.age, shirtSize: a.shirtSize, emergencyContactName: a.parentName, emergencyContactPhone: a.parentPhoneNumber, specialRequirements: input.specialRequirements }
         : { ...athlete, specialRequirements: input.specialRequirements };
     const what: string[] = [];
-    const differs = (keys: (keyof repo.AthleteDetails)[]) => keys.some((k) => (next[k] ?? null) !== (athlete[k] ?? null));
+    const differs = (keys: (keyof AthleteDetails)[]) => keys.some((k) => (next[k] ?? null) !== (athlete[k] ?? null));
     if (differs(["firstName", "lastName", "email", "age"])) what.push("athlete details");
     if (differs(["shirtSize"])) what.push("shirt size");
     if (differs(["emergencyContactName", "emergencyContactPhone"])) what.push("parent's contact");
@@ -154,11 +157,11 @@ export async function changeTeamAthlete(
     if (what.length === 0) return "unchanged" as const;
     // Who may sign is decided again with the new age: an athlete who is a minor now cannot have signed for themself.
     const voided = athlete.waiver !== null && !maySign(athlete.waiver.relationship, next.age);
-    await repo.updateAthlete(trx, r.id, athlete.position, next);
-    if (voided) await repo.voidWaiver(trx, r.id, athlete.position);
+    await updateAthlete(trx, r.id, athlete.position, next);
+    if (voided) await voidWaiver(trx, r.id, athlete.position);
     if (voided) what.push("the athlete's own signature of the waiver voided (under 18)");
-    await repo.setVersion(trx, r.id, r.version + 1, now);
-    const changed = (await repo.findByReference(trx, r.reference))!;
+    await setVersion(trx, r.id, r.version + 1, now);
+    const changed = (await findByReference(trx, r.reference))!;
     // The coach hears of it: the contact of the team's registration.
     await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [`${athlete.firstName} ${athlete.lastName}: ${what.join(", ")}`]));
     if (voided) {
@@ -180,6 +183,6 @@ export async function signFamilyWaiver(deps: RegistrationDeps, event: EventDetai
     if (!maySign(input.relationship, athlete.age)) throw new DomainError("invalid", FAMILY_TEXT.minorSigner);
     // A second tab or a re-post does not replace the signature already given for this version.
     if (athlete.waiver?.version === AGREEMENTS_VERSION) throw new DomainError("conflict", FAMILY_TEXT.alreadySigned(athlete.waiver.signedName));
-    await repo.signWaiver(trx, r.id, athlete.position, { version: AGREEMENTS_VERSION, signedName: input.signedName, relationship: input.relationship }, now);
+    await signWaiver(trx, r.id, athlete.position, { version: AGREEMENTS_VERSION, signedName: input.signedName, relationship: input.relationship }, now);
   });
 }

@@ -6,9 +6,12 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { formatPrice } from "../../shared/money.ts";
 import { toDate } from "../../db/rows.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
-import * as repo from "../core/repository.ts";
+import { eventKey } from "../core/locks.ts";
+import type { Registration } from "../core/registration.ts";
+import { addTeamAthletes, replaceDays } from "../core/tables/athletes.ts";
+import { findChange, moveChange, type RegistrationChange } from "../core/tables/changes.ts";
+import { addPaid, findByReference, setPackage } from "../core/tables/registrations.ts";
 import * as changesRepo from "./repository.ts";
-import type { Registration, RegistrationChange } from "../core/repository.ts";
 import { CHANGE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { permissions } from "../core/permissions.ts";
 import { lockChange } from "../core/withRegistration.ts";
@@ -57,18 +60,18 @@ async function cannotApply(deps: RegistrationDeps, trx: Knex.Transaction, c: Reg
 async function apply(deps: RegistrationDeps, trx: Knex.Transaction, c: RegistrationChange, r: Registration, event: EventDetail, now: Date): Promise<void> {
   let what: string;
   if (c.data.kind === "upgrade") {
-    await repo.setPackage(trx, r.id, { code: c.data.packageCode, label: c.data.packageLabel, priceCents: c.data.priceCents }, r.version + 1, now);
-    await repo.replaceDays(trx, r.id, c.data.dayIds);
+    await setPackage(trx, r.id, { code: c.data.packageCode, label: c.data.packageLabel, priceCents: c.data.priceCents }, r.version + 1, now);
+    await replaceDays(trx, r.id, c.data.dayIds);
     what = `package from ${r.packageLabel} to ${c.data.packageLabel}, ${formatPrice(c.amountCents)} paid`;
   } else {
-    await repo.addTeamAthletes(trx, r, c.data.athletes, c.amountCents + (c.data.balanceCents ?? 0), now);
+    await addTeamAthletes(trx, r, c.data.athletes, c.amountCents + (c.data.balanceCents ?? 0), now);
     const names = c.data.athletes.map((a) => `${a.firstName} ${a.lastName}`).join(", ");
     const later = c.data.balanceCents ? `, ${formatPrice(c.data.balanceCents)} added to the balance` : "";
     what = `${c.places} ${c.places === 1 ? "athlete" : "athletes"} added (${names}), ${formatPrice(c.amountCents)} paid${later}`;
   }
-  await repo.addPaid(trx, r.id, c.amountCents, now);
-  await repo.moveChange(trx, c.id, "pay", now, { paid_at: now });
-  const changed = (await repo.findByReference(trx, r.reference))!;
+  await addPaid(trx, r.id, c.amountCents, now);
+  await moveChange(trx, c.id, "pay", now, { paid_at: now });
+  const changed = (await findByReference(trx, r.reference))!;
   await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [what]));
   // The new athletes' families get their own links, as the team's first athletes did when it was paid.
   if (c.data.kind === "add_athletes") await queueFamilyLinks(trx, deps, event, changed, now);
@@ -77,8 +80,8 @@ async function apply(deps: RegistrationDeps, trx: Knex.Transaction, c: Registrat
 export function registerChangePayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(CHANGE_KIND, {
     async queueKey(db, reference) {
-      const c = await repo.findChange(db, changeId(reference));
-      return c ? repo.eventKey(c.eventId) : undefined;
+      const c = await findChange(db, changeId(reference));
+      return c ? eventKey(c.eventId) : undefined;
     },
 
     async expected(trx, reference) {
@@ -98,7 +101,7 @@ export function registerChangePayments(deps: RegistrationDeps): void {
       const now = deps.clock();
       const why = await cannotApply(deps, trx, c, r, eventRow, event, now, byOperator);
       if (why) {
-        await repo.moveChange(trx, c.id, "reject", now);
+        await moveChange(trx, c.id, "reject", now);
         deps.logger.warn({ reference: r.reference, changeId: c.id, why }, "a paid registration change could no longer apply; refunded");
         return { reject: why };
       }
@@ -113,7 +116,7 @@ export function registerChangePayments(deps: RegistrationDeps): void {
     },
 
     async onReview(trx, payment, reason) {
-      if (await repo.moveChange(trx, changeId(payment.reference), "flagForReview", deps.clock())) {
+      if (await moveChange(trx, changeId(payment.reference), "flagForReview", deps.clock())) {
         deps.logger.error({ changeId: payment.reference, reason }, "registration change payment does not match the change: needs_review");
       }
     },

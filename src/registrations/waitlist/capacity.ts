@@ -4,7 +4,7 @@ import type { Db } from "../../db/knex.ts";
 import { bumpEventsVersion } from "../../events/version.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 
-import * as regRepo from "../core/repository.ts";
+import { eventKey, lockEventForChange } from "../core/locks.ts";
 import { placesFreed } from "../core/placesFreed.ts";
 import * as repo from "./repository.ts";
 
@@ -15,8 +15,8 @@ export type CapacityChange = { ok: true; from: number; to: number; roundAsked: b
  * raised, the new places are the waiting list's first (an offer round is asked for in the same transaction).
  */
 export async function setCapacity(db: Db, eventId: number, capacity: number, now: Date): Promise<CapacityChange> {
-  return queuedLockingTransaction(db, regRepo.eventKey(eventId), async (trx) => {
-    const locked = await regRepo.lockEventForChange(trx, eventId);
+  return queuedLockingTransaction(db, eventKey(eventId), async (trx) => {
+    const locked = await lockEventForChange(trx, eventId);
     if (!locked) return { ok: false, reason: `There is no event ${eventId}.` };
     return changeLockedCapacity(trx, eventId, locked, capacity, now);
   });

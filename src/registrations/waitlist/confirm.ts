@@ -6,7 +6,7 @@ import { enqueueEmail } from "../../email/outbox.ts";
 
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import * as regRepo from "../core/repository.ts";
+import { eventKey, lockEvent } from "../core/locks.ts";
 import * as repo from "./repository.ts";
 import type { Entry, Request } from "./repository.ts";
 import { joinedEmail } from "./email.ts";
@@ -27,8 +27,8 @@ export type Confirmation =
  */
 export async function confirmRequest(deps: WaitingListDeps, event: EventDetail, request: Request): Promise<Confirmation> {
   if (request.entryId !== null) return inLine(deps, request.entryId);
-  const answer = await queuedLockingTransaction(deps.db, regRepo.eventKey(event.id), async (trx): Promise<Confirmation> => {
-    const locked = await regRepo.lockEvent(trx, event.id);
+  const answer = await queuedLockingTransaction(deps.db, eventKey(event.id), async (trx): Promise<Confirmation> => {
+    const locked = await lockEvent(trx, event.id);
     const now = deps.clock();
     const current = await repo.lockRequest(trx, request.id);
     if (!locked || !current) return { status: "unknown" };

@@ -6,7 +6,8 @@ import { enqueueEmail } from "../../email/outbox.ts";
 
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import * as regRepo from "../core/repository.ts";
+import { eventKey, lockEvent } from "../core/locks.ts";
+import { lockVisitor, placesHeldBy } from "../core/tables/holds.ts";
 import { REGISTRATION_ERRORS } from "../../shared/registrations/rules.ts";
 import * as repo from "./repository.ts";
 import type { Joiner } from "./repository.ts";
@@ -24,10 +25,10 @@ import type { WaitingListDeps } from "./offers.ts";
  * (confirm.ts): the e-mail with the confirmation link is written in the same transaction.
  */
 export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: JoinRequest, joiner: Joiner): Promise<{ confirmBy: Date }> {
-  const joined = await queuedLockingTransaction(deps.db, regRepo.eventKey(event.id), async (trx) => {
+  const joined = await queuedLockingTransaction(deps.db, eventKey(event.id), async (trx) => {
     // The visitor's rows first, as a hold takes them: their cap counts their holds too.
-    await regRepo.lockVisitor(trx, joiner);
-    const locked = await regRepo.lockEvent(trx, event.id);
+    await lockVisitor(trx, joiner);
+    const locked = await lockEvent(trx, event.id);
     if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed, "registration_closed");
     const now = deps.clock();
     const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
@@ -39,7 +40,7 @@ export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: J
     if (await repo.activeEntryFor(trx, event.id, req.email)) throw new DomainError("conflict", WAITLIST_TEXT.alreadyOn);
     const cap = deps.limits.maxHeldPlacesPerVisitor;
     const inLine = await repo.lineLoad(trx, { ...joiner, email: req.email }, now);
-    const held = await regRepo.placesHeldBy(trx, joiner, now);
+    const held = await placesHeldBy(trx, joiner, now);
     if (Math.max(inLine.session + held.session, inLine.address + held.address, inLine.email) + req.places > cap) throw new DomainError("conflict", WAITLIST_TEXT.visitorCap(cap));
     const { token, hash } = repo.newToken();
     const confirmBy = new Date(now.getTime() + CONFIRM_HOURS * 3_600_000);

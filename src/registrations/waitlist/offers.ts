@@ -10,7 +10,8 @@ import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent, placesLeft } from "../../events/repository.ts";
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import * as regRepo from "../core/repository.ts";
+import { eventKey, lockEvent } from "../core/locks.ts";
+import { insertOfferedHold, livePlacesHeld } from "../core/tables/holds.ts";
 import { newReference } from "../core/holding.ts";
 import { findPackage } from "../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE } from "../../shared/registrations/teamRules.ts";
@@ -34,7 +35,7 @@ export interface WaitingListDeps extends RegistrationDeps {
  */
 export async function placesOpen(db: Db, eventId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
   const left = await placesLeft(db, eventId, now, exceptRegistrationId);
-  const own = exceptRegistrationId === undefined ? 0 : await regRepo.livePlacesHeld(db, exceptRegistrationId, now);
+  const own = exceptRegistrationId === undefined ? 0 : await livePlacesHeld(db, exceptRegistrationId, now);
   return Math.max(0, await placesForSale(db, eventId, left, now, own));
 }
 
@@ -45,8 +46,8 @@ export async function placesOpen(db: Db, eventId: number, now: Date, exceptRegis
  * Everything is decided on what is read under the lock, so rounds in several instances never offer a place twice.
  */
 export async function offerRound(deps: WaitingListDeps, eventId: number): Promise<number> {
-  const made = await queuedLockingTransaction(deps.db, regRepo.eventKey(eventId), async (trx) => {
-    const locked = await regRepo.lockEvent(trx, eventId);
+  const made = await queuedLockingTransaction(deps.db, eventKey(eventId), async (trx) => {
+    const locked = await lockEvent(trx, eventId);
     if (!locked) return 0;
     const now = deps.clock();
     await closeFinishedOffers(trx, eventId, now);
@@ -100,7 +101,7 @@ async function insertOfferHold(trx: Knex.Transaction, event: EventDetail, entry:
   const pkg = team ? undefined : findPackage(event, entry.packageCode);
   const priceCents = team ? event.teamPriceCents * places : (pkg?.priceCents ?? 0);
   const everyDay = team || (pkg !== undefined && pkg.dayCount >= event.days.length);
-  return regRepo.insertOfferedHold(
+  return insertOfferedHold(
     trx,
     {
       reference: newReference(),

@@ -103,7 +103,7 @@ export async function entryByOfferToken(conn: Conn, token: string): Promise<Entr
   return row ? mapEntry(row) : undefined;
 }
 
-/** The entry's row locked (after the event row: the aggregate's lock order, src/registrations/core/repository.ts). */
+/** The entry's row locked (after the event row: the aggregate's lock order, src/registrations/core/locks.ts). */
 export async function lockEntry(trx: Knex.Transaction, id: number): Promise<Entry | undefined> {
   const row = await trx<Row>("waiting_list_entries").where({ id }).forUpdate().first();
   return row ? mapEntry(row) : undefined;

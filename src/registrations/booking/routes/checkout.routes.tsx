@@ -10,8 +10,8 @@ import { boughtFacts } from "./confirmation.tsx";
 import { CheckoutAlreadyPaid, CheckoutComplete, CheckoutError, CheckoutNotConfirmed, CheckoutPay, TeamCheckoutPay, type CheckoutDetails } from "../../../../views/pages/registration/CheckoutPage.tsx";
 import { REGISTRATION_MESSAGES } from "../../../shared/registrations/rules.ts";
 import { TEAM_TEXT } from "../../../shared/registrations/teamRules.ts";
-import * as repo from "../../core/repository.ts";
-import type { Registration } from "../../core/repository.ts";
+import type { Registration } from "../../core/registration.ts";
+import { findByReference } from "../../core/tables/registrations.ts";
 import { DiscountRefused } from "../../core/money/codes.ts";
 import { paymentReceivedContent } from "./confirmation.tsx";
 import { PaymentNotOpenError } from "../../../payments/core.ts";
@@ -58,7 +58,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
       return shell(req, res, <CheckoutAlreadyPaid next={next} />, { team });
     }
     const reference = ownReference(req, event.id, team ? "team" : undefined);
-    const registration = reference ? await repo.findByReference(db, reference) : undefined;
+    const registration = reference ? await findByReference(db, reference) : undefined;
     if (registration && isRegistered(registration.status)) {
       const manageHref = await confirmationPageManageHref(req, deps, registration);
       return shell(req, res, <CheckoutComplete eventTitle={event.title} email={registration.contact.email} manageHref={manageHref} familiesEmailed={team} reference={registration.reference} facts={boughtFacts(event, registration)} />, { team });
@@ -109,7 +109,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
   const completeFreeJson = jsonPost({
     run: async (req, _res, body, event: EventDetail) => {
       const reference = ownReference(req, event.id, body.option);
-      const registration = reference ? await repo.findByReference(db, reference) : undefined;
+      const registration = reference ? await findByReference(db, reference) : undefined;
       if (!registration) throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
       const outcome = await completeFree(deps, registration, codeText(body.discountCode));
       return { json: { success: true, status: "paid", free: outcome.status === "free", title: DISCOUNT_TEXT.freeDoneTitle, registrationId: registration.reference } };

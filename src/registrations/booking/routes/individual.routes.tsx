@@ -10,7 +10,7 @@ import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
 import { confirmationContent, paymentReceivedContent } from "./confirmation.tsx";
 import { PaymentNotOpenError } from "../../../payments/core.ts";
 import { REGISTRATION_ERRORS, registrationSchema, sendsGuardianBlock, type IndividualRegistration } from "../../../shared/registrations/rules.ts";
-import * as repo from "../../core/repository.ts";
+import { findByReference } from "../../core/tables/registrations.ts";
 import { DiscountRefused, discountOf } from "../../core/money/codes.ts";
 import { packageName } from "../../../shared/registrations/packages.ts";
 import { holdIndividual } from "../hold.ts";
@@ -47,7 +47,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     if (req.query.paymentSuccess === "true") return confirmation(req, res, event);
 
     const reference = ownReference(req, event.id);
-    const own = reference ? await repo.findByReference(db, reference) : undefined;
+    const own = reference ? await findByReference(db, reference) : undefined;
     if ((own && isRegistered(own.status)) || own?.status === "needs_review") return confirmation(req, res, event);
     const held = own && holdIsLive(own, deps.clock()) ? own : undefined;
 

@@ -9,8 +9,9 @@ import { Widget } from "../../../../views/components/Widget.tsx";
 import { RegistrationUnavailable } from "../../../../views/pages/registration/RegisterPage.tsx";
 import { TeamRegisterPage } from "../../../../views/pages/registration/TeamRegisterPage.tsx";
 import type { TeamFormProps } from "../../../../widgets/islands/TeamForm.tsx";
-import * as repo from "../../core/repository.ts";
-import type { Registration } from "../../core/repository.ts";
+import type { Registration } from "../../core/registration.ts";
+import { teamOf } from "../../core/tables/formHolds.ts";
+import { findByReference } from "../../core/tables/registrations.ts";
 import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
 import { discountOf } from "../../core/money/codes.ts";
 import { holdIsLive } from "../../core/deps.ts";
@@ -26,7 +27,7 @@ export function teamPages(deps: RegistrationRouteDeps) {
   /** The coach's team for the event while it still holds its places. */
   async function heldTeam(req: Request, eventId: number): Promise<Registration | undefined> {
     const reference = ownReference(req, eventId, "team");
-    const r = reference ? await repo.findByReference(db, reference) : undefined;
+    const r = reference ? await findByReference(db, reference) : undefined;
     return r && r.kind === "team" && holdIsLive(r, deps.clock()) ? r : undefined;
   }
 
@@ -83,7 +84,7 @@ export function teamPages(deps: RegistrationRouteDeps) {
   async function startValues(req: Request, eventId: number): Promise<TeamFormValues> {
     const held = await heldTeam(req, eventId);
     // A waiting-list offer's hold has no athletes yet: one blank row per place held.
-    if (held) return held.athletes.length > 0 ? teamValuesOf(repo.teamOf(held)) : { ...teamValuesOf(repo.teamOf(held)), athletes: Array.from({ length: held.places }, blankAthlete) };
+    if (held) return held.athletes.length > 0 ? teamValuesOf(teamOf(held)) : { ...teamValuesOf(teamOf(held)), athletes: Array.from({ length: held.places }, blankAthlete) };
     return { formSessionId: (req.res!.locals.page as PageContext).newFormId(), coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
   }
 

@@ -10,8 +10,7 @@ import { stripeScripts } from "../../../payments/setup.ts";
 import { ManageLinkNotFound } from "../../../../views/pages/registration/ManagePage.tsx";
 import { ChangePayPage, type ChangePayView } from "../../../../views/pages/registration/ChangePages.tsx";
 import { findPackage } from "../../../shared/registrations/rules.ts";
-import * as repo from "../../core/repository.ts";
-import type { RegistrationChange } from "../../core/repository.ts";
+import { findChange, type RegistrationChange } from "../../core/tables/changes.ts";
 import { PAYMENT_SETUP_ERROR } from "../../core/money/payment.ts";
 import { MANAGE_PATH, registrationByToken } from "../links.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
@@ -24,7 +23,7 @@ import type { Opened } from "../links.ts";
 const PAID_ANSWER: Record<"paid" | "refunded" | "failed" | "mismatch" | "pending", [number, string]> = { paid: [200, "paid"], refunded: [409, "refunded"], failed: [402, "failed"], mismatch: [409, "needs_review"], pending: [202, "pending"] };
 
 /** The change a URL names by its id, or undefined. */
-const changeById = (deps: RegistrationRouteDeps, raw: unknown) => (typeof raw === "string" && /^\d{1,12}$/.test(raw) ? repo.findChange(deps.db, Number(raw)) : Promise.resolve(undefined));
+const changeById = (deps: RegistrationRouteDeps, raw: unknown) => (typeof raw === "string" && /^\d{1,12}$/.test(raw) ? findChange(deps.db, Number(raw)) : Promise.resolve(undefined));
 
 /**
  * A paid change's own page (`/my-registration/{token}/changes/{id}`, README: Managing a registration after payment):
@@ -84,7 +83,7 @@ export function changePaymentRoutes(deps: RegistrationRouteDeps): Router {
       } catch (err) {
         if (err instanceof PaymentNotOpenError) {
           // Paid meanwhile (another tab) or being settled: the change as it now stands.
-          const now = (await repo.findChange(deps.db, c.id))!;
+          const now = (await findChange(deps.db, c.id))!;
           status = now.status === "pending" ? "processing" : now.status;
         } else {
           req.log.error({ err: (err as Error).message, reference: o.r.reference, changeId: c.id }, "could not set up a registration change's PaymentIntent");
@@ -152,7 +151,7 @@ export function changePaymentRoutes(deps: RegistrationRouteDeps): Router {
       return { redirect: outcome === "paid" ? `${o.base}/changes/${c.id}` : o.base, toast: { title: outcome === "paid" ? CHANGE_TEXT.cancelTooLate : CHANGE_TEXT.cancelDone } };
     },
     // Refused: the change's page as it now stands, with the reason.
-    refused: async (req, res, err, { o, c }) => showChange(req, res, { o, c: (await repo.findChange(deps.db, c.id))! }, { status: domainErrorStatus(err), message: err.message }),
+    refused: async (req, res, err, { o, c }) => showChange(req, res, { o, c: (await findChange(deps.db, c.id))! }, { status: domainErrorStatus(err), message: err.message }),
   });
   router.post(`${MANAGE_PATH}/:token/changes/:id/cancel`, limit, async (req, res) => {
     const on = await openChange(req, res);

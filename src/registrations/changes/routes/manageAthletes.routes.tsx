@@ -8,7 +8,7 @@ import { deadlineText } from "../../../shared/texts.ts";
 import { AddAthletesPage, type AddAthletesView } from "../../../../views/pages/registration/ChangePages.tsx";
 import { dueDayText } from "../../../shared/registrations/deposits.ts";
 import type { AthleteRow, TeamAthlete } from "../../../shared/registrations/teamRules.ts";
-import * as repo from "../../core/repository.ts";
+import { teamPriceCents } from "../../core/tables/eventTerms.ts";
 import { MANAGE_PATH } from "../links.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { addedAthletesSplit, postedRows, startAddAthletes, validateNewAthletes } from "../addAthletes.ts";
@@ -37,7 +37,7 @@ export function manageAthleteRoutes(deps: RegistrationRouteDeps): Router {
     const room = Math.max(0, deps.limits.maxTeamAthletes - active);
     const reason = o.r.kind !== "team" ? "Only a team's coach adds athletes." : p.phase !== "open" ? p.reason || "This registration can no longer change." : room === 0 ? CHANGE_TEXT.teamFull(deps.limits.maxTeamAthletes) : "";
     const maxRows = Math.min(MAX_NEW_ROWS, room);
-    const price = await repo.teamPriceCents(deps.db, o.event.id);
+    const price = await teamPriceCents(deps.db, o.event.id);
     const asked = extra.rows ?? Number(typeof req.query.rows === "string" && /^\d{1,2}$/.test(req.query.rows) ? req.query.rows : 1);
     const view = {
       base: o.base,

@@ -11,7 +11,9 @@ import type { PendingChange } from "../../../../views/pages/registration/ChangeP
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { FamilyPage, type FamilyView } from "../../../../views/pages/registration/FamilyPage.tsx";
 import { formValuesOf } from "../../../shared/registrations/rules.ts";
-import * as repo from "../../core/repository.ts";
+import { redemptionOf } from "../../core/money/redemptions.ts";
+import { changesOf } from "../../core/tables/changes.ts";
+import { eventChangesFreezeAt } from "../../core/tables/eventTerms.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
 import { MANAGE_PATH, registrationByToken, type Opened } from "../links.ts";
 import { manageView } from "./manageView.ts";
@@ -67,12 +69,12 @@ export async function openWhole(deps: RegistrationDeps, req: Request, res: Respo
 }
 
 export async function allowed(deps: RegistrationDeps, o: Opened): Promise<Permissions> {
-  return permissions(o.r.status, o.event, await repo.eventChangesFreezeAt(deps.db, o.event.id), deps.clock());
+  return permissions(o.r.status, o.event, await eventChangesFreezeAt(deps.db, o.event.id), deps.clock());
 }
 
 /** The change waiting for its payment (or its review), if any: the manage page and the change pages link to it. */
 export async function pendingChangeOf(deps: RegistrationDeps, o: Opened): Promise<PendingChange | null> {
-  const c = (await repo.changesOf(deps.db, o.r.id, ["pending", "needs_review"]))[0];
+  const c = (await changesOf(deps.db, o.r.id, ["pending", "needs_review"]))[0];
   if (!c) return null;
   const what = c.data.kind === "upgrade" ? CHANGE_TEXT.pendingUpgrade(c.data.packageLabel) : CHANGE_TEXT.pendingAthletes(c.data.athletes.map((a) => `${a.firstName} ${a.lastName}`));
   return { href: `${o.base}/changes/${c.id}`, what, amountCents: c.amountCents, review: c.status === "needs_review" };
@@ -85,7 +87,7 @@ export async function showManage(deps: RegistrationDeps, req: Request, res: Resp
   const view = manageView(deps, o, p);
   view.statusLabel = await withRefundState(deps, o.r, view.statusLabel);
   // A registration paid with a code is not offered the change (an operator decides its share of the code).
-  if (await repo.redemptionOf(deps.db, o.r.id)) view.downgrades = [];
+  if (await redemptionOf(deps.db, o.r.id)) view.downgrades = [];
   view.pending = await pendingChangeOf(deps, o);
   renderPage(req, res, <ManagePage view={view} form={form} packageForm={extra.packageForm} message={extra.message} />, {
     title: `Registration ${o.r.reference}`,

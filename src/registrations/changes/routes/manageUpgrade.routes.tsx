@@ -7,7 +7,7 @@ import { visitorKeys } from "../../../http/visitor.ts";
 import { deadlineText } from "../../../shared/texts.ts";
 import { UpgradePage } from "../../../../views/pages/registration/ChangePages.tsx";
 import { coversEveryDay, findPackage, formValuesOf, registrationSchema } from "../../../shared/registrations/rules.ts";
-import * as repo from "../../core/repository.ts";
+import { redemptionOf } from "../../core/money/redemptions.ts";
 import { MANAGE_PATH } from "../links.ts";
 import { individualOf } from "../change.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
@@ -28,7 +28,7 @@ export function manageUpgradeRoutes(deps: RegistrationRouteDeps): Router {
 
   async function showUpgrade(req: Request, res: Response, o: Opened, extra: { form?: FormState; message?: string; status?: number } = {}) {
     const p = await allowed(deps, o);
-    const withCode = !!(await repo.redemptionOf(deps.db, o.r.id));
+    const withCode = !!(await redemptionOf(deps.db, o.r.id));
     const open = o.r.kind === "individual" && p.phase === "open" && !withCode;
     const options = open
       ? upgradeOptions(o.event, o.r).map((u) => {
