@@ -6,7 +6,7 @@ import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 
 import { eventKey, lockEventForChange } from "../core/locks.ts";
 import { placesFreed } from "../core/placesFreed.ts";
-import * as repo from "./repository.ts";
+import { roundPending, setEventCapacity } from "./tables/rounds.ts";
 
 export type CapacityChange = { ok: true; from: number; to: number; roundAsked: boolean } | { ok: false; reason: string };
 
@@ -27,10 +27,10 @@ export async function changeLockedCapacity(trx: Knex.Transaction, eventId: numbe
   const taken = await placesTakenNow(trx, eventId, locked, now);
   if (capacity < taken) return { ok: false, reason: `${taken} places of event ${eventId} are paid for or held: its capacity cannot go below that.` };
   const from = Number(locked.capacity);
-  await repo.setEventCapacity(trx, eventId, capacity);
+  await setEventCapacity(trx, eventId, capacity);
   // Every app instance shows the new places at its next request.
   await bumpEventsVersion(trx);
   const raised = capacity > from;
   if (raised) await placesFreed(trx, eventId);
-  return { ok: true, from, to: capacity, roundAsked: raised && (await repo.roundPending(trx, eventId)) };
+  return { ok: true, from, to: capacity, roundAsked: raised && (await roundPending(trx, eventId)) };
 }

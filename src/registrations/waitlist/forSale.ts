@@ -1,8 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import { chooseOffers, type LineEntry } from "../../shared/registrations/waitingList.ts";
-import * as repo from "./repository.ts";
-import type { Entry } from "./repository.ts";
+import { entriesOf, type Entry } from "./tables/entries.ts";
 
 export const toLineEntry = (e: Entry): LineEntry => ({ id: e.id, places: e.places, passedOver: e.passedOver, holdsLineUntil: e.holdsLineUntil?.getTime() ?? null });
 
@@ -15,7 +14,7 @@ export const toLineEntry = (e: Entry): LineEntry => ({ id: e.id, places: e.place
  */
 export async function placesForSale(conn: Db | Knex.Transaction, eventId: number, free: number, now: Date, ownHeld = 0): Promise<number> {
   if (free <= 0) return free;
-  const line = await repo.entriesOf(conn, eventId, ["waiting"]);
+  const line = await entriesOf(conn, eventId, ["waiting"]);
   if (line.length === 0) return free;
   return free - chooseOffers(line.map(toLineEntry), free - ownHeld, now.getTime()).heldBack;
 }

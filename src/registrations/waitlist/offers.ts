@@ -16,8 +16,9 @@ import { newReference } from "../core/holding.ts";
 import { findPackage } from "../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE } from "../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
-import * as repo from "./repository.ts";
-import type { Entry } from "./repository.ts";
+import { countPassedOver, entriesOf, newToken, setStatus, type Entry } from "./tables/entries.ts";
+import { deleteLapsedRequests } from "./tables/requests.ts";
+import { deleteSentJobs, eventsNeedingRound, holdsOf, linkHold } from "./tables/rounds.ts";
 import { chooseOffers, PASSES_BEFORE_BLOCKING } from "../../shared/registrations/waitingList.ts";
 import { placesForSale, toLineEntry } from "./forSale.ts";
 import { offerEmail } from "./email.ts";
@@ -54,12 +55,12 @@ export async function offerRound(deps: WaitingListDeps, eventId: number): Promis
     const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
     if (closesAt.getTime() <= now.getTime()) return 0;
     const free = Number(locked.capacity) - (await placesTakenNow(trx, eventId, locked, now));
-    const line = await repo.entriesOf(trx, eventId, ["waiting"]);
+    const line = await entriesOf(trx, eventId, ["waiting"]);
     if (free <= 0 || line.length === 0) return 0;
     const event = (await findEvent(trx, eventId))!;
     const { offered, passed } = chooseOffers(line.map(toLineEntry), free, now.getTime());
     const holdsUntil = new Date(now.getTime() + deps.offerHours * 3_600_000);
-    await repo.countPassedOver(trx, passed.map((p) => line.find((e) => e.id === p.id)!), PASSES_BEFORE_BLOCKING, holdsUntil, now);
+    await countPassedOver(trx, passed.map((p) => line.find((e) => e.id === p.id)!), PASSES_BEFORE_BLOCKING, holdsUntil, now);
     for (const chosen of offered) await offer(trx, deps, event, line.find((e) => e.id === chosen.id)!, now);
     return offered.length;
   });
@@ -68,26 +69,26 @@ export async function offerRound(deps: WaitingListDeps, eventId: number): Promis
 }
 
 async function closeFinishedOffers(trx: Knex.Transaction, eventId: number, now: Date): Promise<void> {
-  for (const entry of await repo.entriesOf(trx, eventId, ["offered"])) {
-    const holds = await repo.holdsOf(trx, entry.id);
+  for (const entry of await entriesOf(trx, eventId, ["offered"])) {
+    const holds = await holdsOf(trx, entry.id);
     const live = holds.some((h) => h.status === "pending_payment" && (h.reservedUntil?.getTime() ?? 0) > now.getTime());
     if (live) continue;
     const paid = holds.some((h) => isRegistered(h.status) || h.status === "needs_review");
-    await repo.setStatus(trx, entry.id, ["offered"], paid ? "registered" : "expired", now);
+    await setStatus(trx, entry.id, ["offered"], paid ? "registered" : "expired", now);
   }
 }
 
 /** The entry's places held as pending registrations until the offer ends, its link made and e-mailed. */
 async function offer(trx: Knex.Transaction, deps: WaitingListDeps, event: EventDetail, entry: Entry, now: Date): Promise<void> {
   const until = new Date(now.getTime() + deps.offerHours * 3_600_000);
-  const { token, hash } = repo.newToken();
+  const { token, hash } = newToken();
   // Read under the event lock, so always true; should it not be, nothing of this round is kept.
-  if (!(await repo.setStatus(trx, entry.id, ["waiting"], "offered", now, { offer_token_hash: hash, offered_at: now, offered_until: until }))) {
+  if (!(await setStatus(trx, entry.id, ["waiting"], "offered", now, { offer_token_hash: hash, offered_at: now, offered_until: until }))) {
     throw new Error(`waiting-list entry ${entry.id} changed during its offer round`);
   }
   // A team is one registration of all its places; an athlete and siblings are one registration each.
   const sizes = entry.kind === "team" ? [entry.places] : Array.from({ length: entry.places }, () => 1);
-  for (const [i, size] of sizes.entries()) await repo.linkHold(trx, entry.id, await insertOfferHold(trx, event, entry, size, until, now), i + 1);
+  for (const [i, size] of sizes.entries()) await linkHold(trx, entry.id, await insertOfferHold(trx, event, entry, size, until, now), i + 1);
   await enqueueEmail(trx, offerEmail(deps.site, event, entry, `${deps.publicUrl}/waiting-list/offer/${token}`, until));
   deps.logger.info({ eventId: event.id, entryId: entry.id, places: entry.places }, "waiting list: places offered");
 }
@@ -154,9 +155,9 @@ export function createOfferQueue(deps: WaitingListDeps, intervalMs?: number): Jo
 export async function askForDueRounds(deps: Pick<WaitingListDeps, "db" | "clock">): Promise<number> {
   const db = deps.db;
   const dayAgo = new Date(deps.clock().getTime() - 86_400_000);
-  await repo.deleteSentJobs(db, dayAgo);
-  await repo.deleteLapsedRequests(db, dayAgo);
-  const events = await repo.eventsNeedingRound(db);
+  await deleteSentJobs(db, dayAgo);
+  await deleteLapsedRequests(db, dayAgo);
+  const events = await eventsNeedingRound(db);
   for (const eventId of events) await requestOfferRound(db, eventId, deps.clock());
   if (events.length > 0) queues.forEach((q) => q.wake());
   return events.length;
