@@ -20,7 +20,7 @@ import { completeFree } from "../completeFree.ts";
 import { confirmReturn } from "../confirmReturn.ts";
 import { PAYMENT_SETUP_ERROR, preparePayment } from "../../core/money/payment.ts";
 import { holdIsLive } from "../../core/deps.ts";
-import { teamCheckoutPath } from "./team.routes.tsx";
+import { teamCheckoutPath } from "./teamHold.ts";
 import { confirmationPageManageHref } from "../../changes/links.ts";
 import { checkoutPage, holdEndsText, loadEvent, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { paymentStep } from "../../core/money/paymentStep.ts";
