@@ -17,7 +17,7 @@ import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { cancelChange, prepareChangePayment } from "../pendingChanges.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { CHANGE_KIND } from "../../core/deps.ts";
-import { openWhole } from "./manageLink.tsx";
+import { openWhole } from "./managePage.tsx";
 import type { Opened } from "../links.ts";
 
 const PAID_ANSWER: Record<"paid" | "refunded" | "failed" | "mismatch" | "pending", [number, string]> = { paid: [200, "paid"], refunded: [409, "refunded"], failed: [402, "failed"], mismatch: [409, "needs_review"], pending: [202, "pending"] };

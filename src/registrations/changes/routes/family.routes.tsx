@@ -8,7 +8,9 @@ import { CANCEL_TEXT } from "../cancel.ts";
 import { athleteRowOf, changeTeamAthlete, FAMILY_TEXT, sendFamilyLink, signFamilyWaiver, validateFamilyForm, waiverSchema } from "../family.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { allowed, openLink, openWhole, showFamily, showManage, showRefused, versionOf, type Changing } from "./manageLink.tsx";
+import { allowed, openLink, versionOf, type Changing } from "./manageLink.tsx";
+import { openWhole, showManage, showRefused } from "./managePage.tsx";
+import { showFamily } from "./familyPage.tsx";
 import type { Opened } from "../links.ts";
 
 /**

@@ -8,7 +8,8 @@ import { MANAGE_PATH } from "../links.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { postedRows, startAddAthletes, validateNewAthletes } from "../addAthletes.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { allowed, openWhole } from "./manageLink.tsx";
+import { allowed } from "./manageLink.tsx";
+import { openWhole } from "./managePage.tsx";
 import { addAthletesPage, MAX_NEW_ROWS } from "./manageAthletesPage.tsx";
 import type { Opened } from "../links.ts";
 

@@ -11,7 +11,8 @@ import { startUpgrade, upgradeOptions } from "../upgrade.ts";
 import { BALANCE_UPGRADE_TEXT, upgradeOnBalance } from "../balanceUpgrade.ts";
 import { dueDayText } from "../../../shared/registrations/deposits.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { allowed, openWhole, versionOf } from "./manageLink.tsx";
+import { allowed, versionOf } from "./manageLink.tsx";
+import { openWhole } from "./managePage.tsx";
 import type { Opened } from "../links.ts";
 import { upgradePage } from "./manageUpgradePage.tsx";
 
