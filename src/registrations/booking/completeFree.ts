@@ -11,7 +11,7 @@ import { findByReference, lockByReference, setAmount, transition } from "../core
 import * as redemptions from "../core/money/redemptions.ts";
 import { registrationConfirmationEmail } from "../core/email.ts";
 import { confirmationManageUrl } from "../changes/links.ts";
-import { queueFamilyLinks } from "../changes/family.ts";
+import { queueFamilyLinks } from "../changes/familyLinks.ts";
 import { DiscountRefused, codeText, lockCodeNamed, refuseUse } from "../core/money/codes.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 

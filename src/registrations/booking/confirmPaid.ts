@@ -9,7 +9,7 @@ import { REGISTRATION_TRANSITIONS } from "../core/states.ts";
 import { redeemUse } from "../core/money/codes.ts";
 import { registrationConfirmationEmail } from "../core/email.ts";
 import { confirmationManageUrl } from "../changes/links.ts";
-import { queueFamilyLinks } from "../changes/family.ts";
+import { queueFamilyLinks } from "../changes/familyLinks.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 
 /** A registration's payment accepted in the settling transaction (paymentHandler.ts): its code, its status, its e-mails. */

@@ -12,7 +12,7 @@ import type { RegistrationDeps } from "../core/deps.ts";
 import { permissions } from "../core/permissions.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
 import { registrationChangedEmail } from "./email.ts";
-import { queueFamilyLinks } from "./family.ts";
+import { queueFamilyLinks } from "./familyLinks.ts";
 
 /** A paid change applied to its registration (paidChanges.ts, under the aggregate's locks), or why it no longer can be. */
 

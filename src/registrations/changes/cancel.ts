@@ -7,7 +7,7 @@ import { findByReference, transition } from "../core/tables/registrations.ts";
 import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { athleteWithdrawnEmail, registrationCanceledEmail } from "./email.ts";
-import { ADULT_AGE } from "./family.ts";
+import { ADULT_AGE } from "./familyRules.ts";
 import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
 import { placesFreed } from "../core/placesFreed.ts";
 import { refundAcross } from "../../payments/core.ts";

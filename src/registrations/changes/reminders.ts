@@ -7,7 +7,8 @@ import * as changesRepo from "./repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { familyLinkEmail, guardianReminderEmail } from "./email.ts";
 import { deadlineText } from "../../shared/texts.ts";
-import { FAMILY_LINK_AT_PAYMENT, familyDue, missingFor } from "./family.ts";
+import { FAMILY_LINK_AT_PAYMENT, familyDue } from "./familyLinks.ts";
+import { missingFor } from "./familyRules.ts";
 import { issueManageLink, manageUrl } from "./links.ts";
 import { permissions } from "../core/permissions.ts";
 

@@ -6,7 +6,7 @@ import { deadlineText, stampText } from "../../../shared/texts.ts";
 import { FamilyPage, type FamilyView } from "../../../../views/pages/registration/FamilyPage.tsx";
 import type { RegistrationDeps } from "../../core/deps.ts";
 import type { Opened } from "../links.ts";
-import { ADULT_AGE, athleteRowOf, SIGNER_RELATIONSHIPS } from "../family.ts";
+import { ADULT_AGE, athleteRowOf, SIGNER_RELATIONSHIPS } from "../familyRules.ts";
 import { AGREEMENTS_VERSION } from "../../../shared/registrations/agreements.ts";
 import { allowed } from "./manageLink.tsx";
 

@@ -10,7 +10,7 @@ import { queuedLockingTransaction } from "../../../../src/db/rowQueue.ts";
 import { findEvent } from "../../../../src/events/repository.ts";
 import { eventKey, lockEvent } from "../../../../src/registrations/core/locks.ts";
 import { findByReference, lockByReference } from "../../../../src/registrations/core/tables/registrations.ts";
-import { familyDue, queueFamilyLinks } from "../../../../src/registrations/changes/family.ts";
+import { familyDue, queueFamilyLinks } from "../../../../src/registrations/changes/familyLinks.ts";
 import { familyLinkEmail, manageLinkEmail, registrationCanceledEmail, registrationChangedEmail } from "../../../../src/registrations/changes/email.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail, registrationRefundedEmail } from "../../../../src/registrations/core/email.ts";
 import { runExport } from "../../../../src/cli/export.ts";
