@@ -8,7 +8,7 @@ import { codeGuessBudget, type RegistrationRouteDeps } from "./core/routeKit.tsx
 import { teamRoutes } from "./booking/routes/team.routes.tsx";
 import { waitingListRoutes } from "./waitlist/routes/waitlist.routes.tsx";
 import { waitingListConfirmRoutes } from "./waitlist/routes/waitlistConfirm.routes.tsx";
-import type { WaitingListDeps } from "./waitlist/offers.ts";
+import type { WaitingListDeps } from "./waitlist/deps.ts";
 
 /** Every URL of the registration aggregate, one handler each: one router per file (the changes part mounts its own: changes/routes/changes.routes.tsx). */
 export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesses" | "manageLimit"> & WaitingListDeps): Router {

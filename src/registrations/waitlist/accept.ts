@@ -6,7 +6,7 @@ import { REGISTRATION_KIND } from "../core/deps.ts";
 import { entryByOfferToken, lockEntry, setStatus, type Entry, type Joiner } from "./tables/entries.ts";
 import { lineLoad } from "./tables/lineLoad.ts";
 import { holdsOf } from "./tables/rounds.ts";
-import type { WaitingListDeps } from "./offers.ts";
+import type { WaitingListDeps } from "./deps.ts";
 import { placesFreed } from "../core/placesFreed.ts";
 import type { OfferPlace } from "../../shared/registrations/waitingList.ts";
 import { isRegistered } from "../core/states.ts";

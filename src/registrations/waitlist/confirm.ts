@@ -11,7 +11,7 @@ import { activeEntryFor, entryById, insertEntry, newToken, placeInLine, type Ent
 import { lineLoad } from "./tables/lineLoad.ts";
 import { lockRequest, setRequestEntry, type Request } from "./tables/requests.ts";
 import { joinedEmail } from "./email.ts";
-import type { WaitingListDeps } from "./offers.ts";
+import type { WaitingListDeps } from "./deps.ts";
 import { placesFreed } from "../core/placesFreed.ts";
 
 /** What a confirmation link finds: the entry it made (now or before), or why it makes none. */

@@ -1,4 +1,6 @@
 import type { Knex } from "knex";
+import { placesLeft } from "../../events/repository.ts";
+import { livePlacesHeld } from "../core/tables/holds.ts";
 import type { Db } from "../../db/knex.ts";
 import { chooseOffers, type LineEntry } from "../../shared/registrations/waitingList.ts";
 import { entriesOf, type Entry } from "./tables/entries.ts";
@@ -17,4 +19,14 @@ export async function placesForSale(conn: Db | Knex.Transaction, eventId: number
   const line = await entriesOf(conn, eventId, ["waiting"]);
   if (line.length === 0) return free;
   return free - chooseOffers(line.map(toLineEntry), free - ownHeld, now.getTime()).heldBack;
+}
+
+/**
+ * placesLeft as a registration page shows it, `exceptRegistrationId` being the visitor's own hold: less the places
+ * the line keeps back (placesForSale).
+ */
+export async function placesOpen(db: Db, eventId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
+  const left = await placesLeft(db, eventId, now, exceptRegistrationId);
+  const own = exceptRegistrationId === undefined ? 0 : await livePlacesHeld(db, exceptRegistrationId, now);
+  return Math.max(0, await placesForSale(db, eventId, left, now, own));
 }

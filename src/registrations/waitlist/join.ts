@@ -9,7 +9,7 @@ import { newToken, type Joiner } from "./tables/entries.ts";
 import { insertRequest } from "./tables/requests.ts";
 import { CONFIRM_HOURS, type JoinRequest } from "../../shared/registrations/waitingList.ts";
 import { confirmEmail } from "./email.ts";
-import type { WaitingListDeps } from "./offers.ts";
+import type { WaitingListDeps } from "./deps.ts";
 import { refuseJoin } from "./joinChecks.ts";
 
 /**

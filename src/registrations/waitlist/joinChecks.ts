@@ -10,7 +10,7 @@ import { activeEntryFor, type Joiner } from "./tables/entries.ts";
 import { lineLoad } from "./tables/lineLoad.ts";
 import { WAITLIST_TEXT, type JoinRequest } from "../../shared/registrations/waitingList.ts";
 import { placesForSale } from "./forSale.ts";
-import type { WaitingListDeps } from "./offers.ts";
+import type { WaitingListDeps } from "./deps.ts";
 
 /**
  * Why a visitor may not join the event's line now (join.ts, under the event's lock, `locked` its row): registration

@@ -10,7 +10,7 @@ import type { PaymentStep } from "../../../../widgets/islands/RegistrationSteps.
 import { RegisterPage, RegistrationUnavailable } from "../../../../views/pages/registration/RegisterPage.tsx";
 import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions } from "../../../shared/registrations/rules.ts";
 import type { Registration } from "../../core/registration.ts";
-import { placesOpen } from "../../waitlist/offers.ts";
+import { placesOpen } from "../../waitlist/forSale.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { depositOfferOf } from "../../../../components/PaymentPlanChoice.tsx";
 

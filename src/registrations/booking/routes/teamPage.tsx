@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { renderPage } from "../../../http/render.tsx";
 import type { FieldErrors } from "../../../shared/forms.ts";
-import { placesOpen } from "../../waitlist/offers.ts";
+import { placesOpen } from "../../waitlist/forSale.ts";
 import { registrationStatus, REGISTRATION_STATUS_LABEL, teamSavingsCents } from "../../../shared/events/rules.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { formatPrice } from "../../../shared/money.ts";

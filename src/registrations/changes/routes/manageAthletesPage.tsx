@@ -7,7 +7,7 @@ import { dueDayText } from "../../../shared/registrations/deposits.ts";
 import { teamPriceCents } from "../../core/tables/eventTerms.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { addedAthletesSplit } from "../addAthletes.ts";
-import { placesOpen } from "../../waitlist/offers.ts";
+import { placesOpen } from "../../waitlist/forSale.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { allowed, pendingChangeOf } from "./manageLink.tsx";
 import type { Opened } from "../links.ts";

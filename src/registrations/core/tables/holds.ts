@@ -63,7 +63,7 @@ export async function keepHoldUntil(trx: Knex.Transaction, id: number, until: Da
   return changed === 1;
 }
 
-/** What a waiting-list offer holds (src/registrations/waitlist/offers.ts): its places, package and price, no athletes yet. */
+/** What a waiting-list offer holds (src/registrations/waitlist/offer.ts): its places, package and price, no athletes yet. */
 export interface OfferedHold {
   reference: string;
   eventId: number;

@@ -11,7 +11,7 @@ import { entryByLeaveToken, waitingCounts } from "../tables/entries.ts";
 import { joinLine } from "../join.ts";
 import { findOffer, leaveLine, takePlace } from "../accept.ts";
 import { visitorKeys } from "../../../http/visitor.ts";
-import type { WaitingListDeps } from "../offers.ts";
+import type { WaitingListDeps } from "../deps.ts";
 import { loadEvent, notFound, remember, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { toText } from "../../../shared/toText.ts";
 

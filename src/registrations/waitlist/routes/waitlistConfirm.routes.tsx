@@ -9,7 +9,7 @@ import { entryById, placeInLine, type Entry } from "../tables/entries.ts";
 import { requestByConfirmToken, type Request as JoinRequestRow } from "../tables/requests.ts";
 import { confirmRequest, type Confirmation } from "../confirm.ts";
 import { leaveLine } from "../accept.ts";
-import type { WaitingListDeps } from "../offers.ts";
+import type { WaitingListDeps } from "../deps.ts";
 import { loadEvent, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { linkNotValid, TOKEN, waitingListPage as page } from "./waitlist.routes.tsx";
 
