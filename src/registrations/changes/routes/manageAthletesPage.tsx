@@ -6,7 +6,7 @@ import { AddAthletesPage, type AddAthletesView } from "../../../../views/pages/r
 import { dueDayText } from "../../../shared/registrations/deposits.ts";
 import { teamPriceCents } from "../../core/tables/eventTerms.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
-import { addedAthletesSplit } from "../addAthletes.ts";
+import { addedAthletesSplit } from "../addedAthletesSplit.ts";
 import { placesOpen } from "../../waitlist/forSale.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { allowed, pendingChangeOf } from "./manageLink.tsx";
