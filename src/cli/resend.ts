@@ -9,7 +9,8 @@ import * as orders from "../orders/repository.ts";
 import { isErasedAddress } from "../privacy/erase.ts";
 import { registrationConfirmationEmail } from "../registrations/core/email.ts";
 import { confirmationManageUrl } from "../registrations/changes/links.ts";
-import * as registrations from "../registrations/core/repository.ts";
+import { redemptionOf } from "../registrations/core/money/redemptions.ts";
+import { findByReference } from "../registrations/core/tables/registrations.ts";
 import { lockingTransaction } from "../db/transaction.ts";
 import { parseResendArgs, RESEND_USAGE, type ResendCommand } from "./operatorArgs.ts";
 import { isMain, OperatorError, runOperatorCommand, type OperatorContext } from "./operatorContext.ts";
@@ -20,12 +21,12 @@ const erased = (cmd: ResendCommand) => new OperatorError(`The payer of ${cmd.kin
 export async function resendConfirmation(ctx: OperatorContext, cmd: ResendCommand): Promise<{ emailId: number; to: string }> {
   return lockingTransaction(ctx.db, async (trx) => {
     if (cmd.kind === "registration") {
-      const r = await registrations.findByReference(trx, cmd.reference);
+      const r = await findByReference(trx, cmd.reference);
       if (!r) throw new OperatorError(`There is no registration ${cmd.reference}.`);
       if (r.status !== "paid") throw new OperatorError(`Registration ${r.reference} is ${r.status}: only a paid registration has a confirmation.`);
       const event = await findEvent(trx, r.eventId);
       if (!event) throw new OperatorError(`The event of registration ${r.reference} is gone.`);
-      const redemption = await registrations.redemptionOf(trx, r.id);
+      const redemption = await redemptionOf(trx, r.id);
       const manageUrl = await confirmationManageUrl(trx, ctx, r.id, ctx.now());
       const email = registrationConfirmationEmail(ctx.site, event, r, redemption?.status === "redeemed" ? redemption : undefined, manageUrl);
       if (isErasedAddress(email.to)) throw erased(cmd);

@@ -7,7 +7,7 @@ import { timeLockedWork } from "./queryLog.ts";
  * Transactions that will wait for the same row lock run one at a time in this process. The database lock decides
  * (and is what makes several instances safe); queueing here first keeps a crowd's requests from each holding a
  * pooled connection while they wait for that lock, which would starve the pool and turn an answer into a 503.
- * `key` names the contended row, e.g. `event:2` (src/registrations/core/repository.ts: the aggregate's first lock).
+ * `key` names the contended row, e.g. `event:2` (src/registrations/core/locks.ts: the aggregate's first lock).
  */
 export function queuedLockingTransaction<T>(
   db: Db,

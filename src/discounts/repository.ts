@@ -3,7 +3,7 @@ import type { Db } from "../db/knex.ts";
 import { toBool, toDate } from "../db/rows.ts";
 import { normalizeCode, type DiscountCode, type DiscountKind, type DiscountType } from "../shared/discounts/rules.ts";
 
-/** The one module that queries the discount codes (their use by registrations: src/registrations/core/repository.ts). */
+/** The one module that queries the discount codes (their use by registrations: src/registrations/core/money/). */
 
 type Conn = Db | Knex.Transaction;
 type Row = Record<string, unknown>;

@@ -10,7 +10,7 @@ import { toDate } from "../db/rows.ts";
 import { toText } from "../shared/toText.ts";
 import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import { lockingTransaction } from "../db/transaction.ts";
-import { eventKey, lockEventForChange } from "../registrations/core/repository.ts";
+import { eventKey, lockEventForChange } from "../registrations/core/locks.ts";
 import { changeLockedCapacity } from "../registrations/waitlist/capacity.ts";
 import { bumpEventsVersion } from "./version.ts";
 import { packageCodeOf } from "./repository.ts";

@@ -5,7 +5,7 @@ import type { Db } from "../db/knex.ts";
  * Each event's count of places taken (`event_places.taken`), the number a hold is admitted on. It counts by status,
  * not by time: registrations pending payment (their hold lapsed or not, until the lapse is released), paid, in review,
  * deposit paid or balance overdue, and paid registrations' changes pending or in review, each by its places. Every
- * writer of those rows moves the count in the same transaction (src/registrations/core/repository.ts); `npm run
+ * writer of those rows moves the count in the same transaction (src/registrations/core/tables/); `npm run
  * capacity -- check` compares it with the rows.
  *
  * Lock order: the event's row (shared: its capacity; InnoDB also share-locks it for every registration insert's

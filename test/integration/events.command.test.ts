@@ -10,7 +10,7 @@ import { createApp } from "../../src/app.ts";
 import { runEventsCommand } from "../../src/cli/events.ts";
 import { parseEventsArgs, type EventsCommand } from "../../src/cli/eventsArgs.ts";
 import { setCapacity } from "../../src/registrations/waitlist/capacity.ts";
-import { insertEntry } from "../../src/registrations/waitlist/repository.ts";
+import { insertEntry } from "../../src/registrations/waitlist/tables/entries.ts";
 import { announceEventsChanges, eventsChangedChannel, EVENTS_VERSION_POLL_MS, type EventsVersionWatch } from "../../src/events/version.ts";
 import { countPlacesFromRows } from "../support/places.ts";
 import { visitor } from "../support/http.ts";

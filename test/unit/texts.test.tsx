@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { completeCount, countOf, deadlineText, heldText, declinedText, fieldLabel, missingBadge, momentText, refundLines, stampText, timeText } from "../../src/shared/texts.ts";
 import { buildSite } from "../../src/shared/site.ts";
 import type { EventDetail } from "../../src/shared/events/types.ts";
-import type { Registration } from "../../src/registrations/core/repository.ts";
+import type { Registration } from "../../src/registrations/core/registration.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail, registrationRefundedEmail, teamRosterEmail } from "../../src/registrations/core/email.ts";
 import { athleteWithdrawnEmail, changeRefundedEmail, familyLinkEmail, manageLinkEmail, registrationCanceledEmail, registrationChangedEmail } from "../../src/registrations/changes/email.ts";
 import { orderConfirmationEmail, orderRefundedEmail } from "../../src/orders/email.ts";

@@ -5,7 +5,7 @@ import { formatPrice } from "../../shared/money.ts";
 import { refundLines } from "../../shared/texts.ts";
 import { dueDayText } from "../../shared/registrations/deposits.ts";
 import { refundText } from "../../shared/registrations/changePolicy.ts";
-import type { Registration } from "../core/repository.ts";
+import type { Registration } from "../core/registration.ts";
 import { addresseeOf, attendanceLines, registrationSubject } from "../core/email.ts";
 import type { Balance } from "./repository.ts";
 import { cardExpiresBefore, cardText } from "./schedule.ts";

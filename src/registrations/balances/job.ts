@@ -4,7 +4,7 @@ import { lockingTransaction } from "../../db/transaction.ts";
 import type { ChargeOutcome, ChargeSavedCardInput } from "../../payments/core.ts";
 import { isPermanentRefusal } from "../../payments/gateway.ts";
 import { STALE_CLAIM_MS } from "../../db/jobQueue.ts";
-import * as regRepo from "../core/repository.ts";
+import { transition } from "../core/tables/registrations.ts";
 import { BALANCE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { queueBalanceEmail as email } from "./notify.ts";
 import * as repo from "./repository.ts";
@@ -207,7 +207,7 @@ async function recordOutcome(deps: RegistrationDeps, balance: Balance, charge: B
       deps.logger.warn({ ...log, declineCode: fields.declineCode }, "balance charge declined; tried again later");
       return;
     }
-    if (await regRepo.transition(trx, b.registrationId, "balanceOverdue", now)) {
+    if (await transition(trx, b.registrationId, "balanceOverdue", now)) {
       await email(deps, trx, b, (event, r, url) => balanceOverdueEmail(deps.site, event, r, b, answer.message, graceEndsAt(b.dueAt!, b.graceDays), url));
       deps.logger.error({ ...log, declineCode: fields.declineCode, hard: answer.hard }, "balance overdue: places kept until the grace date");
     }

@@ -2,7 +2,8 @@ import type { Knex } from "knex";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent } from "../../events/repository.ts";
 import { REJECTED_REFUND_KEY_PREFIX, type PaidOutcome } from "../../payments/core.ts";
-import * as repo from "../core/repository.ts";
+import { eventPaymentsKey } from "../core/locks.ts";
+import { eventIdOf, findByReference, idsOf, transition } from "../core/tables/registrations.ts";
 import { canTransition } from "../core/states.ts";
 import { BALANCE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
@@ -21,8 +22,8 @@ import { balanceOf } from "./repository.ts";
 export function registerBalancePayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(BALANCE_KIND, {
     async queueKey(db, reference) {
-      const eventId = await repo.eventIdOf(db, reference);
-      return eventId === undefined ? undefined : repo.eventPaymentsKey(eventId);
+      const eventId = await eventIdOf(db, reference);
+      return eventId === undefined ? undefined : eventPaymentsKey(eventId);
     },
 
     /** The aggregate's locks in their order (event, registration; the balance decides nothing about a code): what is owed now. */
@@ -33,12 +34,12 @@ export function registerBalancePayments(deps: RegistrationDeps): void {
     },
 
     async onPaid(trx, payment): Promise<PaidOutcome> {
-      const r = await repo.findByReference(trx, payment.reference);
+      const r = await findByReference(trx, payment.reference);
       if (!r) return { reject: "no such registration" };
       if (!canTransition(r.status, "payBalance")) return { reject: r.status === "paid" ? "the balance is paid already" : `the registration is ${r.status}` };
       const now = deps.clock();
       const paidCents = (r.amountPaidCents ?? 0) + payment.amountCents;
-      await repo.transition(trx, r.id, "payBalance", now, { amount_paid_cents: paidCents });
+      await transition(trx, r.id, "payBalance", now, { amount_paid_cents: paidCents });
       const event = await findEvent(trx, r.eventId);
       if (event) await enqueueEmail(trx, balanceReceiptEmail(deps.site, event, r, payment.amountCents, paidCents, { at: now, savedCardCharged: payment.paidVia === "off_session" }));
       deps.logger.info({ reference: r.reference, amountCents: payment.amountCents }, "registration balance paid");
@@ -79,6 +80,6 @@ export function registerBalancePayments(deps: RegistrationDeps): void {
 
 /** The event's lock, then the registration's (src/registrations/core/withRegistration.ts: the lock order). */
 async function lockAggregate(trx: Knex.Transaction, reference: string) {
-  const ids = await repo.idsOf(trx, reference);
+  const ids = await idsOf(trx, reference);
   return ids ? (await lockAggregateRows(trx, ids.eventId, reference))?.r : undefined;
 }

@@ -3,7 +3,7 @@ import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent } from "../../events/repository.ts";
 import { refundAcross } from "../../payments/core.ts";
 import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
-import * as regRepo from "../core/repository.ts";
+import { transition } from "../core/tables/registrations.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { withRegistration, type Permit } from "../core/withRegistration.ts";
 import { placesFreed } from "../core/placesFreed.ts";
@@ -43,12 +43,12 @@ async function release(deps: RegistrationDeps, b: Balance): Promise<boolean> {
   if (!event) return false;
   try {
     return await withRegistration(deps, b.reference, { event, permit: stillUnpaid, money: true }, async ({ trx, now, r, allowed, money }) => {
-      if (r.status === "deposit_paid") await regRepo.transition(trx, r.id, "balanceOverdue", now);
+      if (r.status === "deposit_paid") await transition(trx, r.id, "balanceOverdue", now);
       const paidCents = Math.min(r.amountPaidCents ?? 0, r.amountCents);
       const percent = refundPercent(allowed.startsAt, now);
       const refundCents = Math.min(cancellationRefundCents(paidCents, r.amountRefundedCents, allowed.startsAt, now), money.refundableCents);
       const fields = { withdrawn_at: now, withdrawal_refund_cents: refundCents, version: r.version + 1 };
-      if (!(await regRepo.transition(trx, r.id, "releaseOverdue", now, fields))) return false;
+      if (!(await transition(trx, r.id, "releaseOverdue", now, fields))) return false;
       const parts = refundCents > 0 ? await refundAcross(trx, deps.paymentCore, r.reference, refundCents, `balance-release:registration:${r.id}`, `balance unpaid at the grace date (${percent}% under the policy)`) : [];
       await placesFreed(trx, b.eventId);
       await enqueueEmail(trx, balanceReleasedEmail(deps.site, event, r, { cents: refundCents, percent, paidCents, parts }));

@@ -4,12 +4,14 @@ import { findEvent } from "../../events/repository.ts";
 import { PaymentNotOpenError } from "../../payments/core.ts";
 import * as codes from "../../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, discountAmount, refusal } from "../../shared/discounts/rules.ts";
-import * as repo from "../core/repository.ts";
+import { eventKey, lockEvent } from "../core/locks.ts";
+import { redemptionOf } from "../core/money/redemptions.ts";
+import type { Registration } from "../core/registration.ts";
+import { findByReference, lockByReference, setAmount, transition } from "../core/tables/registrations.ts";
 import * as redemptions from "../core/money/redemptions.ts";
-import type { Registration } from "../core/repository.ts";
 import { registrationConfirmationEmail } from "../core/email.ts";
 import { confirmationManageUrl } from "../changes/links.ts";
-import { queueFamilyLinks } from "../changes/family.ts";
+import { queueFamilyLinks } from "../changes/familyLinks.ts";
 import { DiscountRefused, codeText, lockCodeNamed, refuseUse } from "../core/money/codes.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 
@@ -25,7 +27,7 @@ export type FreeOutcome = { status: "free" } | { status: "paid" };
  */
 export async function completeFree(deps: RegistrationDeps, registration: Registration, raw: string | undefined): Promise<FreeOutcome> {
   if (registration.status === "paid") return { status: "paid" };
-  const applied = await repo.redemptionOf(deps.db, registration.id);
+  const applied = await redemptionOf(deps.db, registration.id);
   const text = codeText(raw?.trim() ? raw : (applied?.code ?? ""));
   const early = await codes.findCode(deps.db, text);
   if (!early) throw new DiscountRefused("discount_unknown", DISCOUNT_REASONS.unknown);
@@ -35,22 +37,22 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
 
   const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, registration.reference);
   if (live && live.provider !== "none" && (await deps.paymentCore.cancel(live)) === "already_succeeded") {
-    if ((await repo.findByReference(deps.db, registration.reference))?.status === "paid") return { status: "paid" };
+    if ((await findByReference(deps.db, registration.reference))?.status === "paid") return { status: "paid" };
     throw new DiscountRefused("discount_free_failed", DISCOUNT_TEXT.freeFailed);
   }
 
-  const outcome = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx): Promise<FreeOutcome> => {
+  const outcome = await queuedLockingTransaction(deps.db, eventKey(registration.eventId), async (trx): Promise<FreeOutcome> => {
     const now = deps.clock();
-    await repo.lockEvent(trx, registration.eventId);
+    await lockEvent(trx, registration.eventId);
     const code = await lockCodeNamed(trx, text);
-    const r = await repo.lockByReference(trx, registration.reference);
+    const r = await lockByReference(trx, registration.reference);
     if (r?.status === "paid") return { status: "paid" };
     if (!r || !holdIsLive(r, now)) throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
     await refuseUse(trx, code, r, now);
     const amount = discountAmount(r.listPriceCents, code);
     if (!amount.free) throw new DiscountRefused("discount_not_free", DISCOUNT_REASONS.notFree);
     await redemptions.putRedemption(trx, r.id, code.id, amount.offCents, "redeemed", now);
-    await repo.setAmount(trx, r.id, 0, r.version, now);
+    await setAmount(trx, r.id, 0, r.version, now);
     try {
       await deps.paymentCore.recordFree(trx, REGISTRATION_KIND, r.reference);
     } catch (err) {
@@ -58,10 +60,10 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
       if (err instanceof PaymentNotOpenError) throw new DiscountRefused("discount_free_failed", DISCOUNT_TEXT.freeFailed);
       throw err;
     }
-    if (!(await repo.transition(trx, r.id, "pay", now, { amount_paid_cents: 0, paid_at: now, reserved_until: null }))) {
+    if (!(await transition(trx, r.id, "pay", now, { amount_paid_cents: 0, paid_at: now, reserved_until: null }))) {
       throw new DiscountRefused("discount_free_failed", DISCOUNT_TEXT.freeFailed);
     }
-    const paid = (await repo.findByReference(trx, r.reference))!;
+    const paid = (await findByReference(trx, r.reference))!;
     const event = await findEvent(trx, paid.eventId);
     if (event) {
       await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, { code: code.code, amountOffCents: amount.offCents }, await confirmationManageUrl(trx, deps, paid.id, now)));

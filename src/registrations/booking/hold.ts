@@ -8,8 +8,12 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import type { Db } from "../../db/knex.ts";
 import { REGISTRATION_ERRORS, findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
 import { TEAM_TEXT, type TeamRegistration } from "../../shared/registrations/teamRules.ts";
-import * as repo from "../core/repository.ts";
-import type { Registration } from "../core/repository.ts";
+import { lockEvent } from "../core/locks.ts";
+import { redemptionOf } from "../core/money/redemptions.ts";
+import type { Registration, RegistrationKind } from "../core/registration.ts";
+import { insertIndividual, insertTeam, rewriteIndividual, rewriteTeam, type IndividualHold, type TeamHold } from "../core/tables/formHolds.ts";
+import { lockVisitor, placesHeldBy } from "../core/tables/holds.ts";
+import { findByFormSession, findByReference, lockByFormSession, lockByReference, setAmount, transition } from "../core/tables/registrations.ts";
 import { isSettled } from "../core/states.ts";
 import { holdIsLive, HOLD_MINUTES, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { holdUse, lockCodeNamed, repriceHeldUse } from "../core/money/codes.ts";
@@ -33,7 +37,7 @@ export type HoldOutcome =
 
 /** What a registration of either kind asks of the hold. */
 interface HoldSpec<P> {
-  kind: repo.RegistrationKind;
+  kind: RegistrationKind;
   formSessionId: string;
   places: number;
   /** A discount code entered with the form. */
@@ -87,7 +91,7 @@ interface Decided {
 async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, onHeld: (reference: string) => void): Promise<HoldOutcome> {
   /** The form's row, when it was posted before: someone else's, or paid (or being paid), decides the answer. */
   const postedBefore = async (): Promise<HoldOutcome | undefined> => {
-    const earlier = await repo.findByFormSession(deps.db, spec.formSessionId);
+    const earlier = await findByFormSession(deps.db, spec.formSessionId);
     if (earlier && (!ownedBy(earlier, visitor) || earlier.eventId !== event.id || earlier.kind !== spec.kind)) {
       throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
     }
@@ -135,7 +139,7 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
   if (decided.settled) return settled(deps.db, decided.reference);
   // From here the visitor owns the hold, so a retry of the same form reuses it whatever happens next.
   onHeld(decided.reference);
-  const registration = decided.written ?? (await repo.findByReference(deps.db, decided.reference))!;
+  const registration = decided.written ?? (await findByReference(deps.db, decided.reference))!;
   try {
     return { status: "held", registration, withoutCode: decided.written !== undefined && !spec.code, clientSecret: await preparePayment(deps, registration, decided.payment) };
   } catch (err) {
@@ -146,15 +150,15 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
 /** The hold's transaction (see hold). `viaLine`: the event's line waits, so its kept-back places are counted under the event's lock. */
 async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, prepared: P, opts: { viaLine: boolean; looked: boolean }): Promise<Decided> {
   const now = deps.clock();
-  await repo.lockVisitor(trx, visitor.holder);
+  await lockVisitor(trx, visitor.holder);
   const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
   // Not looked for yet: taken as new, the registration's unique form id refuses the insert otherwise (FormPostedBefore).
-  const current = opts.looked ? await repo.lockByFormSession(trx, spec.formSessionId) : undefined;
+  const current = opts.looked ? await lockByFormSession(trx, spec.formSessionId) : undefined;
   if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
     throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
   }
   if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
-  const held = await repo.placesHeldBy(trx, visitor.holder, now, current?.id);
+  const held = await placesHeldBy(trx, visitor.holder, now, current?.id);
   const cap = deps.limits.maxHeldPlacesPerVisitor;
   if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
 
@@ -171,7 +175,7 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
     });
     const { id, listCents } = made;
     let amountCents = listCents;
-    if (code) await repo.setAmount(trx, id, (amountCents = (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents), 1, now);
+    if (code) await setAmount(trx, id, (amountCents = (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents), 1, now);
     const planKey = await writePaymentPlan(trx, id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName, { newRow: true });
     // Paid in full: the row is as written (a deposit's terms and Customer are written apart and read back after COMMIT),
     // and its payment is claimed here, so that after COMMIT only the PaymentIntent is made.
@@ -181,15 +185,15 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
     }
   } else {
     // The same form again: written anew; a change to what it pays for makes a new version.
-    const before = paidFor(current, (await repo.redemptionOf(trx, current.id))?.code) + planKeyOf(current);
-    if (!(await repo.transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
+    const before = paidFor(current, (await redemptionOf(trx, current.id))?.code) + planKeyOf(current);
+    if (!(await transition(trx, current.id, "hold", now))) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
     const { listCents } = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: current.version });
-    const after = (await repo.findByReference(trx, reference))!;
+    const after = (await findByReference(trx, reference))!;
     // The code entered with this form, or the one the registration already held, priced at the new list price.
     const amountCents = code ? (await holdUse(trx, code, after, now)).finalCents : await repriceHeldUse(trx, after.id, live, listCents, now);
     const planKey = await writePaymentPlan(trx, after.id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName);
-    const changed = before !== paidFor({ ...after, amountCents }, (await repo.redemptionOf(trx, after.id))?.code) + planKey;
-    await repo.setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
+    const changed = before !== paidFor({ ...after, amountCents }, (await redemptionOf(trx, after.id))?.code) + planKey;
+    await setAmount(trx, after.id, amountCents, changed ? current.version + 1 : current.version, now);
   }
   // Last: the count moves by what this form takes beyond what its row counted already (the same form again moves it by the difference).
   const counted = current && countsPlaces(current.status) ? current.places : 0;
@@ -210,7 +214,7 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
  * `ownLive`: the places its live hold keeps as its own (an offer's, say).
  */
 async function admitPastTheLine(trx: Knex.Transaction, eventId: number, places: number, counted: number, ownLive: number, now: Date): Promise<boolean> {
-  const locked = (await repo.lockEvent(trx, eventId))!;
+  const locked = (await lockEvent(trx, eventId))!;
   const free = Number(locked.capacity) - (Number(locked.places_taken) - counted);
   if ((await placesForSale(trx, eventId, free, now, ownLive)) < places) return false;
   await movePlaces(trx, eventId, places - counted);
@@ -219,11 +223,11 @@ async function admitPastTheLine(trx: Knex.Transaction, eventId: number, places: 
 
 /** An event made without a count (by a tool that wrote the events table only) is counted from its rows. */
 async function countEvent(db: Db, eventId: number): Promise<void> {
-  await db.transaction((trx) => repo.lockEvent(trx, eventId));
+  await db.transaction((trx) => lockEvent(trx, eventId));
 }
 
 async function settled(db: Db, reference: string): Promise<HoldOutcome> {
-  return { status: "settled", registration: (await repo.findByReference(db, reference))! };
+  return { status: "settled", registration: (await findByReference(db, reference))! };
 }
 
 /**
@@ -235,8 +239,8 @@ async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: 
   if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
   deps.logger.error({ err: (err as Error).message, reference: r.reference }, "could not set up the registration's PaymentIntent; hold released");
   await lockingTransaction(deps.db, async (trx) => {
-    const current = await repo.lockByReference(trx, r.reference);
-    if (current?.version === r.version) await repo.transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });
+    const current = await lockByReference(trx, r.reference);
+    if (current?.version === r.version) await transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });
   }).catch(() => undefined);
   // A database that stopped answering is the error page's 503; anything else is Stripe's side.
   if (isUnavailable(err)) throw err;
@@ -262,12 +266,12 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
         return { priceCents: pkg.priceCents, packageLabel: pkg.label };
       },
       async write(trx, { priceCents, packageLabel }, { current, reference, now, reservedUntil, version }) {
-        const h: repo.IndividualHold = { eventId: event.id, packageLabel, priceCents, reservedUntil, data };
+        const h: IndividualHold = { eventId: event.id, packageLabel, priceCents, reservedUntil, data };
         if (!current) {
-          const written = await repo.insertIndividual(trx, reference, h, visitor.holder, now);
+          const written = await insertIndividual(trx, reference, h, visitor.holder, now);
           return { id: written.id, listCents: h.priceCents, written };
         }
-        await repo.rewriteIndividual(trx, current.id, h, visitor.holder, version, now);
+        await rewriteIndividual(trx, current.id, h, visitor.holder, version, now);
         return { id: current.id, listCents: h.priceCents };
       },
     },
@@ -295,12 +299,12 @@ export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamR
         return teamPriceCents;
       },
       async write(trx, teamPriceCents, { current, reference, now, reservedUntil, version }) {
-        const h: repo.TeamHold = { eventId: event.id, teamPriceCents, dayIds: event.days.map((d) => d.id), reservedUntil, data };
+        const h: TeamHold = { eventId: event.id, teamPriceCents, dayIds: event.days.map((d) => d.id), reservedUntil, data };
         if (!current) {
-          const written = await repo.insertTeam(trx, reference, h, visitor.holder, now);
+          const written = await insertTeam(trx, reference, h, visitor.holder, now);
           return { id: written.id, listCents: teamPriceCents * places, written };
         }
-        await repo.rewriteTeam(trx, current.id, h, visitor.holder, version, now);
+        await rewriteTeam(trx, current.id, h, visitor.holder, version, now);
         return { id: current.id, listCents: teamPriceCents * places };
       },
     },

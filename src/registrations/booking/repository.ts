@@ -4,7 +4,7 @@ import { toDate } from "../../db/rows.ts";
 
 /**
  * Booking's own queries (src/registrations/booking/): the holds the sweep ends. The registration rows themselves are
- * written by src/registrations/core/repository.ts only.
+ * written by src/registrations/core/tables/ only.
  */
 
 type Conn = Db | Knex.Transaction;

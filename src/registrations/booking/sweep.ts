@@ -1,5 +1,6 @@
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
-import * as repo from "../core/repository.ts";
+import { eventKey, lockEvent } from "../core/locks.ts";
+import { lockByReference, transition } from "../core/tables/registrations.ts";
 import * as bookingRepo from "./repository.ts";
 import { releaseUse } from "../core/money/codes.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
@@ -35,12 +36,12 @@ export async function sweepLapsedHolds(deps: RegistrationDeps, limit = 50): Prom
       deps.logger.warn({ err: (err as Error).message, reference: lapsed.reference }, "could not cancel an expired hold's PaymentIntent; the next sweep tries again");
       continue;
     }
-    const expired = await queuedLockingTransaction(deps.db, repo.eventKey(lapsed.eventId), async (trx) => {
+    const expired = await queuedLockingTransaction(deps.db, eventKey(lapsed.eventId), async (trx) => {
       const now = deps.clock();
-      await repo.lockEvent(trx, lapsed.eventId);
-      const r = await repo.lockByReference(trx, lapsed.reference);
+      await lockEvent(trx, lapsed.eventId);
+      const r = await lockByReference(trx, lapsed.reference);
       if (!r || r.status !== "pending_payment" || (r.reservedUntil?.getTime() ?? 0) > now.getTime()) return false;
-      if (!(await repo.transition(trx, r.id, "expire", now))) return false;
+      if (!(await transition(trx, r.id, "expire", now))) return false;
       await releaseUse(trx, r.id, now);
       await placesFreed(trx, r.eventId);
       return true;

@@ -1,7 +1,7 @@
 import type { EventDetail } from "../../shared/events/types.ts";
 import { dueDayText, type BalanceView } from "../../shared/registrations/deposits.ts";
-import * as repo from "../core/repository.ts";
-import type { Registration } from "../core/repository.ts";
+import type { Registration } from "../core/registration.ts";
+import { replaceBalanceCard } from "../core/tables/cards.ts";
 import { BALANCE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { balanceOwed } from "../core/money/deposit.ts";
 
@@ -74,7 +74,7 @@ export async function finishUseAnotherCard(deps: RegistrationDeps, r: Registrati
     return { refused: CARD_UPDATE_MESSAGES.notSaved };
   }
   if (saved.customerId !== r.deposit.customerId) return { refused: CARD_UPDATE_MESSAGES.notYours };
-  if (!(await repo.replaceBalanceCard(deps.db, r.id, saved, deps.clock()))) return { refused: CARD_UPDATE_MESSAGES.nothingOwed };
+  if (!(await replaceBalanceCard(deps.db, r.id, saved, deps.clock()))) return { refused: CARD_UPDATE_MESSAGES.nothingOwed };
   deps.logger.info({ reference: r.reference }, "a registration's balance card changed");
   return "saved";
 }

@@ -1,12 +1,13 @@
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import * as repo from "../core/repository.ts";
-import type { Registration } from "../core/repository.ts";
+import type { Registration } from "../core/registration.ts";
+import { withdrawAthlete } from "../core/tables/athletes.ts";
+import { findByReference, transition } from "../core/tables/registrations.ts";
 import { TEAM_MINIMUM } from "../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { athleteWithdrawnEmail, registrationCanceledEmail } from "./email.ts";
-import { ADULT_AGE } from "./family.ts";
+import { ADULT_AGE } from "./familyRules.ts";
 import { cancellationRefundCents, refundPercent } from "../../shared/registrations/changePolicy.ts";
 import { placesFreed } from "../core/placesFreed.ts";
 import { refundAcross } from "../../payments/core.ts";
@@ -73,8 +74,8 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     const quote = cancellationQuote(r, input.scope, allowed.startsAt, now);
     const refundCents = Math.min(quote.cents, money.refundableCents);
     if (athlete) {
-      await repo.withdrawAthlete(trx, r.id, athlete.position, refundCents, r.places - 1, r.version + 1, now);
-    } else if (!(await repo.transition(trx, r.id, "withdraw", now, { withdrawn_at: now, withdrawal_refund_cents: refundCents, version: r.version + 1 }))) {
+      await withdrawAthlete(trx, r.id, athlete.position, refundCents, r.places - 1, r.version + 1, now);
+    } else if (!(await transition(trx, r.id, "withdraw", now, { withdrawn_at: now, withdrawal_refund_cents: refundCents, version: r.version + 1 }))) {
       throw new DomainError("conflict", CANCEL_TEXT.alreadyCanceled);
     }
     let refundParts: number[] = [];
@@ -85,7 +86,7 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     // The waiting list's hook: places were freed in this transaction (src/registrations/core/deps.ts).
     await placesFreed(trx, event.id);
 
-    const after = (await repo.findByReference(trx, r.reference))!;
+    const after = (await findByReference(trx, r.reference))!;
     const receiptOf = athlete ? { ...after, kind: "individual" as const, athletes: [athlete] } : after;
     await enqueueEmail(trx, registrationCanceledEmail(deps.site, event, receiptOf, { cents: refundCents, percent: quote.percent, paidCents: quote.partCents, parts: refundParts }, now));
     if (athlete) await enqueueEmail(trx, athleteWithdrawnEmail(deps.site, event, after, athlete, now, athlete.age === null || athlete.age < ADULT_AGE));

@@ -1,8 +1,9 @@
 import { enqueueEmail } from "../../email/outbox.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import type { IndividualRegistration } from "../../shared/registrations/rules.ts";
-import * as repo from "../core/repository.ts";
-import type { AthleteDetails, Registration } from "../core/repository.ts";
+import type { Registration } from "../core/registration.ts";
+import { replaceDays, updateAthlete, updateContact, updateGuardian, type AthleteDetails } from "../core/tables/athletes.ts";
+import { findByReference, setVersion } from "../core/tables/registrations.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { registrationChangedEmail } from "./email.ts";
 import { addresseeOf } from "../core/email.ts";
@@ -84,12 +85,12 @@ export async function changeIndividual(deps: RegistrationDeps, event: EventDetai
     const what = changesBetween(before, after);
     if (what.length === 0) return { status: "unchanged", registration: r };
 
-    await repo.updateAthlete(trx, r.id, 1, athleteDetails(after));
-    await repo.updateContact(trx, r.id, { firstName: after.firstName, lastName: after.lastName, email: after.email, phone: after.phone }, now);
-    await repo.updateGuardian(trx, r.id, after.guardian, now);
-    if (what.includes("days")) await repo.replaceDays(trx, r.id, after.dayIds);
-    await repo.setVersion(trx, r.id, r.version + 1, now);
-    const changed = (await repo.findByReference(trx, r.reference))!;
+    await updateAthlete(trx, r.id, 1, athleteDetails(after));
+    await updateContact(trx, r.id, { firstName: after.firstName, lastName: after.lastName, email: after.email, phone: after.phone }, now);
+    await updateGuardian(trx, r.id, after.guardian, now);
+    if (what.includes("days")) await replaceDays(trx, r.id, after.dayIds);
+    await setVersion(trx, r.id, r.version + 1, now);
+    const changed = (await findByReference(trx, r.reference))!;
     await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, what));
     // A changed address: the old one hears of it too, so a link in the wrong hands cannot move the registration quietly.
     if (addresseeOf(r).email.toLowerCase() !== addresseeOf(changed).email.toLowerCase()) {

@@ -4,8 +4,11 @@ import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { formatPrice } from "../../shared/money.ts";
 import { findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
-import * as repo from "../core/repository.ts";
-import type { Registration } from "../core/repository.ts";
+import { redemptionOf } from "../core/money/redemptions.ts";
+import type { Registration } from "../core/registration.ts";
+import { replaceDays } from "../core/tables/athletes.ts";
+import { packagePriceCents } from "../core/tables/eventTerms.ts";
+import { findByReference, setPackage, transition } from "../core/tables/registrations.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { registrationChangedEmail } from "./email.ts";
 import { refundAcross } from "../../payments/core.ts";
@@ -45,21 +48,21 @@ export function downgradeRefundCents(r: Pick<Registration, "status" | "listPrice
 export async function downgradeIndividual(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; data: IndividualRegistration }): Promise<{ refundCents: number }> {
   const need = { event, kind: "individual" as const, permit: PERMIT.open, shownVersion: input.shownVersion, money: true, noPendingChange: true };
   const outcome = await withRegistration(deps, input.reference, need, async ({ trx, now, r, money }) => {
-    if (await repo.redemptionOf(trx, r.id)) throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
-    const priceCents = await repo.packagePriceCents(trx, event.id, input.data.registrationType);
+    if (await redemptionOf(trx, r.id)) throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
+    const priceCents = await packagePriceCents(trx, event.id, input.data.registrationType);
     const pkg = findPackage(event, input.data.registrationType);
     if (priceCents === undefined || !pkg || priceCents >= r.listPriceCents) throw new DomainError("invalid", DOWNGRADE_TEXT.notCheaper);
     if (!money.payments.some((p) => p.kept && p.payment.provider !== "none")) throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
     const refundCents = Math.min(downgradeRefundCents(r, priceCents), money.refundableCents);
 
-    await repo.setPackage(trx, r.id, { code: pkg.code, label: pkg.label, priceCents }, r.version + 1, now);
+    await setPackage(trx, r.id, { code: pkg.code, label: pkg.label, priceCents }, r.version + 1, now);
     // A deposit that now covers the whole (new) price: nothing is owed, the registration is paid.
-    if (r.status === "deposit_paid" && priceCents <= (r.amountPaidCents ?? 0)) await repo.transition(trx, r.id, "payBalance", now);
-    await repo.replaceDays(trx, r.id, input.data.dayIds);
+    if (r.status === "deposit_paid" && priceCents <= (r.amountPaidCents ?? 0)) await transition(trx, r.id, "payBalance", now);
+    await replaceDays(trx, r.id, input.data.dayIds);
     if (refundCents > 0) {
       await refundAcross(trx, deps.paymentCore, r.reference, refundCents, `downgrade:registration:${r.id}:v${r.version}`, `package changed from ${r.packageLabel} to ${pkg.label}`);
     }
-    const changed = (await repo.findByReference(trx, r.reference))!;
+    const changed = (await findByReference(trx, r.reference))!;
     const owed = changed.status === "deposit_paid" ? `, the balance is now ${formatPrice(changed.amountCents - (changed.amountPaidCents ?? 0))}` : "";
     await enqueueEmail(trx, registrationChangedEmail(deps.site, event, changed, [`package from ${r.packageLabel} to ${pkg.label}, ${formatPrice(refundCents)} refunded to your card${owed}`]));
     return { refundCents };

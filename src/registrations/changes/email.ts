@@ -4,7 +4,7 @@ import type { OutgoingEmail } from "../../email/outbox.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { refundLines, stampText } from "../../shared/texts.ts";
 import { formatPrice } from "../../shared/money.ts";
-import type { Registration, RegistrationAthlete } from "../core/repository.ts";
+import type { Registration, RegistrationAthlete } from "../core/registration.ts";
 import { addresseeOf, attendanceLines, registrationSubject } from "../core/email.ts";
 import { cancellationPolicyLines, refundText } from "../../shared/registrations/changePolicy.ts";
 

@@ -5,9 +5,9 @@ import { newSecretToken, SECRET_TOKEN_PATTERN, secretTokenHash } from "../../htt
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent } from "../../events/repository.ts";
 import type { Db } from "../../db/knex.ts";
-import * as repo from "../core/repository.ts";
+import type { Registration } from "../core/registration.ts";
+import { findByReference, lockByReference } from "../core/tables/registrations.ts";
 import * as changesRepo from "./repository.ts";
-import type { Registration } from "../core/repository.ts";
 import type { ManageLinkSource } from "./repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { manageLinkEmail } from "./email.ts";
@@ -33,7 +33,7 @@ export async function issueManageLink(conn: Db | Knex.Transaction, registrationI
 export async function registrationByToken({ db, clock }: { db: Db; clock: () => Date }, token: string): Promise<{ registration: Registration; athletePosition: number | null } | undefined> {
   const link = await changesRepo.linkByManageTokenHash(db, secretTokenHash(token.slice(0, 100)), clock());
   if (!link || !SECRET_TOKEN_PATTERN.test(token)) return undefined;
-  const r = await repo.findByReference(db, link.reference);
+  const r = await findByReference(db, link.reference);
   if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return undefined;
   // A family's link opens only while its athlete is still on the team.
   if (link.athletePosition !== null && !r.athletes.some((a) => a.position === link.athletePosition && a.withdrawnAt === null)) return undefined;
@@ -56,7 +56,7 @@ export async function resendManageLinks(deps: RegistrationDeps, eventId: number,
   let sent = 0;
   for (const reference of references) {
     const queued = await deps.db.transaction(async (trx) => {
-      const r = await repo.lockByReference(trx, reference);
+      const r = await lockByReference(trx, reference);
       if (!r || !(MANAGEABLE_STATUSES as readonly string[]).includes(r.status)) return false;
       const now = deps.clock();
       if ((await changesRepo.manageLinksSentSince(trx, r.id, "resend", new Date(now.getTime() - 86_400_000))) >= LOST_CONFIRMATION_LIMITS.perRegistrationPerDay) return false;

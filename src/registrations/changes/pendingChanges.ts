@@ -3,9 +3,10 @@ import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { OPEN_STATUSES } from "../../payments/transitions.ts";
 import { CHANGE_TEXT } from "../../shared/registrations/changeTexts.ts";
-import * as repo from "../core/repository.ts";
+import { eventKey } from "../core/locks.ts";
+import type { Registration } from "../core/registration.ts";
+import { findChange, moveChange, type RegistrationChange } from "../core/tables/changes.ts";
 import * as changesRepo from "./repository.ts";
-import type { Registration, RegistrationChange } from "../core/repository.ts";
 import { CHANGE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { lockChange } from "../core/withRegistration.ts";
 import { PAYMENT_SETUP_ERROR } from "../core/money/payment.ts";
@@ -56,7 +57,7 @@ async function changePaymentUnderWay(deps: RegistrationDeps, c: RegistrationChan
  * locks, the change is marked cancelled and any places it held are freed for the waiting list.
  */
 export async function cancelChange(deps: RegistrationDeps, registrationId: number, id: number): Promise<"cancelled" | "paid"> {
-  const c = await repo.findChange(deps.db, id);
+  const c = await findChange(deps.db, id);
   if (!c || c.registrationId !== registrationId) throw new DomainError("not_found", "No such change");
   if (c.status !== "pending") return c.status === "paid" ? "paid" : "cancelled";
   const live = await deps.paymentCore.liveFor(CHANGE_KIND, String(c.id));
@@ -68,11 +69,11 @@ export async function cancelChange(deps: RegistrationDeps, registrationId: numbe
     deps.logger.warn({ err: (err as Error).message, changeId: c.id }, "could not cancel a registration change's PaymentIntent");
     throw new DomainError("upstream_failed", PAYMENT_SETUP_ERROR.message);
   }
-  return queuedLockingTransaction(deps.db, repo.eventKey(c.eventId), async (trx) => {
+  return queuedLockingTransaction(deps.db, eventKey(c.eventId), async (trx) => {
     const locked = await lockChange(trx, c.id);
     if (!locked) throw new DomainError("not_found", "No such change");
     if (locked.change.status === "paid") return "paid" as const;
-    if (await repo.moveChange(trx, c.id, "cancel", deps.clock())) {
+    if (await moveChange(trx, c.id, "cancel", deps.clock())) {
       if (locked.change.places > 0) await placesFreed(trx, c.eventId);
     }
     return "cancelled" as const;
@@ -99,11 +100,11 @@ export async function sweepLapsedChanges(deps: RegistrationDeps, limit = 50): Pr
       deps.logger.warn({ err: (err as Error).message, changeId: lapsed.id }, "could not cancel a lapsed change's PaymentIntent; the next sweep tries again");
       continue;
     }
-    const expired = await queuedLockingTransaction(deps.db, repo.eventKey(lapsed.eventId), async (trx) => {
+    const expired = await queuedLockingTransaction(deps.db, eventKey(lapsed.eventId), async (trx) => {
       const locked = await lockChange(trx, lapsed.id);
       const now = deps.clock();
       if (!locked || locked.change.status !== "pending" || locked.change.reservedUntil.getTime() > now.getTime()) return false;
-      if (!(await repo.moveChange(trx, lapsed.id, "expire", now))) return false;
+      if (!(await moveChange(trx, lapsed.id, "expire", now))) return false;
       if (locked.change.places > 0) await placesFreed(trx, lapsed.eventId);
       return true;
     });

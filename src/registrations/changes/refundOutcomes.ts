@@ -2,8 +2,8 @@ import type { Knex } from "knex";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent } from "../../events/repository.ts";
 import { moneyOf, type RefundRow } from "../../payments/core.ts";
-import * as repo from "../core/repository.ts";
-import type { Registration } from "../core/repository.ts";
+import type { Registration } from "../core/registration.ts";
+import { setAmountRefunded, transition } from "../core/tables/registrations.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { registrationRefundedEmail } from "../core/email.ts";
 import { releaseUse } from "../core/money/codes.ts";
@@ -29,11 +29,11 @@ export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.
   const now = deps.clock();
   const parts = await refundedParts(trx, r);
   const total = parts.reduce((sum, c) => sum + c, 0);
-  if (total > r.amountRefundedCents) await repo.setAmountRefunded(trx, r.id, total, now);
+  if (total > r.amountRefundedCents) await setAmountRefunded(trx, r.id, total, now);
   // A registration in review was never counted as paid (amount_paid_cents 0): its own payment refunded in full is all of it.
   const paid = r.amountPaidCents ?? 0;
   const everything = paid > 0 ? total >= paid : ownPaymentFullyRefunded;
-  if (!everything || !(await repo.transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
+  if (!everything || !(await transition(trx, r.id, "refund", now, { reserved_until: null }))) return;
   await releaseUse(trx, r.id, now);
   await placesFreed(trx, r.eventId);
   // A refund sent again after one failed: its correction already told the payer it is on its way, and a card that
@@ -51,9 +51,9 @@ export async function syncRegistrationRefunds(deps: RegistrationDeps, trx: Knex.
  */
 export async function registrationRefundFailed(deps: RegistrationDeps, trx: Knex.Transaction, r: Registration, refund: RefundRow): Promise<void> {
   const now = deps.clock();
-  await repo.setAmountRefunded(trx, r.id, (await refundedParts(trx, r)).reduce((sum, c) => sum + c, 0), now);
+  await setAmountRefunded(trx, r.id, (await refundedParts(trx, r)).reduce((sum, c) => sum + c, 0), now);
   // Only a payer who was told of a refund (a cancellation's receipt, the refunded e-mail) is told it failed.
-  if (await repo.transition(trx, r.id, "refundFailed", now)) {
+  if (await transition(trx, r.id, "refundFailed", now)) {
     const event = await findEvent(trx, r.eventId);
     if (event) await enqueueEmail(trx, refundFailedEmail(deps.site, event, r, refund.amountCents));
   }

@@ -1,6 +1,6 @@
 import { moneyOf } from "../../payments/core.ts";
 import { formatPrice } from "../../shared/money.ts";
-import type { Registration } from "../core/repository.ts";
+import type { Registration } from "../core/registration.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 
 /** The status line a payer reads with a refund still under way at Stripe (asked for, or pending like card 7726). */

@@ -1,12 +1,14 @@
 import { isUniqueViolation } from "../../db/rows.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent, listEvents } from "../../events/repository.ts";
-import * as repo from "../core/repository.ts";
+import { eventChangesFreezeAt } from "../core/tables/eventTerms.ts";
+import { findByReference } from "../core/tables/registrations.ts";
 import * as changesRepo from "./repository.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { familyLinkEmail, guardianReminderEmail } from "./email.ts";
 import { deadlineText } from "../../shared/texts.ts";
-import { FAMILY_LINK_AT_PAYMENT, familyDue, missingFor } from "./family.ts";
+import { FAMILY_LINK_AT_PAYMENT, familyDue } from "./familyLinks.ts";
+import { missingFor } from "./familyRules.ts";
 import { issueManageLink, manageUrl } from "./links.ts";
 import { permissions } from "../core/permissions.ts";
 
@@ -28,12 +30,12 @@ export async function sendFreezeReminders(deps: RegistrationDeps): Promise<numbe
   const now = deps.clock();
   let sent = 0;
   for (const listed of await listEvents(deps.db)) {
-    const allowed = permissions("paid", listed, await repo.eventChangesFreezeAt(deps.db, listed.id), now);
+    const allowed = permissions("paid", listed, await eventChangesFreezeAt(deps.db, listed.id), now);
     const opensAt = allowed.freezeAt.getTime() - REMINDER_DAYS_BEFORE_FREEZE * 86_400_000;
     const event = allowed.phase === "open" && now.getTime() >= opensAt ? await findEvent(deps.db, listed.id) : null;
     if (!event) continue;
     for (const reference of await changesRepo.paidTeamReferences(deps.db, event.id)) {
-      const r = (await repo.findByReference(deps.db, reference))!;
+      const r = (await findByReference(deps.db, reference))!;
       const justEmailed = new Set(await changesRepo.claimedReminderPositions(deps.db, r.id, FAMILY_LINK_AT_PAYMENT, new Date(opensAt)));
       for (const athlete of r.athletes.filter((a) => a.withdrawnAt === null && missingFor(a).length > 0 && !justEmailed.has(a.position))) {
         try {
@@ -49,7 +51,7 @@ export async function sendFreezeReminders(deps: RegistrationDeps): Promise<numbe
       }
     }
     for (const reference of await changesRepo.guardianMissingReferences(deps.db, event.id)) {
-      const r = (await repo.findByReference(deps.db, reference))!;
+      const r = (await findByReference(deps.db, reference))!;
       try {
         await deps.db.transaction(async (trx) => {
           await changesRepo.claimReminder(trx, r.id, 1, GUARDIAN_REMINDER, now);

@@ -1,12 +1,14 @@
 import type { Knex } from "knex";
 import { movePlaces } from "../../events/places.ts";
 import type { Db } from "../../db/knex.ts";
-import { mapChange, type ChangeData, type Holder, type RegistrationChange, type RegistrationStatus } from "../core/repository.ts";
+import type { RegistrationStatus } from "../core/registration.ts";
+import { mapChange, type ChangeData, type RegistrationChange } from "../core/tables/changes.ts";
+import type { Holder } from "../core/tables/holds.ts";
 
 /**
  * The changes part's own queries (src/registrations/changes/): the manage links, the reminders' claims, and the rows of
  * registration_changes a change writes before it is paid (its state moves are core's: moveChange). The registration,
- * athlete and day rows are written by src/registrations/core/repository.ts only.
+ * athlete and day rows are written by src/registrations/core/tables/ only.
  */
 
 type Conn = Db | Knex.Transaction;

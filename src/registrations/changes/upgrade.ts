@@ -1,9 +1,12 @@
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
-import * as repo from "../core/repository.ts";
+import { redemptionOf } from "../core/money/redemptions.ts";
+import type { Registration } from "../core/registration.ts";
+import { changesOf } from "../core/tables/changes.ts";
+import { packagePriceCents } from "../core/tables/eventTerms.ts";
+import type { Holder } from "../core/tables/holds.ts";
 import * as changesRepo from "./repository.ts";
-import type { Holder, Registration } from "../core/repository.ts";
 import { HOLD_MINUTES, type RegistrationDeps } from "../core/deps.ts";
 import { PERMIT, withRegistration } from "../core/withRegistration.ts";
 import { upgradeChoices, upgradeDifferenceCents } from "./rules.ts";
@@ -32,14 +35,14 @@ const sameDays = (a: number[], b: number[]) => [...a].sort((x, y) => x - y).join
 export async function startUpgrade(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; data: IndividualRegistration; holder: Holder }): Promise<number> {
   const need = { event, kind: "individual" as const, permit: PERMIT.open, shownVersion: input.shownVersion };
   const id = await withRegistration(deps, input.reference, need, async ({ trx, now, r }) => {
-    const waiting = await repo.changesOf(trx, r.id, ["pending", "needs_review"]);
+    const waiting = await changesOf(trx, r.id, ["pending", "needs_review"]);
     const same = waiting.find(
       (c) => c.status === "pending" && c.data.kind === "upgrade" && c.pricedVersion === r.version && c.data.packageCode === input.data.registrationType && sameDays(c.data.dayIds, input.data.dayIds) && c.reservedUntil.getTime() > now.getTime(),
     );
     if (same) return same.id;
     if (waiting.length > 0) throw new DomainError("conflict", CHANGE_TEXT.pendingElsewhere);
-    if (await repo.redemptionOf(trx, r.id)) throw new DomainError("conflict", CHANGE_TEXT.withCode);
-    const priceCents = await repo.packagePriceCents(trx, event.id, input.data.registrationType);
+    if (await redemptionOf(trx, r.id)) throw new DomainError("conflict", CHANGE_TEXT.withCode);
+    const priceCents = await packagePriceCents(trx, event.id, input.data.registrationType);
     const pkg = findPackage(event, input.data.registrationType);
     const difference = priceCents === undefined ? null : upgradeDifferenceCents(r.listPriceCents, priceCents);
     if (!pkg || priceCents === undefined || difference === null) throw new DomainError("invalid", CHANGE_TEXT.notDearer);

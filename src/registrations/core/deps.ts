@@ -3,7 +3,7 @@ import type { Logger } from "../../logger.ts";
 import type { Site } from "../../shared/site.ts";
 import type { Outbox } from "../../email/outbox.ts";
 import type { PaymentCore } from "../../payments/core.ts";
-import type { Registration } from "./repository.ts";
+import type { Registration } from "./registration.ts";
 
 /** The payment core's name for registration payments (individuals and teams alike): booking/paymentHandler.ts. */
 export const REGISTRATION_KIND = "registration";

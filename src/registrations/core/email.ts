@@ -5,7 +5,7 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import { formatPrice } from "../../shared/money.ts";
 import { eventHoursText } from "../../shared/events/rules.ts";
 import { refundLines } from "../../shared/texts.ts";
-import type { Registration } from "./repository.ts";
+import type { Registration } from "./registration.ts";
 import { FAMILIES_EMAILED } from "../../shared/registrations/teamRules.ts";
 import { balanceLine } from "../../shared/registrations/deposits.ts";
 

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { Holder } from "./repository.ts";
+import type { Holder } from "./tables/holds.ts";
 
 /** What every part needs to hold places for someone: a new reference, who is holding, and the refusals of the visitor cap. */
 

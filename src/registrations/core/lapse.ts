@@ -1,6 +1,8 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
-import * as repo from "./repository.ts";
+import { lockEvent } from "./locks.ts";
+import { moveChange } from "./tables/changes.ts";
+import { transition } from "./tables/registrations.ts";
 import { countsPlaces } from "../../events/places.ts";
 import { releaseUse } from "./money/codes.ts";
 import { placesFreed } from "./placesFreed.ts";
@@ -25,7 +27,7 @@ export async function hasLapsedHolds(conn: Conn, eventId: number, now: Date): Pr
 }
 
 /**
- * Under the event's lock (repo.lockEvent, first): every lapsed hold of the event expired and its count given back, its
+ * Under the event's lock (lockEvent, first): every lapsed hold of the event expired and its count given back, its
  * code's use released; the waiting list is told. Returns the places given back.
  */
 export async function releaseLapsedHolds(trx: Knex.Transaction, eventId: number, now: Date, exceptRegistrationId?: number): Promise<number> {
@@ -34,12 +36,12 @@ export async function releaseLapsedHolds(trx: Knex.Transaction, eventId: number,
   if (exceptRegistrationId !== undefined) lapsed.andWhereNot("id", exceptRegistrationId);
   const holds: Row[] = await lapsed.forUpdate().select("id", "places");
   for (const h of holds) {
-    if (!(await repo.transition(trx, Number(h.id), "expire", now))) continue;
+    if (!(await transition(trx, Number(h.id), "expire", now))) continue;
     await releaseUse(trx, Number(h.id), now);
     released += Number(h.places);
   }
   const changes: Row[] = await trx("registration_changes").where({ event_id: eventId, status: "pending" }).andWhere("reserved_until", "<=", now).forUpdate().select("id", "places");
-  for (const c of changes) if (await repo.moveChange(trx, Number(c.id), "expire", now)) released += Number(c.places);
+  for (const c of changes) if (await moveChange(trx, Number(c.id), "expire", now)) released += Number(c.places);
   if (released > 0) await placesFreed(trx, eventId);
   return released;
 }
@@ -55,7 +57,7 @@ export async function placesTakenNow(trx: Knex.Transaction, eventId: number, loc
  * by its count, other lapsed holds released first, its own places counted as its own while it still counts them.
  */
 export async function placesLeftForLate(trx: Knex.Transaction, r: { id: number; eventId: number }, now: Date): Promise<number> {
-  const locked = (await repo.lockEvent(trx, r.eventId))!;
+  const locked = (await lockEvent(trx, r.eventId))!;
   const released = await releaseLapsedHolds(trx, r.eventId, now, r.id);
   const own = await trx<Row>("registrations").where({ id: r.id }).first("status", "places");
   const ownCounted = own && countsPlaces(String(own.status)) ? Number(own.places) : 0;
@@ -65,7 +67,7 @@ export async function placesLeftForLate(trx: Knex.Transaction, r: { id: number; 
 /** A hold's admission found the event full: its lapsed holds are released at once, in a transaction of their own. */
 export async function releaseLapsedNow(db: Db, eventId: number, now: Date): Promise<number> {
   return db.transaction(async (trx) => {
-    if (!(await repo.lockEvent(trx, eventId))) return 0;
+    if (!(await lockEvent(trx, eventId))) return 0;
     return releaseLapsedHolds(trx, eventId, now);
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The one place that says how a registration's status may change (like src/payments/transitions.ts for payments).
- * The repository's `transition` takes its `WHERE status IN (...)` from this table, inside a transaction that holds
- * the registration's locks (src/registrations/core/repository.ts), so a second caller of the same step changes nothing.
+ * The registrations table's `transition` (core/tables/registrations.ts) takes its `WHERE status IN (...)` from this table, inside a transaction that holds
+ * the registration's locks (src/registrations/core/locks.ts), so a second caller of the same step changes nothing.
  *
  *   pending_payment -> paid (its payment settled, or free), expired (the hold lapsed), canceled (the payment could
  *                      not be set up), needs_review (money arrived that does not match what it registers)

@@ -9,12 +9,14 @@ import { CHANGE_TEXT, MANAGE_TEXT } from "../../shared/registrations/changeTexts
 import type { RegistrationDeps } from "./deps.ts";
 import { permissions, type Permissions } from "./permissions.ts";
 import { isRegistered } from "./states.ts";
-import * as repo from "./repository.ts";
-import type { Registration, RegistrationAthlete, RegistrationChange, RegistrationKind } from "./repository.ts";
+import { eventKey, lockCode, lockEvent } from "./locks.ts";
+import type { Registration, RegistrationAthlete, RegistrationKind } from "./registration.ts";
+import { changesOf, findChange, lockChangeRow, type RegistrationChange } from "./tables/changes.ts";
+import { idsOf, lockByReference, referenceOf } from "./tables/registrations.ts";
 
 /**
  * The opening of every use case that changes a registration (the manage link's changes, a family's link), written
- * once. The lock order of the registration wing (src/registrations/core/repository.ts):
+ * once. The lock order of the registration wing (src/registrations/core/locks.ts):
  *
  *   1. the payments that hold the registration's money, in id order, when the use case refunds (settlement locks a
  *      payment before the rows it pays for);
@@ -73,13 +75,13 @@ export interface Loaded {
  * transaction, or the statements after its payments' locks; the event's row and the registration as they now stand.
  */
 export async function lockAggregate(trx: Knex.Transaction, eventId: number, reference: string, code?: (trx: Knex.Transaction, registrationId: number) => Promise<number | undefined>): Promise<{ eventRow: Record<string, unknown>; r: Registration } | undefined> {
-  const eventRow = await repo.lockEvent(trx, eventId);
+  const eventRow = await lockEvent(trx, eventId);
   if (code) {
-    const ids = await repo.idsOf(trx, reference);
+    const ids = await idsOf(trx, reference);
     const codeId = ids ? await code(trx, ids.id) : undefined;
-    if (codeId !== undefined) await repo.lockCode(trx, codeId);
+    if (codeId !== undefined) await lockCode(trx, codeId);
   }
-  const r = await repo.lockByReference(trx, reference);
+  const r = await lockByReference(trx, reference);
   return eventRow && r && r.eventId === eventId ? { eventRow, r } : undefined;
 }
 
@@ -93,7 +95,7 @@ export async function withRegistration<T>(deps: RegistrationDeps, reference: str
   // Read before the transaction: which payments to lock first; under the locks the group is read again and compared.
   const locking = need.money ? keptPaymentIds(await moneyOf(deps.db, reference)) : [];
   const missing = need.athletePosition === undefined ? "No such registration" : "No such athlete";
-  return queuedLockingTransaction(deps.db, repo.eventKey(need.event.id), async (trx) => {
+  return queuedLockingTransaction(deps.db, eventKey(need.event.id), async (trx) => {
     if (locking.length > 0) await lockPayments(trx, locking);
     const now = deps.clock();
     const locked = await lockAggregate(trx, need.event.id, reference);
@@ -107,7 +109,7 @@ export async function withRegistration<T>(deps: RegistrationDeps, reference: str
     const money = need.money ? await moneyOf(trx, reference) : undefined;
     const moneyMoved = money !== undefined && keptPaymentIds(money).join(",") !== locking.join(",");
     if ((need.shownVersion !== undefined && r.version !== need.shownVersion) || moneyMoved) throw new DomainError("conflict", MANAGE_TEXT.stale);
-    if (need.noPendingChange && (await repo.changesOf(trx, r.id, ["pending", "needs_review"])).length > 0) throw new DomainError("conflict", CHANGE_TEXT.pendingElsewhere);
+    if (need.noPendingChange && (await changesOf(trx, r.id, ["pending", "needs_review"])).length > 0) throw new DomainError("conflict", CHANGE_TEXT.pendingElsewhere);
     return work({ trx, now, eventRow, r, allowed, money: money!, athlete: athlete! });
   });
 }
@@ -117,10 +119,10 @@ export async function withRegistration<T>(deps: RegistrationDeps, reference: str
  * sweep): locks 2, 4 and 5 (the event, the registration, the change's own row); everything as it now stands.
  */
 export async function lockChange(trx: Knex.Transaction, id: number): Promise<{ change: RegistrationChange; r: Registration; eventRow: Record<string, unknown> } | undefined> {
-  const plain = await repo.findChange(trx, id);
-  const reference = plain && (await repo.referenceOf(trx, plain.registrationId));
+  const plain = await findChange(trx, id);
+  const reference = plain && (await referenceOf(trx, plain.registrationId));
   if (!plain || reference === undefined) return undefined;
   const locked = await lockAggregate(trx, plain.eventId, reference);
-  const change = await repo.lockChange(trx, id);
+  const change = await lockChangeRow(trx, id);
   return locked && change ? { change, ...locked } : undefined;
 }

@@ -1,9 +1,12 @@
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
-import * as regRepo from "../core/repository.ts";
+import { eventKey, lockEvent } from "../core/locks.ts";
+import { claimHold, placesHeldBy } from "../core/tables/holds.ts";
+import { lockByReference, transition } from "../core/tables/registrations.ts";
 import { REGISTRATION_KIND } from "../core/deps.ts";
-import * as repo from "./repository.ts";
-import type { Entry, Joiner } from "./repository.ts";
-import type { WaitingListDeps } from "./offers.ts";
+import { entryByOfferToken, lockEntry, setStatus, type Entry, type Joiner } from "./tables/entries.ts";
+import { lineLoad } from "./tables/lineLoad.ts";
+import { holdsOf } from "./tables/rounds.ts";
+import type { WaitingListDeps } from "./deps.ts";
 import { placesFreed } from "../core/placesFreed.ts";
 import type { OfferPlace } from "../../shared/registrations/waitingList.ts";
 import { isRegistered } from "../core/states.ts";
@@ -17,10 +20,10 @@ export interface Offer {
 
 /** The offer an offer link names (the link's token is compared by its hash); undefined for an unknown link. */
 export async function findOffer(deps: WaitingListDeps, token: string): Promise<Offer | undefined> {
-  const entry = await repo.entryByOfferToken(deps.db, token);
+  const entry = await entryByOfferToken(deps.db, token);
   if (!entry) return undefined;
   const now = deps.clock().getTime();
-  const places = (await repo.holdsOf(deps.db, entry.id)).map((h): OfferPlace => ({
+  const places = (await holdsOf(deps.db, entry.id)).map((h): OfferPlace => ({
     placeNumber: h.placeNumber,
     reference: h.reference,
     state:
@@ -39,22 +42,22 @@ export async function findOffer(deps: WaitingListDeps, token: string): Promise<O
  */
 export async function leaveLine(deps: WaitingListDeps, entry: Entry): Promise<boolean> {
   // A hold whose payment has begun is left to that payment (read before the transaction: no network call inside).
-  const holds = await repo.holdsOf(deps.db, entry.id);
+  const holds = await holdsOf(deps.db, entry.id);
   const paying = new Set<string>();
   for (const h of holds) if (await deps.paymentCore.liveFor(REGISTRATION_KIND, h.reference)) paying.add(h.reference);
-  const changed = await queuedLockingTransaction(deps.db, regRepo.eventKey(entry.eventId), async (trx) => {
-    await regRepo.lockEvent(trx, entry.eventId);
+  const changed = await queuedLockingTransaction(deps.db, eventKey(entry.eventId), async (trx) => {
+    await lockEvent(trx, entry.eventId);
     const now = deps.clock();
-    const current = await repo.lockEntry(trx, entry.id);
-    if (current?.status === "waiting") return repo.setStatus(trx, entry.id, ["waiting"], "left", now);
+    const current = await lockEntry(trx, entry.id);
+    if (current?.status === "waiting") return setStatus(trx, entry.id, ["waiting"], "left", now);
     if (current?.status !== "offered") return false;
     let released = 0;
     for (const h of holds) {
       if (paying.has(h.reference)) continue;
-      const r = await regRepo.lockByReference(trx, h.reference);
-      if (r && (await regRepo.transition(trx, r.id, "cancelHold", now, { reserved_until: null }))) released += r.places;
+      const r = await lockByReference(trx, h.reference);
+      if (r && (await transition(trx, r.id, "cancelHold", now, { reserved_until: null }))) released += r.places;
     }
-    await repo.setStatus(trx, entry.id, ["offered"], "declined", now);
+    await setStatus(trx, entry.id, ["offered"], "declined", now);
     if (released > 0) await placesFreed(trx, entry.eventId);
     return true;
   });
@@ -68,15 +71,15 @@ export async function leaveLine(deps: WaitingListDeps, entry: Entry): Promise<bo
  * offers and other held places). "overCap" changes nothing; "gone" when the place is no longer held.
  */
 export async function takePlace(deps: WaitingListDeps, entry: Entry, place: OfferPlace, holder: Joiner): Promise<"taken" | "gone" | "overCap"> {
-  return queuedLockingTransaction(deps.db, regRepo.eventKey(entry.eventId), async (trx) => {
-    await regRepo.lockEvent(trx, entry.eventId);
+  return queuedLockingTransaction(deps.db, eventKey(entry.eventId), async (trx) => {
+    await lockEvent(trx, entry.eventId);
     const now = deps.clock();
-    const r = await regRepo.lockByReference(trx, place.reference);
+    const r = await lockByReference(trx, place.reference);
     if (!r || r.status !== "pending_payment" || (r.reservedUntil?.getTime() ?? 0) <= now.getTime()) return "gone";
-    const inLine = await repo.lineLoad(trx, { ...holder, email: null }, now, r.id);
-    const held = await regRepo.placesHeldBy(trx, holder, now, r.id);
+    const inLine = await lineLoad(trx, { ...holder, email: null }, now, r.id);
+    const held = await placesHeldBy(trx, holder, now, r.id);
     if (Math.max(inLine.session + held.session, inLine.address + held.address) + r.places > deps.limits.maxHeldPlacesPerVisitor) return "overCap";
-    await regRepo.claimHold(trx, r.id, holder, now);
+    await claimHold(trx, r.id, holder, now);
     return "taken";
   });
 }

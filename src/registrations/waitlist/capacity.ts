@@ -4,9 +4,9 @@ import type { Db } from "../../db/knex.ts";
 import { bumpEventsVersion } from "../../events/version.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 
-import * as regRepo from "../core/repository.ts";
+import { eventKey, lockEventForChange } from "../core/locks.ts";
 import { placesFreed } from "../core/placesFreed.ts";
-import * as repo from "./repository.ts";
+import { roundPending, setEventCapacity } from "./tables/rounds.ts";
 
 export type CapacityChange = { ok: true; from: number; to: number; roundAsked: boolean } | { ok: false; reason: string };
 
@@ -15,8 +15,8 @@ export type CapacityChange = { ok: true; from: number; to: number; roundAsked: b
  * raised, the new places are the waiting list's first (an offer round is asked for in the same transaction).
  */
 export async function setCapacity(db: Db, eventId: number, capacity: number, now: Date): Promise<CapacityChange> {
-  return queuedLockingTransaction(db, regRepo.eventKey(eventId), async (trx) => {
-    const locked = await regRepo.lockEventForChange(trx, eventId);
+  return queuedLockingTransaction(db, eventKey(eventId), async (trx) => {
+    const locked = await lockEventForChange(trx, eventId);
     if (!locked) return { ok: false, reason: `There is no event ${eventId}.` };
     return changeLockedCapacity(trx, eventId, locked, capacity, now);
   });
@@ -27,10 +27,10 @@ export async function changeLockedCapacity(trx: Knex.Transaction, eventId: numbe
   const taken = await placesTakenNow(trx, eventId, locked, now);
   if (capacity < taken) return { ok: false, reason: `${taken} places of event ${eventId} are paid for or held: its capacity cannot go below that.` };
   const from = Number(locked.capacity);
-  await repo.setEventCapacity(trx, eventId, capacity);
+  await setEventCapacity(trx, eventId, capacity);
   // Every app instance shows the new places at its next request.
   await bumpEventsVersion(trx);
   const raised = capacity > from;
   if (raised) await placesFreed(trx, eventId);
-  return { ok: true, from, to: capacity, roundAsked: raised && (await repo.roundPending(trx, eventId)) };
+  return { ok: true, from, to: capacity, roundAsked: raised && (await roundPending(trx, eventId)) };
 }

@@ -6,11 +6,12 @@ import { enqueueEmail } from "../../email/outbox.ts";
 
 import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import * as regRepo from "../core/repository.ts";
-import * as repo from "./repository.ts";
-import type { Entry, Request } from "./repository.ts";
+import { eventKey, lockEvent } from "../core/locks.ts";
+import { activeEntryFor, entryById, insertEntry, newToken, placeInLine, type Entry } from "./tables/entries.ts";
+import { lineLoad } from "./tables/lineLoad.ts";
+import { lockRequest, setRequestEntry, type Request } from "./tables/requests.ts";
 import { joinedEmail } from "./email.ts";
-import type { WaitingListDeps } from "./offers.ts";
+import type { WaitingListDeps } from "./deps.ts";
 import { placesFreed } from "../core/placesFreed.ts";
 
 /** What a confirmation link finds: the entry it made (now or before), or why it makes none. */
@@ -27,16 +28,16 @@ export type Confirmation =
  */
 export async function confirmRequest(deps: WaitingListDeps, event: EventDetail, request: Request): Promise<Confirmation> {
   if (request.entryId !== null) return inLine(deps, request.entryId);
-  const answer = await queuedLockingTransaction(deps.db, regRepo.eventKey(event.id), async (trx): Promise<Confirmation> => {
-    const locked = await regRepo.lockEvent(trx, event.id);
+  const answer = await queuedLockingTransaction(deps.db, eventKey(event.id), async (trx): Promise<Confirmation> => {
+    const locked = await lockEvent(trx, event.id);
     const now = deps.clock();
-    const current = await repo.lockRequest(trx, request.id);
+    const current = await lockRequest(trx, request.id);
     if (!locked || !current) return { status: "unknown" };
-    if (current.entryId !== null) return { status: "inLine", entry: (await repo.entryById(trx, current.entryId))!, justNow: false };
+    if (current.entryId !== null) return { status: "inLine", entry: (await entryById(trx, current.entryId))!, justNow: false };
     if (current.confirmBy.getTime() <= now.getTime()) return { status: "lapsed" };
     if (registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!).getTime() <= now.getTime()) return { status: "closed" };
-    if (await repo.activeEntryFor(trx, event.id, current.join.email)) return { status: "alreadyOn" };
-    const inLine = await repo.lineLoad(trx, { ...current.joiner, email: current.join.email }, now);
+    if (await activeEntryFor(trx, event.id, current.join.email)) return { status: "alreadyOn" };
+    const inLine = await lineLoad(trx, { ...current.joiner, email: current.join.email }, now);
     if (inLine.email + current.join.places > deps.limits.maxHeldPlacesPerVisitor) return { status: "overCap" };
     return { status: "inLine", entry: await enter(trx, deps, event, current, locked, now), justNow: true };
   });
@@ -48,15 +49,15 @@ export async function confirmRequest(deps: WaitingListDeps, event: EventDetail, 
 }
 
 async function enter(trx: Knex.Transaction, deps: WaitingListDeps, event: EventDetail, request: Request, locked: Record<string, unknown>, now: Date): Promise<Entry> {
-  const { token, hash } = repo.newToken();
-  const entry = await repo.insertEntry(trx, event.id, request.join, hash, now, request.joiner);
-  await repo.setRequestEntry(trx, request.id, entry.id);
-  await enqueueEmail(trx, joinedEmail(deps.site, event, entry, await repo.placeInLine(trx, entry), `${deps.publicUrl}/waiting-list/leave/${token}`));
+  const { token, hash } = newToken();
+  const entry = await insertEntry(trx, event.id, request.join, hash, now, request.joiner);
+  await setRequestEntry(trx, request.id, entry.id);
+  await enqueueEmail(trx, joinedEmail(deps.site, event, entry, await placeInLine(trx, entry), `${deps.publicUrl}/waiting-list/leave/${token}`));
   if (Number(locked.capacity) - (await placesTakenNow(trx, event.id, locked, now)) > 0) await placesFreed(trx, event.id);
   return entry;
 }
 
 async function inLine(deps: WaitingListDeps, entryId: number): Promise<Confirmation> {
-  const entry = await repo.entryById(deps.db, entryId);
+  const entry = await entryById(deps.db, entryId);
   return entry ? { status: "inLine", entry, justNow: false } : { status: "unknown" };
 }

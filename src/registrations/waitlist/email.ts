@@ -3,7 +3,7 @@ import type { Site } from "../../shared/site.ts";
 import { deadlineText, momentText } from "../../shared/texts.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { offerPriceText, type JoinRequest } from "../../shared/registrations/waitingList.ts";
-import type { Entry } from "./repository.ts";
+import type { Entry } from "./tables/entries.ts";
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 

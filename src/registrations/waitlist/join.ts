@@ -1,19 +1,16 @@
-import { toDate } from "../../db/rows.ts";
-import { placesTakenNow } from "../core/lapse.ts";
 import { queuedLockingTransaction } from "../../db/rowQueue.ts";
 import { DomainError } from "../../errors.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
-
-import { registrationClosingTime } from "../../shared/events/rules.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
-import * as regRepo from "../core/repository.ts";
+import { eventKey, lockEvent } from "../core/locks.ts";
+import { lockVisitor } from "../core/tables/holds.ts";
 import { REGISTRATION_ERRORS } from "../../shared/registrations/rules.ts";
-import * as repo from "./repository.ts";
-import type { Joiner } from "./repository.ts";
-import { CONFIRM_HOURS, WAITLIST_TEXT, type JoinRequest } from "../../shared/registrations/waitingList.ts";
+import { newToken, type Joiner } from "./tables/entries.ts";
+import { insertRequest } from "./tables/requests.ts";
+import { CONFIRM_HOURS, type JoinRequest } from "../../shared/registrations/waitingList.ts";
 import { confirmEmail } from "./email.ts";
-import { placesForSale } from "./forSale.ts";
-import type { WaitingListDeps } from "./offers.ts";
+import type { WaitingListDeps } from "./deps.ts";
+import { refuseJoin } from "./joinChecks.ts";
 
 /**
  * Asks to join the event's line, under the event's lock (a team's size, at most MAX_TEAM_ATHLETES and the event's
@@ -24,26 +21,16 @@ import type { WaitingListDeps } from "./offers.ts";
  * (confirm.ts): the e-mail with the confirmation link is written in the same transaction.
  */
 export async function joinLine(deps: WaitingListDeps, event: EventDetail, req: JoinRequest, joiner: Joiner): Promise<{ confirmBy: Date }> {
-  const joined = await queuedLockingTransaction(deps.db, regRepo.eventKey(event.id), async (trx) => {
+  const joined = await queuedLockingTransaction(deps.db, eventKey(event.id), async (trx) => {
     // The visitor's rows first, as a hold takes them: their cap counts their holds too.
-    await regRepo.lockVisitor(trx, joiner);
-    const locked = await regRepo.lockEvent(trx, event.id);
+    await lockVisitor(trx, joiner);
+    const locked = await lockEvent(trx, event.id);
     if (!locked) throw new DomainError("not_found", REGISTRATION_ERRORS.closed, "registration_closed");
     const now = deps.clock();
-    const closesAt = registrationClosingTime(toDate(locked.registration_closes_at), toDate(locked.start_date)!);
-    if (closesAt.getTime() <= now.getTime()) throw new DomainError("conflict", REGISTRATION_ERRORS.closed, "registration_closed");
-    const capacity = Number(locked.capacity);
-    if (req.places > capacity) throw new DomainError("invalid", WAITLIST_TEXT.tooLarge(capacity));
-    const free = capacity - (await placesTakenNow(trx, event.id, locked, now));
-    if ((await placesForSale(trx, event.id, free, now)) >= req.places) throw new DomainError("conflict", WAITLIST_TEXT.notSoldOut);
-    if (await repo.activeEntryFor(trx, event.id, req.email)) throw new DomainError("conflict", WAITLIST_TEXT.alreadyOn);
-    const cap = deps.limits.maxHeldPlacesPerVisitor;
-    const inLine = await repo.lineLoad(trx, { ...joiner, email: req.email }, now);
-    const held = await regRepo.placesHeldBy(trx, joiner, now);
-    if (Math.max(inLine.session + held.session, inLine.address + held.address, inLine.email) + req.places > cap) throw new DomainError("conflict", WAITLIST_TEXT.visitorCap(cap));
-    const { token, hash } = repo.newToken();
+    await refuseJoin(trx, deps, { event, locked, req, joiner }, now);
+    const { token, hash } = newToken();
     const confirmBy = new Date(now.getTime() + CONFIRM_HOURS * 3_600_000);
-    const id = await repo.insertRequest(trx, event.id, req, joiner, hash, confirmBy, now);
+    const id = await insertRequest(trx, event.id, req, joiner, hash, confirmBy, now);
     await enqueueEmail(trx, confirmEmail(deps.site, event, req, id, `${deps.publicUrl}/waiting-list/confirm/${token}`, confirmBy));
     return { id, confirmBy };
   });

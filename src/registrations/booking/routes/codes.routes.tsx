@@ -3,8 +3,8 @@ import * as z from "zod";
 import { parseEventId } from "../../../shared/events/rules.ts";
 import { centsToDollars as dollars } from "../../../shared/money.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, appliedMessage, type DiscountAmount } from "../../../shared/discounts/rules.ts";
-import * as repo from "../../core/repository.ts";
-import type { Registration } from "../../core/repository.ts";
+import type { Registration } from "../../core/registration.ts";
+import { findByReference } from "../../core/tables/registrations.ts";
 import { DiscountRefused, applyCode, removeCode } from "../../core/money/codes.ts";
 import { completeFree } from "../completeFree.ts";
 import { paymentUnderWay } from "../../core/money/payment.ts";
@@ -47,7 +47,7 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
     const eventId = parseEventId(typeof rawEventId === "number" ? String(rawEventId) : rawEventId);
     const own = option === "team" ? req.session?.teamRegistrations : req.session?.registrations;
     const reference = eventId !== null ? own?.[String(eventId)] : req.session?.registrationRefs?.at(-1);
-    return reference ? repo.findByReference(deps.db, reference) : undefined;
+    return reference ? findByReference(deps.db, reference) : undefined;
   }
 
   /**

@@ -1,7 +1,8 @@
 import type { Request } from "express";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { PaymentReceived, RegistrationConfirmed, RegistrationNotConfirmed, RegistrationSeenElsewhere } from "../../../../views/pages/registration/RegisterPage.tsx";
-import * as repo from "../../core/repository.ts";
+import type { Registration } from "../../core/registration.ts";
+import { findByReference } from "../../core/tables/registrations.ts";
 import * as payments from "../../../payments/repository.ts";
 import { formatPrice } from "../../../shared/money.ts";
 import { addresseeOf } from "../../core/email.ts";
@@ -18,7 +19,7 @@ import { DEPOSIT_TEXT } from "../../../shared/registrations/deposits.ts";
  * review (the caller shows "not confirmed").
  */
 export async function paymentReceivedContent(deps: RegistrationDeps, req: Request, event: EventDetail, reference: string): Promise<React.ReactElement | null> {
-  const r = await repo.findByReference(deps.db, reference);
+  const r = await findByReference(deps.db, reference);
   if (!r || r.status === "needs_review") return null;
   const paid = isRegistered(r.status);
   const manageHref = paid ? await confirmationPageManageHref(req, deps, r) : undefined;
@@ -35,7 +36,7 @@ export async function confirmationContent(deps: RegistrationDeps, req: Request, 
   // `payment_intent` is what Stripe appends when it sends the visitor back from a redirect (3-D Secure).
   const named = req.query.paymentIntentId ?? req.query.payment_intent;
   const intentId = typeof named === "string" ? named.slice(0, 200) : undefined;
-  let registration = reference ? await repo.findByReference(db, reference) : undefined;
+  let registration = reference ? await findByReference(db, reference) : undefined;
   let payment = reference ? await paymentCore.latestFor(REGISTRATION_KIND, reference) : undefined;
   // The visitor's own paid registration says paid however it is reached (whichever intent the link names).
   const matches = registration && (isRegistered(registration.status) || !intentId || payment?.providerPaymentId === intentId);
@@ -48,7 +49,7 @@ export async function confirmationContent(deps: RegistrationDeps, req: Request, 
     } catch (err) {
       req.log.error({ err: (err as Error).message, reference }, "could not confirm the registration payment");
     }
-    registration = await repo.findByReference(db, reference!);
+    registration = await findByReference(db, reference!);
     payment = await paymentCore.latestFor(REGISTRATION_KIND, reference!);
   }
   if (matches && isRegistered(registration!.status)) {
@@ -85,7 +86,7 @@ export async function confirmationContent(deps: RegistrationDeps, req: Request, 
 async function seenElsewhere(deps: RegistrationDeps, event: EventDetail, intentId: string): Promise<React.ReactNode> {
   const payment = await payments.findByIntentId(deps.db, intentId);
   if (!payment || payment.kind !== REGISTRATION_KIND) return null;
-  const registration = await repo.findByReference(deps.db, payment.reference);
+  const registration = await findByReference(deps.db, payment.reference);
   if (!registration || registration.eventId !== event.id || registration.kind !== "individual") return null;
   const state = isRegistered(registration.status) ? (balanceOwed(registration) > 0 ? "deposit_paid" : "paid") : registration.status === "withdrawn" || registration.status === "canceled" || registration.status === "refunded" ? "canceled" : null;
   if (!state) return null;
@@ -93,7 +94,7 @@ async function seenElsewhere(deps: RegistrationDeps, event: EventDetail, intentI
 }
 
 /** What a registration bought, as its confirmation lists it: package, days, amount paid (and refunded), the balance owed and its date. */
-export function boughtFacts(event: EventDetail, r: repo.Registration): [string, string][] {
+export function boughtFacts(event: EventDetail, r: Registration): [string, string][] {
   const rows: [string, string][] = [
     ["Package", r.kind === "team" ? `${r.packageLabel} (${r.places} athletes)` : r.packageLabel],
     ["Days", event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label).join("; ")],

@@ -5,23 +5,15 @@ import { validate } from "../../../shared/forms.ts";
 import { formBody, formError, formPost, jsonPost } from "../../../http/forms.ts";
 import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
-import { formatPrice } from "../../../shared/money.ts";
 import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
-import { confirmationContent, paymentReceivedContent } from "./confirmation.tsx";
-import { PaymentNotOpenError } from "../../../payments/core.ts";
-import { REGISTRATION_ERRORS, registrationSchema, sendsGuardianBlock, type IndividualRegistration } from "../../../shared/registrations/rules.ts";
-import * as repo from "../../core/repository.ts";
-import { DiscountRefused, discountOf } from "../../core/money/codes.ts";
-import { packageName } from "../../../shared/registrations/packages.ts";
-import { holdIndividual } from "../hold.ts";
-import { measureHold } from "../../../metrics/hooks.ts";
-import { PAYMENT_SETUP_ERROR, preparePayment } from "../../core/money/payment.ts";
-import { holdIsLive } from "../../core/deps.ts";
-import { individualPages, keptValues, valuesOf } from "./individualPage.tsx";
-import { loadEvent, notFound, ownReference, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { paymentStep } from "../../core/money/paymentStep.ts";
-import { amountDueNow, chosenPlan, depositCoveredNotice, depositStep } from "../../core/money/deposit.ts";
-import { isRegistered } from "../../core/states.ts";
+import { confirmationContent } from "./confirmation.tsx";
+import { REGISTRATION_ERRORS, registrationSchema, sendsGuardianBlock } from "../../../shared/registrations/rules.ts";
+import { DiscountRefused } from "../../core/money/codes.ts";
+import { PAYMENT_SETUP_ERROR } from "../../core/money/payment.ts";
+import { individualPages, keptValues } from "./individualPage.tsx";
+import { loadEvent, notFound, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { heldAnswer, individualHolder } from "./individualHold.ts";
+import { registerPage } from "./individualStart.tsx";
 
 const apiBody = z.object({
   option: z.string().max(20).optional(),
@@ -33,53 +25,22 @@ const apiBody = z.object({
 
 /** An individual's registration: /register/{id} (steps 1 and 2, with and without JavaScript), its JSON call, and the confirmation. */
 export function individualRoutes(deps: RegistrationRouteDeps): Router {
-  const { db } = deps;
   const router = Router();
   const limit = deps.rateLimiter({ name: "registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
 
-  const { page, stepsWidget, status, unavailable } = individualPages(deps);
+  const { page, stepsWidget, unavailable } = individualPages(deps);
 
   const confirmation = async (req: Request, res: Response, event: EventDetail) => page(req, res, event, await confirmationContent(deps, req, event));
+  const showRegister = registerPage(deps, confirmation);
 
   router.get("/register/:id", async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return notFound(req, res);
     if (req.query.paymentSuccess === "true") return confirmation(req, res, event);
-
-    const reference = ownReference(req, event.id);
-    const own = reference ? await repo.findByReference(db, reference) : undefined;
-    if ((own && isRegistered(own.status)) || own?.status === "needs_review") return confirmation(req, res, event);
-    const held = own && holdIsLive(own, deps.clock()) ? own : undefined;
-
-    const st = await status(event, held?.id);
-    if (st !== "open") return unavailable(req, res, event, st);
-
-    if (req.query.step === "payment" && held) {
-      try {
-        const clientSecret = await preparePayment(deps, held);
-        return page(req, res, event, stepsWidget(req, event, valuesOf(event, held), {}, await paymentStep(deps, event, held, clientSecret)), { card: true });
-      } catch (err) {
-        // Charged (or being charged) before the payment was recorded here: the reload says so, never a card form or a 502.
-        if (err instanceof PaymentNotOpenError) return page(req, res, event, (await paymentReceivedContent(deps, req, event, held.reference)) ?? (await confirmationContent(deps, req, event)));
-        req.log.error({ err: (err as Error).message, reference: held.reference }, "could not load the registration's PaymentIntent");
-        return page(req, res, event, stepsWidget(req, event, valuesOf(event, held), { _form: PAYMENT_SETUP_ERROR.message }, null), { status: 502 });
-      }
-    }
-    // Step 1: a new form, or the visitor's own registration again (Back keeps every value).
-    page(req, res, event, stepsWidget(req, event, own ? valuesOf(event, own) : {}, {}, null), { card: true });
+    await showRegister(req, res, event);
   });
 
-  /** Holds the places, for both the form post and the JSON call; a code is the visitor's, checked by the server. */
-  function hold(req: Request, res: Response, event: EventDetail, data: IndividualRegistration, rawCode: unknown, rawPlan: unknown) {
-    const code = typeof rawCode === "string" ? rawCode.slice(0, 200).trim() : "";
-    return measureHold(deps.db, () =>
-      holdIndividual(deps, event, data, visitorOf(req, res), {
-        code: code || undefined,
-        plan: chosenPlan(rawPlan),
-        onHeld: (reference) => remember(req, "individual", event.id, reference),
-      }),
-    );
-  }
+  const hold = individualHolder(deps);
 
   // The schema reads the body as sent: a field sent twice or nested is refused, not dropped.
   const registerForm = formPost({
@@ -116,22 +77,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
         remember(req, "individual", event.id, registration.reference);
         return { json: { success: true, alreadyPaid: true, status: registration.status, registrationId: registration.reference } };
       }
-      return {
-        json: {
-          success: true,
-          clientSecret: outcome.clientSecret,
-          // Plan deposit: what is charged now is the deposit; the balance and its date come with it.
-          amount: amountDueNow(registration) / 100,
-          amountFormatted: formatPrice(amountDueNow(registration)),
-          deposit: depositStep(event, registration),
-          notice: depositCoveredNotice(event, registration),
-          isFreeRegistration: registration.amountCents === 0,
-          discount: outcome.withoutCode ? null : await discountOf(deps, registration),
-          registrationId: registration.reference,
-          optionLabel: packageName(registration.packageCode),
-          reservedUntil: registration.reservedUntil?.toISOString() ?? null,
-        },
-      };
+      return { json: await heldAnswer(deps, event, outcome) };
     },
     refused: (_req, _res, err) => {
       if (err instanceof DiscountRefused) {

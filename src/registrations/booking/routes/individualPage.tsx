@@ -9,8 +9,8 @@ import { Widget } from "../../../../views/components/Widget.tsx";
 import type { PaymentStep } from "../../../../widgets/islands/RegistrationSteps.tsx";
 import { RegisterPage, RegistrationUnavailable } from "../../../../views/pages/registration/RegisterPage.tsx";
 import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions } from "../../../shared/registrations/rules.ts";
-import type { Registration } from "../../core/repository.ts";
-import { placesOpen } from "../../waitlist/offers.ts";
+import type { Registration } from "../../core/registration.ts";
+import { placesOpen } from "../../waitlist/forSale.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { depositOfferOf } from "../../../../components/PaymentPlanChoice.tsx";
 

@@ -1,34 +1,27 @@
-import { Router, type Request, type RequestHandler, type Response } from "express";
+import { Router, type Request, type RequestHandler } from "express";
 import { domainErrorStatus } from "../../../http/errors.ts";
-import { DomainError } from "../../../errors.ts";
 import { validate } from "../../../shared/forms.ts";
 import { formBody, formPost, jsonPost, type Refusal } from "../../../http/forms.ts";
 import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { formatPrice } from "../../../shared/money.ts";
 import { DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
-import { REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
 import { DiscountRefused, discountOf } from "../../core/money/codes.ts";
-import { holdTeam } from "../hold.ts";
-import { measureHold } from "../../../metrics/hooks.ts";
 import {
   TEAM_MAXIMUM,
   TEAM_TEXT,
   blankAthlete,
   teamErrorTitle,
-  teamFormSessionId,
   teamFormValues,
   teamSchemaFor,
   shownTotalMatches,
   countAthletes,
   type TeamFormValues,
-  type TeamRegistration,
 } from "../../../shared/registrations/teamRules.ts";
 import { teamPages } from "./teamPage.tsx";
-import { loadEvent, newFormSessionId, notFound, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { amountDueNow, chosenPlan } from "../../core/money/deposit.ts";
-
-export const teamCheckoutPath = (event: EventDetail) => `/stripe-checkout?eventId=${event.id}&eventName=${encodeURIComponent(event.title)}&option=team`;
+import { loadEvent, newFormSessionId, notFound, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
+import { amountDueNow } from "../../core/money/deposit.ts";
+import { teamCheckoutPath, teamHolder } from "./teamHold.ts";
 
 /** Team registration: /team-register/{id} and /team-registration?eventId= (the form, with and without JavaScript), and POST /api/team-registration. */
 export function teamRoutes(deps: RegistrationRouteDeps): Router {
@@ -51,19 +44,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     await showForm(req, res, event, await startValues(req, event.id), {});
   });
 
-  /** Holds the team, for the form post and the JSON call alike. */
-  async function hold(req: Request, res: Response, event: EventDetail, data: TeamRegistration, discountCode: string) {
-    // A call without the form's id (the spec's payload has none) continues the coach's held team, so a double submit holds one team.
-    if (!data.formSessionId) data.formSessionId = (await heldTeam(req, event.id))?.formSessionId ?? newFormSessionId();
-    if (!teamFormSessionId.safeParse(data.formSessionId).success) throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
-    return measureHold(deps.db, () =>
-      holdTeam(deps, event, data, visitorOf(req, res), {
-        code: discountCode || undefined,
-        plan: chosenPlan(formBody(req).paymentPlan),
-        onHeld: (reference) => remember(req, "team", event.id, reference),
-      }),
-    );
-  }
+  const hold = teamHolder(deps, heldTeam);
 
   const discountTitle = (err: DiscountRefused) => (err.reason === "discount_missing" ? DISCOUNT_TEXT.missingTitle : DISCOUNT_TEXT.invalidTitle);
 

@@ -5,10 +5,14 @@ import { domainErrorStatus } from "../../../http/errors.ts";
 import { MANAGE_PATH } from "../links.ts";
 import { MANAGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { CANCEL_TEXT } from "../cancel.ts";
-import { athleteRowOf, changeTeamAthlete, FAMILY_TEXT, sendFamilyLink, signFamilyWaiver, validateFamilyForm, waiverSchema } from "../family.ts";
+import { athleteRowOf, FAMILY_TEXT, validateFamilyForm, waiverSchema } from "../familyRules.ts";
+import { changeTeamAthlete, signFamilyWaiver } from "../family.ts";
+import { sendFamilyLink } from "../familyLinks.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { allowed, openLink, openWhole, showFamily, showManage, showRefused, versionOf, type Changing } from "./manageLink.tsx";
+import { allowed, openLink, versionOf, type Changing } from "./manageLink.tsx";
+import { openWhole, showManage, showRefused } from "./managePage.tsx";
+import { showFamily } from "./familyPage.tsx";
 import type { Opened } from "../links.ts";
 
 /**

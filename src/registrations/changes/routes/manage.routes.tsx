@@ -11,7 +11,9 @@ import { DOWNGRADE_TEXT, downgradeIndividual, downgradeOptions } from "../downgr
 import { formatPrice } from "../../../shared/money.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { familyDetailsPost } from "./family.routes.tsx";
-import { allowed, openLink, openWhole, showCancel, showFamily, showManage, showRefused, versionOf, type Changing } from "./manageLink.tsx";
+import { allowed, openLink, versionOf, type Changing } from "./manageLink.tsx";
+import { openWhole, showManage, showRefused, showLinkPage } from "./managePage.tsx";
+import { showCancel } from "./cancelPage.tsx";
 import type { Opened } from "../links.ts";
 
 const CHOOSE_ATHLETE = "Please choose the athlete to cancel.";
@@ -32,7 +34,7 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
 
   router.get(`${MANAGE_PATH}/:token`, limit, async (req, res) => {
     const o = await openLink(deps, req, res);
-    if (o) await (o.athletePosition !== null ? showFamily : showManage)(deps, req, res, o);
+    if (o) await showLinkPage(deps, req, res, o);
   });
 
   router.get(`${MANAGE_PATH}/:token/calendar.ics`, limit, async (req, res) => {

@@ -12,7 +12,7 @@ import { BALANCE_KIND } from "../../core/deps.ts";
 import { balanceView, CARD_UPDATE_MESSAGES, finishUseAnotherCard, prepareBalancePayment, startUseAnotherCard } from "../balance.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { openWhole } from "./manageLink.tsx";
+import { openWhole } from "./managePage.tsx";
 import type { Opened } from "../links.ts";
 
 const ANSWER: Record<"paid" | "refunded" | "failed" | "mismatch" | "pending", [number, string]> = { paid: [200, "paid"], refunded: [409, "refunded"], failed: [402, "failed"], mismatch: [409, "needs_review"], pending: [202, "pending"] };

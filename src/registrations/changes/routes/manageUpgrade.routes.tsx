@@ -1,13 +1,9 @@
-import { Router, type Request, type Response } from "express";
-import { renderPage } from "../../../http/render.tsx";
-import { validate, type FormState } from "../../../shared/forms.ts";
+import { Router } from "express";
+import { validate } from "../../../shared/forms.ts";
 import { formBody, formPost } from "../../../http/forms.ts";
 import { domainErrorStatus } from "../../../http/errors.ts";
 import { visitorKeys } from "../../../http/visitor.ts";
-import { deadlineText } from "../../../shared/texts.ts";
-import { UpgradePage } from "../../../../views/pages/registration/ChangePages.tsx";
-import { coversEveryDay, findPackage, formValuesOf, registrationSchema } from "../../../shared/registrations/rules.ts";
-import * as repo from "../../core/repository.ts";
+import { formValuesOf, registrationSchema } from "../../../shared/registrations/rules.ts";
 import { MANAGE_PATH } from "../links.ts";
 import { individualOf } from "../change.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
@@ -15,8 +11,10 @@ import { startUpgrade, upgradeOptions } from "../upgrade.ts";
 import { BALANCE_UPGRADE_TEXT, upgradeOnBalance } from "../balanceUpgrade.ts";
 import { dueDayText } from "../../../shared/registrations/deposits.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
-import { allowed, openWhole, pendingChangeOf, versionOf } from "./manageLink.tsx";
+import { allowed, versionOf } from "./manageLink.tsx";
+import { openWhole } from "./managePage.tsx";
 import type { Opened } from "../links.ts";
+import { upgradePage } from "./manageUpgradePage.tsx";
 
 /**
  * An individual's move to a dearer package (`/my-registration/{token}/upgrade`, README: Managing a registration after
@@ -26,41 +24,7 @@ export function manageUpgradeRoutes(deps: RegistrationRouteDeps): Router {
   const router = Router();
   const limit = deps.manageLimit;
 
-  async function showUpgrade(req: Request, res: Response, o: Opened, extra: { form?: FormState; message?: string; status?: number } = {}) {
-    const p = await allowed(deps, o);
-    const withCode = !!(await repo.redemptionOf(deps.db, o.r.id));
-    const open = o.r.kind === "individual" && p.phase === "open" && !withCode;
-    const options = open
-      ? upgradeOptions(o.event, o.r).map((u) => {
-          const pkg = findPackage(o.event, u.code)!;
-          return { ...u, dayCount: pkg.dayCount, everyDay: coversEveryDay(pkg, o.event) };
-        })
-      : [];
-    const reason =
-      o.r.kind !== "individual" ? "A team's package does not change: add athletes to it instead." : p.phase !== "open" ? p.reason || "This registration can no longer change." : withCode ? CHANGE_TEXT.withCode : options.length === 0 ? "You already have the biggest package." : "";
-    const current = Object.fromEntries(o.event.days.map((d, i) => [`day${i + 1}`, o.r.dayIds.includes(d.id) ? "on" : ""]));
-    const a = o.r.athletes[0]!;
-    const view = {
-      base: o.base,
-      title: `${a.firstName} ${a.lastName}`,
-      eventTitle: o.event.title,
-      packageLabel: o.r.packageLabel,
-      paidListCents: o.r.listPriceCents,
-      changesUntil: deadlineText(p.freezeAt, o.event.timeZone),
-      version: o.r.version,
-      days: o.event.days.map((d) => ({ id: d.id, label: d.label })),
-      options,
-      reason,
-      pending: await pendingChangeOf(deps, o),
-      balanceDue: o.r.status === "deposit_paid" && o.r.deposit ? dueDayText(o.r.deposit.balanceDueAt, o.event.timeZone) : null,
-    };
-    renderPage(req, res, <UpgradePage view={view} form={extra.form ?? { values: current, errors: {} }} message={extra.message} />, {
-      title: "Change Package",
-      description: "Move your camp registration to a bigger package.",
-      status: extra.status,
-      noindex: true,
-    });
-  }
+  const showUpgrade = upgradePage(deps);
 
   router.get(`${MANAGE_PATH}/:token/upgrade`, limit, async (req, res) => {
     const o = await openWhole(deps, req, res);

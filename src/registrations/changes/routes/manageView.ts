@@ -7,7 +7,7 @@ import type { RegistrationDeps } from "../../core/deps.ts";
 import type { Permissions } from "../../core/permissions.ts";
 import { tierDeadlines } from "../../../shared/registrations/changePolicy.ts";
 import { cancellationQuote } from "../cancel.ts";
-import { GUARDIAN_MISSING, missingFor } from "../family.ts";
+import { GUARDIAN_MISSING, missingFor } from "../familyRules.ts";
 import { downgradeOptions } from "../downgrade.ts";
 import type { Opened } from "../links.ts";
 import { balanceView } from "../balance.ts";

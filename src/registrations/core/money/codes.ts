@@ -4,9 +4,11 @@ import { PaymentNotOpenError, type AmountChange } from "../../../payments/core.t
 import { queuedLockingTransaction } from "../../../db/rowQueue.ts";
 import * as codes from "../../../discounts/repository.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT, MAX_CODE_LENGTH, discountAmount, normalizeCode, refusal, type DiscountAmount, type DiscountCode } from "../../../shared/discounts/rules.ts";
-import * as repo from "../repository.ts";
+import { eventKey, lockCode, lockEvent } from "../locks.ts";
+import { redemptionOf, type Redemption } from "./redemptions.ts";
+import type { Registration } from "../registration.ts";
+import { findByReference, lockByReference, setAmount } from "../tables/registrations.ts";
 import * as redemptions from "./redemptions.ts";
-import type { Registration } from "../repository.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";
 import { amountDueNow } from "./deposit.ts";
 import { preparePayment } from "./payment.ts";
@@ -47,7 +49,7 @@ export function codeText(raw: unknown): string {
 export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise<DiscountCode> {
   const found = await codes.findCode(trx, codeText(raw));
   if (!found) throw new DiscountRefused("discount_unknown", DISCOUNT_REASONS.unknown);
-  await repo.lockCode(trx, found.id);
+  await lockCode(trx, found.id);
   return (await codes.findCodeById(trx, found.id))!;
 }
 
@@ -71,7 +73,7 @@ export async function holdUse(trx: Knex.Transaction, code: DiscountCode, r: Pick
  * again. Returns the amount to pay.
  */
 export async function repriceHeldUse(trx: Knex.Transaction, registrationId: number, wasLive: boolean, listCents: number, now: Date): Promise<number> {
-  const found = await repo.redemptionOf(trx, registrationId);
+  const found = await redemptionOf(trx, registrationId);
   if (!found || found.status === "redeemed") return listCents;
   if (!wasLive || found.status !== "held") {
     await redemptions.deleteRedemption(trx, registrationId);
@@ -82,14 +84,14 @@ export async function repriceHeldUse(trx: Knex.Transaction, registrationId: numb
   return amount.finalCents;
 }
 
-export type RedeemOutcome = { redemption: repo.Redemption | undefined } | { reject: string };
+export type RedeemOutcome = { redemption: Redemption | undefined } | { reject: string };
 
 /**
  * When the registration is paid: a use held by a live hold becomes redeemed; one whose hold lapsed is redeemed only
  * while the code still has a use left (the code's row was locked by the settling transaction before the registration's).
  */
 export async function redeemUse(trx: Knex.Transaction, registrationId: number, holdLive: boolean, now: Date): Promise<RedeemOutcome> {
-  const found = await repo.redemptionOf(trx, registrationId);
+  const found = await redemptionOf(trx, registrationId);
   if (!found || found.status === "redeemed") return { redemption: found };
   if (!(found.status === "held" && holdLive)) {
     const code = await codes.findCodeById(trx, found.codeId);
@@ -109,7 +111,7 @@ export async function releaseUse(trx: Knex.Transaction, registrationId: number, 
 
 /** The code's row id, read before the lock order reaches the code (the event lock is already held). */
 export async function codeIdOf(trx: Knex.Transaction, registrationId: number): Promise<number | undefined> {
-  return (await repo.redemptionOf(trx, registrationId))?.codeId;
+  return (await redemptionOf(trx, registrationId))?.codeId;
 }
 
 export interface AppliedDiscount {
@@ -124,7 +126,7 @@ export interface AppliedDiscount {
 
 /** The pending registration, locked third; refused when it no longer holds its places. */
 async function lockPending(trx: Knex.Transaction, reference: string, now: Date): Promise<Registration> {
-  const r = await repo.lockByReference(trx, reference);
+  const r = await lockByReference(trx, reference);
   if (!r || !holdIsLive(r, now)) throw new DiscountRefused("discount_no_registration", DISCOUNT_REASONS.noRegistration);
   return r;
 }
@@ -142,15 +144,15 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
   const now = deps.clock();
   const text = codeText(raw);
   const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, registration.reference);
-  const { code, amount, held, before, change } = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
+  const { code, amount, held, before, change } = await queuedLockingTransaction(deps.db, eventKey(registration.eventId), async (trx) => {
     const payment = await deps.paymentCore.beginAmountChange(trx, live);
-    await repo.lockEvent(trx, registration.eventId);
+    await lockEvent(trx, registration.eventId);
     const code = await lockCodeNamed(trx, text);
     const r = await lockPending(trx, registration.reference, now);
-    const before = { redemption: await repo.redemptionOf(trx, r.id), amountCents: r.amountCents };
+    const before = { redemption: await redemptionOf(trx, r.id), amountCents: r.amountCents };
     const amount = await holdUse(trx, code, r, now);
-    await repo.setAmount(trx, r.id, amount.finalCents, r.version + 1, now);
-    const held = (await repo.findByReference(trx, r.reference))!;
+    await setAmount(trx, r.id, amount.finalCents, r.version + 1, now);
+    const held = (await findByReference(trx, r.reference))!;
     // Free: the PaymentIntent is canceled (no card may be charged for a free registration), or the code undone.
     const change = payment ? await payment.to(amountDueNow(held), held.version) : undefined;
     return { code, amount, held, before, change };
@@ -177,7 +179,7 @@ export async function applyCode(deps: RegistrationDeps, registration: Registrati
   return applied;
 }
 
-type Before = { redemption: repo.Redemption | undefined; amountCents: number };
+type Before = { redemption: Redemption | undefined; amountCents: number };
 
 /**
  * After the commit of a code's change (applied or removed): Stripe is asked for the new amount. Taken: its client
@@ -208,18 +210,18 @@ async function pushOrUndo(deps: RegistrationDeps, held: Registration, before: Be
  */
 async function undoCode(deps: RegistrationDeps, held: Registration, before: Before, change: AmountChange, stripeCents: number): Promise<void> {
   const now = deps.clock();
-  await queuedLockingTransaction(deps.db, repo.eventKey(held.eventId), async (trx) => {
+  await queuedLockingTransaction(deps.db, eventKey(held.eventId), async (trx) => {
     await deps.paymentCore.abandonAmountChange(trx, change, stripeCents, held.version + 1);
-    await repo.lockEvent(trx, held.eventId);
+    await lockEvent(trx, held.eventId);
     const applied = await codeIdOf(trx, held.id);
-    for (const id of [...new Set([applied, before.redemption?.codeId].filter((c): c is number => c !== undefined))].sort((a, b) => a - b)) await repo.lockCode(trx, id);
-    const r = (await repo.lockByReference(trx, held.reference))!;
+    for (const id of [...new Set([applied, before.redemption?.codeId].filter((c): c is number => c !== undefined))].sort((a, b) => a - b)) await lockCode(trx, id);
+    const r = (await lockByReference(trx, held.reference))!;
     if (before.redemption) {
       await redemptions.putRedemption(trx, r.id, before.redemption.codeId, before.redemption.amountOffCents, before.redemption.status === "redeemed" ? "redeemed" : "held", now);
     } else {
       await redemptions.deleteRedemption(trx, r.id);
     }
-    await repo.setAmount(trx, r.id, before.amountCents, held.version + 1, now);
+    await setAmount(trx, r.id, before.amountCents, held.version + 1, now);
   });
 }
 
@@ -230,14 +232,14 @@ async function undoCode(deps: RegistrationDeps, held: Registration, before: Befo
 export async function removeCode(deps: RegistrationDeps, registration: Registration): Promise<{ clientSecret: string | null; amountCents: number }> {
   const now = deps.clock();
   const live = await deps.paymentCore.liveFor(REGISTRATION_KIND, registration.reference);
-  const { held, before, change } = await queuedLockingTransaction(deps.db, repo.eventKey(registration.eventId), async (trx) => {
+  const { held, before, change } = await queuedLockingTransaction(deps.db, eventKey(registration.eventId), async (trx) => {
     const payment = await deps.paymentCore.beginAmountChange(trx, live);
-    await repo.lockEvent(trx, registration.eventId);
+    await lockEvent(trx, registration.eventId);
     const r = await lockPending(trx, registration.reference, now);
-    const before = { redemption: await repo.redemptionOf(trx, r.id), amountCents: r.amountCents };
+    const before = { redemption: await redemptionOf(trx, r.id), amountCents: r.amountCents };
     await redemptions.deleteRedemption(trx, r.id);
-    await repo.setAmount(trx, r.id, r.listPriceCents, r.version + 1, now);
-    const held = (await repo.findByReference(trx, r.reference))!;
+    await setAmount(trx, r.id, r.listPriceCents, r.version + 1, now);
+    const held = (await findByReference(trx, r.reference))!;
     const change = payment ? await payment.to(amountDueNow(held), held.version) : undefined;
     return { held, before, change };
   });
@@ -248,7 +250,7 @@ export async function removeCode(deps: RegistrationDeps, registration: Registrat
 
 /** What the payment step shows about the registration's code: null when none is held. */
 export async function discountOf(deps: Pick<RegistrationDeps, "db">, registration: Registration): Promise<{ code: string; offCents: number; listCents: number; type: string; value: number } | null> {
-  const found = await repo.redemptionOf(deps.db, registration.id);
+  const found = await redemptionOf(deps.db, registration.id);
   if (!found || found.status === "released") return null;
   const code = await codes.findCodeById(deps.db, found.codeId);
   return { code: found.code, offCents: found.amountOffCents, listCents: registration.listPriceCents, type: code?.type ?? "fixed", value: code?.value ?? 0 };

@@ -4,8 +4,9 @@ import { DEFAULT_TIME_ZONE } from "../../../shared/timeZones.ts";
 import { CARD_CONSENT_VERSION, cardConsentText, DEPOSIT_TEXT, depositCents, depositCoversPrice, depositPlan, dueDayText, parsePaymentPlan, type PaymentPlan } from "../../../shared/registrations/deposits.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import type { DepositStep } from "../../../../widgets/islands/PaymentPanel.tsx";
-import * as repo from "../repository.ts";
-import type { Registration } from "../repository.ts";
+import type { Registration } from "../registration.ts";
+import { rememberFirstCard, setPaymentPlan, setStripeCustomer } from "../tables/cards.ts";
+import { findByReference } from "../tables/registrations.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import type { PaymentRow } from "../../../payments/repository.ts";
 
@@ -33,7 +34,7 @@ export async function writePaymentPlan(
   // A code that brings the price to the deposit or below: paid in full (depositCoveredNotice says so), not refused.
   if (chosen === "deposit" && amountCents > 0 && !plan && !depositCoversPrice(event.depositPolicy, amountCents, places, firstDay, now)) throw new DomainError("conflict", DEPOSIT_TEXT.notOffered);
   // A row just inserted has no plan columns yet: plan full has nothing to clear.
-  if (plan || !opts.newRow) await repo.setPaymentPlan(
+  if (plan || !opts.newRow) await setPaymentPlan(
     trx,
     registrationId,
     plan ? { depositCents: plan.todayCents, balanceDueAt: plan.dueAt, consent: { version: CARD_CONSENT_VERSION, text: cardConsentText(brandName, plan, timeZone) } } : null,
@@ -72,7 +73,7 @@ export function planKeyOf(r: Pick<Registration, "deposit">): string {
 export async function depositCustomer(deps: RegistrationDeps, r: Registration): Promise<string> {
   if (r.deposit?.customerId) return r.deposit.customerId;
   const { customerId } = await deps.paymentCore.ensureCustomer({ reference: r.reference, email: r.contact.email, name: `${r.contact.firstName} ${r.contact.lastName}` });
-  await repo.setStripeCustomer(deps.db, r.id, customerId);
+  await setStripeCustomer(deps.db, r.id, customerId);
   return customerId;
 }
 
@@ -82,11 +83,11 @@ export async function depositCustomer(deps: RegistrationDeps, r: Registration): 
  * that has no card yet (a card chosen later with "Use another card" is not overwritten).
  */
 export async function rememberDepositCard(deps: RegistrationDeps, payment: PaymentRow): Promise<void> {
-  const r = await repo.findByReference(deps.db, payment.reference);
+  const r = await findByReference(deps.db, payment.reference);
   if (!r?.deposit || r.deposit.paymentMethodId) return;
   const saved = await deps.paymentCore.cardSavedBy(payment);
   if (!saved) return;
-  await repo.rememberFirstCard(deps.db, r.id, saved.customerId, saved);
+  await rememberFirstCard(deps.db, r.id, saved.customerId, saved);
 }
 
 /** The payment step's plan-deposit lines: the total, the balance and its date, the consent kept with the registration. */

@@ -2,7 +2,7 @@ import { DomainError } from "../../../errors.ts";
 import type { EnsureIntentInput } from "../../../payments/core.ts";
 import { OPEN_STATUSES } from "../../../payments/transitions.ts";
 import { findEvent } from "../../../events/repository.ts";
-import type { Registration } from "../repository.ts";
+import type { Registration } from "../registration.ts";
 import type { PaymentRow } from "../../../payments/repository.ts";
 import { isFrozenPayment } from "../states.ts";
 import { REGISTRATION_KIND, type RegistrationDeps } from "../deps.ts";

@@ -1,7 +1,7 @@
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { packageName } from "../../../shared/registrations/packages.ts";
 import type { PaymentStep } from "../../../../widgets/islands/RegistrationSteps.tsx";
-import type { Registration } from "../repository.ts";
+import type { Registration } from "../registration.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import { discountOf } from "./codes.ts";
 import { amountDueNow, depositCoveredNotice, depositStep } from "./deposit.ts";

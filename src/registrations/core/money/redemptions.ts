@@ -1,6 +1,5 @@
 import type { Knex } from "knex";
 import type { Db } from "../../../db/knex.ts";
-import type { RedemptionStatus } from "../repository.ts";
 
 /** A registration's use of a discount code (discount_redemptions): taken, counted, redeemed or released. */
 
@@ -44,4 +43,31 @@ export async function setAmountOff(trx: Knex.Transaction, registrationId: number
 /** The code is removed from the registration before paying. */
 export async function deleteRedemption(conn: Conn, registrationId: number): Promise<void> {
   await conn("discount_redemptions").where({ registration_id: registrationId }).whereNot({ status: "redeemed" }).delete();
+}
+
+export type RedemptionStatus = "held" | "redeemed" | "released";
+
+export interface Redemption {
+  id: number;
+  codeId: number;
+  code: string;
+  registrationId: number;
+  amountOffCents: number;
+  status: RedemptionStatus;
+}
+
+export async function redemptionOf(conn: Conn, registrationId: number): Promise<Redemption | undefined> {
+  const row: Record<string, unknown> | undefined = await conn<Record<string, unknown>>("discount_redemptions as dr")
+    .join("discount_codes as c", "c.id", "dr.discount_code_id")
+    .where("dr.registration_id", registrationId)
+    .first("dr.id", "dr.discount_code_id", "c.code", "dr.registration_id", "dr.amount_off_cents", "dr.status");
+  if (!row) return undefined;
+  return {
+    id: Number(row.id),
+    codeId: Number(row.discount_code_id),
+    code: String(row.code),
+    registrationId: Number(row.registration_id),
+    amountOffCents: Number(row.amount_off_cents),
+    status: String(row.status) as RedemptionStatus,
+  };
 }

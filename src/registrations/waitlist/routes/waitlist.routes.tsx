@@ -7,11 +7,11 @@ import type { EventDetail } from "../../../shared/events/types.ts";
 import { JoinForm, LeaveConfirm, Notice, OfferDetails, WaitingListPage } from "../../../../views/pages/registration/WaitingListPage.tsx";
 import { DEFAULT_PACKAGE, packageOptions } from "../../../shared/registrations/rules.ts";
 import { CONFIRM_HOURS, joinSchema, offerPriceText, WAITLIST_TEXT } from "../../../shared/registrations/waitingList.ts";
-import * as repo from "../repository.ts";
+import { entryByLeaveToken, waitingCounts } from "../tables/entries.ts";
 import { joinLine } from "../join.ts";
 import { findOffer, leaveLine, takePlace } from "../accept.ts";
 import { visitorKeys } from "../../../http/visitor.ts";
-import type { WaitingListDeps } from "../offers.ts";
+import type { WaitingListDeps } from "../deps.ts";
 import { loadEvent, notFound, remember, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { toText } from "../../../shared/toText.ts";
 
@@ -50,7 +50,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
   const page = waitingListPage;
 
   async function joinPage(req: Request, res: Response, event: EventDetail, form: FormState, status?: number) {
-    const { entries } = await repo.waitingCounts(deps.db, event.id);
+    const { entries } = await waitingCounts(deps.db, event.id);
     page(req, res, event, WAITLIST_TEXT.joinTitle(event.title),
       <JoinForm eventId={event.id} form={form} packages={packageOptions(event)} maxTeam={Math.min(deps.limits.maxTeamAthletes, event.capacity)} waiting={entries} />, status);
   }
@@ -82,7 +82,7 @@ export function waitingListRoutes(deps: RegistrationRouteDeps & WaitingListDeps)
 
   async function byLeaveToken(req: Request, res: Response) {
     const token = String(req.params.token);
-    const entry = TOKEN.test(token) ? await repo.entryByLeaveToken(deps.db, token) : undefined;
+    const entry = TOKEN.test(token) ? await entryByLeaveToken(deps.db, token) : undefined;
     const event = entry ? await loadEvent(deps, entry.eventId) : null;
     if (!entry || !event) {
       linkNotValid(req, res);

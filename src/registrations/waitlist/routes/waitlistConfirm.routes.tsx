@@ -5,11 +5,11 @@ import type { EventDetail } from "../../../shared/events/types.ts";
 import { findPackage, REGISTRATION_ERRORS } from "../../../shared/registrations/rules.ts";
 import { WAITLIST_TEXT } from "../../../shared/registrations/waitingList.ts";
 import { ConfirmAsk, Notice, Standing } from "../../../../views/pages/registration/WaitingListPage.tsx";
-import * as repo from "../repository.ts";
-import type { Entry, Request as JoinRequestRow } from "../repository.ts";
+import { entryById, placeInLine, type Entry } from "../tables/entries.ts";
+import { requestByConfirmToken, type Request as JoinRequestRow } from "../tables/requests.ts";
 import { confirmRequest, type Confirmation } from "../confirm.ts";
 import { leaveLine } from "../accept.ts";
-import type { WaitingListDeps } from "../offers.ts";
+import type { WaitingListDeps } from "../deps.ts";
 import { loadEvent, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { linkNotValid, TOKEN, waitingListPage as page } from "./waitlist.routes.tsx";
 
@@ -42,7 +42,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
 
   async function byConfirmToken(req: Request, res: Response) {
     const token = String(req.params.token);
-    const request = TOKEN.test(token) ? await repo.requestByConfirmToken(deps.db, token) : undefined;
+    const request = TOKEN.test(token) ? await requestByConfirmToken(deps.db, token) : undefined;
     const event = request ? await loadEvent(deps, request.eventId) : null;
     if (!request || !event) {
       linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
@@ -54,7 +54,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
 
   async function standing(req: Request, res: Response, { event, token }: Found, entry: Entry, justConfirmed: boolean) {
     page(req, res, event, "Your Place in Line",
-      <Standing action={`/waiting-list/confirm/${token}/leave`} status={entry.status} placeInLine={await repo.placeInLine(deps.db, entry)} waitingFor={waitingFor(event, entry)}
+      <Standing action={`/waiting-list/confirm/${token}/leave`} status={entry.status} placeInLine={await placeInLine(deps.db, entry)} waitingFor={waitingFor(event, entry)}
         offerHours={deps.offerHours} offeredUntilText={entry.offeredUntil ? momentText(entry.offeredUntil, event.timeZone) : ""} justConfirmed={justConfirmed} />);
   }
 
@@ -64,7 +64,7 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
     if (!found) return;
     const { request, event, token } = found;
     if (request.entryId !== null) {
-      const entry = await repo.entryById(deps.db, request.entryId);
+      const entry = await entryById(deps.db, request.entryId);
       return entry ? standing(req, res, found, entry, false) : linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
     }
     if (request.confirmBy.getTime() <= deps.clock().getTime()) return linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
@@ -87,10 +87,10 @@ export function waitingListConfirmRoutes(deps: RegistrationRouteDeps & WaitingLi
 
   const leaveForm = formPost({
     run: async (req, res, _none, found: Found) => {
-      const entry = found.request.entryId === null ? undefined : await repo.entryById(deps.db, found.request.entryId);
+      const entry = found.request.entryId === null ? undefined : await entryById(deps.db, found.request.entryId);
       if (!entry) return linkNotValid(req, res, WAITLIST_TEXT.confirmExpired);
       await leaveLine(deps, entry);
-      const after = (await repo.entryById(deps.db, entry.id))!;
+      const after = (await entryById(deps.db, entry.id))!;
       page(req, res, found.event, "Waiting List",
         <Notice title={after.status === "declined" ? "Offer Declined" : "You Left the Waiting List"} eventId={found.event.id}>
           <p>{after.status === "declined" ? WAITLIST_TEXT.declined : after.status === "left" ? WAITLIST_TEXT.left : WAITLIST_TEXT.ended[after.status as keyof typeof WAITLIST_TEXT.ended] ?? WAITLIST_TEXT.left}</p>

@@ -6,7 +6,7 @@ import { balancesKit, CARDS, DAY_MS, moveClockTo } from "./kit.ts";
 import { textOf } from "../../../support/http.ts";
 import { now, resetClock } from "../../../../src/clock.ts";
 import { placesTaken } from "../../../../src/events/repository.ts";
-import { insertEntry } from "../../../../src/registrations/waitlist/repository.ts";
+import { insertEntry } from "../../../../src/registrations/waitlist/tables/entries.ts";
 import { DEFAULT_BALANCE_GRACE_DAYS } from "../../../../src/shared/registrations/deposits.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { createOperatorContext } from "../../../../src/cli/operatorContext.ts";

@@ -8,8 +8,9 @@ import { parseDiscountArgs } from "../../../../src/cli/discountArgs.ts";
 import { buildSite } from "../../../../src/shared/site.ts";
 import { queuedLockingTransaction } from "../../../../src/db/rowQueue.ts";
 import { findEvent } from "../../../../src/events/repository.ts";
-import * as repo from "../../../../src/registrations/core/repository.ts";
-import { familyDue, queueFamilyLinks } from "../../../../src/registrations/changes/family.ts";
+import { eventKey, lockEvent } from "../../../../src/registrations/core/locks.ts";
+import { findByReference, lockByReference } from "../../../../src/registrations/core/tables/registrations.ts";
+import { familyDue, queueFamilyLinks } from "../../../../src/registrations/changes/familyLinks.ts";
 import { familyLinkEmail, manageLinkEmail, registrationCanceledEmail, registrationChangedEmail } from "../../../../src/registrations/changes/email.ts";
 import { lateRegistrationRefundEmail, registrationConfirmationEmail, registrationRefundedEmail } from "../../../../src/registrations/core/email.ts";
 import { runExport } from "../../../../src/cli/export.ts";
@@ -123,9 +124,9 @@ describe("a team's families get their own link e-mail when the team is paid", ()
     const deps = { site: buildSite(t.config.brandName, {}), publicUrl: t.config.publicUrl ?? "http://localhost" };
     // The step again, as a retried settlement or another instance would run it: under the aggregate's locks, at once.
     const again = () =>
-      queuedLockingTransaction(t.db, repo.eventKey(2), async (trx) => {
-        await repo.lockEvent(trx, 2);
-        const r = (await repo.lockByReference(trx, reference))!;
+      queuedLockingTransaction(t.db, eventKey(2), async (trx) => {
+        await lockEvent(trx, 2);
+        const r = (await lockByReference(trx, reference))!;
         return queueFamilyLinks(trx, deps, event, r, new Date());
       });
     expect(await Promise.all([again(), again()])).toEqual([0, 0]);
@@ -299,7 +300,7 @@ describe("every registration e-mail", () => {
   it("greets the contact (a family, the coach or the athlete), names the athlete or team, and lists the days with the hours in the event's zone", async () => {
     const { reference } = await paidTeam("mails");
     const event = (await findEvent(t.db, 2))!;
-    const team = (await repo.findByReference(t.db, reference))!;
+    const team = (await findByReference(t.db, reference))!;
     const kid2 = team.athletes[1]!;
     // One athlete's receipt, as a coach's cancellation of one athlete makes it (manage/cancel.ts).
     const one = { ...team, kind: "individual" as const, athletes: [kid2] };

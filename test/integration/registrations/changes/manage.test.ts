@@ -6,7 +6,7 @@ import { backend } from "../../../support/app.ts";
 import { csrfFrom, executableScripts, textOf, visitor } from "../../../support/http.ts";
 import { secretTokenHash } from "../../../../src/http/secretLinks.ts";
 import { placesLeft, placesTaken } from "../../../../src/events/repository.ts";
-import { insertEntry } from "../../../../src/registrations/waitlist/repository.ts";
+import { insertEntry } from "../../../../src/registrations/waitlist/tables/entries.ts";
 import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 
 const t = changesApp();

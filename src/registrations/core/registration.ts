@@ -1,0 +1,168 @@
+import { toDate } from "../../db/rows.ts";
+import type { Guardian } from "../../shared/registrations/rules.ts";
+import { toText } from "../../shared/toText.ts";
+import type { RegistrationStatus } from "./states.ts";
+import { str, type Conn, type Row } from "./tables/rows.ts";
+
+/**
+ * The registration aggregate: its types and how it is read from its rows (the registration, its athletes in position
+ * order, its days in the event's order). The tables are written by core/tables/ only (registrations.ts, holds.ts,
+ * formHolds.ts, athletes.ts, changes.ts, cards.ts); the locks in their order are core/locks.ts.
+ */
+
+export type { RegistrationStatus };
+
+export type RegistrationKind = "individual" | "team";
+
+export interface RegistrationAthlete {
+  /** 1, 2, ... in the order the registrant gave them. */
+  position: number;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string | null;
+  grade: string | null;
+  age: number | null;
+  gender: string | null;
+  schoolName: string | null;
+  clubName: string | null;
+  shirtSize: string | null;
+  emergencyContactName: string;
+  emergencyContactPhone: string;
+  specialRequirements: string | null;
+  /** Withdrawn from its team by the coach (the place is free; the row stays for the record). */
+  withdrawnAt: Date | null;
+  /** The liability waiver and medical release as signed through the family's link; null until signed. */
+  waiver: { version: string; signedName: string; relationship: string; signedAt: Date } | null;
+}
+
+export interface Registration {
+  id: number;
+  reference: string;
+  eventId: number;
+  kind: RegistrationKind;
+  teamName: string | null;
+  status: RegistrationStatus;
+  places: number;
+  packageCode: string;
+  packageLabel: string;
+  listPriceCents: number;
+  amountCents: number;
+  amountPaidCents: number | null;
+  contact: { firstName: string; lastName: string; email: string; phone: string };
+  /** An individual athlete's parent or guardian (under 18): the e-mails greet them and go to their address. */
+  guardian: Guardian | null;
+  /** Registered by a request without the guardian block (the spec's shape): the contact is still to be given. */
+  guardianMissing?: boolean;
+  formSessionId: string;
+  reservedUntil: Date | null;
+  createdAt: Date;
+  paidAt: Date | null;
+  athletes: RegistrationAthlete[];
+  /** event_days ids, in the event's day order. */
+  dayIds: number[];
+  /** Bumped when what it pays for changes (package, days, places, code, amount). */
+  version: number;
+  /** Hashes of the visitor who holds it unpaid (session key, address). */
+  holderSession: string | null;
+  amountRefundedCents: number;
+  /** Canceled by its registrant through the manage link (status `withdrawn`): when, and the refund the policy gave. */
+  withdrawnAt: Date | null;
+  withdrawalRefundCents: number | null;
+  /** Plan deposit (src/shared/registrations/deposits.ts): what its payment is, when the balance is due, the saved card; null: paid in full. */
+  deposit: DepositTerms | null;
+}
+
+/** A deposit plan's terms as stored on the registration (the balance is `amountCents` minus what was paid). */
+export interface DepositTerms {
+  depositCents: number;
+  balanceDueAt: Date;
+  customerId: string | null;
+  paymentMethodId: string | null;
+  card: { brand: string; last4: string; expMonth: number; expYear: number } | null;
+  consent: { version: string; text: string } | null;
+}
+
+function depositTerms(row: Row): DepositTerms | null {
+  if (toText(row.payment_plan ?? "full") !== "deposit" || row.deposit_cents === null || row.deposit_cents === undefined) return null;
+  return {
+    depositCents: Number(row.deposit_cents),
+    balanceDueAt: toDate(row.balance_due_at)!,
+    customerId: str(row.stripe_customer_id),
+    paymentMethodId: str(row.payment_method_id),
+    card: row.card_last4 ? { brand: toText(row.card_brand), last4: toText(row.card_last4), expMonth: Number(row.card_exp_month), expYear: Number(row.card_exp_year) } : null,
+    consent: row.card_consent_version ? { version: toText(row.card_consent_version), text: toText(row.card_consent_text) } : null,
+  };
+}
+
+function mapAthlete(r: Row): RegistrationAthlete {
+  return {
+    position: Number(r.position),
+    firstName: String(r.first_name),
+    lastName: String(r.last_name),
+    email: String(r.email),
+    phone: str(r.phone),
+    grade: str(r.grade),
+    age: r.age === null || r.age === undefined ? null : Number(r.age),
+    gender: str(r.gender),
+    schoolName: str(r.school_name),
+    clubName: str(r.club_name),
+    shirtSize: str(r.shirt_size),
+    emergencyContactName: String(r.emergency_contact_name),
+    emergencyContactPhone: String(r.emergency_contact_phone),
+    specialRequirements: str(r.special_requirements),
+    withdrawnAt: toDate(r.withdrawn_at),
+    waiver: r.waiver_version
+      ? { version: toText(r.waiver_version), signedName: String(r.waiver_signed_name), relationship: String(r.waiver_signer_relationship), signedAt: toDate(r.waiver_signed_at)! }
+      : null,
+  };
+}
+
+/** A registration from its row, its athletes' rows in position order and its days in the event's order. */
+export function registrationOf(row: Row, athletes: Row[], dayIds: number[]): Registration {
+  const id = Number(row.id);
+  return {
+    id,
+    reference: String(row.reference),
+    eventId: Number(row.event_id),
+    kind: String(row.kind) as RegistrationKind,
+    teamName: str(row.team_name),
+    status: String(row.status) as RegistrationStatus,
+    places: Number(row.places),
+    packageCode: String(row.package_code),
+    packageLabel: String(row.package_label),
+    listPriceCents: Number(row.list_price_cents),
+    amountCents: Number(row.amount_cents),
+    amountPaidCents: row.amount_paid_cents === null || row.amount_paid_cents === undefined ? null : Number(row.amount_paid_cents),
+    contact: {
+      firstName: String(row.contact_first_name),
+      lastName: String(row.contact_last_name),
+      email: String(row.contact_email),
+      phone: String(row.contact_phone),
+    },
+    guardian: str(row.guardian_email) ? { name: str(row.guardian_name) ?? "", email: str(row.guardian_email)!, phone: str(row.guardian_phone) ?? "" } : null,
+    guardianMissing: row.guardian_missing === true || Number(row.guardian_missing ?? 0) === 1,
+    formSessionId: String(row.form_session_id),
+    reservedUntil: toDate(row.reserved_until),
+    createdAt: toDate(row.created_at)!,
+    paidAt: toDate(row.paid_at),
+    athletes: athletes.map(mapAthlete),
+    dayIds,
+    version: Number(row.version ?? 1),
+    holderSession: str(row.holder_session),
+    amountRefundedCents: Number(row.amount_refunded_cents ?? 0),
+    withdrawnAt: toDate(row.withdrawn_at),
+    withdrawalRefundCents: row.withdrawal_refund_cents === null || row.withdrawal_refund_cents === undefined ? null : Number(row.withdrawal_refund_cents),
+    deposit: depositTerms(row),
+  };
+}
+
+export async function loadRegistration(conn: Conn, row: Row | undefined): Promise<Registration | undefined> {
+  if (!row) return undefined;
+  const id = Number(row.id);
+  const [athletes, days] = await Promise.all([
+    conn("registration_athletes").where({ registration_id: id }).orderBy(["position", "id"]),
+    conn("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", id).orderBy(["d.sort_order", "d.id"]).select("d.id"),
+  ]);
+  return registrationOf(row, athletes as Row[], (days as Row[]).map((d) => Number(d.id)));
+}

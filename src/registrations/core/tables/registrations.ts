@@ -1,0 +1,100 @@
+import type { Knex } from "knex";
+import { toDate } from "../../../db/rows.ts";
+import { countsPlaces, movePlaces } from "../../../events/places.ts";
+import { loadRegistration, type Registration, type RegistrationStatus } from "../registration.ts";
+import { REGISTRATION_TRANSITIONS, type RegistrationTransition } from "../states.ts";
+import type { Conn, Row } from "./rows.ts";
+
+/** The registrations table: a registration found or locked (third in the lock order, core/locks.ts), its state moves and amounts. */
+
+export async function findByReference(conn: Conn, reference: string): Promise<Registration | undefined> {
+  return loadRegistration(conn, await conn<Row>("registrations").where({ reference }).first());
+}
+
+export async function findByFormSession(conn: Conn, formSessionId: string): Promise<Registration | undefined> {
+  return loadRegistration(conn, await conn<Row>("registrations").where({ form_session_id: formSessionId }).first());
+}
+
+/** 3. The registration's row locked for this transaction (third in the lock order: src/registrations/core/locks.ts), then read whole. */
+export async function lockByFormSession(trx: Knex.Transaction, formSessionId: string): Promise<Registration | undefined> {
+  return loadRegistration(trx, await trx<Row>("registrations").where({ form_session_id: formSessionId }).forUpdate().first());
+}
+
+export async function lockByReference(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
+  return loadRegistration(trx, await trx<Row>("registrations").where({ reference }).forUpdate().first());
+}
+
+/** A registration's id and event, read without a lock (neither ever changes): what its transactions lock first. */
+export async function idsOf(conn: Conn, reference: string): Promise<{ id: number; eventId: number } | undefined> {
+  const row = await conn<Row>("registrations").where({ reference }).first("id", "event_id");
+  return row ? { id: Number(row.id), eventId: Number(row.event_id) } : undefined;
+}
+
+/** A registration's event and hold state, read without a lock (which queue its settlement joins). */
+export async function settlementStateOf(conn: Conn, reference: string): Promise<(Pick<Registration, "status" | "reservedUntil" | "eventId">) | undefined> {
+  const row = await conn<Row>("registrations").where({ reference }).first("event_id", "status", "reserved_until");
+  return row ? { eventId: Number(row.event_id), status: String(row.status) as RegistrationStatus, reservedUntil: toDate(row.reserved_until) } : undefined;
+}
+
+/** The event a registration belongs to, read without a lock (it never changes): the first lock of its transactions. */
+export async function eventIdOf(conn: Conn, reference: string): Promise<number | undefined> {
+  const row = await conn<Row>("registrations").where({ reference }).first("event_id");
+  return row ? Number(row.event_id) : undefined;
+}
+
+/** A registration's reference, read without a lock (it never changes). */
+export async function referenceOf(conn: Conn, id: number): Promise<string | undefined> {
+  const row = await conn<Row>("registrations").where({ id }).first("reference");
+  return row ? String(row.reference) : undefined;
+}
+
+/**
+ * Moves a registration along one step of REGISTRATION_TRANSITIONS (src/registrations/core/states.ts): only a row still
+ * in one of the step's `from` statuses changes, so of two callers of the same step exactly one gets true.
+ */
+export async function transition(
+  trx: Knex.Transaction,
+  id: number,
+  step: RegistrationTransition,
+  now: Date,
+  fields: Record<string, unknown> = {},
+  locked?: Pick<Registration, "status" | "places" | "eventId">,
+): Promise<boolean> {
+  const { from, to } = REGISTRATION_TRANSITIONS[step];
+  // The event's count moves with the row (src/events/places.ts). A hold's count is moved by its admission statement
+  // (booking/hold.ts); a step whose every `from` counts as `to` does moves nothing and needs no read; nor does a row
+  // the caller read under its lock in this transaction (`locked`).
+  const moves = step !== "hold" && from.some((s) => countsPlaces(s) !== countsPlaces(to));
+  const before = !moves ? undefined : locked ? { status: locked.status, places: locked.places, event_id: locked.eventId } : await trx<Row>("registrations").where({ id }).forUpdate().first("status", "places", "event_id");
+  const changed = await trx("registrations").where({ id }).whereIn("status", [...from]).update({ ...fields, status: to, updated_at: now });
+  if (changed === 1 && before) {
+    const places = Number(before.places);
+    await movePlaces(trx, Number(before.event_id), (countsPlaces(to) ? places : 0) - (countsPlaces(String(before.status)) ? places : 0));
+  }
+  return changed === 1;
+}
+
+/** The amount to pay (after a code), and the version it belongs to. */
+export async function setAmount(trx: Knex.Transaction, id: number, amountCents: number, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ amount_cents: amountCents, version, updated_at: now });
+}
+
+/** Refunded so far; `refunded_at` is set with the first refund. */
+export async function setAmountRefunded(trx: Knex.Transaction, id: number, amountRefundedCents: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ amount_refunded_cents: amountRefundedCents, updated_at: now });
+  await trx("registrations").where({ id }).whereNull("refunded_at").update({ refunded_at: now });
+}
+
+export async function setVersion(trx: Knex.Transaction, id: number, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ version, updated_at: now });
+}
+
+/** A change applied: the registration's amount paid (and, for a team, its amount and list price) grows by what the change cost. */
+export async function addPaid(trx: Knex.Transaction, id: number, cents: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ amount_paid_cents: trx.raw("coalesce(amount_paid_cents, 0) + ?", [cents]), updated_at: now });
+}
+
+/** A paid individual registration moves to a cheaper package: its package, price and amount, at a new version. */
+export async function setPackage(trx: Knex.Transaction, id: number, p: { code: string; label: string; priceCents: number }, version: number, now: Date): Promise<void> {
+  await trx("registrations").where({ id }).update({ package_code: p.code, package_label: p.label, list_price_cents: p.priceCents, amount_cents: p.priceCents, version, updated_at: now });
+}
