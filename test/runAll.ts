@@ -54,11 +54,19 @@ interface Step {
   output: string;
 }
 
+/**
+ * The journeys are the longest step, one file after another: the other steps run at a lower priority (a higher nice
+ * value, inherited by their workers and children), so they take the cores the journeys leave idle rather than slow
+ * them. Nothing of theirs waits on a clock, only on readiness, so they just take longer.
+ */
+const BESIDE_NICE = 5;
+
 /** Runs a step in a process group of its own; its output streams, or is held for the end. */
-function step(name: string, command: string, args: string[], streamed: boolean): Promise<Step> {
+function step(name: string, command: string, args: string[], streamed: boolean, nice = 0): Promise<Step> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
     groups.add(child.pid!);
+    if (nice) os.setPriority(child.pid!, Math.min(19, os.getPriority() + nice));
     let output = "";
     const take = (chunk: Buffer, to: NodeJS.WriteStream) => (streamed ? to.write(chunk) : (output += chunk.toString()));
     child.stdout.on("data", (chunk: Buffer) => take(chunk, process.stdout));
@@ -69,7 +77,7 @@ function step(name: string, command: string, args: string[], streamed: boolean):
   });
 }
 
-const vitest = (name: string, args: string[], streamed: boolean) => step(name, "vitest", [...config, ...args], streamed);
+const vitest = (name: string, args: string[], streamed: boolean, nice = 0) => step(name, "vitest", [...config, ...args], streamed, nice);
 
 process.stdout.write(`Timeouts scaled by ${env.TEST_TIMEOUT_SCALE} (load ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores)\n`);
 const extra = process.argv.slice(2);
@@ -82,11 +90,15 @@ const checkWorkers = String(os.availableParallelism());
 const tests = extra.length
   ? [vitest("vitest", extra, true)]
   : [
-      vitest("unit/integration", ["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true),
+      vitest("unit/integration", ["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true, BESIDE_NICE),
       vitest("browser journeys (e2e)", ["--project", "e2e", ...reportArgs("e2e")], false),
     ];
-const steps = await Promise.all([...tests, step("lint", "npm", ["run", "--silent", "lint"], false), step("typecheck", "npm", ["run", "--silent", "typecheck"], false)]);
-for (const { name, output } of steps) if (output) process.stdout.write(`\n--- ${name} ---\n${output}`);
+const steps = await Promise.all([
+  ...tests,
+  step("lint", "npm", ["run", "--silent", "lint"], false, BESIDE_NICE),
+  step("typecheck", "npm", ["run", "--silent", "typecheck"], false, BESIDE_NICE),
+]);
+for (const { name, code, output } of steps) if (output || name === "lint" || name === "typecheck") process.stdout.write(`\n--- ${name}: ${code ? "failed" : "passed"} ---\n${output}`);
 const failed = steps.filter((s) => s.code).map((s) => s.name);
 if (failed.length) process.stderr.write(`\nFailed: ${failed.join(", ")}\n`);
 process.exit(failed.length ? 1 : 0);
