@@ -1,11 +1,13 @@
 /**
- * `npm test`'s vitest step: the browser journeys (one file at a time, against one shared server) run beside the unit
- * and integration tests instead of after them. The journeys mostly wait on Chromium and the server, so on a
- * two-core machine the two halves together take about as long as the longer one alone. The first half streams
- * its output; the journeys' output is held and printed whole when they end. With arguments (files or filters),
- * one vitest run takes them all, as `vitest run` would.
+ * `npm test` after its preflight and the test build: lint, the type check and vitest at once instead of one after
+ * the other. The browser journeys (one file at a time, against one shared server) run beside the unit and
+ * integration tests instead of after them. The journeys mostly wait on Chromium and the server, and the tests on
+ * MySQL, Redis and child processes, so on a two-core machine lint and the type check fill cores the tests leave
+ * idle. The unit and integration output streams; the journeys', lint's and the type check's output is held and
+ * printed whole when they end. With arguments (files or filters), one vitest run takes them all, as `vitest run`
+ * would, beside lint and the type check.
  *
- * Each vitest runs in a process group of its own; when this run is stopped (Ctrl-C, SIGTERM, SIGHUP) or ends, the
+ * Each step runs in a process group of its own; when this run is stopped (Ctrl-C, SIGTERM, SIGHUP) or ends, the
  * groups are killed whole, so no worker, server or browser outlives it. Timeouts are guards scaled to the machine's
  * load when the run starts (TEST_TIMEOUT_SCALE, test/support/timeouts.ts), unless it is set.
  */
@@ -45,34 +47,58 @@ function reportArgs(half: string): string[] {
   return dir ? ["--reporter=default", "--reporter=json", `--outputFile.json=${dir}/${half}.json`] : [];
 }
 
-function vitest(args: string[], streamed: boolean): Promise<{ code: number; output: string }> {
+interface Step {
+  name: string;
+  code: number;
+  /** What it wrote, when held for the end (empty when it streamed). */
+  output: string;
+}
+
+/**
+ * The journeys are the longest step, one file after another: the other steps run at a lower priority (a higher nice
+ * value, inherited by their workers and children), so they take the cores the journeys leave idle rather than slow
+ * them. Nothing of theirs waits on a clock, only on readiness, so they just take longer.
+ */
+const BESIDE_NICE = 5;
+
+/** Runs a step in a process group of its own; its output streams, or is held for the end. */
+function step(name: string, command: string, args: string[], streamed: boolean, nice = 0): Promise<Step> {
   return new Promise((resolve) => {
-    const child = spawn("vitest", [...config, ...args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
     groups.add(child.pid!);
+    if (nice) os.setPriority(child.pid!, Math.min(19, os.getPriority() + nice));
     let output = "";
     const take = (chunk: Buffer, to: NodeJS.WriteStream) => (streamed ? to.write(chunk) : (output += chunk.toString()));
     child.stdout.on("data", (chunk: Buffer) => take(chunk, process.stdout));
     child.stderr.on("data", (chunk: Buffer) => take(chunk, process.stderr));
     child.on("close", (code, signal) => {
-      resolve({ code: code ?? (signal ? 1 : 0), output });
+      resolve({ name, code: code ?? (signal ? 1 : 0), output });
     });
   });
 }
 
+const vitest = (name: string, args: string[], streamed: boolean, nice = 0) => step(name, "vitest", [...config, ...args], streamed, nice);
+
 process.stdout.write(`Timeouts scaled by ${env.TEST_TIMEOUT_SCALE} (load ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores)\n`);
 const extra = process.argv.slice(2);
-if (extra.length) process.exit((await vitest(extra, true)).code);
 
 // The unit and integration files mostly wait (on MySQL, Redis, a child process): vitest's default of one worker per
 // core but one (a single worker on two cores) left the cores idle, so they run one file per core. One more (3 on two
 // cores, with the journeys beside them) kept the load near 10 and lost the journeys time without finishing sooner:
 // the journeys are the longer half.
 const checkWorkers = String(os.availableParallelism());
-const [checks, journeys] = await Promise.all([
-  vitest(["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true),
-  vitest(["--project", "e2e", ...reportArgs("e2e")], false),
+const tests = extra.length
+  ? [vitest("vitest", extra, true)]
+  : [
+      vitest("unit/integration", ["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true, BESIDE_NICE),
+      vitest("browser journeys (e2e)", ["--project", "e2e", ...reportArgs("e2e")], false),
+    ];
+const steps = await Promise.all([
+  ...tests,
+  step("lint", "npm", ["run", "--silent", "lint"], false, BESIDE_NICE),
+  step("typecheck", "npm", ["run", "--silent", "typecheck"], false, BESIDE_NICE),
 ]);
-process.stdout.write(`\n--- browser journeys (e2e) ---\n${journeys.output}`);
-const failed = [checks.code && "unit/integration", journeys.code && "e2e"].filter(Boolean);
-if (failed.length) process.stderr.write(`\nFailed: ${failed.join(" and ")}\n`);
+for (const { name, code, output } of steps) if (output || name === "lint" || name === "typecheck") process.stdout.write(`\n--- ${name}: ${code ? "failed" : "passed"} ---\n${output}`);
+const failed = steps.filter((s) => s.code).map((s) => s.name);
+if (failed.length) process.stderr.write(`\nFailed: ${failed.join(", ")}\n`);
 process.exit(failed.length ? 1 : 0);

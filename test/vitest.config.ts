@@ -22,6 +22,10 @@ export default defineConfig({
   test: {
     pool: "forks",
     execArgv: ["--import", "tsx"],
+    // A worker runs file after file in one module graph instead of starting and importing the app afresh for each
+    // (that start was most of the unit and integration time). What a file changes for the next is put back after
+    // it (test/support/betweenFiles.ts); each project keeps its own workers (TEST_BACKEND differs).
+    isolate: false,
     // Guards against a hang, scaled by TEST_TIMEOUT_SCALE (test/support/timeouts.ts): a test waits on readiness, not a clock.
     testTimeout: scaledMs(60_000),
     hookTimeout: scaledMs(120_000),
@@ -30,7 +34,7 @@ export default defineConfig({
     // machine's Chromium can miss; a guard it is.
     expect: { poll: { timeout: scaledMs(10_000) } },
     // Whatever a file's tests started and left running (a test that timed out) is stopped after the file.
-    setupFiles: ["test/support/stopLeftovers.ts"],
+    setupFiles: ["test/support/stopLeftovers.ts", "test/support/betweenFiles.ts"],
     projects: [
       { extends: true as const, test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/unit/**/*.test.tsx"] } },
       { extends: true, test: { name: "integration", include: integration, env: { TEST_BACKEND: "sqlite" } } },

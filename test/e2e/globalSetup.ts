@@ -2,7 +2,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { chromium, type BrowserServer } from "playwright-core";
 import type { TestProject } from "vitest/node";
+import { CHROMIUM_FLAGS, chromiumPath } from "../support/chromium.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
 
 declare module "vitest" {
@@ -10,10 +12,13 @@ declare module "vitest" {
     baseUrl: string;
     sqlitePath: string;
     mailDir: string;
+    /** The run's one Chromium (test/support/browser.ts launchBrowser connects to it); empty outside the journeys. */
+    browserWsEndpoint: string;
   }
 }
 
 let server: RunningServer | undefined;
+let browserServer: BrowserServer | undefined;
 let dir = "";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -31,19 +36,28 @@ function ensureTestBuild(): void {
   execFileSync(process.execPath, ["esbuild.config.mjs"], { cwd: root, env: { ...process.env, TEST_ISLANDS: "1" }, stdio: "inherit" });
 }
 
-/** One server for the e2e run, on its own SQLite file and mail folder, in offline Stripe test mode. */
+/**
+ * One server for the e2e run, on its own SQLite file and mail folder, in offline Stripe test mode, and one Chromium
+ * that every file connects to (each file opens its own contexts). Chromium is this process's child on a pipe: it
+ * ends with this process however that ends (teardown, a signal, SIGKILL), so none outlives the run.
+ */
 export async function setup(project: TestProject): Promise<void> {
   ensureTestBuild();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
   const sqlitePath = path.join(dir, "app.sqlite3");
   const mailDir = path.join(dir, "mail");
+  const launching = chromium
+    .launchServer({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS, host: "127.0.0.1" })
+    .then((launched) => (browserServer = launched));
   server = await startServer({ SQLITE_PATH: sqlitePath, MAIL_DIR: mailDir, ENABLE_TEST_ROUTES: "1" });
+  const browser = await launching;
   project.provide("baseUrl", server.url);
   project.provide("sqlitePath", sqlitePath);
   project.provide("mailDir", mailDir);
+  project.provide("browserWsEndpoint", browser.wsEndpoint());
 }
 
 export async function teardown(): Promise<void> {
-  await server?.stop();
+  await Promise.all([server?.stop(), browserServer?.close()]);
   fs.rmSync(dir, { recursive: true, force: true });
 }

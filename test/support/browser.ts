@@ -5,17 +5,10 @@ import { AxeBuilder } from "@axe-core/playwright";
 import knexFactory, { type Knex } from "knex";
 import { inject } from "vitest";
 import { trackLeftover } from "./children.ts";
+import { CHROMIUM_FLAGS, chromiumPath } from "./chromium.ts";
 import { scaledMs } from "./timeouts.ts";
 
-export const CHROMIUM_FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
+export { CHROMIUM_FLAGS, chromiumPath };
 
 export const MOBILE = { width: 375, height: 800 };
 export const DESKTOP = { width: 1280, height: 900 };
@@ -24,14 +17,17 @@ export function baseUrl(): string {
   return inject("baseUrl");
 }
 
-/** Where Chromium is looked for: CHROMIUM_PATH, else Debian's package (`apt-get install chromium`). */
-export function chromiumPath(): string {
-  return process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-}
-
-/** Chromium, closed by the test that launched it, or after its file at the latest (test/support/stopLeftovers.ts). */
+/**
+ * Chromium for a test file: in the journeys, a connection to the one browser the run shares (test/e2e/globalSetup.ts:
+ * launching one per file cost a start each), elsewhere a browser of its own. Closing it closes the contexts this
+ * connection opened (each file still starts with none) and disconnects; the test that opened it closes it, or it is
+ * closed after its file at the latest (test/support/stopLeftovers.ts).
+ */
 export async function launchBrowser(): Promise<Browser> {
-  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS });
+  const shared = inject("browserWsEndpoint");
+  const browser = shared
+    ? await chromium.connect(shared)
+    : await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS });
   const untrack = trackLeftover(() => browser.close());
   browser.once("disconnected", untrack);
   return browser;
