@@ -133,6 +133,10 @@ const MAX_KEY_LENGTH = 150;
 /** On the row, the key of an attempt that confirmed the PaymentIntent again (not the one that created it). */
 const CONFIRM_KEY_PREFIX = "confirm:";
 
+/** The caller's key of the off-session attempt a payment row last sent (its own, or its confirmation's), if any. */
+export const attemptKeyOf = (payment: Pick<PaymentRow, "idempotencyKey">): string | null =>
+  payment.idempotencyKey?.startsWith(CONFIRM_KEY_PREFIX) ? payment.idempotencyKey.slice(CONFIRM_KEY_PREFIX.length) : payment.idempotencyKey;
+
 export function createSavedCards(ctx: SavedCardsContext): SavedCards {
   const { db, gateway, logger } = ctx;
 

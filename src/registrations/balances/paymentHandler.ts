@@ -9,7 +9,8 @@ import { BALANCE_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
 import { lockAggregate as lockAggregateRows } from "../core/withRegistration.ts";
 import { balanceDuplicateRefundEmail, balanceReceiptEmail } from "./email.ts";
-import { balanceOf } from "./repository.ts";
+import { balanceOf, isJobAttempt } from "./repository.ts";
+import { attemptKeyOf } from "../../payments/savedCards.ts";
 
 /**
  * The payment kind of a deposit registration's balance: reference and group are the registration's reference. Its
@@ -41,7 +42,7 @@ export function registerBalancePayments(deps: RegistrationDeps): void {
       const paidCents = (r.amountPaidCents ?? 0) + payment.amountCents;
       await transition(trx, r.id, "payBalance", now, { amount_paid_cents: paidCents });
       const event = await findEvent(trx, r.eventId);
-      if (event) await enqueueEmail(trx, balanceReceiptEmail(deps.site, event, r, payment.amountCents, paidCents, { at: now, savedCardCharged: payment.paidVia === "off_session" }));
+      if (event) await enqueueEmail(trx, balanceReceiptEmail(deps.site, event, r, payment.amountCents, paidCents, { at: now, savedCardCharged: payment.paidVia === "off_session" || (await isJobAttempt(trx, r.id, attemptKeyOf(payment))) }));
       deps.logger.info({ reference: r.reference, amountCents: payment.amountCents }, "registration balance paid");
       return "accepted";
     },

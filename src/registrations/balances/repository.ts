@@ -163,6 +163,12 @@ export async function latestCharge(conn: Conn, registrationId: number): Promise<
   return row ? mapCharge(row) : undefined;
 }
 
+/** Whether the balance job sent this attempt (its key): the saved card was charged, whoever settles the payment first. */
+export async function isJobAttempt(conn: Conn, registrationId: number, idempotencyKey: string | null): Promise<boolean> {
+  if (!idempotencyKey) return false;
+  return !!(await conn("balance_charges").where({ registration_id: registrationId, idempotency_key: idempotencyKey }).first("id"));
+}
+
 export async function findCharge(conn: Conn, id: number): Promise<BalanceCharge | undefined> {
   const row = await conn<Row>("balance_charges").where({ id }).first();
   return row ? mapCharge(row) : undefined;
