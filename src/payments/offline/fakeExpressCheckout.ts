@@ -6,8 +6,7 @@
  * `confirm` (the contact and shipping address approved) or `cancel`. The page then calls `stripe.confirmPayment` with
  * the Elements, which pays with the test wallet card chosen beside the button.
  */
-
-type Handler = (event: unknown) => void;
+import { FakeEmitter } from "./fakeEmitter.ts";
 
 /** The card inside the test wallet: as with a real wallet, what the bank answers is the card's. */
 export const TEST_WALLET_CARDS = {
@@ -94,9 +93,8 @@ function showSheet(amount: number, currency: string, asks: SheetAsks, card: Test
   });
 }
 
-export class FakeExpressCheckoutElement {
+export class FakeExpressCheckoutElement extends FakeEmitter {
   readonly elementType = "expressCheckout";
-  private handlers = new Map<string, Set<Handler>>();
   private root: HTMLElement | null = null;
   private choice: HTMLSelectElement | null = null;
   private destroyed = false;
@@ -104,27 +102,8 @@ export class FakeExpressCheckoutElement {
   constructor(
     private readonly group: WalletGroup,
     private options: Record<string, unknown> = {},
-  ) {}
-
-  on(event: string, handler: Handler): this {
-    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
-    this.handlers.get(event)!.add(handler);
-    return this;
-  }
-  off(event: string, handler?: Handler): this {
-    if (handler) this.handlers.get(event)?.delete(handler);
-    else this.handlers.delete(event);
-    return this;
-  }
-  once(event: string, handler: Handler): this {
-    const wrapped: Handler = (e) => {
-      this.off(event, wrapped);
-      handler(e);
-    };
-    return this.on(event, wrapped);
-  }
-  private emit(event: string, payload: unknown): void {
-    for (const h of [...(this.handlers.get(event) ?? [])]) h(payload);
+  ) {
+    super();
   }
 
   mount(target: HTMLElement | string): void {

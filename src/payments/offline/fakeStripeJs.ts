@@ -10,8 +10,8 @@
 import { cardBrand, digitsOnly, expectedLength, luhnValid } from "./testCards.ts";
 import { toText } from "../../shared/toText.ts";
 import { FakeExpressCheckoutElement, type ApprovedWallet, type WalletGroup } from "./fakeExpressCheckout.ts";
+import { FakeEmitter } from "./fakeEmitter.ts";
 
-type Handler = (event: unknown) => void;
 interface FieldError {
   type: "validation_error";
   code: string;
@@ -29,37 +29,16 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 
 let uid = 0;
 
-class FakeCardElement {
+class FakeCardElement extends FakeEmitter {
   readonly elementType = "card";
-  private handlers = new Map<string, Set<Handler>>();
   private root: HTMLElement | null = null;
   private inputs: { number: HTMLInputElement; expiry: HTMLInputElement; cvc: HTMLInputElement; postal: HTMLInputElement | null } | null = null;
   private options: Record<string, unknown>;
   private destroyed = false;
 
   constructor(options: Record<string, unknown> = {}) {
+    super();
     this.options = options;
-  }
-
-  on(event: string, handler: Handler): this {
-    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
-    this.handlers.get(event)!.add(handler);
-    return this;
-  }
-  off(event: string, handler?: Handler): this {
-    if (handler) this.handlers.get(event)?.delete(handler);
-    else this.handlers.delete(event);
-    return this;
-  }
-  once(event: string, handler: Handler): this {
-    const wrapped: Handler = (e) => {
-      this.off(event, wrapped);
-      handler(e);
-    };
-    return this.on(event, wrapped);
-  }
-  private emit(event: string, payload: unknown): void {
-    for (const h of [...(this.handlers.get(event) ?? [])]) h(payload);
   }
 
   mount(target: HTMLElement | string): void {
