@@ -241,6 +241,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   if (charged) return <ChargedNotice state={charged} />;
   return (
     <section className="card cart-summary" aria-labelledby="order-summary-heading">
+      <div className="checkout-summary">
       <h2 id="order-summary-heading">Order Summary</h2>
       <dl className="summary-rows">
         <div><dt>Subtotal</dt><dd data-testid="subtotal">{formatPrice(figures.subtotalCents)}</dd></div>
@@ -250,6 +251,7 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
         </div>
         <div className="summary-total"><dt>Total</dt><dd data-testid="total">{total}</dd></div>
       </dl>
+      </div>
       <CsrfContext value={csrfToken}>
         <div className="checkout-form-wrap" onInput={addressChanged} onChange={addressChanged}>
         <Form action={action} className="checkout-form" label="Checkout" onSubmit={(e) => void submit(e)}>

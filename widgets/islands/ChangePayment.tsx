@@ -9,7 +9,7 @@ import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx"
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { formatPrice } from "../../src/shared/money.ts";
-import { CHANGE_TEXT } from "../../src/shared/registrations/changeTexts.ts";
+import { CHANGE_TEXT, savedCardParts } from "../../src/shared/registrations/changeTexts.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
 import { WalletPay } from "../WalletPay.tsx";
 
@@ -23,7 +23,7 @@ export interface ChangePaymentProps {
   /** Where a settled payment goes: the change page, which says what happened. */
   doneUrl: string;
   billing: { name: string; email: string; phone: string };
-  /** A card saved on the PaymentIntent's Customer (a deposit's balance): offered first, a new card second. */
+  /** A card saved on the PaymentIntent's Customer (a deposit's balance): one button first, the wallets and another card beside. */
   savedCard?: { paymentMethodId: string; text: string } | null;
 }
 
@@ -84,9 +84,16 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
 
   if (charged) return <ChargedNotice state={charged} reference={reference} />;
   const enhanced = stripeState !== "waiting";
+  const ready = stripeState === "ready";
+  const savedFirst = ready && useSaved && savedCard;
   return (
-    <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
-      {stripeState === "ready" ? (
+    <form className="card registration-section change-payment" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
+      {savedFirst ? (
+        <button type="submit" className="btn btn-primary btn-block saved-card-pay" disabled={busy} data-testid="saved-card-pay">
+          {busy ? "Processing Payment..." : <SavedCardLabel amount={total} text={savedCard.text} />}
+        </button>
+      ) : null}
+      {ready ? (
         <WalletPay
           amountCents={amountCents}
           returnUrl={doneUrl}
@@ -104,37 +111,46 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
           }}
         />
       ) : null}
-      <fieldset disabled={busy}>
-        <legend>Card Details</legend>
-        {!enhanced ? <p className="notice-inline needs-js">{CHANGE_TEXT.needsJavaScript}</p> : null}
-        {stripeState === "unavailable" ? <p className="notice-inline" role="alert">Payment processing is temporarily unavailable. Please try again later.</p> : null}
-        {stripeState === "ready" && savedCard ? (
-          <div className="package-options saved-card-choice">
-            <label className="package-option">
-              <input type="radio" name="cardChoice" value="saved" checked={useSaved} onChange={() => setUseSaved(true)} />
-              <span className="package-option-label">{`${CHANGE_TEXT.savedCard} ${savedCard.text}`}</span>
-            </label>
-            <label className="package-option">
-              <input type="radio" name="cardChoice" value="new" checked={!useSaved} onChange={() => setUseSaved(false)} />
-              <span className="package-option-label">{CHANGE_TEXT.newCard}</span>
-            </label>
-          </div>
-        ) : null}
-        {stripeState === "ready" && !(useSaved && savedCard) ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
-      </fieldset>
+      {savedFirst ? (
+        <button type="button" className="btn btn-secondary btn-block" disabled={busy} onClick={() => setUseSaved(false)}>{CHANGE_TEXT.anotherCard}</button>
+      ) : (
+        <fieldset className="payment-fieldset" disabled={busy}>
+          <legend>Card Details</legend>
+          {!enhanced ? <p className="notice-inline needs-js">{CHANGE_TEXT.needsJavaScript}</p> : null}
+          {stripeState === "unavailable" ? <p className="notice-inline" role="alert">Payment processing is temporarily unavailable. Please try again later.</p> : null}
+          {ready ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
+        </fieldset>
+      )}
       {paymentError ? (
         <div className="payment-error" role="alert">
           <p className="payment-error-title">Payment Error</p>
           <p>{paymentError}</p>
         </div>
       ) : null}
-      {enhanced ? (
+      {enhanced && !savedFirst ? (
         <div className="registration-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy || stripeState !== "ready"}>
+          {ready && savedCard ? (
+            <button type="button" className="btn btn-link" disabled={busy} onClick={() => setUseSaved(true)}>{CHANGE_TEXT.savedCardInstead}</button>
+          ) : null}
+          <button type="submit" className="btn btn-primary" disabled={busy || !ready}>
             {busy ? "Processing Payment..." : `Pay ${total}`}
           </button>
         </div>
       ) : null}
     </form>
+  );
+}
+
+/** "Pay $224.00 with Visa •••• 4242", read as "… Visa ending 4242"; the server's wording when it is not "X ending 1234". */
+function SavedCardLabel({ amount, text }: { amount: string; text: string }) {
+  const parts = savedCardParts(text);
+  if (!parts) return <>{`${CHANGE_TEXT.payWith(amount)} ${text}`}</>;
+  return (
+    <>
+      {`${CHANGE_TEXT.payWith(amount)} ${parts.brand} `}
+      <span aria-hidden="true">••••</span>
+      <span className="visually-hidden">ending</span>
+      {` ${parts.last4}`}
+    </>
   );
 }

@@ -12,6 +12,7 @@ import { formatPrice } from "../../src/shared/money.ts";
 import { CsrfContext, Form } from "../../components/Form.tsx";
 import { DiscountBox, type DiscountChange, type DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
+import { DEPOSIT_TEXT } from "../../src/shared/registrations/deposits.ts";
 import { declinedText, heldText } from "../../src/shared/texts.ts";
 import { focusAndReveal } from "../focus.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
@@ -205,8 +206,8 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
     <a className="btn btn-secondary" href={backHref}>Back</a>
   );
   return (
-    <div className="registration-payment">
-      <section className="card registration-section" aria-labelledby="registration-summary-heading">
+    <div className="registration-payment payment-layout">
+      <section className="card registration-section payment-summary" aria-labelledby="registration-summary-heading">
         <h2 id="registration-summary-heading">Order Summary</h2>
         <dl className="summary-rows">
           {/* On /stripe-checkout the page itself names the event, the option and the days. */}
@@ -237,6 +238,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         {payment.notice ? <p className="notice-inline" data-testid="deposit-covered">{payment.notice}</p> : null}
         <p className="muted">{`Reference ${payment.reference}. ${heldText(option === "team")}.`}</p>
       </section>
+      <div className="payment-pay">
       <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}
         disabled={busy} onChange={applyChange} />
       {refreshRequired ? <p className="notice-inline" role="alert">{DISCOUNT_TEXT.refresh}</p> : null}
@@ -245,7 +247,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
       ) : (
         <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
           {stripeState === "ready" ? wallet : null}
-          <fieldset disabled={busy} ref={cardRef}>
+          <fieldset className="payment-fieldset" disabled={busy} ref={cardRef}>
             <legend>Card Details</legend>
             {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}
             {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
@@ -257,7 +259,7 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
               <p>{paymentError || REGISTRATION_TEXT.unknownError}</p>
             </div>
           ) : null}
-          {payment.deposit ? <p className="card-consent" data-testid="card-consent">{payment.deposit.consentText}</p> : null}
+          {payment.deposit ? <CardConsent deposit={payment.deposit} /> : null}
           <div className="registration-actions">
             {back}
             {enhanced ? (
@@ -268,7 +270,23 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
           </div>
         </form>
       )}
+      </div>
     </div>
+  );
+}
+
+/**
+ * The deposit's consent beside Pay: one sentence, and the full text (what is agreed and stored with its version)
+ * one tap away in a disclosure that opens without JavaScript too.
+ */
+function CardConsent({ deposit }: { deposit: DepositStep }) {
+  return (
+    <details className="card-consent">
+      <summary>
+        {DEPOSIT_TEXT.consentShort(deposit.balanceCents, deposit.dueText)} <span className="card-consent-more">{DEPOSIT_TEXT.consentFull}</span>
+      </summary>
+      <p data-testid="card-consent">{deposit.consentText}</p>
+    </details>
   );
 }
 

@@ -189,6 +189,8 @@ const STATUS_TEXT: Record<Exclude<ChangePayView["status"], "pending">, string> =
 export function ChangePayPage({ view, message }: { view: ChangePayView; message?: string }) {
   return (
     <Shell base={view.base} eyebrow="Payment" title={CHANGE_TEXT.payTitle(view.kind)} lead={`${view.title} · ${view.eventTitle}`} message={message}>
+      {/* From 1024 px the summary beside the payment (registration.css). */}
+      <div className="payment-layout">
       <section className="card registration-section change-summary" aria-labelledby="change-summary">
         <h2 id="change-summary">Summary</h2>
         <ul>
@@ -200,7 +202,7 @@ export function ChangePayPage({ view, message }: { view: ChangePayView; message?
         <p className="muted">{`Reference ${view.reference}.`}</p>
       </section>
       {view.status === "pending" ? (
-        <>
+        <div className="payment-pay">
           <p className="muted">{view.kind === "add_athletes" ? CHANGE_TEXT.placesHeldUntil(view.until) : CHANGE_TEXT.heldUntil(view.until)}</p>
           {view.setupError ? <p className="card registration-section payment-error" role="alert">{view.setupError}</p> : null}
           {view.card ? <Widget name="ChangePayment" load="interaction" trigger=".registration-page" props={view.card} /> : null}
@@ -208,10 +210,11 @@ export function ChangePayPage({ view, message }: { view: ChangePayView; message?
             <p>Changed your mind? Nothing is charged until you pay.</p>
             <SubmitButton className="btn btn-secondary">Cancel This Change</SubmitButton>
           </Form>
-        </>
+        </div>
       ) : (
         <p className="card registration-section change-status" role="status">{STATUS_TEXT[view.status]}</p>
       )}
+      </div>
       <p>
         <a className="btn btn-secondary" href={view.base}>Back to the registration</a>
       </p>

@@ -92,6 +92,8 @@ export function CheckoutPay({ details, panel }: { details: CheckoutDetails; pane
         <h1>Complete Your Registration</h1>
         <p className="lead">{details.eventTitle} · {details.optionLabel}</p>
       </header>
+      {/* From 1024 px the details and the panel's summary on the left, the payment beside them (registration.css). */}
+      <div className="checkout-pay">
       <section className="card registration-section" aria-labelledby="checkout-details-heading">
         <h2 id="checkout-details-heading">Registration Details</h2>
         <dl className="summary-rows">
@@ -102,6 +104,7 @@ export function CheckoutPay({ details, panel }: { details: CheckoutDetails; pane
         </dl>
       </section>
       <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
+      </div>
     </CheckoutShell>
   );
 }
@@ -125,6 +128,8 @@ export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetai
         <h1>Complete Your Registration</h1>
         <p className="lead">{details.eventTitle} · Team Registration</p>
       </header>
+      {/* From 1024 px the details and the panel's summary on the left, the payment beside them (registration.css). */}
+      <div className="checkout-pay">
       <section className="card registration-section" aria-labelledby="checkout-details-heading">
         <h2 id="checkout-details-heading">Registration Details</h2>
         <dl className="summary-rows">
@@ -140,6 +145,7 @@ export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetai
         </ol>
       </section>
       <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
+      </div>
     </CheckoutShell>
   );
 }
