@@ -137,11 +137,14 @@ describe("the payment step's layout", () => {
       return another.count();
     }).toBe(1);
     await another.click();
+    // The focus follows into the card field that replaced the button (not back to the page's start).
+    await expect.poll(() => page.getByLabel("Card number").evaluate((el) => el === document.activeElement)).toBe(true);
     const payNew = page.getByRole("button", { name: "Pay $224.00", exact: true });
     await payOnTheCardsScreen(page, page.locator(".card-element"), payNew);
     await checked(page);
     await page.getByRole("button", { name: "Pay with the saved card instead" }).click();
-    await page.getByRole("button", { name: "Pay $224.00 with Visa ending 4242" }).waitFor();
+    const saved = page.getByRole("button", { name: "Pay $224.00 with Visa ending 4242" });
+    await expect.poll(() => saved.evaluate((el) => el === document.activeElement)).toBe(true);
     await context.close();
   });
 

@@ -1,7 +1,7 @@
 /**
- * The card payment of a paid registration's change (an upgrade, athletes added to a team): the same Stripe steps as
- * the other card widgets (widgets/cardPayment.tsx), then the change page's return call, then back to the
- * registration. Without JavaScript the page says card payment needs it (the change itself was made by a form).
+ * The card payment of a paid registration's change (an upgrade, athletes added to a team) and of a deposit's balance:
+ * the same Stripe steps as the other card widgets (widgets/cardPayment.tsx), then the page's return call, then back to
+ * the registration. A saved card (the balance's) comes first as one button, with the wallets and another card beside. Without JavaScript the page says card payment needs it (the change itself was made by a form).
  */
 import { useState, type FormEvent } from "react";
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
@@ -38,6 +38,12 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
   const stripe = useStripe();
   const elements = useElements();
   const [useSaved, setUseSaved] = useState(Boolean(savedCard));
+  /** The visitor switched between the saved card and another: the focus follows to what replaced the button. */
+  const [switched, setSwitched] = useState(false);
+  const choose = (saved: boolean) => {
+    setUseSaved(saved);
+    setSwitched(true);
+  };
   const [busy, setBusy] = useState(false);
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
@@ -89,7 +95,7 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
   return (
     <form className="card registration-section change-payment" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
       {savedFirst ? (
-        <button type="submit" className="btn btn-primary btn-block saved-card-pay" disabled={busy} data-testid="saved-card-pay">
+        <button type="submit" className="btn btn-primary btn-block saved-card-pay" disabled={busy} autoFocus={switched}>
           {busy ? "Processing Payment..." : <SavedCardLabel amount={total} text={savedCard.text} />}
         </button>
       ) : null}
@@ -112,13 +118,13 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
         />
       ) : null}
       {savedFirst ? (
-        <button type="button" className="btn btn-secondary btn-block" disabled={busy} onClick={() => setUseSaved(false)}>{CHANGE_TEXT.anotherCard}</button>
+        <button type="button" className="btn btn-secondary btn-block" disabled={busy} onClick={() => choose(false)}>{CHANGE_TEXT.anotherCard}</button>
       ) : (
         <fieldset className="payment-fieldset" disabled={busy}>
           <legend>Card Details</legend>
           {!enhanced ? <p className="notice-inline needs-js">{CHANGE_TEXT.needsJavaScript}</p> : null}
           {stripeState === "unavailable" ? <p className="notice-inline" role="alert">Payment processing is temporarily unavailable. Please try again later.</p> : null}
-          {ready ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
+          {ready ? <CardEntry busy={busy} error={cardError} onError={setCardError} autoFocus={switched} /> : null}
         </fieldset>
       )}
       {paymentError ? (
@@ -130,7 +136,7 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
       {enhanced && !savedFirst ? (
         <div className="registration-actions">
           {ready && savedCard ? (
-            <button type="button" className="btn btn-link" disabled={busy} onClick={() => setUseSaved(true)}>{CHANGE_TEXT.savedCardInstead}</button>
+            <button type="button" className="btn btn-link" disabled={busy} onClick={() => choose(true)}>{CHANGE_TEXT.savedCardInstead}</button>
           ) : null}
           <button type="submit" className="btn btn-primary" disabled={busy || !ready}>
             {busy ? "Processing Payment..." : `Pay ${total}`}

@@ -12,7 +12,6 @@ import { formatPrice } from "../../src/shared/money.ts";
 import { CsrfContext, Form } from "../../components/Form.tsx";
 import { DiscountBox, type DiscountChange, type DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
-import { DEPOSIT_TEXT } from "../../src/shared/registrations/deposits.ts";
 import { declinedText, heldText } from "../../src/shared/texts.ts";
 import { focusAndReveal } from "../focus.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
@@ -53,6 +52,9 @@ export const REGISTRATION_TEXT = {
   unknownError: "An unknown error occurred",
   providerNotReady: { title: "Payment System Unavailable", description: "Payment processing is temporarily unavailable. Please try again later." },
   processing: "Processing Payment...",
+  /** The deposit consent's one line beside Pay; its full text (cardConsentText: what is agreed and stored) one tap away. */
+  consentShort: (balanceCents: number, dueText: string) => `You authorize us to save this card and charge the ${formatPrice(balanceCents)} balance on ${dueText}.`,
+  consentFull: "Read the full authorization",
   redirectMs: 2000,
 } as const;
 
@@ -239,37 +241,37 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         <p className="muted">{`Reference ${payment.reference}. ${heldText(option === "team")}.`}</p>
       </section>
       <div className="payment-pay">
-      <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}
-        disabled={busy} onChange={applyChange} />
-      {refreshRequired ? <p className="notice-inline" role="alert">{DISCOUNT_TEXT.refresh}</p> : null}
-      {free ? (
-        <FreeRegistration eventId={eventId} csrfToken={csrfToken} from={from} option={option} code={payment.discount?.code ?? ""} back={back} />
-      ) : (
-        <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
-          {stripeState === "ready" ? wallet : null}
-          <fieldset className="payment-fieldset" disabled={busy} ref={cardRef}>
-            <legend>Card Details</legend>
-            {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}
-            {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
-            {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
-          </fieldset>
-          {paymentError ? (
-            <div className="payment-error" role="alert" tabIndex={-1} ref={errorRef}>
-              <p className="payment-error-title">Payment Error</p>
-              <p>{paymentError || REGISTRATION_TEXT.unknownError}</p>
-            </div>
-          ) : null}
-          {payment.deposit ? <CardConsent deposit={payment.deposit} /> : null}
-          <div className="registration-actions">
-            {back}
-            {enhanced ? (
-              <button type="submit" className="btn btn-primary" disabled={busy || stripeState !== "ready" || refreshRequired || !payment.clientSecret}>
-                {busy ? REGISTRATION_TEXT.processing : `Complete Payment - ${total}`}
-              </button>
+        <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}
+          disabled={busy} onChange={applyChange} />
+        {refreshRequired ? <p className="notice-inline" role="alert">{DISCOUNT_TEXT.refresh}</p> : null}
+        {free ? (
+          <FreeRegistration eventId={eventId} csrfToken={csrfToken} from={from} option={option} code={payment.discount?.code ?? ""} back={back} />
+        ) : (
+          <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
+            {stripeState === "ready" ? wallet : null}
+            <fieldset className="payment-fieldset" disabled={busy} ref={cardRef}>
+              <legend>Card Details</legend>
+              {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}
+              {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
+              {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
+            </fieldset>
+            {paymentError ? (
+              <div className="payment-error" role="alert" tabIndex={-1} ref={errorRef}>
+                <p className="payment-error-title">Payment Error</p>
+                <p>{paymentError || REGISTRATION_TEXT.unknownError}</p>
+              </div>
             ) : null}
-          </div>
-        </form>
-      )}
+            {payment.deposit ? <CardConsent deposit={payment.deposit} /> : null}
+            <div className="registration-actions">
+              {back}
+              {enhanced ? (
+                <button type="submit" className="btn btn-primary" disabled={busy || stripeState !== "ready" || refreshRequired || !payment.clientSecret}>
+                  {busy ? REGISTRATION_TEXT.processing : `Complete Payment - ${total}`}
+                </button>
+              ) : null}
+            </div>
+          </form>
+        )}
       </div>
     </div>
   );
@@ -283,7 +285,7 @@ function CardConsent({ deposit }: { deposit: DepositStep }) {
   return (
     <details className="card-consent">
       <summary>
-        {DEPOSIT_TEXT.consentShort(deposit.balanceCents, deposit.dueText)} <span className="card-consent-more">{DEPOSIT_TEXT.consentFull}</span>
+        {REGISTRATION_TEXT.consentShort(deposit.balanceCents, deposit.dueText)} <span className="card-consent-more">{REGISTRATION_TEXT.consentFull}</span>
       </summary>
       <p data-testid="card-consent">{deposit.consentText}</p>
     </details>

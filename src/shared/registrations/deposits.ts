@@ -111,9 +111,6 @@ export const DEPOSIT_TEXT = {
     `With this code the price, ${formatPrice(priceCents)}, is no more than the ${formatPrice(depositCents)} deposit: it is paid in full today, and nothing is owed later.`,
   planUnknown: "Please choose how you would like to pay.",
   owed: (balanceCents: number, dueAt: Date, timeZone: string) => `${formatPrice(balanceCents)} due on ${dueDayText(dueAt, timeZone)}`,
-  /** The consent's one line beside Pay; its full text (cardConsentText, what is agreed and stored) is one tap away. */
-  consentShort: (balanceCents: number, dueText: string) => `You authorize us to save this card and charge the ${formatPrice(balanceCents)} balance on ${dueText}.`,
-  consentFull: "Read the full authorization",
 } as const;
 
 /**
