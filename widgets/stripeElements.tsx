@@ -31,12 +31,15 @@ export function WithStripe({ publishableKey, children }: { publishableKey: strin
   return <Elements stripe={stripe.status === "ready" ? stripe.stripe : null}>{children(stripe.status)}</Elements>;
 }
 
-/** The card box and its error line, as both card widgets show them (the error is Stripe.js's own wording). */
-export function CardEntry({ busy, error, onError }: { busy: boolean; error: string | null; onError: (message: string | null) => void }) {
+/**
+ * The card box and its error line, as both card widgets show them (the error is Stripe.js's own wording).
+ * `autoFocus`: the visitor just asked for it ("Use another card"), so the focus goes into it, not back to the page.
+ */
+export function CardEntry({ busy, error, onError, autoFocus = false }: { busy: boolean; error: string | null; onError: (message: string | null) => void; autoFocus?: boolean }) {
   return (
     <>
       <div className="card-element">
-        <CardElement options={{ style: CARD_STYLE, disabled: busy }} onChange={(ev) => onError(ev.error?.message ?? null)} />
+        <CardElement options={{ style: CARD_STYLE, disabled: busy }} onChange={(ev) => onError(ev.error?.message ?? null)} onReady={autoFocus ? (el) => el.focus() : undefined} />
       </div>
       {error ? <p className="field-error" role="alert">{error}</p> : null}
     </>

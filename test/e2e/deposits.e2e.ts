@@ -31,6 +31,8 @@ describe("a deposit at 375 px, JavaScript on", () => {
     await page.getByRole("button", { name: "Proceed to Payment" }).click();
     await page.getByRole("heading", { name: "Order Summary" }).waitFor();
     expect(await page.getByTestId("registration-balance").innerText()).toBe("$224.00");
+    // The consent's one sentence beside Pay opens to its full text (a disclosure: without JavaScript too).
+    await page.locator("details.card-consent summary").click();
     expect(await page.getByTestId("card-consent").innerText()).toMatch(CONSENT);
     await checked(page);
     await fillCard(page, "4242 4242 4242 4242", "89101");
@@ -71,6 +73,8 @@ describe("the plan radio without JavaScript at 375 px", () => {
     await page.waitForURL(/\/register\/2\?step=payment/);
     expect(await page.getByTestId("registration-total").innerText()).toBe("$75.00");
     expect(await page.getByTestId("registration-balance").innerText()).toBe("$224.00");
+    // The consent's one sentence beside Pay opens to its full text (a disclosure: without JavaScript too).
+    await page.locator("details.card-consent summary").click();
     expect(await page.getByTestId("card-consent").innerText()).toMatch(CONSENT);
     await checked(page, false);
     await context.close();

@@ -241,15 +241,17 @@ function Checkout({ csrfToken, cart: initialCart, form, checkoutUrl, completeUrl
   if (charged) return <ChargedNotice state={charged} />;
   return (
     <section className="card cart-summary" aria-labelledby="order-summary-heading">
-      <h2 id="order-summary-heading">Order Summary</h2>
-      <dl className="summary-rows">
-        <div><dt>Subtotal</dt><dd data-testid="subtotal">{formatPrice(figures.subtotalCents)}</dd></div>
-        <div>
-          <dt>Shipping</dt>
-          <dd data-testid="shipping">{shipping === null ? CART_TEXT.shippingNote : shipping === 0 ? SHIPPING_TEXT.free : formatPrice(shipping)}</dd>
-        </div>
-        <div className="summary-total"><dt>Total</dt><dd data-testid="total">{total}</dd></div>
-      </dl>
+      <div className="checkout-summary">
+        <h2 id="order-summary-heading">Order Summary</h2>
+        <dl className="summary-rows">
+          <div><dt>Subtotal</dt><dd data-testid="subtotal">{formatPrice(figures.subtotalCents)}</dd></div>
+          <div>
+            <dt>Shipping</dt>
+            <dd data-testid="shipping">{shipping === null ? CART_TEXT.shippingNote : shipping === 0 ? SHIPPING_TEXT.free : formatPrice(shipping)}</dd>
+          </div>
+          <div className="summary-total"><dt>Total</dt><dd data-testid="total">{total}</dd></div>
+        </dl>
+      </div>
       <CsrfContext value={csrfToken}>
         <div className="checkout-form-wrap" onInput={addressChanged} onChange={addressChanged}>
         <Form action={action} className="checkout-form" label="Checkout" onSubmit={(e) => void submit(e)}>

@@ -1,7 +1,7 @@
 /**
- * The card payment of a paid registration's change (an upgrade, athletes added to a team): the same Stripe steps as
- * the other card widgets (widgets/cardPayment.tsx), then the change page's return call, then back to the
- * registration. Without JavaScript the page says card payment needs it (the change itself was made by a form).
+ * The card payment of a paid registration's change (an upgrade, athletes added to a team) and of a deposit's balance:
+ * the same Stripe steps as the other card widgets (widgets/cardPayment.tsx), then the page's return call, then back to
+ * the registration. A saved card (the balance's) comes first as one button, with the wallets and another card beside. Without JavaScript the page says card payment needs it (the change itself was made by a form).
  */
 import { useState, type FormEvent } from "react";
 import { CardElement, useElements, useStripe } from "@stripe/react-stripe-js";
@@ -9,7 +9,7 @@ import { CardEntry, WithStripe, type StripeStatus } from "../stripeElements.tsx"
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
 import { formatPrice } from "../../src/shared/money.ts";
-import { CHANGE_TEXT } from "../../src/shared/registrations/changeTexts.ts";
+import { CHANGE_TEXT, savedCardParts } from "../../src/shared/registrations/changeTexts.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
 import { WalletPay } from "../WalletPay.tsx";
 
@@ -23,7 +23,7 @@ export interface ChangePaymentProps {
   /** Where a settled payment goes: the change page, which says what happened. */
   doneUrl: string;
   billing: { name: string; email: string; phone: string };
-  /** A card saved on the PaymentIntent's Customer (a deposit's balance): offered first, a new card second. */
+  /** A card saved on the PaymentIntent's Customer (a deposit's balance): one button first, the wallets and another card beside. */
   savedCard?: { paymentMethodId: string; text: string } | null;
 }
 
@@ -38,6 +38,12 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
   const stripe = useStripe();
   const elements = useElements();
   const [useSaved, setUseSaved] = useState(Boolean(savedCard));
+  /** The visitor switched between the saved card and another: the focus follows to what replaced the button. */
+  const [switched, setSwitched] = useState(false);
+  const choose = (saved: boolean) => {
+    setUseSaved(saved);
+    setSwitched(true);
+  };
   const [busy, setBusy] = useState(false);
   const [cardError, setCardError] = useState<string | null>(null);
   const [paymentError, setPaymentError] = useState<string | null>(null);
@@ -84,9 +90,16 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
 
   if (charged) return <ChargedNotice state={charged} reference={reference} />;
   const enhanced = stripeState !== "waiting";
+  const ready = stripeState === "ready";
+  const savedFirst = ready && useSaved && savedCard;
   return (
-    <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
-      {stripeState === "ready" ? (
+    <form className="card registration-section change-payment" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
+      {savedFirst ? (
+        <button type="submit" className="btn btn-primary btn-block saved-card-pay" disabled={busy} autoFocus={switched}>
+          {busy ? "Processing Payment..." : <SavedCardLabel amount={total} text={savedCard.text} />}
+        </button>
+      ) : null}
+      {ready ? (
         <WalletPay
           amountCents={amountCents}
           returnUrl={doneUrl}
@@ -104,37 +117,46 @@ function Pay({ clientSecret, amountCents, reference, returnUrl, doneUrl, billing
           }}
         />
       ) : null}
-      <fieldset disabled={busy}>
-        <legend>Card Details</legend>
-        {!enhanced ? <p className="notice-inline needs-js">{CHANGE_TEXT.needsJavaScript}</p> : null}
-        {stripeState === "unavailable" ? <p className="notice-inline" role="alert">Payment processing is temporarily unavailable. Please try again later.</p> : null}
-        {stripeState === "ready" && savedCard ? (
-          <div className="package-options saved-card-choice">
-            <label className="package-option">
-              <input type="radio" name="cardChoice" value="saved" checked={useSaved} onChange={() => setUseSaved(true)} />
-              <span className="package-option-label">{`${CHANGE_TEXT.savedCard} ${savedCard.text}`}</span>
-            </label>
-            <label className="package-option">
-              <input type="radio" name="cardChoice" value="new" checked={!useSaved} onChange={() => setUseSaved(false)} />
-              <span className="package-option-label">{CHANGE_TEXT.newCard}</span>
-            </label>
-          </div>
-        ) : null}
-        {stripeState === "ready" && !(useSaved && savedCard) ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
-      </fieldset>
+      {savedFirst ? (
+        <button type="button" className="btn btn-secondary btn-block" disabled={busy} onClick={() => choose(false)}>{CHANGE_TEXT.anotherCard}</button>
+      ) : (
+        <fieldset className="payment-fieldset" disabled={busy}>
+          <legend>Card Details</legend>
+          {!enhanced ? <p className="notice-inline needs-js">{CHANGE_TEXT.needsJavaScript}</p> : null}
+          {stripeState === "unavailable" ? <p className="notice-inline" role="alert">Payment processing is temporarily unavailable. Please try again later.</p> : null}
+          {ready ? <CardEntry busy={busy} error={cardError} onError={setCardError} autoFocus={switched} /> : null}
+        </fieldset>
+      )}
       {paymentError ? (
         <div className="payment-error" role="alert">
           <p className="payment-error-title">Payment Error</p>
           <p>{paymentError}</p>
         </div>
       ) : null}
-      {enhanced ? (
+      {enhanced && !savedFirst ? (
         <div className="registration-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy || stripeState !== "ready"}>
+          {ready && savedCard ? (
+            <button type="button" className="btn btn-link" disabled={busy} onClick={() => choose(true)}>{CHANGE_TEXT.savedCardInstead}</button>
+          ) : null}
+          <button type="submit" className="btn btn-primary" disabled={busy || !ready}>
             {busy ? "Processing Payment..." : `Pay ${total}`}
           </button>
         </div>
       ) : null}
     </form>
+  );
+}
+
+/** "Pay $224.00 with Visa •••• 4242", read as "… Visa ending 4242"; the server's wording when it is not "X ending 1234". */
+function SavedCardLabel({ amount, text }: { amount: string; text: string }) {
+  const parts = savedCardParts(text);
+  if (!parts) return <>{`${CHANGE_TEXT.payWith(amount)} ${text}`}</>;
+  return (
+    <>
+      {`${CHANGE_TEXT.payWith(amount)} ${parts.brand} `}
+      <span aria-hidden="true">••••</span>
+      <span className="visually-hidden">ending</span>
+      {` ${parts.last4}`}
+    </>
   );
 }

@@ -52,6 +52,9 @@ export const REGISTRATION_TEXT = {
   unknownError: "An unknown error occurred",
   providerNotReady: { title: "Payment System Unavailable", description: "Payment processing is temporarily unavailable. Please try again later." },
   processing: "Processing Payment...",
+  /** The deposit consent's one line beside Pay; its full text (cardConsentText: what is agreed and stored) one tap away. */
+  consentShort: (balanceCents: number, dueText: string) => `You authorize us to save this card and charge the ${formatPrice(balanceCents)} balance on ${dueText}.`,
+  consentFull: "Read the full authorization",
   redirectMs: 2000,
 } as const;
 
@@ -205,8 +208,8 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
     <a className="btn btn-secondary" href={backHref}>Back</a>
   );
   return (
-    <div className="registration-payment">
-      <section className="card registration-section" aria-labelledby="registration-summary-heading">
+    <div className="registration-payment payment-layout">
+      <section className="card registration-section payment-summary" aria-labelledby="registration-summary-heading">
         <h2 id="registration-summary-heading">Order Summary</h2>
         <dl className="summary-rows">
           {/* On /stripe-checkout the page itself names the event, the option and the days. */}
@@ -237,38 +240,55 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
         {payment.notice ? <p className="notice-inline" data-testid="deposit-covered">{payment.notice}</p> : null}
         <p className="muted">{`Reference ${payment.reference}. ${heldText(option === "team")}.`}</p>
       </section>
-      <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}
-        disabled={busy} onChange={applyChange} />
-      {refreshRequired ? <p className="notice-inline" role="alert">{DISCOUNT_TEXT.refresh}</p> : null}
-      {free ? (
-        <FreeRegistration eventId={eventId} csrfToken={csrfToken} from={from} option={option} code={payment.discount?.code ?? ""} back={back} />
-      ) : (
-        <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
-          {stripeState === "ready" ? wallet : null}
-          <fieldset disabled={busy} ref={cardRef}>
-            <legend>Card Details</legend>
-            {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}
-            {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
-            {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
-          </fieldset>
-          {paymentError ? (
-            <div className="payment-error" role="alert" tabIndex={-1} ref={errorRef}>
-              <p className="payment-error-title">Payment Error</p>
-              <p>{paymentError || REGISTRATION_TEXT.unknownError}</p>
-            </div>
-          ) : null}
-          {payment.deposit ? <p className="card-consent" data-testid="card-consent">{payment.deposit.consentText}</p> : null}
-          <div className="registration-actions">
-            {back}
-            {enhanced ? (
-              <button type="submit" className="btn btn-primary" disabled={busy || stripeState !== "ready" || refreshRequired || !payment.clientSecret}>
-                {busy ? REGISTRATION_TEXT.processing : `Complete Payment - ${total}`}
-              </button>
+      <div className="payment-pay">
+        <DiscountBox eventId={eventId} csrfToken={csrfToken} from={from} option={option} discount={payment.discount} listCents={payment.discount?.listCents ?? payment.amountCents}
+          disabled={busy} onChange={applyChange} />
+        {refreshRequired ? <p className="notice-inline" role="alert">{DISCOUNT_TEXT.refresh}</p> : null}
+        {free ? (
+          <FreeRegistration eventId={eventId} csrfToken={csrfToken} from={from} option={option} code={payment.discount?.code ?? ""} back={back} />
+        ) : (
+          <form className="card registration-section" onSubmit={(e) => void pay(e)} aria-label="Card payment" noValidate>
+            {stripeState === "ready" ? wallet : null}
+            <fieldset className="payment-fieldset" disabled={busy} ref={cardRef}>
+              <legend>Card Details</legend>
+              {!enhanced ? <p className="notice-inline needs-js">{REGISTRATION_TEXT.needsJavaScript(option === "team")}</p> : null}
+              {stripeState === "unavailable" ? <p className="notice-inline" role="alert">{REGISTRATION_TEXT.providerNotReady.title}. {REGISTRATION_TEXT.providerNotReady.description}</p> : null}
+              {stripeState === "ready" ? <CardEntry busy={busy} error={cardError} onError={setCardError} /> : null}
+            </fieldset>
+            {paymentError ? (
+              <div className="payment-error" role="alert" tabIndex={-1} ref={errorRef}>
+                <p className="payment-error-title">Payment Error</p>
+                <p>{paymentError || REGISTRATION_TEXT.unknownError}</p>
+              </div>
             ) : null}
-          </div>
-        </form>
-      )}
+            {payment.deposit ? <CardConsent deposit={payment.deposit} /> : null}
+            <div className="registration-actions">
+              {back}
+              {enhanced ? (
+                <button type="submit" className="btn btn-primary" disabled={busy || stripeState !== "ready" || refreshRequired || !payment.clientSecret}>
+                  {busy ? REGISTRATION_TEXT.processing : `Complete Payment - ${total}`}
+                </button>
+              ) : null}
+            </div>
+          </form>
+        )}
+      </div>
     </div>
+  );
+}
+
+/**
+ * The deposit's consent beside Pay: one sentence, and the full text (what is agreed and stored with its version)
+ * one tap away in a disclosure that opens without JavaScript too.
+ */
+function CardConsent({ deposit }: { deposit: DepositStep }) {
+  return (
+    <details className="card-consent">
+      <summary>
+        {REGISTRATION_TEXT.consentShort(deposit.balanceCents, deposit.dueText)} <span className="card-consent-more">{REGISTRATION_TEXT.consentFull}</span>
+      </summary>
+      <p data-testid="card-consent">{deposit.consentText}</p>
+    </details>
   );
 }
 

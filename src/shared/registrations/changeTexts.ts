@@ -18,8 +18,10 @@ export const CHANGE_TEXT = {
   paid: "Payment received: your registration is changed. We've e-mailed the details.",
   processing: "Your bank is still confirming this payment. We'll e-mail you when it is confirmed.",
   /** The balance's card choice: the card saved with the deposit first, a new card second. */
-  savedCard: "The saved card,",
-  newCard: "A new card",
+  /** The saved card's one-tap button ("Pay $224.00 with Visa •••• 4242"); "Use another card" beside it. */
+  payWith: (amount: string) => `Pay ${amount} with`,
+  anotherCard: "Use another card",
+  savedCardInstead: "Pay with the saved card instead",
   rejected: "This change could no longer be made when the payment arrived (the registration had changed). Your payment is being refunded in full.",
   lapsed: "This change was not paid in time and has lapsed: nothing changed. You can start it again.",
   cancelled: "This change was canceled: nothing changed.",
@@ -37,6 +39,12 @@ export const CHANGE_TEXT = {
   upgradeButton: "Continue to Payment",
   addButton: "Continue to Payment",
 } as const;
+
+/** "Visa ending 4242 (expires 12/2034)" (the saved card as the server names it): its brand and last four digits. */
+export function savedCardParts(text: string): { brand: string; last4: string } | null {
+  const m = /^(.+?) ending (\d{4})\b/.exec(text);
+  return m ? { brand: m[1]!, last4: m[2]! } : null;
+}
 
 /** The line the e-mail and the page use for what a change did. */
 export const changeSummary = (what: string, cents: number) => `${what}, ${formatPrice(cents)} paid`;

@@ -56,16 +56,19 @@ export function BalancePayPage({ view }: { view: BalancePayView }) {
           <h1>{BALANCE_TEXT.payTitle}</h1>
           <p className="lead">{`${view.title} · Registration ${view.reference}`}</p>
         </header>
-        {view.balance ? (
-          <section className="card registration-section" aria-labelledby="balance-summary">
-            <h2 id="balance-summary">{BALANCE_TEXT.heading}</h2>
-            <SummaryRows rows={[["Deposit paid", formatPrice(view.balance.paidCents)], ["Balance", formatPrice(view.balance.owedCents)], ["Due", view.balance.dueText]]} />
-          </section>
-        ) : (
-          <p className="card registration-section" role="status">Nothing is owed: your registration is paid in full.</p>
-        )}
-        {view.setupError ? <p className="card registration-section payment-error" role="alert">{view.setupError}</p> : null}
-        {view.card ? <Widget name="ChangePayment" load="interaction" trigger=".registration-page" props={view.card} /> : null}
+        {/* From 1024 px the balance beside the payment (registration.css). */}
+        <div className="payment-layout">
+          {view.balance ? (
+            <section className="card registration-section" aria-labelledby="balance-summary">
+              <h2 id="balance-summary">{BALANCE_TEXT.heading}</h2>
+              <SummaryRows rows={[["Deposit paid", formatPrice(view.balance.paidCents)], ["Balance", formatPrice(view.balance.owedCents)], ["Due", view.balance.dueText]]} />
+            </section>
+          ) : (
+            <p className="card registration-section" role="status">Nothing is owed: your registration is paid in full.</p>
+          )}
+          {view.setupError ? <p className="card registration-section payment-error" role="alert">{view.setupError}</p> : null}
+          {view.card ? <Widget name="ChangePayment" load="interaction" trigger=".registration-page" props={view.card} /> : null}
+        </div>
         <p>
           <a className="btn btn-secondary" href={view.base}>Back to your registration</a>
         </p>

@@ -189,29 +189,32 @@ const STATUS_TEXT: Record<Exclude<ChangePayView["status"], "pending">, string> =
 export function ChangePayPage({ view, message }: { view: ChangePayView; message?: string }) {
   return (
     <Shell base={view.base} eyebrow="Payment" title={CHANGE_TEXT.payTitle(view.kind)} lead={`${view.title} · ${view.eventTitle}`} message={message}>
-      <section className="card registration-section change-summary" aria-labelledby="change-summary">
-        <h2 id="change-summary">Summary</h2>
-        <ul>
-          {view.lines.map((l) => <li key={l}>{l}</li>)}
-        </ul>
-        <dl className="summary-rows">
-          <div className="summary-total"><dt>To pay</dt><dd data-testid="change-total">{formatPrice(view.amountCents)}</dd></div>
-        </dl>
-        <p className="muted">{`Reference ${view.reference}.`}</p>
-      </section>
-      {view.status === "pending" ? (
-        <>
-          <p className="muted">{view.kind === "add_athletes" ? CHANGE_TEXT.placesHeldUntil(view.until) : CHANGE_TEXT.heldUntil(view.until)}</p>
-          {view.setupError ? <p className="card registration-section payment-error" role="alert">{view.setupError}</p> : null}
-          {view.card ? <Widget name="ChangePayment" load="interaction" trigger=".registration-page" props={view.card} /> : null}
-          <Form action={`${view.changeHref}/cancel`} label="Cancel this change" className="card registration-section">
-            <p>Changed your mind? Nothing is charged until you pay.</p>
-            <SubmitButton className="btn btn-secondary">Cancel This Change</SubmitButton>
-          </Form>
-        </>
-      ) : (
-        <p className="card registration-section change-status" role="status">{STATUS_TEXT[view.status]}</p>
-      )}
+      {/* From 1024 px the summary beside the payment (registration.css). */}
+      <div className="payment-layout">
+        <section className="card registration-section change-summary" aria-labelledby="change-summary">
+          <h2 id="change-summary">Summary</h2>
+          <ul>
+            {view.lines.map((l) => <li key={l}>{l}</li>)}
+          </ul>
+          <dl className="summary-rows">
+            <div className="summary-total"><dt>To pay</dt><dd data-testid="change-total">{formatPrice(view.amountCents)}</dd></div>
+          </dl>
+          <p className="muted">{`Reference ${view.reference}.`}</p>
+        </section>
+        {view.status === "pending" ? (
+          <div className="payment-pay">
+            <p className="muted">{view.kind === "add_athletes" ? CHANGE_TEXT.placesHeldUntil(view.until) : CHANGE_TEXT.heldUntil(view.until)}</p>
+            {view.setupError ? <p className="card registration-section payment-error" role="alert">{view.setupError}</p> : null}
+            {view.card ? <Widget name="ChangePayment" load="interaction" trigger=".registration-page" props={view.card} /> : null}
+            <Form action={`${view.changeHref}/cancel`} label="Cancel this change" className="card registration-section">
+              <p>Changed your mind? Nothing is charged until you pay.</p>
+              <SubmitButton className="btn btn-secondary">Cancel This Change</SubmitButton>
+            </Form>
+          </div>
+        ) : (
+          <p className="card registration-section change-status" role="status">{STATUS_TEXT[view.status]}</p>
+        )}
+      </div>
       <p>
         <a className="btn btn-secondary" href={view.base}>Back to the registration</a>
       </p>

@@ -92,16 +92,19 @@ export function CheckoutPay({ details, panel }: { details: CheckoutDetails; pane
         <h1>Complete Your Registration</h1>
         <p className="lead">{details.eventTitle} · {details.optionLabel}</p>
       </header>
-      <section className="card registration-section" aria-labelledby="checkout-details-heading">
-        <h2 id="checkout-details-heading">Registration Details</h2>
-        <dl className="summary-rows">
-          <div><dt>Athlete</dt><dd>{details.athleteName}</dd></div>
-          <div><dt>Email</dt><dd>{details.email}</dd></div>
-          <div><dt>Days</dt><dd data-testid="registration-days">{details.days.join(", ")}</dd></div>
-          <div><dt>Place held until</dt><dd>{details.reservedUntil}</dd></div>
-        </dl>
-      </section>
-      <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
+      {/* From 1024 px the details and the panel's summary on the left, the payment beside them (registration.css). */}
+      <div className="checkout-pay">
+        <section className="card registration-section" aria-labelledby="checkout-details-heading">
+          <h2 id="checkout-details-heading">Registration Details</h2>
+          <dl className="summary-rows">
+            <div><dt>Athlete</dt><dd>{details.athleteName}</dd></div>
+            <div><dt>Email</dt><dd>{details.email}</dd></div>
+            <div><dt>Days</dt><dd data-testid="registration-days">{details.days.join(", ")}</dd></div>
+            <div><dt>Place held until</dt><dd>{details.reservedUntil}</dd></div>
+          </dl>
+        </section>
+        <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
+      </div>
     </CheckoutShell>
   );
 }
@@ -125,21 +128,24 @@ export function TeamCheckoutPay({ details, panel }: { details: TeamCheckoutDetai
         <h1>Complete Your Registration</h1>
         <p className="lead">{details.eventTitle} · Team Registration</p>
       </header>
-      <section className="card registration-section" aria-labelledby="checkout-details-heading">
-        <h2 id="checkout-details-heading">Registration Details</h2>
-        <dl className="summary-rows">
-          {details.teamName ? <div><dt>Team</dt><dd>{details.teamName}</dd></div> : null}
-          <div><dt>Coach</dt><dd>{details.coachName}</dd></div>
-          <div><dt>Email</dt><dd>{details.email}</dd></div>
-          <div><dt>Athletes</dt><dd data-testid="team-athlete-count">{details.athletes.length}</dd></div>
-          <div><dt>Price per athlete</dt><dd>{formatPrice(details.pricePerAthleteCents)}</dd></div>
-          <div><dt>Places held until</dt><dd>{details.reservedUntil}</dd></div>
-        </dl>
-        <ol className="team-roster">
-          {details.athletes.map((a, i) => <li key={i}>{`${a.name} `}<span className="muted">{`(${a.shirtSize})`}</span></li>)}
-        </ol>
-      </section>
-      <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
+      {/* From 1024 px the details and the panel's summary on the left, the payment beside them (registration.css). */}
+      <div className="checkout-pay">
+        <section className="card registration-section" aria-labelledby="checkout-details-heading">
+          <h2 id="checkout-details-heading">Registration Details</h2>
+          <dl className="summary-rows">
+            {details.teamName ? <div><dt>Team</dt><dd>{details.teamName}</dd></div> : null}
+            <div><dt>Coach</dt><dd>{details.coachName}</dd></div>
+            <div><dt>Email</dt><dd>{details.email}</dd></div>
+            <div><dt>Athletes</dt><dd data-testid="team-athlete-count">{details.athletes.length}</dd></div>
+            <div><dt>Price per athlete</dt><dd>{formatPrice(details.pricePerAthleteCents)}</dd></div>
+            <div><dt>Places held until</dt><dd>{details.reservedUntil}</dd></div>
+          </dl>
+          <ol className="team-roster">
+            {details.athletes.map((a, i) => <li key={i}>{`${a.name} `}<span className="muted">{`(${a.shirtSize})`}</span></li>)}
+          </ol>
+        </section>
+        <Widget name="PaymentPanel" load="interaction" trigger=".checkout-page" props={panel} />
+      </div>
     </CheckoutShell>
   );
 }
