@@ -7,6 +7,18 @@ import { balanceOwed } from "../core/money/deposit.ts";
 
 /** The payment kind of a deposit registration's balance, with its handler (reference and group: the registration's reference). */
 
+const savedCardText = (card: NonNullable<NonNullable<Registration["deposit"]>["card"]>) =>
+  `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} ending ${card.last4}, expires ${String(card.expMonth).padStart(2, "0")}/${card.expYear}`;
+
+/**
+ * The card a deposit registration keeps for its balance, offered first on its payments made on session (the balance,
+ * a paid change): their PaymentIntents are made on the card's Customer, so that card can pay them. Null without one.
+ */
+export function savedCardOf(r: Registration): { paymentMethodId: string; text: string } | null {
+  const card = r.deposit?.card;
+  return r.deposit?.paymentMethodId && card ? { paymentMethodId: r.deposit.paymentMethodId, text: savedCardText(card) } : null;
+}
+
 export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registration, base: string, now: Date): BalanceView | null {
   const owed = balanceOwed(r);
   if (!r.deposit || owed <= 0) return null;
@@ -17,7 +29,7 @@ export function balanceView(event: Pick<EventDetail, "timeZone">, r: Registratio
     dueText: dueDayText(r.deposit.balanceDueAt, event.timeZone),
     overdue: r.status === "balance_overdue",
     pastDue: r.deposit.balanceDueAt.getTime() <= now.getTime(),
-    cardText: card ? `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} ending ${card.last4}, expires ${String(card.expMonth).padStart(2, "0")}/${card.expYear}` : null,
+    cardText: card ? savedCardText(card) : null,
     payHref: `${base}/balance`,
     cardHref: `${base}/card`,
   };

@@ -31,6 +31,8 @@ export async function prepareChangePayment(deps: RegistrationDeps, event: Pick<E
     description: `${event.title}: ${what} (${r.reference})`,
     email: r.contact.email,
     group: r.reference,
+    // On a deposit registration, its card's Customer: the saved card can then pay the change on session.
+    customerId: r.deposit?.customerId ?? undefined,
   });
   return clientSecret;
 }

@@ -10,6 +10,7 @@ import { findChange, type RegistrationChange } from "../../core/tables/changes.t
 import { PAYMENT_SETUP_ERROR } from "../../core/money/payment.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import { prepareChangePayment } from "../pendingChanges.ts";
+import { savedCardOf } from "../balance.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import type { Opened } from "../links.ts";
 
@@ -51,6 +52,7 @@ export function changePayPage(deps: RegistrationRouteDeps) {
             returnUrl: `${o.base}/changes/${c.id}/paid`,
             doneUrl: `${o.base}/changes/${c.id}`,
             billing: { name: `${o.r.contact.firstName} ${o.r.contact.lastName}`, email: o.r.contact.email, phone: o.r.contact.phone },
+            savedCard: savedCardOf(o.r),
           };
         }
       } catch (err) {

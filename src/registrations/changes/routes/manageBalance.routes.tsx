@@ -9,7 +9,7 @@ import { BalancePayPage, BALANCE_TEXT, CardUpdatePage, type BalancePayView, type
 import { PAYMENT_SETUP_ERROR } from "../../core/money/payment.ts";
 import { MANAGE_PATH, registrationByToken } from "../links.ts";
 import { BALANCE_KIND } from "../../core/deps.ts";
-import { balanceView, CARD_UPDATE_MESSAGES, finishUseAnotherCard, prepareBalancePayment, startUseAnotherCard } from "../balance.ts";
+import { balanceView, CARD_UPDATE_MESSAGES, finishUseAnotherCard, prepareBalancePayment, startUseAnotherCard, savedCardOf } from "../balance.ts";
 import { CHANGE_TEXT } from "../../../shared/registrations/changeTexts.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { openWhole } from "./managePage.tsx";
@@ -44,7 +44,7 @@ export function manageBalanceRoutes(deps: RegistrationRouteDeps): Router {
             doneUrl: o.base,
             billing: { name: `${o.r.contact.firstName} ${o.r.contact.lastName}`, email: o.r.contact.email, phone: o.r.contact.phone },
             // The intent is on the saved card's Customer (prepareBalancePayment): that card can pay it on session.
-            savedCard: o.r.deposit?.paymentMethodId && balance.cardText ? { paymentMethodId: o.r.deposit.paymentMethodId, text: balance.cardText } : null,
+            savedCard: savedCardOf(o.r),
           };
         }
       } catch (err) {

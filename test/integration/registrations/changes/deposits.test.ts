@@ -346,6 +346,11 @@ describe("a team on a deposit plan", () => {
     const payPage = await b.get(posted.headers.location!).expect(200);
     expect(textOf(payPage.text)).toContain("Today $75.00 (the deposit); $124.00 is added to the balance");
     const intentId = kit.intentOf(payPage.text)!;
+    // The deposit's saved card is offered first, and can pay: the change's PaymentIntent is on the card's Customer.
+    expect(payPage.text).toContain("Visa ending 4242");
+    const customer = (await kit.row(reference)).stripe_customer_id as string;
+    expect(customer).toBeTruthy();
+    expect(t.fake.intents.get(intentId)?.customer).toBe(customer);
     expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
     expect((await b.json(`${posted.headers.location!}/paid`, { paymentIntentId: intentId })).body.status).toBe("paid");
 
