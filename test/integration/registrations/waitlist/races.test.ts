@@ -94,7 +94,8 @@ describe("offers with two app instances", () => {
     expect(Number(done?.n)).toBeGreaterThan(0);
     await t.db("waiting_list_jobs").where({ status: "sent" }).update({ sent_at: new Date(Date.now() - 2 * 86_400_000) });
     await ask(0);
-    expect(await t.db("waiting_list_jobs").where({ status: "sent" })).toHaveLength(0);
+    // (The same ask may start a new round for the line that still waits, sent at once by a woken queue: only the old ones count.)
+    expect(await t.db("waiting_list_jobs").where({ status: "sent" }).andWhere("sent_at", "<", new Date(Date.now() - 86_400_000))).toHaveLength(0);
   });
 
   it("a join form sent twice at once (two tabs, two instances), each e-mailed link opened at once, makes one entry at one position", async () => {
