@@ -49,7 +49,9 @@ export async function setup(project: TestProject): Promise<void> {
   const launching = chromium
     .launchServer({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS, host: "127.0.0.1" })
     .then((launched) => (browserServer = launched));
-  server = await startServer({ SQLITE_PATH: sqlitePath, MAIL_DIR: mailDir, ENABLE_TEST_ROUTES: "1" });
+  // Every journey comes from one address (127.0.0.1), and many leave a hold unpaid (a page checked, a card declined):
+  // the per-visitor cap on places held (60 by default, tested by the integration tests) would refuse the later files.
+  server = await startServer({ SQLITE_PATH: sqlitePath, MAIL_DIR: mailDir, ENABLE_TEST_ROUTES: "1", MAX_HELD_PLACES_PER_VISITOR: "10000" });
   const browser = await launching;
   project.provide("baseUrl", server.url);
   project.provide("sqlitePath", sqlitePath);

@@ -30,6 +30,7 @@ export async function payTeam(browser: Browser, coachEmail: string, tag: string)
     headers: { "x-csrf-token": csrf },
     data: { eventId: 2, coachInfo: { firstName: "Dana", lastName: "Rivera", email: coachEmail, phone: "(205) 555-0142", teamName: "Rivera WC" }, athletes, formSessionId: `manage-e2e-team-${tag}-${Date.now()}` },
   });
+  expect(held.status(), await held.text()).toBe(200);
   const { clientSecret } = (await held.json()) as { clientSecret: string };
   const intentId = clientSecret.split("_secret_")[0]!;
   const checkout = await (await context.request.get("/stripe-checkout?eventId=2&option=team")).text();
