@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
 import { DESKTOP, e2eDb, launchBrowser, MOBILE, newVisit } from "../support/browser.ts";
 import { checked } from "../support/manageJourney.ts";
-import { checkoutStarted, fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
+import { checkoutStarted, fillCard, fillRegistrationStep1, formStarted, fillTeamForm } from "../support/registrationForm.ts";
 import { scaledMs } from "../support/timeouts.ts";
 
 /**
@@ -172,22 +172,7 @@ describe("the payment step's layout", () => {
     const { page, context } = await newVisit(browser, { viewport: DESKTOP });
     await page.goto("/team-register/1");
     await formStarted(page, "TeamForm");
-    const coach = page.getByRole("group", { name: "Coach Information" });
-    await coach.getByLabel("First Name").fill("Dana");
-    await coach.getByLabel("Last Name").fill("Layout");
-    await coach.getByLabel("Email").fill("team.layout@example.com");
-    await coach.getByLabel("Phone").fill("(205) 555-0142");
-    for (const n of [1, 2, 3, 4, 5]) {
-      if (n > 2) await page.getByRole("button", { name: "Add athlete" }).click();
-      const row = page.getByRole("group", { name: `Athlete ${n}`, exact: true });
-      await row.getByLabel("First Name").fill(`Wrestler${n}`);
-      await row.getByLabel("Last Name").fill("Layout");
-      await row.getByLabel("Age").fill(String(10 + n));
-      await row.getByLabel("Email").fill(`layout.wrestler${n}@example.com`);
-      await row.getByLabel("Parent Name").fill(`Parent ${n}`);
-      await row.getByLabel("Parent Phone").fill("205-555-0100");
-      await row.getByLabel("Shirt Size").selectOption("Medium");
-    }
+    await fillTeamForm(page, { lastName: "Layout", coachEmail: "team.layout@example.com", athleteEmail: (n) => `layout.wrestler${n}@example.com` });
     await page.getByRole("button", { name: /^Register Team - / }).click();
     await page.waitForURL(/\/stripe-checkout\?eventId=1&.*option=team$/, { timeout: scaledMs(15_000) });
     await checkoutStarted(page);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations, sentMails } from "../support/browser.ts";
-import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
+import { fillCard, fillRegistrationStep1, formStarted, fillTeamForm } from "../support/registrationForm.ts";
 import { scaledMs } from "../support/timeouts.ts";
 
 let browser: Browser;
@@ -39,15 +39,6 @@ const confirmed = async (page: Page) => {
   expect(await page.locator(".registration-confirmed h2").textContent()).toBe("Payment Confirmed - Registration Complete!");
 };
 
-async function expectSoon(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(check()).toBe(true);
-}
-
 describe("wallet payments (Express Checkout Element, the offline Test wallet) at 375 px", () => {
   it("pays a registration with the test wallet: no card typed, the same confirmation, e-mail and payment row as a card", async () => {
     const { page, context, problems } = await newVisit(browser, { viewport: MOBILE });
@@ -82,7 +73,7 @@ describe("wallet payments (Express Checkout Element, the offline Test wallet) at
       expect(registration).toMatchObject({ status: "paid", amount_paid_cents: 9900 });
       const payment = await db("payments").where({ kind: "registration", reference: registration.reference }).first();
       expect(payment).toMatchObject({ status: "paid", amount_cents: 9900, provider_payment_id: intentId });
-      await expectSoon(() => sentMails().some((m) => m.includes(registration.reference) && m.includes("registered")));
+      await expect.poll(() => sentMails().some((m) => m.includes(registration.reference) && m.includes("registered"))).toBe(true);
     } finally {
       await db.destroy();
     }
@@ -172,22 +163,7 @@ describe("wallet payments (Express Checkout Element, the offline Test wallet) at
     const { page, context } = await newVisit(browser, { viewport: MOBILE });
     await page.goto("/team-register/1");
     await formStarted(page, "TeamForm");
-    const coach = page.getByRole("group", { name: "Coach Information" });
-    await coach.getByLabel("First Name").fill("Dana");
-    await coach.getByLabel("Last Name").fill("Wallet");
-    await coach.getByLabel("Email").fill(email);
-    await coach.getByLabel("Phone").fill("(205) 555-0142");
-    for (const n of [1, 2, 3, 4, 5]) {
-      if (n > 2) await page.getByRole("button", { name: "Add athlete" }).click();
-      const row = page.getByRole("group", { name: `Athlete ${n}`, exact: true });
-      await row.getByLabel("First Name").fill(`Wrestler${n}`);
-      await row.getByLabel("Last Name").fill("Wallet");
-      await row.getByLabel("Age").fill(String(10 + n));
-      await row.getByLabel("Email").fill(`wallet.wrestler${n}@example.com`);
-      await row.getByLabel("Parent Name").fill(`Parent ${n}`);
-      await row.getByLabel("Parent Phone").fill("205-555-0100");
-      await row.getByLabel("Shirt Size").selectOption("Medium");
-    }
+    await fillTeamForm(page, { lastName: "Wallet", coachEmail: email, athleteEmail: (n) => `wallet.wrestler${n}@example.com` });
     await page.getByRole("button", { name: /^Register Team - / }).click();
     await page.waitForURL(/\/stripe-checkout\?eventId=1&.*option=team$/, { timeout: scaledMs(15_000) });
     await page.locator(".checkout-page h1").first().hover();

@@ -64,3 +64,23 @@ export async function checkoutStarted(page: Page): Promise<void> {
   await page.locator(".checkout-page h1").first().hover();
   await page.locator('[data-widget="PaymentPanel"][data-hydrated="true"]').waitFor();
 }
+
+/** Fills the team form's coach and `count` athletes (`Wrestler{n} {lastName}`, ages 11 up, shirt Medium) by their labels. */
+export async function fillTeamForm(page: Page, t: { lastName: string; coachEmail: string; athleteEmail: (n: number) => string; count?: number }): Promise<void> {
+  const coach = page.getByRole("group", { name: "Coach Information" });
+  await coach.getByLabel("First Name").fill("Dana");
+  await coach.getByLabel("Last Name").fill(t.lastName);
+  await coach.getByLabel("Email").fill(t.coachEmail);
+  await coach.getByLabel("Phone").fill("(205) 555-0142");
+  for (let n = 1; n <= (t.count ?? 5); n++) {
+    if (n > 2) await page.getByRole("button", { name: "Add athlete" }).click();
+    const row = page.getByRole("group", { name: `Athlete ${n}`, exact: true });
+    await row.getByLabel("First Name").fill(`Wrestler${n}`);
+    await row.getByLabel("Last Name").fill(t.lastName);
+    await row.getByLabel("Age").fill(String(10 + n));
+    await row.getByLabel("Email").fill(t.athleteEmail(n));
+    await row.getByLabel("Parent Name").fill(`Parent ${n}`);
+    await row.getByLabel("Parent Phone").fill("205-555-0100");
+    await row.getByLabel("Shirt Size").selectOption("Medium");
+  }
+}

@@ -95,9 +95,7 @@ function showSheet(amount: number, currency: string, asks: SheetAsks, card: Test
 
 export class FakeExpressCheckoutElement extends FakeEmitter {
   readonly elementType = "expressCheckout";
-  private root: HTMLElement | null = null;
   private choice: HTMLSelectElement | null = null;
-  private destroyed = false;
 
   constructor(
     private readonly group: WalletGroup,
@@ -107,9 +105,7 @@ export class FakeExpressCheckoutElement extends FakeEmitter {
   }
 
   mount(target: HTMLElement | string): void {
-    if (this.destroyed) throw new Error("This Element has already been destroyed. Please create a new one.");
-    const node = typeof target === "string" ? document.querySelector<HTMLElement>(target) : target;
-    if (!node) throw new Error("The selector you specified does not apply to any DOM elements.");
+    const node = this.mountNode(target);
     const id = `offline-wallet-card-${++uid}`;
     const button = el("button", { type: "button", class: "offline-wallet-button", "data-offline-wallet": "open" }, "Test wallet");
     const choice = el("select", { id, "data-offline-wallet": "card" }, ...Object.entries(TEST_WALLET_CARDS).map(([value, c]) => el("option", { value }, c.label)));
@@ -174,16 +170,4 @@ export class FakeExpressCheckoutElement extends FakeEmitter {
   }
   focus(): void {}
   blur(): void {}
-  unmount(): void {
-    this.root?.remove();
-    this.root = null;
-  }
-  destroy(): void {
-    this.unmount();
-    this.destroyed = true;
-    this.handlers.clear();
-  }
-  get alive(): boolean {
-    return !this.destroyed;
-  }
 }

@@ -31,10 +31,8 @@ let uid = 0;
 
 class FakeCardElement extends FakeEmitter {
   readonly elementType = "card";
-  private root: HTMLElement | null = null;
   private inputs: { number: HTMLInputElement; expiry: HTMLInputElement; cvc: HTMLInputElement; postal: HTMLInputElement | null } | null = null;
   private options: Record<string, unknown>;
-  private destroyed = false;
 
   constructor(options: Record<string, unknown> = {}) {
     super();
@@ -42,9 +40,7 @@ class FakeCardElement extends FakeEmitter {
   }
 
   mount(target: HTMLElement | string): void {
-    if (this.destroyed) throw new Error("This Element has already been destroyed. Please create a new one.");
-    const node = typeof target === "string" ? document.querySelector<HTMLElement>(target) : target;
-    if (!node) throw new Error("The selector you specified does not apply to any DOM elements.");
+    const node = this.mountNode(target);
     const id = `offline-card-${++uid}`;
     const input = (name: string, label: string, attrs: Record<string, string>) => {
       const i = el("input", { id: `${id}-${name}`, name: `offline-card-${name}`, type: "text", inputmode: "numeric", "aria-label": label, autocomplete: "off", ...attrs });
@@ -143,18 +139,6 @@ class FakeCardElement extends FakeEmitter {
   clear(): void {
     for (const i of Object.values(this.inputs ?? {})) if (i) i.value = "";
     this.emitChange(false);
-  }
-  unmount(): void {
-    this.root?.remove();
-    this.root = null;
-  }
-  destroy(): void {
-    this.unmount();
-    this.destroyed = true;
-    this.handlers.clear();
-  }
-  get alive(): boolean {
-    return !this.destroyed;
   }
 }
 

@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import { countsPlaces, movePlaces } from "../../../events/places.ts";
 import type { Guardian } from "../../../shared/registrations/rules.ts";
 import type { TeamRegistration } from "../../../shared/registrations/teamRules.ts";
-import type { Registration } from "../registration.ts";
+import type { Registration, RegistrationAthlete } from "../registration.ts";
 import type { Row } from "./rows.ts";
 
 /** After payment, what a registrant changes on a registration: its athletes (details, waivers, withdrawals, added ones), contact, guardian, days and package. */
@@ -38,21 +38,7 @@ export async function voidWaiver(trx: Knex.Transaction, registrationId: number, 
 }
 
 /** The details a registrant may correct on one athlete (never the package, places or amount). */
-export interface AthleteDetails {
-  firstName: string;
-  lastName: string;
-  email: string;
-  phone: string | null;
-  grade: string | null;
-  age: number | null;
-  gender: string | null;
-  schoolName: string | null;
-  clubName: string | null;
-  shirtSize: string | null;
-  emergencyContactName: string;
-  emergencyContactPhone: string;
-  specialRequirements: string | null;
-}
+export type AthleteDetails = Omit<RegistrationAthlete, "position" | "withdrawnAt" | "waiver">;
 
 export async function updateAthlete(trx: Knex.Transaction, registrationId: number, position: number, d: AthleteDetails): Promise<void> {
   await trx("registration_athletes").where({ registration_id: registrationId, position }).update({
