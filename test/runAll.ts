@@ -52,7 +52,13 @@ interface Step {
   code: number;
   /** What it wrote, when held for the end (empty when it streamed). */
   output: string;
+  /** Its failing tests' lines (vitest's ×/FAIL lines), repeated at the very end where a log's tail shows them. */
+  failures: string[];
 }
+
+// vitest colours its output
+const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, "");
+const failureLines = (text: string) => text.split("\n").map(plain).filter((line) => /^\s*(×|FAIL\s)/.test(line));
 
 /**
  * The journeys are the longest step, one file after another: the other steps run at a lower priority (a higher nice
@@ -67,12 +73,16 @@ function step(name: string, command: string, args: string[], streamed: boolean, 
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
     groups.add(child.pid!);
     if (nice) os.setPriority(child.pid!, Math.min(19, os.getPriority() + nice));
-    let output = "";
-    const take = (chunk: Buffer, to: NodeJS.WriteStream) => (streamed ? to.write(chunk) : (output += chunk.toString()));
+    const chunks: Buffer[] = [];
+    const take = (chunk: Buffer, to: NodeJS.WriteStream) => {
+      chunks.push(chunk);
+      if (streamed) to.write(chunk);
+    };
     child.stdout.on("data", (chunk: Buffer) => take(chunk, process.stdout));
     child.stderr.on("data", (chunk: Buffer) => take(chunk, process.stderr));
     child.on("close", (code, signal) => {
-      resolve({ name, code: code ?? (signal ? 1 : 0), output });
+      const seen = Buffer.concat(chunks).toString();
+      resolve({ name, code: code ?? (signal ? 1 : 0), output: streamed ? "" : seen, failures: failureLines(seen) });
     });
   });
 }
@@ -100,5 +110,8 @@ const steps = await Promise.all([
 ]);
 for (const { name, code, output } of steps) if (output || name === "lint" || name === "typecheck") process.stdout.write(`\n--- ${name}: ${code ? "failed" : "passed"} ---\n${output}`);
 const failed = steps.filter((s) => s.code).map((s) => s.name);
+for (const { name, code, failures } of steps) {
+  if (code && failures.length) process.stderr.write(`\n${name} failed in:\n${[...new Set(failures)].slice(0, 40).join("\n")}\n`);
+}
 if (failed.length) process.stderr.write(`\nFailed: ${failed.join(", ")}\n`);
 process.exit(failed.length ? 1 : 0);
