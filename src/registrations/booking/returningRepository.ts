@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
+import { toText } from "../../shared/toText.ts";
 import type { ReturningForm } from "../../shared/registrations/returning.ts";
 
 /**
@@ -36,8 +37,8 @@ export async function registrationsOfAddress(conn: Conn, email: string, statuses
     reference: String(r.reference),
     eventId: Number(r.event_id),
     createdAt: toDate(r.created_at)!,
-    contactEmail: String(r.contact_email),
-    guardianEmail: r.guardian_email ? String(r.guardian_email) : null,
+    contactEmail: toText(r.contact_email),
+    guardianEmail: r.guardian_email ? toText(r.guardian_email) : null,
   }));
 }
 
@@ -70,12 +71,12 @@ export async function insertLink(trx: Knex.Transaction, link: { tokenHash: strin
 export async function useLink(db: Db, tokenHash: string, now: Date): Promise<{ email: string; eventId: number; form: ReturningForm } | undefined> {
   const changed = await db("returning_links").where({ token_hash: tokenHash }).whereNull("used_at").andWhere("expires_at", ">", now).update({ used_at: now });
   if (Number(changed) !== 1) return undefined;
-  const row = (await db("returning_links").where({ token_hash: tokenHash }).first("email", "event_id", "form")) as Row | undefined;
-  return row ? { email: String(row.email), eventId: Number(row.event_id), form: String(row.form) === "team" ? "team" : "individual" } : undefined;
+  const row: Row | undefined = await db<Row>("returning_links").where({ token_hash: tokenHash }).first("email", "event_id", "form");
+  return row ? { email: toText(row.email), eventId: Number(row.event_id), form: toText(row.form) === "team" ? "team" : "individual" } : undefined;
 }
 
 /** The event and form of a link by its token's hash, used or not: where a spent link's page offers to ask again. */
 export async function linkTarget(db: Db, tokenHash: string): Promise<{ eventId: number; form: ReturningForm } | undefined> {
-  const row = (await db("returning_links").where({ token_hash: tokenHash }).first("event_id", "form")) as Row | undefined;
-  return row ? { eventId: Number(row.event_id), form: String(row.form) === "team" ? "team" : "individual" } : undefined;
+  const row: Row | undefined = await db<Row>("returning_links").where({ token_hash: tokenHash }).first("event_id", "form");
+  return row ? { eventId: Number(row.event_id), form: toText(row.form) === "team" ? "team" : "individual" } : undefined;
 }
