@@ -2,6 +2,7 @@ import { newSecretToken, secretTokenHash, SECRET_TOKEN_PATTERN } from "../../htt
 import { hashForLog } from "../../logger.ts";
 import { enqueueEmail, type OutgoingEmail } from "../../email/outbox.ts";
 import { findEvent } from "../../events/repository.ts";
+import { lockingTransaction } from "../../db/transaction.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import type { Site } from "../../shared/site.ts";
 import { blankAthlete, type AthleteRow, type CoachValues } from "../../shared/registrations/teamRules.ts";
@@ -80,8 +81,10 @@ export async function sendReturningLink(deps: RegistrationDeps, event: EventDeta
   const source = await returningAthletesOf(deps, address);
   if (!source) return false;
   const form = formFor(from, source, address);
-  const queued = await deps.db.transaction(async (trx) => {
-    await repo.lockSender(trx, secretTokenHash(address));
+  const sender = secretTokenHash(address);
+  await repo.ensureSender(deps.db, sender);
+  const queued = await lockingTransaction(deps.db, async (trx) => {
+    await repo.lockSender(trx, sender);
     const now = deps.clock();
     if ((await repo.linksSentSince(trx, address, new Date(now.getTime() - 86_400_000))) >= RETURNING_LINK.perAddressPerDay) return false;
     const token = newSecretToken();

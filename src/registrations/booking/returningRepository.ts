@@ -42,9 +42,14 @@ export async function registrationsOfAddress(conn: Conn, email: string, statuses
   }));
 }
 
-/** Lock 0 of an ask: the address's own row (by hash), so one address's links are decided one after another. */
+/** The address's own row (by hash), made once outside any transaction: two asks at once never both insert it under a lock. */
+export async function ensureSender(db: Db, sender: string): Promise<void> {
+  await db("returning_link_senders").insert({ sender }).onConflict("sender").ignore();
+}
+
+/** The first statement of an ask's transaction: the address's row locked, so one address's links are decided one after another. */
 export async function lockSender(trx: Knex.Transaction, sender: string): Promise<void> {
-  await trx("returning_link_senders").insert({ sender }).onConflict("sender").merge();
+  await trx("returning_link_senders").where({ sender }).forUpdate().first("sender");
 }
 
 export async function linksSentSince(trx: Knex.Transaction, email: string, since: Date): Promise<number> {

@@ -84,14 +84,14 @@ const asked = () => logLines.filter((l) => l.includes('"returning link asked"'))
 const linkMails = (to: string) => t.db("email_outbox").where({ kind: "returning_link", to_address: to }).orderBy("id");
 const tokenIn = (text: string) => /\/returning\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
 
-/** Asks for a link on event 2's step 1 and waits until the ask was decided (after the answer). */
-async function ask(email: string, from = "register") {
+/** Asks for a link on event 2's step 1 and waits until the ask was decided (after the answer); `decided`: how many asks to wait for. */
+async function ask(email: string, from = "register", decided = 1) {
   const before = asked();
   const b = await browser(from === "team" ? "/team-register/2" : "/register/2");
   const posted = await b.form("/events/2/returning", { email, from });
   expect(posted.status).toBe(303);
   const next = await b.get(posted.headers.location!);
-  await until(() => asked() > before);
+  await until(() => asked() >= before + decided);
   return { location: posted.headers.location as string, answer: /Check your inbox[^<]*/.exec(next.text)?.[0] ?? "", page: textOf(next.text) };
 }
 
@@ -171,6 +171,16 @@ describe("Registered before?", () => {
     expect(propsOf((await other.get("/register/2")).text, "RegistrationSteps").values.firstName).toBeUndefined();
   });
 
+  it("opened in two tabs at once, fills in one of them", async () => {
+    await ask(ATHLETE.email);
+    const token = tokenIn(sentText(t.mailDir, (await linkMails(ATHLETE.email)).at(-1)));
+    const tabs = await Promise.all([browser("/events/2"), browser("/events/2")]);
+    const opened = await Promise.all(tabs.map((b) => b.get(`/returning/${token}`)));
+    expect(opened.map((r) => r.status).sort()).toEqual([303, 410]);
+    const filled = await Promise.all(tabs.map(async (b) => propsOf((await b.get("/register/2")).text, "RegistrationSteps").values.firstName as string | undefined));
+    expect(filled.filter(Boolean)).toHaveLength(1);
+  });
+
   it("is refused after 30 minutes, and a made-up token answers the same", async () => {
     await ask(COACH);
     const token = tokenIn(sentText(t.mailDir, (await linkMails(COACH)).at(-1)));
@@ -186,7 +196,7 @@ describe("Registered before?", () => {
 
   it("sends at most 3 a day to an address, however many asks arrive at once; the 4th is answered the same and sends nothing", async () => {
     const address = "cap.parent@example.com";
-    const answers = await Promise.all(Array.from({ length: 6 }, () => ask(address)));
+    const answers = await Promise.all(Array.from({ length: 6 }, () => ask(address, "register", 6)));
     expect(new Set(answers.map((a) => a.answer)).size).toBe(1);
     expect(await linkMails(address)).toHaveLength(RETURNING_LINK.perAddressPerDay);
     const fourth = await ask(address);
