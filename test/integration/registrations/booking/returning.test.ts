@@ -208,6 +208,31 @@ describe("Registered before?", () => {
     expect(await linkMails(address)).toHaveLength(RETURNING_LINK.perAddressPerDay + 1);
   });
 
+  it("is offered on the event's page, step 1 and the team form; asked on the event's page, a coach's link opens the team form", async () => {
+    const b = await browser("/events/2");
+    for (const [path, from] of [["/events/2", "event"], ["/register/2", "register"], ["/team-register/2", "team"]] as const) {
+      const html = (await b.get(path)).text;
+      expect(textOf(html), path).toContain(RETURNING_TEXT.title);
+      expect(html, path).toContain('action="/events/2/returning"');
+      expect(html, path).toContain(`name="from" value="${from}"`);
+    }
+    const before = asked();
+    expect((await b.form("/events/2/returning", { email: "kid4@example.com", from: "event" })).headers.location).toBe("/events/2#returning");
+    await until(() => asked() > before);
+    expect((await t.db("returning_links").where({ email: "kid4@example.com" }).first()).form).toBe("individual");
+    expect((await b.form("/events/2/returning", { email: COACH, from: "event" })).status).toBe(303);
+    await until(() => asked() > before + 1);
+    expect((await t.db("returning_links").where({ email: COACH }).orderBy("id", "desc").first()).form).toBe("team");
+  });
+
+  it("takes 5 asks an hour from one connection: the 6th is refused with a message", async () => {
+    const b = await browser();
+    for (let i = 0; i < 5; i++) expect((await b.form("/events/2/returning", { email: `nobody${i}@example.com`, from: "register" })).status).toBe(303);
+    const refused = await b.form("/events/2/returning", { email: "nobody5@example.com", from: "register" });
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain(RETURNING_TEXT.rateLimited);
+  });
+
   it("refuses a malformed ask with a clear message and changes nothing", async () => {
     const before = await t.db("returning_links").count({ n: "*" }).first();
     const b = await browser();
