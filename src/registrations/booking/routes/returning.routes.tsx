@@ -3,6 +3,7 @@ import { validate } from "../../../shared/forms.ts";
 import { formBody, formPost } from "../../../http/forms.ts";
 import { flashToast } from "../../../http/pageContext.ts";
 import { renderPage } from "../../../http/render.tsx";
+import { HttpError, SESSION_UNAVAILABLE } from "../../../http/errors.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { REGISTRATION_MESSAGES } from "../../../shared/registrations/rules.ts";
 import { askedFrom, RETURNING_TEXT, returningAskSchema, returningBackTo } from "../../../shared/registrations/returning.ts";
@@ -49,6 +50,8 @@ export function returningRoutes(deps: RegistrationRouteDeps): Router {
 
   router.get("/returning/:token", deps.manageLimit, async (req, res) => {
     res.set("cache-control", "no-store");
+    // The prefill lives in the session: with the store down, the link is kept for later instead of used up.
+    if (!req.session) throw new HttpError(503, SESSION_UNAVAILABLE, "Temporarily unavailable");
     const token = String(req.params.token);
     const prefill = await openReturningLink(deps, token);
     const event = prefill ? await loadEvent(deps, prefill.eventId) : null;
