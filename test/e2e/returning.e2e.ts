@@ -38,6 +38,25 @@ async function lastSeason(tag: string, parent: string): Promise<void> {
   }
 }
 
+/** Last season's team of a coach: five athletes aged 12 to 14 at the same past camp. */
+async function lastSeasonTeam(tag: string, coach: string): Promise<void> {
+  const db = e2eDb();
+  try {
+    const { id: _id, ...camp } = await db("events").where({ id: 1 }).first();
+    const now = new Date();
+    const [eventId] = await db("events").insert({ ...camp, title: `Birmingham Slam Camp 2026 ${tag}`, start_date: new Date("2026-06-19T00:00:00Z"), end_date: new Date("2026-06-21T00:00:00Z"), listed: false, registration_closes_at: null, created_at: now, updated_at: now });
+    const [registrationId] = await db("registrations").insert({
+      reference: `RET-${tag}`.slice(0, 20), event_id: eventId, kind: "team", team_name: "Steel City WC", status: "paid", places: 5, package_code: "team", package_label: "Team Registration", list_price_cents: 99500, amount_cents: 99500, amount_paid_cents: 99500,
+      contact_first_name: "Dana", contact_last_name: "Brooks", contact_email: coach, contact_phone: "(205) 555-0142", form_session_id: `returning-e2e-${tag}-${Date.now()}`, agreed_at: now, created_at: now, updated_at: now, paid_at: now,
+    });
+    await db("registration_athletes").insert([1, 2, 3, 4, 5].map((n) => ({
+      registration_id: registrationId, position: n, first_name: `Kid${n}`, last_name: "Brooks", email: `kid${n}.${tag}@example.com`, age: 11 + n, shirt_size: "Large", emergency_contact_name: `Parent ${n}`, emergency_contact_phone: "205-555-0100",
+    })));
+  } finally {
+    await db.destroy();
+  }
+}
+
 async function linkFor(address: string): Promise<string> {
   for (let i = 0; i < 100; i++) {
     const token = mailsTo(address).map((m) => /\/returning\/([A-Za-z0-9_-]{43})/.exec(m)?.[1]).find(Boolean);
@@ -113,3 +132,36 @@ for (const javaScript of [true, false]) {
     });
   });
 }
+
+describe("a returning coach", () => {
+  it("asks on the team form, opens the link, finds the coach filled in and ticks two of last season's athletes into rows", async () => {
+    const coach = "dana.returning.coach@example.com";
+    await lastSeasonTeam("coach", coach);
+    const asking = await newVisit(browser, { viewport: MOBILE });
+    await asking.page.goto("/team-register/2");
+    const ask = asking.page.getByRole("form", { name: "Send me a link to fill in the form" });
+    await ask.getByLabel("Email").fill(coach);
+    await ask.getByRole("button", { name: "Email Me a Link" }).click();
+    await asking.page.getByText("If that address has registered with us before, we've e-mailed it a link").waitFor();
+    await asking.context.close();
+
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto(await linkFor(coach));
+    expect(new URL(page.url()).pathname).toBe("/team-register/2");
+    const coachBox = page.getByRole("group", { name: "Coach Information" });
+    expect(await coachBox.getByLabel("Email").inputValue()).toBe(coach);
+    expect(await coachBox.getByLabel(/Team Name/).inputValue()).toBe("Steel City WC");
+    const list = page.getByRole("form", { name: "Last season's athletes" });
+    await list.getByLabel("Kid1 Brooks (13)").check();
+    await list.getByLabel("Kid3 Brooks (15)").check();
+    await list.getByRole("button", { name: "Add the ticked athletes" }).click();
+    await page.waitForURL(/athlete=0&athlete=2/);
+    const first = page.getByRole("group", { name: "Athlete 1", exact: true });
+    expect(await first.getByLabel("First Name").inputValue()).toBe("Kid1");
+    expect(await first.getByLabel("Age").inputValue()).toBe("13");
+    expect(await page.getByRole("group", { name: "Athlete 2", exact: true }).getByLabel("First Name").inputValue()).toBe("Kid3");
+    expect(await coachBox.getByLabel("Phone").inputValue()).toBe("(205) 555-0142");
+    await checked(page);
+    await context.close();
+  });
+});
