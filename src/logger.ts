@@ -63,10 +63,11 @@ const SECRET_PARAM = /secret|token|csrf|key|password|signature|card|cvc|email/i;
 /**
  * The routes whose path carries a link's secret, matched by route, not by the token's shape: any length, any
  * alphabet. `/my-registration/{token}/...` (manage and family links), `/orders/{token}` (an order's status link),
+ * `/returning/{token}` ("Registered before?"),
  * and everything under `/waiting-list/` that is not an event id or one of the routes' own words (offer, leave,
  * confirmation links and whatever link that list adds: an unknown segment there is taken for a secret).
  */
-const SECRET_AFTER = ["my-registration", "orders"];
+const SECRET_AFTER = ["my-registration", "orders", "returning"];
 const WAITING_LIST_WORDS = new Set(["waiting-list", "offer", "leave", "take", "decline", "confirm", "join", "cancel"]);
 
 /** A path with every secret segment replaced by `[redacted]` (or the placeholder given). */

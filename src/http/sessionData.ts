@@ -1,5 +1,6 @@
 import type { ToastMessage } from "../../views/components/Toast.tsx";
 import type { SessionCart } from "../shared/cart/rules.ts";
+import type { ReturningPrefill } from "../shared/registrations/returning.ts";
 
 /** Everything the site keeps in a visitor's session, declared here and nowhere else (a lint rule checks). */
 declare module "express-session" {
@@ -26,6 +27,8 @@ declare module "express-session" {
     teamRegistrations?: Record<string, string>;
     /** The manage link this visitor's confirmation page shows, per paid registration reference (at most 10): one link, however often it is reloaded. */
     manageLinks?: Record<string, string>;
+    /** What a "Registered before?" link opened in this browser fills in (one event's form; the latest link replaces it). */
+    returningPrefill?: ReturningPrefill;
   }
 }
 

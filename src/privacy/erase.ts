@@ -45,6 +45,8 @@ export async function erasePerson(db: Db, rawEmail: string, opts: { dryRun?: boo
     await trx("quote_requests").whereRaw(...is("email")).delete();
     await trx("newsletter_subscribers").whereRaw(...is("email")).delete();
     await trx("email_outbox").whereRaw(...is("to_address")).orWhereRaw(...is("reply_to")).delete();
+    // "Registered before?" links sent to them (kept a day at most) stop opening and go.
+    await trx("returning_links").where({ email }).delete();
     await deleteStoredFiles(trx, coachRequests.flatMap((c) => (c.logo_file ? [c.logo_file] : [])));
     await trx("coach_requests").whereIn("id", coachRequests.map((c) => c.id)).delete();
     const address = erasedAddress(email);

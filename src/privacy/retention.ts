@@ -28,6 +28,8 @@ export async function applyRetention(db: Db, now: Date): Promise<RetentionCounts
     .where((q) => { q.where("status", "sent").where("sent_at", "<", outboxCutoff); })
     .orWhere((q) => { q.where("status", "failed").where("created_at", "<", outboxCutoff); })
     .delete();
+  // "Registered before?" links count the e-mails of the last 24 hours and open for 30 minutes: a day is all they are kept.
+  counts.returning_links = await db("returning_links").where("created_at", "<", new Date(now.getTime() - DAY_MS)).delete();
   counts.contact_messages = await db("contact_messages").where("created_at", "<", messageCutoff).delete();
   counts.quote_requests = await db("quote_requests").where("created_at", "<", messageCutoff).delete();
   counts.coach_requests = await db.transaction(async (trx): Promise<number> => {

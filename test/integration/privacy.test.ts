@@ -88,8 +88,12 @@ describe("the retention job (the privacy page's periods)", () => {
     // Created more than 7 years before `now`, but the camp (June 2027) ended less than 7 years before: kept.
     const campRegistration = await registration(t.db, "r@example.com", 2, at("2026-12-01T00:00:00Z"));
 
+    // A "Registered before?" link is kept a day: it only counts the e-mails of the last 24 hours.
+    const link = (hash: string, created: Date) => ({ token_hash: hash.repeat(64), email: "a@example.com", event_id: 1, form: "individual", created_at: created, expires_at: created });
+    await t.db("returning_links").insert([link("a", at("2034-02-27T23:00:00Z")), link("b", at("2034-02-28T01:00:00Z"))]);
     const counts = await applyRetention(t.db, now);
-    expect(counts).toMatchObject({ email_outbox: 1, contact_messages: 1, coach_requests: 1, orders: 1, registrations: 0 });
+    expect(counts).toMatchObject({ email_outbox: 1, contact_messages: 1, coach_requests: 1, orders: 1, registrations: 0, returning_links: 1 });
+    expect(await t.db("returning_links").pluck("token_hash")).toEqual(["b".repeat(64)]);
     expect(await exists("email_outbox", { id: oldMail })).toBe(false);
     expect(await exists("email_outbox", { id: newMail })).toBe(true);
     expect(await exists("email_outbox", { id: pendingOld })).toBe(true);
@@ -132,6 +136,8 @@ describe("erasing a person on request", () => {
     await t.db("newsletter_subscribers").insert({ email: "erin.case@example.com", source: "home", created_at: now });
     await t.db("quote_requests").insert({ organization: "Club", contact_name: "Erin", email: who, apparel_needs: "Singlets", created_at: now });
     const theirs = { message: await message(t.db, other, now), order: await order(t.db, other, now), registration: await registration(t.db, other, 1, now) };
+    const returningLink = (email: string, hash: string) => ({ token_hash: hash.repeat(64), email, event_id: 1, form: "individual", created_at: now, expires_at: now });
+    await t.db("returning_links").insert([returningLink("erin.case@example.com", "e"), returningLink(other, "f")]);
 
     const dry = await erasePerson(t.db, who, { dryRun: true });
     expect(dry).toMatchObject({ contact_messages: 1, quote_requests: 1, newsletter_subscribers: 1, email_outbox: 2, coach_requests: 1, orders_anonymised: 1, registrations_anonymised: 1, athletes_anonymised: 1 });
@@ -145,6 +151,7 @@ describe("erasing a person on request", () => {
     expect(await exists("email_outbox", { id: mine.copy })).toBe(false);
     expect(await t.db("newsletter_subscribers").whereRaw("lower(email) = ?", ["erin.case@example.com"])).toEqual([]);
     expect(await t.db("quote_requests").whereRaw("lower(email) = ?", ["erin.case@example.com"])).toEqual([]);
+    expect(await t.db("returning_links").pluck("email")).toEqual([other]);
 
     const address = erasedAddress("erin.case@example.com");
     expect(await t.db("orders").where({ reference: mine.order }).first()).toMatchObject({

@@ -153,6 +153,22 @@ describe("no live link token in a log line or a table", () => {
   });
 });
 
+describe("a 'Registered before?' link", () => {
+  it("is found in no log line and no table, before and after it is opened", async () => {
+    const asking = await newVisitor();
+    expect((await asking.form(`/events/${EVENT}/returning`, { email: "maya.one@example.com", from: "register" })).status).toBe(303);
+    for (let i = 0; i < 100 && !(await t.db("email_outbox").where({ kind: "returning_link" }).first()); i++) await new Promise((r) => setTimeout(r, 20));
+    await t.outbox.drain();
+    const [mail] = await t.db("email_outbox").where({ kind: "returning_link" });
+    const token = /\/returning\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, mail))![1]!;
+    const opened = await (await newVisitor()).get(`/returning/${token}`);
+    expect(opened.status).toBe(303);
+    const logs = logLines.join("\n");
+    expect(logs.includes(token)).toBe(false);
+    for (const [name, rows] of Object.entries(await everyTable())) expect(JSON.stringify(rows).includes(token), `token in ${name}`).toBe(false);
+  });
+});
+
 describe("e-mails sent before the outbox removed their links", () => {
   it("lose them to the migration: the link's secret, by its route, whatever its length", async () => {
     const { up } = await import("../../migrations/20261128000300_sent_email_links.ts");

@@ -146,6 +146,8 @@ export const UNSAFE_ROUTES: UnsafeRoute[] = [
   { method: "POST", path: "/api/events/1/stripe-payment-success", body: "json", fields: { paymentIntentId: { type: { kind: "paymentIntent" }, valid: "pi_unknown123" } } },
   // after payment: the manage link (an unknown token answers 404 after the CSRF check) and "Lost your confirmation?"
   { method: "POST", path: "/events/1/lost-confirmation", body: "form", fields: { email: email() } },
+  // "Registered before?": the link that fills in a form
+  { method: "POST", path: "/events/1/returning", body: "form", fields: { email: email(), from: choice("register") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/details", body: "form", fields: { version: line("1"), tShirtSize: choice("Large") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/cancel", body: "form", fields: { version: line("1"), scope: choice("all") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/upgrade", body: "form", fields: { version: line("1"), registrationType: choice("full") } },
@@ -183,6 +185,7 @@ export const DATA_TABLES = [
   "registration_days",
   "discount_codes",
   "discount_redemptions",
+  "returning_links",
   "coach_requests",
   "coach_request_days",
 ];

@@ -22,6 +22,8 @@ import type { DiscountView } from "../DiscountBox.tsx";
 import { DISCOUNT_TEXT } from "../../src/shared/discounts/rules.ts";
 import PaymentPanel, { REGISTRATION_TEXT, type DepositStep, type PaymentStep } from "./PaymentPanel.tsx";
 import { PaymentPlanChoice, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
+import { ReturningBox } from "../../components/ReturningFamily.tsx";
+import type { ReturningBoxProps } from "../../src/shared/registrations/returning.ts";
 
 /** The payment panel's types, for the pages and routes that render this widget. */
 export type { PaymentPanelProps, PaymentStep } from "./PaymentPanel.tsx";
@@ -41,6 +43,8 @@ export interface RegistrationStepsProps {
   payment: PaymentStep | null;
   /** The event's deposit policy: "Pay in full" beside "Pay today, then the balance" (null: none). */
   depositOffer?: DepositOffer | null;
+  /** "Registered before?" on step 1: the ask, or the note that a returning link filled the form in. */
+  returning?: ReturningBoxProps | null;
 }
 
 export default function RegistrationSteps(props: RegistrationStepsProps) {
@@ -60,6 +64,7 @@ export default function RegistrationSteps(props: RegistrationStepsProps) {
     <div className="registration-steps" ref={rootRef}>
       <StepsBar step={step} />
       <div className="registration-step">
+      {step === 1 && props.returning ? <ReturningBox {...props.returning} /> : null}
       {step === 1 ? (
         <FieldIdScope>
           <RegistrationForm {...props} values={values} onValues={setValues} onPayment={setPayment} />

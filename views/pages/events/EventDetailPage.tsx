@@ -9,6 +9,7 @@ import { COACH_MESSAGES } from "../../../src/shared/collegeCoachRequests/schemas
 import { Widget } from "../../components/Widget.tsx";
 import { WaitingListBlock } from "../../components/events/WaitingListBlock.tsx";
 import { LostConfirmation } from "../../components/LostConfirmation.tsx";
+import { ReturningBox } from "../../../components/ReturningFamily.tsx";
 import { useImageUrl } from "../../layout/imageUrl.ts";
 import { PaymentPlansLine, type DepositOffer } from "../../../components/PaymentPlanChoice.tsx";
 
@@ -218,6 +219,7 @@ export function EventDetailPage({ event, placesLeft, status, coachRegistration =
               </div>
             </dl>
           </section>
+          {status === "open" ? <ReturningBox eventId={event.id} from="event" /> : null}
           <LostConfirmation eventId={event.id} />
         </div>
       </div>

@@ -13,6 +13,7 @@ import type { Registration } from "../../core/registration.ts";
 import { placesOpen } from "../../waitlist/forSale.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { depositOfferOf } from "../../../../components/PaymentPlanChoice.tsx";
+import { returningBoxProps } from "./returningPrefill.tsx";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
 export function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
@@ -84,6 +85,7 @@ export function individualPages(deps: RegistrationRouteDeps) {
           errors,
           payment,
           depositOffer: depositOfferOf(event, deps.clock()),
+          returning: payment ? null : returningBoxProps(req, event, "register"),
         }}
       />
     );

@@ -9,6 +9,7 @@ import { isRegistered } from "../../core/states.ts";
 import { findByReference } from "../../core/tables/registrations.ts";
 import { confirmationContent, paymentReceivedContent } from "./confirmation.tsx";
 import { individualPages, valuesOf } from "./individualPage.tsx";
+import { individualPrefillValues } from "./returningPrefill.tsx";
 
 /**
  * GET /register/{id} (individual.routes.tsx): step 1 with the visitor's own registration, the payment step of a live
@@ -39,6 +40,6 @@ export function registerPage(deps: RegistrationRouteDeps, confirmation: (req: Re
       }
     }
     // Step 1: a new form, or the visitor's own registration again (Back keeps every value).
-    page(req, res, event, stepsWidget(req, event, own ? valuesOf(event, own) : {}, {}, null), { card: true });
+    page(req, res, event, stepsWidget(req, event, own ? valuesOf(event, own) : individualPrefillValues(req, event.id), {}, null), { card: true });
   };
 }

@@ -6,6 +6,7 @@ import type { Registration } from "../../core/registration.ts";
 import { ownReference, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { teamOf } from "../../core/tables/formHolds.ts";
 import { findByReference } from "../../core/tables/registrations.ts";
+import { teamPrefillValues } from "./returningPrefill.tsx";
 
 /** The coach's held team (this session's, still holding its places) and the form's values that start from it. */
 export function heldTeams(deps: RegistrationRouteDeps) {
@@ -21,7 +22,8 @@ export function heldTeams(deps: RegistrationRouteDeps) {
     const held = await heldTeam(req, eventId);
     // A waiting-list offer's hold has no athletes yet: one blank row per place held.
     if (held) return held.athletes.length > 0 ? teamValuesOf(teamOf(held)) : { ...teamValuesOf(teamOf(held)), athletes: Array.from({ length: held.places }, blankAthlete) };
-    return { formSessionId: (req.res!.locals.page as PageContext).newFormId(), coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
+    const formSessionId = (req.res!.locals.page as PageContext).newFormId();
+    return teamPrefillValues(req, eventId, formSessionId) ?? { formSessionId, coachInfo: blankCoach(), athletes: Array.from({ length: TEAM_START_ROWS }, blankAthlete) };
   }
 
   return { heldTeam, startValues };

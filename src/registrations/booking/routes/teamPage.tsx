@@ -13,6 +13,7 @@ import { TEAM_MINIMUM, TEAM_TEXT, type TeamFormValues } from "../../../shared/re
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { heldTeams } from "./teamHeld.ts";
 import { teamFormProps } from "./teamFormProps.ts";
+import { teamReturningParts } from "./returningPrefill.tsx";
 
 /** The team form's pages (team.tsx's handlers answer with them): the form with the coach's held team, or why a team cannot register now. */
 export function teamPages(deps: RegistrationRouteDeps) {
@@ -49,7 +50,7 @@ export function teamPages(deps: RegistrationRouteDeps) {
       return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.soldOut} message={TEAM_TEXT.notEnoughPlaces(left, TEAM_MINIMUM)} eventId={event.id} />, status);
     }
     const props = await teamFormProps(deps, req, res, { event, values, errors, held, now });
-    page(req, res, event, <Widget name="TeamForm" load="interaction" props={props} />, status);
+    page(req, res, event, <>{teamReturningParts(req, event)}<Widget name="TeamForm" load="interaction" props={props} /></>, status);
   }
 
   return { heldTeam, showForm, startValues };
