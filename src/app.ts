@@ -184,7 +184,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(compression({ threshold: 1024 }));
   app.use(staticFiles(config.isProduction));
   app.use(healthRoutes(db, redis, config.isProduction ? deps.gateway : undefined));
-  app.use(applePayDomainRoutes(config.applePayDomainFile));
+  if (config.applePayDomainFile) app.use(applePayDomainRoutes(config.applePayDomainFile));
   app.use(crawlerRoutes({ db, catalogue: deps.catalogue, publicUrl: config.publicUrl, logger }));
 
   // 4. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
