@@ -68,12 +68,13 @@ interface KeptPage {
 function keptPages(ttlMs: number, maxPages: number) {
   const pages = new Map<string, KeptPage>();
   return {
+    /** Whether a copy is kept for `key`, fresh or not (nothing else changes). */
+    has: (key: string) => pages.has(key),
     /**
      * The page for `key`. Once its time is up the first request gets nothing (it renders the page again) and the
      * requests that come while it renders get this copy, for at most another `ttlMs`: under load every request that
      * arrived at the expiry would otherwise render the page (and read the database) at once.
      */
-    has: (key: string) => pages.has(key),
     get(key: string): KeptPage | undefined {
       const page = pages.get(key);
       const now = Date.now();
