@@ -12,7 +12,7 @@ import type { JobQueue } from "./db/jobQueue.ts";
 import type { CatalogueSource } from "./catalogue/source.ts";
 import { loadAssets } from "./http/assets.ts";
 import { staticFiles } from "./http/staticFiles.ts";
-import { createSessionStore, DEVELOPMENT_SECRET, sessionMiddleware } from "./http/session.ts";
+import { createSessionStore, DEVELOPMENT_SECRET, SESSION_COOKIE, sessionMiddleware, sessionStoreReady } from "./http/session.ts";
 import { sameOriginOnly, securityHeaders } from "./http/security.ts";
 import { createCsrf } from "./http/csrf.ts";
 import { healthRoutes } from "./http/health.ts";
@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   const site = buildSite(config.brandName, { shipsStarting: config.shipsStartingDate });
   const assets = loadAssets();
   const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.https);
-  const pageCache = createPageCache({ ttlMs: config.pageCacheMs });
+  const pageCache = createPageCache({ ttlMs: config.pageCacheMs, csrf });
   // Kept pages show events and places left. An operator's change of events this process commits is shown at once;
   // places taken or given back (holds, payments, lapses, the waiting list) show within PAGE_CACHE_MS, as another
   // instance's do: in a rush every hold emptied the kept pages, and most families' pages were rendered again.
@@ -113,7 +113,17 @@ export function createApp(deps: AppDeps): Express {
     csrf,
     now,
   });
+  // Another process's change of events (an operator's command) empties this instance's kept events and pages first:
+  // heard over Redis, or read at most every 250 ms without it (src/events/version.ts).
+  const eventsVersion = watchEventsVersion({
+    db, redis, prefix: config.redis?.prefix, stale: () => {
+      eventCaches(db).events.invalidate();
+      pageCache.clear();
+    },
+  });
+  const sessionStore = createSessionStore(redis, config.redis?.prefix ?? "", logger);
   const app = express();
+  app.locals.eventsVersion = eventsVersion;
   // Prometheus metrics of this instance (src/metrics/); server.ts serves them on METRICS_PORT, never on the site's port.
   const metrics = instrument({ db, redis, now });
   app.locals.metrics = metrics;
@@ -159,47 +169,42 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  // 2. security headers; a kept page for a visitor without a session cookie, answered before anything it does not need
+  // (query log, compression: it comes gzipped from its kept parts, body parsers, session, page context)
+  app.use(securityHeaders(config.https));
+  app.use(noCookieOnPublicResponses);
+  app.use(pageCache.serveBeforeSession({ sessionCookie: SESSION_COOKIE, sessionStoreReady: sessionStoreReady(sessionStore), beforeServing: eventsVersion.check }));
+
   // A request that took a contended row lock logs its queries and lock times; development also each request's
   // number of queries (debug), and a warning for a query it runs twice.
   countRequestQueries(db);
   app.use(queryLog({ development: config.env === "development" }));
 
-  // 2. compression (pages and JSON; brotli at quality 4, gzip 6; built assets come precompressed), security headers, static files, health
+  // 3. compression (pages and JSON; brotli at quality 4, gzip 6; built assets come precompressed), static files, health
   app.use(compression({ threshold: 1024 }));
-  app.use(securityHeaders(config.https));
-  app.use(noCookieOnPublicResponses);
   app.use(staticFiles(config.isProduction));
   app.use(healthRoutes(db, redis, config.isProduction ? deps.gateway : undefined));
-  app.use(applePayDomainRoutes(config.applePayDomainFile));
+  if (config.applePayDomainFile) app.use(applePayDomainRoutes(config.applePayDomainFile));
   app.use(crawlerRoutes({ db, catalogue: deps.catalogue, publicUrl: config.publicUrl, logger }));
 
-  // 3. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
+  // 4. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
   app.use(stripeWebhookRoutes({ db, paymentCore, logger }));
   if (deps.gateway.offline && !config.isProduction) app.use(offlineStripeRoutes(deps.gateway.offline));
 
-  // 4. bodies, session, page context (the error page needs it), same-origin check, CSRF
+  // 5. bodies, session, page context (the error page needs it), same-origin check, CSRF
   app.use(express.json({ limit: "100kb" }));
   app.use(express.urlencoded({ extended: true, limit: "100kb", parameterLimit: 500 }));
-  app.use(sessionMiddleware(config, createSessionStore(redis, config.redis?.prefix ?? "", logger)));
+  app.use(sessionMiddleware(config, sessionStore));
   app.use(pageContext(pages));
   app.use(sameOriginOnly(config.publicUrl));
   app.use(requireSessionForWrites);
   // The one multipart body (a coach's school logo, in memory) is parsed here, so the CSRF check can read its `_csrf`.
   app.use(coaches.beforeCsrf);
   app.use(csrf.protect);
-  // Another process's change of events (an operator's command) empties this instance's kept events and pages first:
-  // heard over Redis, or read at most every 250 ms without it (src/events/version.ts).
-  const eventsVersion = watchEventsVersion({
-    db, redis, prefix: config.redis?.prefix, stale: () => {
-      eventCaches(db).events.invalidate();
-      pageCache.clear();
-    },
-  });
-  app.locals.eventsVersion = eventsVersion;
   app.use(eventsVersion.check);
   app.use(pageCache.serve);
 
-  // 5. features
+  // 6. features
   const forms = messageForms({ db, outbox: deps.outbox, brandInbox: config.mail.brandInbox, rateLimiter });
   app.use(homeRoutes({ site, db, forms, now }));
   app.use(customApparelRoutes({ forms }));
@@ -215,7 +220,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(checkoutRoutes({ orders, cartPage, rateLimiter, paymentLimit }));
   if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));
 
-  // 6. not found, errors
+  // 7. not found, errors
   app.use(notFound());
   app.use(errorHandler(logger, pages));
   return app;

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import { randomId } from "./randomIds.ts";
+import { cookieValue } from "./cookies.ts";
 
 /**
  * Stateless CSRF protection: a random visitor id in an HttpOnly cookie, and a token that is the HMAC of that id
@@ -31,14 +32,8 @@ export function createCsrf(secret: string, secure: boolean): Csrf {
   const cookieName = secure ? "__Host-vid" : "vid";
   const sign = (id: string) => createHmac("sha256", secret).update(`csrf:${id}`).digest("base64url");
   const visitorId = (req: Request): string | undefined => {
-    for (const part of (req.headers.cookie ?? "").split(";")) {
-      const eq = part.indexOf("=");
-      if (eq > 0 && part.slice(0, eq).trim() === cookieName) {
-        const value = part.slice(eq + 1).trim();
-        return ID.test(value) ? value : undefined;
-      }
-    }
-    return undefined;
+    const value = cookieValue(req, cookieName);
+    return value !== undefined && ID.test(value) ? value : undefined;
   };
   const sentToken = (req: Request): string | undefined => {
     const header = req.headers["x-csrf-token"];

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import type { Request, RequestHandler, Response } from "express";
-import type { PageContext } from "./render.tsx";
+import type { Csrf } from "./csrf.ts";
+import { cookieValue } from "./cookies.ts";
 import { CSRF_PLACEHOLDER, FORM_ID_PLACEHOLDER } from "./placeholders.ts";
 
 /**
@@ -17,6 +18,14 @@ import { CSRF_PLACEHOLDER, FORM_ID_PLACEHOLDER } from "./placeholders.ts";
  * hold what was cleared: it is not kept.
  */
 export interface PageCache {
+  /**
+   * Before the body parsers and the session: answers the GET of a visitor who sends no session cookie from a fresh
+   * copy, with only the CSRF cookie read (a new visitor's is set). Such a visitor has no state while the session store
+   * is up (express-session would make them a new, empty session), so `serve` would answer them the same copy; most
+   * page requests are theirs. `beforeServing` runs first when a copy is there (the events' version check, which may
+   * empty the cache).
+   */
+  serveBeforeSession(opts: { sessionCookie: string; sessionStoreReady: () => boolean; beforeServing: RequestHandler }): RequestHandler;
   /** Answers a stateless visitor's GET from a fresh copy, or lets the route render it (after the page context). */
   serve: RequestHandler;
   /** Keeps a page a route marked as the same for every stateless visitor (its HTML still holds the placeholder). */
@@ -59,6 +68,8 @@ interface KeptPage {
 function keptPages(ttlMs: number, maxPages: number) {
   const pages = new Map<string, KeptPage>();
   return {
+    /** Whether a copy is kept for `key`, fresh or not (nothing else changes). */
+    has: (key: string) => pages.has(key),
     /**
      * The page for `key`. Once its time is up the first request gets nothing (it renders the page again) and the
      * requests that come while it renders get this copy, for at most another `ttlMs`: under load every request that
@@ -152,17 +163,18 @@ function gzipped(page: KeptPage, fills: Buffer[]): Buffer {
 }
 
 /** A kept page with its own Cache-Control and, as any HTTP cache answers a kept response, its age in seconds (for tests and operators, the sign of a hit). */
-function sendKept(req: Request, res: Response, page: KeptPage): void {
+function sendKept(req: Request, res: Response, page: KeptPage, token: () => string): void {
   if (page.cacheControl) res.set("cache-control", page.cacheControl);
   res.set("age", String(Math.floor((Date.now() - page.rendered) / 1000)));
-  const fills = visitorFills(page, (res.locals.page as PageContext).visitorCsrfToken);
+  const fills = visitorFills(page, token);
   const length = page.parts.reduce((n, part) => n + part.length, 0) + fills.reduce((n, fill) => n + fill.length, 0);
   res.status(200).type("html").vary("Accept-Encoding");
   if (length >= GZIP_FROM_BYTES && req.acceptsEncodings("gzip", "identity") === "gzip") res.set("content-encoding", "gzip").send(gzipped(page, fills));
   else res.send(visitorBytes(page, fills));
 }
 
-export function createPageCache({ ttlMs, maxPages = 500 }: { ttlMs: number; maxPages?: number }): PageCache {
+/** `csrf` gives each answer its visitor's token (and a new visitor their cookie). */
+export function createPageCache({ ttlMs, maxPages = 500, csrf }: { ttlMs: number; maxPages?: number; csrf: Pick<Csrf, "token"> }): PageCache {
   // A route's own Cache-Control (registration pages: no-store) goes with its page; the rest is set on every request.
   const forStateless = keptPages(ttlMs, maxPages);
   const byState = keptPages(ttlMs, maxPages);
@@ -171,19 +183,33 @@ export function createPageCache({ ttlMs, maxPages = 500 }: { ttlMs: number; maxP
   let generation = 0;
   const keepable = (req: Request) => ttlMs > 0 && SAFE.has(req.method);
   const unchanged = (res: Response) => res.locals.pageCacheGeneration === undefined || res.locals.pageCacheGeneration === generation;
+  const send = (req: Request, res: Response, page: KeptPage) => sendKept(req, res, page, () => csrf.token(req, res));
   return {
+    serveBeforeSession: ({ sessionCookie, sessionStoreReady, beforeServing }) => (req, res, next) => {
+      if (ttlMs <= 0 || !SAFE.has(req.method) || cookieValue(req, sessionCookie) !== undefined || !sessionStoreReady()) return next();
+      const key = keyOf(req);
+      if (!forStateless.has(key)) return next();
+      beforeServing(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        const page = forStateless.get(key);
+        // Asked once per request: the first request after a copy's time is up renders it, so `serve` must not ask again.
+        res.locals.keptPageAsked = true;
+        if (!page) return next();
+        send(req, res, page);
+      });
+    },
     serve: (req, res, next) => {
       res.locals.pageCacheGeneration = generation;
-      const page = ttlMs > 0 && isStateless(req) ? forStateless.get(keyOf(req)) : undefined;
+      const page = ttlMs > 0 && res.locals.keptPageAsked !== true && isStateless(req) ? forStateless.get(keyOf(req)) : undefined;
       if (!page) return next();
-      sendKept(req, res, page);
+      send(req, res, page);
     },
     keep: (req, res, html) => {
       if (keepable(req) && unchanged(res) && isStateless(req)) forStateless.set(keyOf(req), res, html);
     },
     answerKept: (req, res, key) => {
       const page = keepable(req) ? byState.get(stateKey(req, key)) : undefined;
-      if (page) sendKept(req, res, page);
+      if (page) send(req, res, page);
       return page !== undefined;
     },
     keepAs: (req, res, key, html) => {

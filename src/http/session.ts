@@ -13,6 +13,9 @@ export const DEVELOPMENT_SECRET = "embedded-default-development-secret";
 
 const TWO_WEEKS_S = 14 * 24 * 60 * 60;
 
+/** The session's cookie: a request without it has no state (express-session gives it a new, empty session). */
+export const SESSION_COOKIE = "sid";
+
 /** The session store: Redis when configured, an in-process store otherwise (embedded default). */
 export function createSessionStore(redis: Redis | undefined, prefix: string, logger: Logger): Store {
   if (!redis) {
@@ -31,9 +34,20 @@ export function createSessionStore(redis: Redis | undefined, prefix: string, log
   return store;
 }
 
+/**
+ * Whether express-session gives requests a session: it follows the store's "connect" and "disconnect" events, as
+ * express-session does (a store that is down leaves requests without one, and pages show the session notice).
+ */
+export function sessionStoreReady(store: Store): () => boolean {
+  let ready = true;
+  store.on("disconnect", () => (ready = false));
+  store.on("connect", () => (ready = true));
+  return () => ready;
+}
+
 export function sessionMiddleware(config: Config, store: Store): RequestHandler {
   const middleware = session({
-    name: "sid",
+    name: SESSION_COOKIE,
     genid: () => randomId(24),
     store,
     secret: config.sessionSecret ?? DEVELOPMENT_SECRET,

@@ -6,12 +6,14 @@
  * from a bare Express server and measures that too. Prints the table, writes bench/results.json (the
  * `http` part; `npm run bench:browser` writes the `browser` part) and exits 1 when a budget is broken.
  *
- *   npm run bench [-- --embedded] [-- --duration 5] [-- /path ...]
+ *   npm run bench [-- --embedded] [-- --duration 5] [-- --requests 5000] [-- /path ...]
  *   BENCH_DATABASE_URL (default mysql://root@127.0.0.1:3306), BENCH_REDIS_URL (default redis://127.0.0.1:6379)
  *
  * Requests carry no Accept-Encoding, so both servers send the same uncompressed bytes.
  * Each server's CPU time per request (from /proc, on Linux) is printed beside its throughput: on a machine other
- * work shares, the ratio of the two servers' CPU time per request still says what the page costs.
+ * work shares, the ratio of the two servers' CPU time per request still says what the page costs. `--requests N`
+ * measures each server by N requests instead of a duration: the CPU figure of a change on a machine that is not quiet.
+ * `--cpu-prof` runs the site with V8's profiler and prints where its CPU time went while it was measured (give one path).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -20,13 +22,20 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { BENCH_PAGES, PUBLIC_URL, proxyHeaders, startBenchSite, writeResults } from "./site.ts";
+import { profileSummary } from "./rushMetrics.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const args = process.argv.slice(2);
 const embedded = args.includes("--embedded");
 const durationArg = args.indexOf("--duration");
 const duration = durationArg >= 0 ? Number(args[durationArg + 1]) : 5;
-const onlyPaths = args.filter((a, i) => a.startsWith("/") && args[i - 1] !== "--duration");
+const requestsArg = args.indexOf("--requests");
+const requests = requestsArg >= 0 ? Number(args[requestsArg + 1]) : undefined;
+const onlyPaths = args.filter((a) => a.startsWith("/"));
+const profileDir = args.includes("--cpu-prof") ? path.join(root, "var/bench-pages/profile") : undefined;
+/** The site's measurements on the profile's clock (process.hrtime, microseconds). */
+const siteWindows: { fromUs: number; toUs: number }[] = [];
+const clockUs = () => Number(process.hrtime.bigint() / 1000n);
 const CONNECTIONS = 50;
 /**
  * A page kept for visitors without state (answered with an Age header) at least 0.8 of static and no statement on
@@ -92,10 +101,12 @@ function startStatic(dir: string): Promise<{ url: string; pid: number | undefine
 
 async function measure(url: string, headers: Record<string, string>, seconds: number, pid: number | undefined) {
   const cpuBefore = cpuMicros(pid);
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  const fromUs = clockUs();
+  const r = await autocannon({ url, connections: CONNECTIONS, ...(requests ? { amount: requests } : { duration: seconds }), headers });
   const cpuAfter = cpuMicros(pid);
+  const window = { fromUs, toUs: clockUs() };
   const cpuMicrosPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && r.requests.total > 0 ? Math.round((cpuAfter - cpuBefore) / r.requests.total) : null;
-  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, requests: r.requests.total, cpuMicrosPerRequest };
+  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, requests: r.requests.total, cpuMicrosPerRequest, window };
 }
 
 interface Row {
@@ -113,7 +124,8 @@ interface Row {
   broken: string[];
 }
 
-const site = await startBenchSite({ embedded });
+if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
+const site = await startBenchSite({ embedded, nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : undefined });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-static-"));
 const rows: Row[] = [];
 const problems: string[] = [];
@@ -150,6 +162,7 @@ try {
       const statementsBefore = site.statements();
       const app = await measure(`${base}${page.path}`, headers, duration, site.pid);
       const statementsAfter = site.statements();
+      siteWindows.push(app.window);
       // Beyond what the timers sent when idle, per request.
       const statementsPerRequest = statementsBefore !== undefined && statementsAfter !== undefined ? Math.max(0, statementsAfter - statementsBefore - idleStatements) / Math.max(1, app.requests) : null;
       if (!page.cart) anonymousGets += warm.requests.total + app.requests;
@@ -193,6 +206,18 @@ console.log(`\n${table}\n`);
 if (sessionCheck) {
   const s = sessionCheck;
   console.log(`Redis keys of this run: ${s.keysBefore} before and ${s.keysAfter} after ${s.anonymousGets.toLocaleString("en-US")} anonymous GETs; sessions: ${s.sessionsBefore}, then ${s.sessionsAfterCartAdd} after one more visitor added to the cart`);
+}
+
+if (profileDir && siteWindows.length) {
+  const window = { fromUs: siteWindows[0]!.fromUs, toUs: siteWindows.at(-1)!.toUs };
+  for (const file of fs.readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"))) {
+    const p = profileSummary(path.join(profileDir, file), root, window);
+    const perRequest = (ms: number) => `${Math.round((ms * 1000) / rows.reduce((n, r) => n + r.app.requests, 0))} µs/req`;
+    console.log(`CPU profile of the site while measured (${path.relative(root, path.join(profileDir, file))}): ${perRequest(p.totalMs)}; by the package or app code that ran it:`);
+    for (const [place, ms] of p.byCaller) console.log(`  ${place.padEnd(40)} ${perRequest(ms)}`);
+    console.log("the costliest functions (self time):");
+    for (const [fn, ms] of p.byFunction) console.log(`  ${perRequest(ms).padStart(12)}  ${fn}`);
+  }
 }
 
 writeResults(root, "http", {

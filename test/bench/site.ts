@@ -55,7 +55,8 @@ export interface BenchSite {
   stop(): Promise<void>;
 }
 
-export async function startBenchSite({ embedded }: { embedded: boolean }): Promise<BenchSite> {
+/** `nodeArgs` go before the server's script (e.g. `--cpu-prof`). */
+export async function startBenchSite({ embedded, nodeArgs }: { embedded: boolean; nodeArgs?: string[] }): Promise<BenchSite> {
   const runId = randomBytes(4).toString("hex");
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-"));
   let admin: mysql.Connection | undefined;
@@ -115,7 +116,7 @@ export async function startBenchSite({ embedded }: { embedded: boolean }): Promi
   };
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(env);
+    server = await startServer(env, { nodeArgs });
   } catch (err) {
     await cleanUp();
     throw err;

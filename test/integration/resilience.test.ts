@@ -36,7 +36,8 @@ describe.runIf(backend === "mysql")("when Redis or MySQL stops", () => {
     const mysqlUrl = new URL(process.env.TEST_DATABASE_URL!);
     redisProxy = await startTcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
     mysqlProxy = await startTcpProxy({ host: mysqlUrl.hostname, port: Number(mysqlUrl.port || 3306) });
-    t = await createTestApp({}, { viaPorts: { database: mysqlProxy.port, redis: redisProxy.port } });
+    // Pages kept: a kept page must not hide the session notice while Redis is away.
+    t = await createTestApp({ PAGE_CACHE_MS: "60000" }, { viaPorts: { database: mysqlProxy.port, redis: redisProxy.port } });
   });
 
   afterAll(async () => {
@@ -49,11 +50,17 @@ describe.runIf(backend === "mysql")("when Redis or MySQL stops", () => {
 
   it("keeps rendering pages, answers writes with 503 and readyz names Redis, then recovers without a restart", async () => {
     const before = await visitor(t.app);
+    // Kept per origin: supertest gives every request its own port, so one Host for all.
+    const about = () => request(t.app).get("/about").set("host", "shop.test");
+    await about().expect(200);
+    expect((await about().expect(200)).headers.age).toBeDefined();
     await redisProxy.down();
     await until(async () => !t.redis!.isReady);
 
-    const page = await timed(request(t.app).get("/about"));
+    // A visitor without a session cookie is answered before the session middleware only while the store is up.
+    const page = await timed(about());
     expect(page.value.status).toBe(200);
+    expect(page.value.headers.age).toBeUndefined();
     expect(textOf(page.value.text)).toContain(SESSION_DOWN_NOTICE);
     expect(page.ms).toBeLessThan(scaledMs(2000));
 
