@@ -95,7 +95,7 @@ export const SIBLING_FIELDS = ["registrationType", "firstName", "lastName", "gra
 /** The values after the no-JavaScript form's add or remove button: one more athlete, or athlete N taken out and the later ones moved up. */
 export function applySiblingIntent(values: Record<string, string>, intent: string, dayCount: number): Record<string, string> {
   const n = siblingCount(values) ?? 0;
-  const next = { ...values };
+  const { [SIBLING_INTENT_FIELD]: _intent, ...next } = values;
   if (intent === "add-sibling") {
     if (n + 1 < MAX_SIBLINGS) next[SIBLINGS_FIELD] = String(n + 1);
     return next;
@@ -114,3 +114,15 @@ export function applySiblingIntent(values: Record<string, string>, intent: strin
   next[SIBLINGS_FIELD] = String(n - 1);
   return next;
 }
+
+/** One athlete of a family as the payment step, the e-mail and the manage page list it. */
+export interface FamilyLineView {
+  name: string;
+  packageLabel: string;
+  days: string[];
+  listCents: number;
+  siblingDiscountCents: number;
+}
+
+/** The sibling discount of a family's lines, summed. */
+export const familyDiscountCents = (lines: readonly FamilyLineView[]) => lines.reduce((a, l) => a + l.siblingDiscountCents, 0);
