@@ -6,7 +6,7 @@ import { packageName } from "../../../shared/registrations/packages.ts";
 import type { IndividualRegistration } from "../../../shared/registrations/rules.ts";
 import { discountOf } from "../../core/money/codes.ts";
 import { amountDueNow, chosenPlan, depositCoveredNotice, depositStep } from "../../core/money/deposit.ts";
-import { familyLines } from "../../core/money/paymentStep.ts";
+import { familyLines } from "../../core/family.ts";
 import { remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { holdIndividual, type HoldOutcome } from "../hold.ts";
 

@@ -1,10 +1,10 @@
 import type { EventDetail } from "../../../shared/events/types.ts";
 import { packageName } from "../../../shared/registrations/packages.ts";
-import type { FamilyLineView } from "../../../shared/registrations/siblings.ts";
 import type { PaymentStep } from "../../../../widgets/islands/RegistrationSteps.tsx";
 import type { Registration } from "../registration.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import { discountOf } from "./codes.ts";
+import { familyLines } from "../family.ts";
 import { amountDueNow, depositCoveredNotice, depositStep } from "./deposit.ts";
 
 /** Step 2's data; `clientSecret` is null when a code made the registration free (no PaymentIntent). */
@@ -22,16 +22,4 @@ export async function paymentStep(deps: RegistrationDeps, event: EventDetail, r:
     days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),
     family: familyLines(event, r),
   };
-}
-
-/** A family's athletes, each with its own package, days, price and sibling discount; null for one athlete and a team. */
-export function familyLines(event: EventDetail, r: Registration): FamilyLineView[] | null {
-  if (r.kind !== "individual" || !r.athletes.some((a) => a.family)) return null;
-  return r.athletes.map((a) => ({
-    name: `${a.firstName} ${a.lastName}`,
-    packageLabel: packageName(a.family?.packageCode ?? r.packageCode),
-    days: event.days.filter((d) => (a.family?.dayIds ?? r.dayIds).includes(d.id)).map((d) => d.label),
-    listCents: a.family?.listPriceCents ?? r.listPriceCents,
-    siblingDiscountCents: a.family?.siblingDiscountCents ?? 0,
-  }));
 }

@@ -82,7 +82,7 @@ describe("two siblings in one registration", () => {
     const roster = await t.db("registration_roster").where({ reference }).orderBy("athlete_name");
     expect(roster.map((r) => [r.athlete_name, r.package, r.days, Number(r.sibling_discount), r.status])).toEqual([
       ["Ana Reyes", "2 Days", "Saturday, June 5, Sunday, June 6", 23.8, "paid"],
-      ["Jordan Reyes", "Full Event", "Saturday, June 5, Sunday, June 6, Monday, June 7", 0, "paid"],
+      ["Jordan Reyes", "Full Camp (3 Days)", "Saturday, June 5, Sunday, June 6, Monday, June 7", 0, "paid"],
     ]);
   });
 
