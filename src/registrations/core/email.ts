@@ -1,5 +1,5 @@
 import { attendedDayIdsOf, familyLines } from "./family.ts";
-import { familyDiscountCents, SIBLING_TEXT, type FamilyLineView } from "../../shared/registrations/siblings.ts";
+import { familyFactRows } from "../../shared/registrations/siblings.ts";
 import { createEvents, type DateArray } from "ics";
 import type { Site } from "../../shared/site.ts";
 import type { OutgoingEmail } from "../../email/outbox.ts";
@@ -93,7 +93,7 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
     ["Time", eventHoursText(event)],
     ["Location", event.location],
     ...(family
-      ? familyFacts(family)
+      ? familyFactRows(family)
       : ([
           ["Package", registration.packageLabel],
           ["Days", days.join(", ")],
@@ -112,15 +112,6 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
     ...(registration.guardianMissing ? { rosterText: [guardianAsk(athlete.firstName), ""], rosterHtml: `<p><strong>${escapeHtml(guardianAsk(athlete.firstName))}</strong></p>` } : {}),
     manageUrl,
   });
-}
-
-/** Each athlete of a family with its package, days and price, then the sibling discount. */
-function familyFacts(lines: FamilyLineView[]): Fact[] {
-  const off = familyDiscountCents(lines);
-  return [
-    ...lines.map((l, i): Fact => [SIBLING_TEXT.heading(i + 1), `${l.name}: ${l.packageLabel}${l.days.length ? ` (${l.days.join(", ")})` : ""}, ${formatPrice(l.listCents)}`]),
-    ...(off > 0 ? [[SIBLING_TEXT.discountLine, `-${formatPrice(off)}`] as Fact] : []),
-  ];
 }
 
 /** An individual registered without a parent or guardian contact (the spec's request has none): asked for, as a waiver is. */

@@ -23,3 +23,6 @@ export function attendedDayIdsOf(r: Registration): number[] {
   if (family.length === 0) return r.dayIds;
   return [...new Set(family.flatMap((a) => a.family!.dayIds))];
 }
+
+/** Siblings registered together: each athlete has its own package and days. */
+export const isFamily = (r: Registration) => r.kind === "individual" && r.athletes.some((a) => a.family);

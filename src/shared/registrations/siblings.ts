@@ -69,6 +69,7 @@ export const SIBLING_TEXT = {
   hint: `Brothers and sisters register together: up to ${MAX_SIBLINGS} athletes, one payment.`,
   tooMany: `Up to ${MAX_SIBLINGS} athletes of one family can register together.`,
   discountLine: "Sibling discount",
+  packageByRequest: "Each athlete of a family has its own package and days: write to us to change them.",
   total: "Total",
 } as const;
 
@@ -126,3 +127,12 @@ export interface FamilyLineView {
 
 /** The sibling discount of a family's lines, summed. */
 export const familyDiscountCents = (lines: readonly FamilyLineView[]) => lines.reduce((a, l) => a + l.siblingDiscountCents, 0);
+
+/** A family as label and text rows (the e-mail's facts, the manage page's): each athlete's package, days and price, then the discount. */
+export function familyFactRows(lines: readonly FamilyLineView[]): [string, string][] {
+  const off = familyDiscountCents(lines);
+  return [
+    ...lines.map((l, i): [string, string] => [SIBLING_TEXT.heading(i + 1), `${l.name}: ${l.packageLabel}${l.days.length ? ` (${l.days.join(", ")})` : ""}, ${formatPrice(l.listCents)}`]),
+    ...(off > 0 ? [[SIBLING_TEXT.discountLine, `-${formatPrice(off)}`] as [string, string]] : []),
+  ];
+}

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { bookingApp } from "./helpers.ts";
 import { textOf, visitor } from "../../../support/http.ts";
+import { sentText } from "../../../support/mail.ts";
+import { placesLeft } from "../../../../src/events/repository.ts";
 
 /** Siblings in one registration (issue 43): one guardian, one payment, one place each, the sibling discount from the second athlete. */
 const t = bookingApp();
@@ -161,5 +163,63 @@ describe("the form without JavaScript", () => {
     // Back shows both athletes again.
     const back = await v.get("/register/2?step=1");
     expect(back.text).toContain('value="Ana"');
+  });
+});
+
+/** A paid family of two for event 2 (Jordan full $299, Ana 2 days $238 less the discount); its manage link from the e-mail. */
+async function paidFamily(discount: [string, number]) {
+  await setSiblingDiscount(2, ...discount);
+  const v = await visitor(t.app);
+  const res = await apiStart(v, 2, { ...SISTER });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const reference = res.body.registrationId as string;
+  const intentId = intentIdOf(res.body.clientSecret);
+  expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+  expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
+  const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" }).first();
+  const link = /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email));
+  return { v, reference, path: `/my-registration/${link![1]}` };
+}
+
+const refundsOf = async (reference: string) =>
+  t.db("payment_refunds as f").join("payments as p", "p.id", "f.payment_id").where("p.reference", reference).orderBy("f.id").select("f.amount_cents", "f.request_key");
+
+describe("a family once paid", () => {
+  it("shows each athlete and the sibling discount on the manage page, and offers no package change", async () => {
+    const { v, path } = await paidFamily(["fixed", 2500]);
+    const page = textOf((await v.get(path)).text);
+    for (const part of ["Jordan Reyes and Ana Reyes", "Athlete 1 Jordan Reyes: Full Event", "Athlete 2 Ana Reyes: 2 Days (Saturday, June 5, Sunday, June 6), $238.00", "Sibling discount -$25.00", "Amount paid $512.00"]) expect(page).toContain(part);
+    expect(page).not.toContain("Choose a bigger package");
+    expect(page).not.toContain("not given yet");
+  });
+
+  it("cancels one athlete with a refund of its own share, never more; the rest of the family stays", async () => {
+    const { v, reference, path } = await paidFamily(["percent", 10]);
+    const left = await placesLeft(t.db, 2, new Date());
+    const cancel = await v.get(`${path}/cancel`);
+    const text = textOf(cancel.text);
+    expect(text).toContain("Ana Reyes: $214.20 back");
+    expect(text).toContain("Jordan Reyes: $299.00 back");
+    const version = /name="version" value="(\d+)"/.exec(cancel.text)![1]!;
+    const res = await v.form(`${path}/cancel`, { version, scope: "athlete", athlete: "2" });
+    expect(res.status).toBe(303);
+    const row = await t.db("registrations").where({ reference }).first();
+    expect(row).toMatchObject({ status: "paid", places: 1 });
+    expect(await placesLeft(t.db, 2, new Date())).toBe(left + 1);
+    // Her share: $238.00 less 10% = $214.20, not half of the $513.20 paid.
+    expect((await refundsOf(reference)).map((r) => r.amount_cents)).toEqual([21420]);
+    const ana = await t.db("registration_athletes").where({ registration_id: row.id, position: 2 }).first();
+    expect(ana.withdrawn_at).not.toBeNull();
+    expect(ana.withdrawal_refund_cents).toBe(21420);
+
+    // The same post again (a second tab) refunds nothing more; the last athlete goes only with the whole registration.
+    expect((await v.form(`${path}/cancel`, { version, scope: "athlete", athlete: "2" })).status).toBe(409);
+    const again = await v.get(`${path}/cancel`);
+    const v2 = /name="version" value="(\d+)"/.exec(again.text)![1]!;
+    expect((await v.form(`${path}/cancel`, { version: v2, scope: "athlete", athlete: "1" })).status).toBe(409);
+    expect((await v.form(`${path}/cancel`, { version: v2, scope: "all" })).status).toBe(303);
+    const refunds = (await refundsOf(reference)).map((r) => r.amount_cents);
+    expect(refunds).toEqual([21420, 29900]);
+    expect(refunds.reduce((a, b) => a + b, 0)).toBe(51320);
   });
 });
