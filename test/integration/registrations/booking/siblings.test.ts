@@ -3,6 +3,8 @@ import { bookingApp } from "./helpers.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
+import { Writable } from "node:stream";
+import { ROSTER_COLUMNS, runExport } from "../../../../src/cli/export.ts";
 
 /** Siblings in one registration (issue 43): one guardian, one payment, one place each, the sibling discount from the second athlete. */
 const t = bookingApp();
@@ -86,6 +88,13 @@ describe("two siblings in one registration", () => {
       ["Ana Reyes", "2 Days", "Saturday, June 5, Sunday, June 6", 23.8, "paid"],
       ["Jordan Reyes", "Full Camp (3 Days)", "Saturday, June 5, Sunday, June 6, Monday, June 7", 0, "paid"],
     ]);
+
+    // The export (npm run export -- registrations): the same rows, the sibling discount in its own column.
+    let csv = "";
+    await runExport(t.db, { name: "registrations", eventId: 2 }, new Writable({ write: (c: Buffer, _e, done) => ((csv += c.toString("utf8")), done()) }));
+    const ana = csv.split("\r\n").find((line) => line.startsWith(`${reference},`) && line.includes("Ana Reyes"))!.split(",");
+    expect(ana.at(ROSTER_COLUMNS.indexOf("sibling_discount") - ROSTER_COLUMNS.length)).toBe("23.80");
+    expect(csv.split("\r\n")[0]).toContain(",sibling_discount");
   });
 
   it("leaves the spec's one-athlete request as it was: one place, the package price, no discount", async () => {
