@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { e2eDb, launchBrowser, MOBILE, newVisit, sentMails } from "../support/browser.ts";
+import { e2eDb, launchBrowser, MOBILE, newVisit, seriousA11yViolations, sentMails } from "../support/browser.ts";
 import { fillCard, fillRegistrationStep1, formStarted } from "../support/registrationForm.ts";
 import { scaledMs } from "../support/timeouts.ts";
 import { bumpEventsVersion } from "../../src/events/version.ts";
@@ -63,6 +63,7 @@ describe("two siblings on one registration", () => {
     // Step 1: each athlete's price, the sibling discount and the total.
     expect(await page.getByTestId("sibling-discount").first().textContent()).toBe("-$25.00");
     expect(await page.getByTestId("family-total").textContent()).toBe("$473.00");
+    expect(await seriousA11yViolations(page), "axe").toEqual([]);
     await page.getByRole("button", { name: "Proceed to Payment" }).click();
     await page.getByRole("heading", { name: "Order Summary" }).waitFor();
     expect(await page.getByTestId("family-athlete").allInnerTexts()).toEqual([expect.stringContaining("Jordan Sibling"), expect.stringContaining("Ana Sibling")]);
@@ -80,7 +81,7 @@ describe("two siblings on one registration", () => {
     const athletes = await e2eDb()("registration_athletes").where({ registration_id: registration.id }).orderBy("position").pluck("first_name");
     expect(athletes).toEqual(["Jordan", "Ana"]);
     await expect.poll(() => sentMails().filter((m) => m.includes(registration.reference) && m.includes("Ana Sibling")).length, { timeout: scaledMs(15_000) }).toBeGreaterThan(0);
-    expect(problems).toEqual([]);
+    expect(problems, "console").toEqual([]);
     await context.close();
   }, scaledMs(90_000));
 
