@@ -2,12 +2,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import { bookingApp } from "./helpers.ts";
 import { textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
+import { insertCode } from "../../../../src/discounts/repository.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { Writable } from "node:stream";
 import { ROSTER_COLUMNS, runExport } from "../../../../src/cli/export.ts";
 
 /** Siblings in one registration (issue 43): one guardian, one payment, one place each, the sibling discount from the second athlete. */
-const t = bookingApp();
+const t = bookingApp({
+  async setup(app) {
+    await insertCode(app.db, { code: "FAMILY10", type: "fixed", value: 1000, eventId: null, kind: "both", maxRedemptions: 1, startsAt: null, expiresAt: null }, new Date());
+  },
+});
 
 const ATHLETE = {
   firstName: "Jordan",
@@ -124,6 +129,29 @@ describe("two siblings in one registration", () => {
     const back = await apiStart(v, 2, { siblings: "0" }, formSessionId);
     expect(back.body.amount).toBe(299);
     expect(await t.db("registrations").where({ reference: one.body.registrationId }).first()).toMatchObject({ places: 1, amount_cents: 29900 });
+  });
+
+  it("takes both the sibling discount and a code: the code on the family's total after the discount, its one use held", async () => {
+    await setSiblingDiscount(2, "fixed", 2500);
+    const v = await visitor(t.app);
+    const res = await apiStart(v, 2, { ...SISTER, discountCode: "FAMILY10" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // $299 + $238 - $25 (sibling) = $512, less the code's $10 = $502.
+    expect(res.body.amount).toBe(502);
+    expect(res.body.discount).toMatchObject({ code: "FAMILY10" });
+    expect(await t.db("registrations").where({ reference: res.body.registrationId }).first()).toMatchObject({ list_price_cents: 51200, amount_cents: 50200 });
+    // The code's one use is this family's: another family is refused it.
+    const other = await apiStart(await visitor(t.app), 2, { ...SISTER, discountCode: "FAMILY10" });
+    expect(other.status).toBe(422);
+  });
+
+  it("charges the event's deposit per athlete: two deposits now, the balance later", async () => {
+    await setSiblingDiscount(2, "fixed", 2500);
+    const v = await visitor(t.app);
+    const res = await apiStart(v, 2, { ...SISTER, paymentPlan: "deposit" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ amount: 150, deposit: { totalCents: 51200, balanceCents: 51200 - 15000 } });
+    expect(await t.db("registrations").where({ reference: res.body.registrationId }).first()).toMatchObject({ places: 2, payment_plan: "deposit", deposit_cents: 15000 });
   });
 
   it("takes a family's places all or none: two siblings for the last place are refused and hold nothing", async () => {
