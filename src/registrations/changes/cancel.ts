@@ -108,7 +108,8 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     const after = (await findByReference(trx, r.reference))!;
     const receiptOf = athlete ? { ...after, kind: "individual" as const, athletes: [athlete] } : after;
     await enqueueEmail(trx, registrationCanceledEmail(deps.site, event, receiptOf, { cents: refundCents, percent: quote.percent, paidCents: quote.partCents, parts: refundParts }, now));
-    if (athlete) await enqueueEmail(trx, athleteWithdrawnEmail(deps.site, event, after, athlete, now, athlete.age === null || athlete.age < ADULT_AGE));
+    // A team athlete's family hears from us; a sibling's family is the payer, and the receipt above is theirs.
+    if (athlete && !family) await enqueueEmail(trx, athleteWithdrawnEmail(deps.site, event, after, athlete, now, athlete.age === null || athlete.age < ADULT_AGE));
     return { registration: after, refundCents, percent: quote.percent };
   });
   deps.outbox.wake();

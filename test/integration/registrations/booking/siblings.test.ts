@@ -249,6 +249,11 @@ describe("a family once paid", () => {
     expect(ana.withdrawn_at).not.toBeNull();
     expect(ana.withdrawal_refund_cents).toBe(21420);
 
+    // One e-mail: the receipt to the guardian, naming Ana and her share.
+    const receipts = await t.db("email_outbox").where({ reference: `registration:${reference}` }).whereIn("kind", ["registration_canceled", "registration_athlete_withdrawn"]);
+    expect(receipts.map((e) => [e.kind, e.to_address])).toEqual([["registration_canceled", "maria@example.com"]]);
+    expect(receipts[0].text_body).toContain("Ana Reyes");
+
     // The same post again (a second tab) refunds nothing more; the last athlete goes only with the whole registration.
     expect((await v.form(`${path}/cancel`, { version, scope: "athlete", athlete: "2" })).status).toBe(409);
     const again = await v.get(`${path}/cancel`);
