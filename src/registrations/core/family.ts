@@ -1,6 +1,8 @@
 import type { EventDetail } from "../../shared/events/types.ts";
 import { packageName } from "../../shared/registrations/packages.ts";
 import type { FamilyLineView } from "../../shared/registrations/siblings.ts";
+import type { SiblingEntry } from "../../shared/registrations/rules.ts";
+import type { PackageCode } from "../../shared/registrations/packages.ts";
 import type { Registration } from "./registration.ts";
 
 /** Siblings registered together (src/shared/registrations/siblings.ts): how the pages and e-mails list a family. */
@@ -26,3 +28,23 @@ export function attendedDayIdsOf(r: Registration): number[] {
 
 /** Siblings registered together: each athlete has its own package and days. */
 export const isFamily = (r: Registration) => r.kind === "individual" && r.athletes.some((a) => a.family);
+
+/** Athletes 2 to 4 of a family as the form's entries (Back from step 2 shows them again). */
+export function siblingsOf(r: Registration): SiblingEntry[] {
+  return r.athletes.slice(1).flatMap((a) =>
+    a.family
+      ? [{
+          registrationType: a.family.packageCode as PackageCode,
+          dayIds: a.family.dayIds,
+          firstName: a.firstName,
+          lastName: a.lastName,
+          grade: a.grade ?? "",
+          gender: (a.gender ?? "") as SiblingEntry["gender"],
+          schoolName: a.schoolName ?? "",
+          clubName: a.clubName ?? undefined,
+          tShirtSize: (a.shirtSize ?? undefined) as SiblingEntry["tShirtSize"],
+          specialRequirements: a.specialRequirements ?? undefined,
+        }]
+      : [],
+  );
+}
