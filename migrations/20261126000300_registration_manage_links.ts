@@ -66,18 +66,23 @@ export async function down(knex: Knex): Promise<void> {
  * `athleteStatus` an athlete withdrawn from a team reads `withdrawn` while the rest of the team stays `paid`, and with
  * `missing` (20261127000300) a column says what a team athlete's family still has to do, and with `balances`
  * (20261201000210) a deposit registration's deposit paid, balance owed and due date; with `guardianMissing`
- * (20261202000300) `missing` also names an individual's parent or guardian contact still to be given. Later migrations that change
+ * (20261202000300) `missing` also names an individual's parent or guardian contact still to be given; with `siblings`
+ * (20261203000100) a family athlete's own package, days and sibling discount. Later migrations that change
  * the view call this, so its SQL is written once from here on.
  */
 export async function replaceRoster(
   knex: Knex,
-  { athleteStatus, missing = false, balances = false, guardianMissing = false }: { athleteStatus: boolean; missing?: boolean; balances?: boolean; guardianMissing?: boolean },
+  { athleteStatus, missing = false, balances = false, guardianMissing = false, siblings = false }: { athleteStatus: boolean; missing?: boolean; balances?: boolean; guardianMissing?: boolean; siblings?: boolean },
 ): Promise<void> {
   const mysql = knex.client.config.client === "mysql2";
   // SQLite before 3.44 has no ORDER BY inside group_concat: the days are ordered in a subquery instead.
   const days = mysql
     ? "(select group_concat(d.label order by d.sort_order separator ', ') from registration_days rd join event_days d on d.id = rd.event_day_id where rd.registration_id = r.id)"
     : "(select group_concat(label, ', ') from (select d.label as label from registration_days rd join event_days d on d.id = rd.event_day_id where rd.registration_id = r.id order by d.sort_order))";
+  // A family athlete's own days (registration_athletes.day_ids, comma-separated ids).
+  const athleteDays = mysql
+    ? "(select group_concat(d.label order by d.sort_order separator ', ') from event_days d where find_in_set(d.id, a.day_ids) > 0)"
+    : "(select group_concat(label, ', ') from (select d.label as label from event_days d where instr(',' || a.day_ids || ',', ',' || d.id || ',') > 0 order by d.sort_order))";
   const dollars = (col: string) => (mysql ? `cast(${col} / 100 as decimal(10, 2))` : `printf('%.2f', ${col} / 100.0)`);
   const fullName = (a: string, b: string) => (mysql ? `concat(${a}, ' ', ${b})` : `${a} || ' ' || ${b}`);
   const time = (col: string) => (mysql ? col : `datetime(${col} / 1000, 'unixepoch')`);
@@ -96,8 +101,8 @@ export async function replaceRoster(
       a.school_name as school,
       a.club_name as club,
       a.shirt_size as shirt_size,
-      r.package_label as package,
-      ${days} as days,
+      ${siblings ? "coalesce(a.package_label, r.package_label)" : "r.package_label"} as package,
+      ${siblings ? `case when a.day_ids is not null then ${athleteDays} else ${days} end` : days} as days,
       ${dollars("r.amount_paid_cents")} as amount_paid,
       dc.code as discount_code,
       ${dollars("dr.amount_off_cents")} as discount_amount,
@@ -129,6 +134,11 @@ export async function replaceRoster(
       case when r.payment_plan = 'deposit' and r.amount_paid_cents is not null
         then ${dollars(`case when r.status in ('deposit_paid', 'balance_overdue') then r.amount_cents - r.amount_paid_cents else 0 end`)} end as balance,
       case when r.payment_plan = 'deposit' then ${time("r.balance_due_at")} end as balance_due`
+          : ""
+      }${
+        siblings
+          ? `,
+      ${dollars("a.sibling_discount_cents")} as sibling_discount`
           : ""
       }
     from registrations r

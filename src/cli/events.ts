@@ -3,6 +3,7 @@
  * the site's event schema; bad input prints one line and changes nothing (exit 1); a change shows on every running
  * app instance at its next request (the events' version, src/events/version.ts).
  */
+import { siblingDiscountText } from "../shared/registrations/siblings.ts";
 import type { Db } from "../db/knex.ts";
 import { formatPrice } from "../shared/money.ts";
 import { createEvent, EventEditRefused, listEventsForOperator, showEventForOperator, updateEvent, type EventListing } from "../events/operatorEdits.ts";
@@ -27,6 +28,7 @@ function details(e: EventListing): string {
     `  registration closes: ${e.registrationClosesOn ?? "at the start"}`,
     `  freeze date: ${e.changesFreezeOn ?? "7 days before the start"}`,
     `  deposit: ${depositText(e)}`,
+    `  sibling discount: ${siblingDiscountText(e.siblingDiscount) ?? "none"}`,
   ].join("\n");
 }
 

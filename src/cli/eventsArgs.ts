@@ -28,6 +28,7 @@ export const EVENTS_USAGE = [
   "  before the start)  --listed yes|no",
   "  --deposit none|fixed=DOLLARS|percent=N (a deposit per athlete now, the balance later; a percentage is rounded to",
   "  whole dollars)  --balance-due-days DAYS (the balance is due that many days before the first day; 14 by default)",
+  "  --sibling-discount none|fixed=DOLLARS|percent=N (off each additional athlete of a family registered together)",
   "",
   "create copies the description, picture, category, hours, features, ages, team price and deposit of the --like event.",
   "A raised capacity goes to the waiting list first. Bad input prints one line and changes nothing (exit 1); the",
@@ -51,6 +52,7 @@ const OPTIONS: Record<string, keyof EventChanges> = {
   "--listed": "listed",
   "--deposit": "deposit",
   "--balance-due-days": "balanceDueDays",
+  "--sibling-discount": "siblingDiscount",
 };
 
 const REQUIRED_ON_CREATE = ["--title", "--start", "--end", "--location", "--capacity", "--package"];

@@ -21,7 +21,7 @@ export const ROSTER_COLUMNS = [
   "reference", "event_title", "kind", "team_name", "athlete_name", "grade_or_age", "gender", "school", "club", "shirt_size", "package", "days",
   "amount_paid", "discount_code", "discount_amount", "amount_refunded", "status", "contact_email", "contact_phone", "emergency_contact",
   "special_requirements", "created_at", "paid_at", "refunded_at", "waiver_version", "waiver_signed_by", "waiver_signed_at", "missing",
-  "deposit_paid", "balance", "balance_due",
+  "deposit_paid", "balance", "balance_due", "sibling_discount",
 ];
 export const ORDER_COLUMNS = [
   "reference", "status", "created_at", "paid_at", "customer_name", "customer_email", "customer_phone", "ship_name", "ship_line1", "ship_line2",

@@ -4,6 +4,7 @@
  * the event first, uses the waiting list's capacity rule (changeLockedCapacity) and bumps the events' version, so
  * every app instance shows it at its next request. A refusal throws EventEditRefused and writes nothing.
  */
+import { toSiblingDiscount } from "./repository.ts";
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toDate } from "../db/rows.ts";
@@ -56,6 +57,7 @@ async function readEdited(conn: Knex.Transaction, row: Row): Promise<EditedEvent
     changesFreezeOn: freeze ? dayIn(freeze, timeZone) : null,
     listed: Boolean(Number(row.listed)),
     deposit: { kind: (toText(row.deposit_kind ?? "none") || "none") as EditedEvent["deposit"]["kind"], value: Number(row.deposit_value ?? 0) },
+    siblingDiscount: toSiblingDiscount(row),
     balanceDueDays: Number(row.balance_due_days ?? 14),
   };
 }
@@ -99,6 +101,7 @@ function eventColumns(next: EditedEvent, was: EditedEvent | undefined): Row {
   if (changed("teamPriceCents")) cols.team_price_cents = next.teamPriceCents;
   if (changed("listed")) cols.listed = next.listed;
   if (changed("deposit")) Object.assign(cols, { deposit_kind: next.deposit.kind, deposit_value: next.deposit.value });
+  if (changed("siblingDiscount")) Object.assign(cols, { sibling_discount_kind: next.siblingDiscount.kind, sibling_discount_value: next.siblingDiscount.value });
   if (changed("balanceDueDays")) cols.balance_due_days = next.balanceDueDays;
   if (changed("registrationClosesOn") || changed("timeZone"))
     cols.registration_closes_at = next.registrationClosesOn === null ? null : startOfDayIn(next.registrationClosesOn, next.timeZone);

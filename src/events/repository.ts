@@ -15,6 +15,7 @@ import { DEFAULT_TIME_ZONE, startOfDayIn } from "../shared/timeZones.ts";
 import { eventCaches } from "./cache.ts";
 import { chooseOffers, type LineEntry } from "../shared/registrations/waitingList.ts";
 import { toText } from "../shared/toText.ts";
+import { NO_SIBLING_DISCOUNT, SIBLING_DISCOUNT_KINDS, type SiblingDiscount } from "../shared/registrations/siblings.ts";
 import { DEFAULT_BALANCE_GRACE_DAYS, DEPOSIT_KINDS, type DepositKind, type DepositPolicy } from "../shared/registrations/deposits.ts";
 
 /**
@@ -85,6 +86,11 @@ export const toDepositPolicy = (r: Row): DepositPolicy => {
     balanceGraceDays: num(r.balance_grace_days ?? DEFAULT_BALANCE_GRACE_DAYS),
   };
 };
+/** An events row's sibling discount (src/shared/registrations/siblings.ts). */
+export const toSiblingDiscount = (r: Row): SiblingDiscount => {
+  const kind = str(r.sibling_discount_kind);
+  return (SIBLING_DISCOUNT_KINDS as readonly string[]).includes(kind) && kind !== "none" ? { kind: kind as SiblingDiscount["kind"], value: num(r.sibling_discount_value ?? 0) } : NO_SIBLING_DISCOUNT;
+};
 const toLogo = (r: Row): CollegeLogo => ({ id: num(r.id), name: str(r.name), image: str(r.image) });
 
 async function childRows(db: Conn, table: string, ids: number[]): Promise<Row[]> {
@@ -135,6 +141,7 @@ async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
       collegeLogos: logos.get(id) ?? [],
       coachRegistration: toBool(r.coach_registration),
       depositPolicy: toDepositPolicy(r),
+      siblingDiscount: toSiblingDiscount(r),
     };
   });
 }

@@ -194,6 +194,17 @@ describe("npm run events, through its module", () => {
     expect(await operator("events").where({ id: 3 }).first()).toMatchObject({ deposit_kind: "none", deposit_value: 0, balance_due_days: 14 });
   });
 
+  it("sets the sibling discount: a fixed amount or a percentage off each additional athlete, and clears it", async () => {
+    expect(await run("show", "3")).toContain("sibling discount: none");
+    await run("update", "3", "--sibling-discount", "fixed=25.00");
+    expect(await operator("events").where({ id: 3 }).first()).toMatchObject({ sibling_discount_kind: "fixed", sibling_discount_value: 2500 });
+    expect(await run("show", "3")).toContain("sibling discount: $25.00 off each additional athlete");
+    await run("update", "3", "--sibling-discount", "percent=10");
+    expect(await run("show", "3")).toContain("sibling discount: 10% off each additional athlete");
+    await run("update", "3", "--sibling-discount", "none");
+    expect(await operator("events").where({ id: 3 }).first()).toMatchObject({ sibling_discount_kind: "none", sibling_discount_value: 0 });
+  });
+
   it("moves the days with the dates, and the date text with them", async () => {
     await run("update", "3", "--start", "2027-07-10", "--end", "2027-07-11");
     const row = await operator("events").where({ id: 3 }).first();

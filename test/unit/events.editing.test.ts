@@ -10,6 +10,7 @@ const event: EditedEvent = {
   dateText: "June 5-7, 2027",
   timeZone: "America/Los_Angeles",
   location: "Las Vegas, NV",
+  siblingDiscount: { kind: "none", value: 0 },
   deposit: { kind: "fixed", value: 7500 },
   balanceDueDays: 14,
   capacity: 200,

@@ -16,6 +16,8 @@ import { declinedText, heldText } from "../../src/shared/texts.ts";
 import { focusAndReveal } from "../focus.ts";
 import { CARD_STATE_TEXT, ChargedNotice, confirmCard, reportReturn, type CardResult } from "../cardPayment.tsx";
 import { WalletPay } from "../WalletPay.tsx";
+import { FamilyRows } from "../../components/FamilySummary.tsx";
+import type { FamilyLineView } from "../../src/shared/registrations/siblings.ts";
 
 /** What step 2 shows and pays. The client secret travels in the page's props or a JSON answer, never in a URL. */
 export interface PaymentStep {
@@ -33,6 +35,8 @@ export interface PaymentStep {
   deposit?: DepositStep | null;
   /** Why the plan chosen as a deposit is paid in full today (a code brought the price to the deposit or below). */
   notice?: string | null;
+  /** Siblings registered together: each athlete's package, days, price and sibling discount (null: one athlete, a team). */
+  family?: FamilyLineView[] | null;
 }
 
 export interface DepositStep {
@@ -216,8 +220,14 @@ function CardPayment({ payment: initialPayment, eventId, onBack, onPaid, stripeS
           {from === "checkout" ? null : (
             <>
               <div><dt>Event</dt><dd>{payment.eventTitle}</dd></div>
-              <div><dt>Registration</dt><dd data-testid="registration-option">{payment.optionLabel}</dd></div>
-              {payment.days && payment.days.length > 0 ? <div><dt>Days</dt><dd data-testid="registration-days">{payment.days.join(", ")}</dd></div> : null}
+              {payment.family ? (
+                <FamilyRows lines={payment.family} />
+              ) : (
+                <>
+                  <div><dt>Registration</dt><dd data-testid="registration-option">{payment.optionLabel}</dd></div>
+                  {payment.days && payment.days.length > 0 ? <div><dt>Days</dt><dd data-testid="registration-days">{payment.days.join(", ")}</dd></div> : null}
+                </>
+              )}
             </>
           )}
           {/* The amount before a discount, only when there is one: otherwise the total is the one amount. */}

@@ -24,6 +24,8 @@ import PaymentPanel, { REGISTRATION_TEXT, type DepositStep, type PaymentStep } f
 import { PaymentPlanChoice, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
 import { ReturningBox } from "../../components/ReturningFamily.tsx";
 import type { ReturningBoxProps } from "../../src/shared/registrations/returning.ts";
+import { SiblingAthletes } from "../SiblingAthletes.tsx";
+import type { FamilyLineView, SiblingDiscount } from "../../src/shared/registrations/siblings.ts";
 
 /** The payment panel's types, for the pages and routes that render this widget. */
 export type { PaymentPanelProps, PaymentStep } from "./PaymentPanel.tsx";
@@ -45,6 +47,8 @@ export interface RegistrationStepsProps {
   depositOffer?: DepositOffer | null;
   /** "Registered before?" on step 1: the ask, or the note that a returning link filled the form in. */
   returning?: ReturningBoxProps | null;
+  /** Off each additional athlete of a family (siblings.ts); absent: none. */
+  siblingDiscount?: SiblingDiscount;
 }
 
 export default function RegistrationSteps(props: RegistrationStepsProps) {
@@ -122,12 +126,15 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
     const r = validate(schema, next);
     return r.ok ? {} : r.errors;
   };
+  const setAll = (next: Record<string, string>) => {
+    setValues(next);
+    if (live) setErrors(check(next));
+  };
   const set = (name: string, value: string | undefined) => {
     const next = { ...values };
     if (value === undefined) delete next[name];
     else next[name] = value;
-    setValues(next);
-    if (live) setErrors(check(next));
+    setAll(next);
   };
 
   const onSubmit = async (e: FormEvent<HTMLFormElement>) => {
@@ -147,7 +154,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
     setBusy(true);
     try {
       const { formSessionId, registrationType, ...registrationData } = current;
-      const res = await apiFetch<{ clientSecret?: string | null; amount?: number; registrationId?: string; optionLabel?: string; alreadyPaid?: boolean; isFreeRegistration?: boolean; discount?: DiscountView | null; deposit?: DepositStep | null }>(
+      const res = await apiFetch<{ clientSecret?: string | null; amount?: number; registrationId?: string; optionLabel?: string; alreadyPaid?: boolean; isFreeRegistration?: boolean; discount?: DiscountView | null; deposit?: DepositStep | null; family?: FamilyLineView[] | null }>(
         `/api/events/${props.eventId}/create-payment-intent`,
         // The guardian block is always sent (blank when the athlete is 18 or older): the server checks it as the form does.
         { method: "POST", json: { option: registrationType || DEFAULT_PACKAGE, formSessionId, registrationData: { ...GUARDIAN_BLOCK, ...registrationData, registrationType: registrationType || DEFAULT_PACKAGE, eventId: props.eventId } } },
@@ -166,6 +173,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         clientSecret: res.clientSecret ?? null,
         discount: res.discount ?? null,
         deposit: res.deposit ?? null,
+        family: res.family ?? null,
       });
     } catch (err) {
       const fieldErrors = err instanceof ApiError && err.status === 400 ? (err.body?.fieldErrors as FieldErrors | undefined) : undefined;
@@ -279,6 +287,8 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         <legend>Special Requirements</legend>
         <Field {...field("specialRequirements")} label="Medical conditions, allergies or other needs (optional)" multiline />
       </fieldset>
+
+      <SiblingAthletes packages={props.packages} days={props.days} values={values} errors={errors} running={running} set={set} setAll={setAll} siblingDiscount={props.siblingDiscount} />
 
       <fieldset className="card registration-section">
         <legend>{DISCOUNT_TEXT.boxTitle}</legend>

@@ -10,7 +10,8 @@ import { REGISTRATION_ERRORS, findPackage, type IndividualRegistration } from ".
 import { TEAM_TEXT, type TeamRegistration } from "../../shared/registrations/teamRules.ts";
 import { lockEvent } from "../core/locks.ts";
 import { redemptionOf } from "../core/money/redemptions.ts";
-import type { Registration, RegistrationKind } from "../core/registration.ts";
+import type { FamilyAthlete, Registration, RegistrationKind } from "../core/registration.ts";
+import { familyPrice, NO_SIBLING_DISCOUNT } from "../../shared/registrations/siblings.ts";
 import { insertIndividual, insertTeam, rewriteIndividual, rewriteTeam, type IndividualHold, type TeamHold } from "../core/tables/formHolds.ts";
 import { lockVisitor, placesHeldBy } from "../core/tables/holds.ts";
 import { findByFormSession, findByReference, lockByFormSession, lockByReference, setAmount, transition } from "../core/tables/registrations.ts";
@@ -60,7 +61,8 @@ interface HoldSpec<P> {
 
 /** What a registration pays for, to tell whether a change makes a new version. */
 function paidFor(r: Registration, code: string | undefined): string {
-  return JSON.stringify([r.packageCode, [...r.dayIds].sort((a, b) => a - b), r.places, r.listPriceCents, r.amountCents, code ?? null]);
+  const family = r.athletes.map((a) => (a.family ? [a.family.packageCode, a.family.dayIds, a.family.listPriceCents, a.family.siblingDiscountCents] : null));
+  return JSON.stringify([r.packageCode, [...r.dayIds].sort((a, b) => a - b), r.places, r.listPriceCents, r.amountCents, code ?? null, family]);
 }
 
 const ownedBy = (r: Registration, visitor: Visitor) => visitor.owned.includes(r.reference) || r.holderSession === visitor.holder.session;
@@ -256,17 +258,19 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
     {
       kind: "individual",
       formSessionId: data.formSessionId,
-      places: 1,
+      // A family's places are admitted together by the one statement, or none of them (a family is not split).
+      places: 1 + (data.siblings?.length ?? 0),
       code: opts.code,
       plan: opts.plan,
       fullMessage: () => REGISTRATION_ERRORS.soldOut,
-      prepare() {
+      prepare(): { priceCents: number; packageLabel: string; family?: FamilyAthlete[] } {
         const pkg = findPackage(event, data.registrationType);
         if (!pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
-        return { priceCents: pkg.priceCents, packageLabel: pkg.label };
+        if (!data.siblings?.length) return { priceCents: pkg.priceCents, packageLabel: pkg.label };
+        return { ...familyHold(event, data), packageLabel: pkg.label };
       },
-      async write(trx, { priceCents, packageLabel }, { current, reference, now, reservedUntil, version }) {
-        const h: IndividualHold = { eventId: event.id, packageLabel, priceCents, reservedUntil, data };
+      async write(trx, { priceCents, packageLabel, family }, { current, reference, now, reservedUntil, version }) {
+        const h: IndividualHold = { eventId: event.id, packageLabel, priceCents, reservedUntil, data, family };
         if (!current) {
           const written = await insertIndividual(trx, reference, h, visitor.holder, now);
           return { id: written.id, listCents: h.priceCents, written };
@@ -277,6 +281,18 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
     },
     opts.onHeld,
   );
+}
+
+/** Siblings: each athlete's package price as stored now, the event's sibling discount off each additional athlete. */
+function familyHold(event: EventDetail, data: IndividualRegistration): { priceCents: number; family: FamilyAthlete[] } {
+  const entries = [data, ...(data.siblings ?? [])].map((a) => {
+    const pkg = findPackage(event, a.registrationType);
+    if (!pkg) throw new DomainError("invalid", REGISTRATION_ERRORS.packageUnknown);
+    return { pkg, dayIds: a.dayIds };
+  });
+  const price = familyPrice(entries.map((e) => e.pkg.priceCents), event.siblingDiscount ?? NO_SIBLING_DISCOUNT);
+  const family = entries.map((e, i) => ({ packageCode: e.pkg.code, packageLabel: e.pkg.label, listPriceCents: e.pkg.priceCents, siblingDiscountCents: price.lines[i]!.discountCents, dayIds: e.dayIds }));
+  return { priceCents: price.totalCents, family };
 }
 
 /** A coach's team: one place per athlete at the event's team price as stored when it is posted. */

@@ -12,11 +12,13 @@ import { cancellationRefundCents, refundPercent } from "../../shared/registratio
 import { placesFreed } from "../core/placesFreed.ts";
 import { refundAcross } from "../../payments/core.ts";
 import { withRegistration, type Permit } from "../core/withRegistration.ts";
+import { isFamily } from "../core/family.ts";
 
 export const CANCEL_TEXT = {
   alreadyCanceled: "This registration is already canceled.",
   athleteGone: "That athlete is no longer on the team.",
   teamMinimum: `A team needs at least ${TEAM_MINIMUM} athletes. To go below that, cancel the whole team.`,
+  familyLast: "This is the last athlete of the registration: cancel the whole registration instead.",
 } as const;
 
 /** A registration may be canceled until the camp starts (its places are freed at once). */
@@ -38,8 +40,23 @@ export const activeAthletes = (r: Registration) => r.athletes.filter((a) => a.wi
 export function canceledPartCents(r: Registration, scope: CancelScope): number {
   // What it is still paid for: the amount paid, or less once a cheaper package gave the difference back.
   const paid = Math.min(r.amountPaidCents ?? 0, r.amountCents);
+  if (isFamily(r)) return familyPartCents(r, paid, scope);
   const all = Math.max(1, r.athletes.length);
   return scope.whole ? Math.round((paid * activeAthletes(r).length) / all) : Math.round(paid / all);
+}
+
+/**
+ * Siblings: an athlete's share of what was paid is in proportion to its own price after the sibling discount (a code
+ * or a deposit scales every share alike), rounded down, so no athlete's refund is ever more than it paid for; the
+ * whole is what was paid less the shares of the athletes already canceled. The discount stays as it was priced.
+ */
+function familyPartCents(r: Registration, paid: number, scope: CancelScope): number {
+  const due = (a: Registration["athletes"][number]) => (a.family ? a.family.listPriceCents - a.family.siblingDiscountCents : 0);
+  const total = r.athletes.reduce((sum, a) => sum + due(a), 0);
+  const share = (a: Registration["athletes"][number]) => (total > 0 ? Math.floor((paid * due(a)) / total) : 0);
+  if (scope.whole) return paid - r.athletes.filter((a) => a.withdrawnAt !== null).reduce((sum, a) => sum + share(a), 0);
+  const athlete = r.athletes.find((a) => a.position === scope.athletePosition);
+  return athlete ? share(athlete) : 0;
 }
 
 /** What a cancellation now refunds, before it is confirmed: the manage page's figure. */
@@ -68,8 +85,10 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
   const outcome = await withRegistration(deps, input.reference, need, async ({ trx, now, r, allowed, money }): Promise<CancelOutcome> => {
     const active = activeAthletes(r);
     const athlete = input.scope.whole ? undefined : active.find((a) => a.position === (input.scope as { athletePosition: number }).athletePosition);
-    if (!input.scope.whole && (r.kind !== "team" || !athlete)) throw new DomainError("conflict", CANCEL_TEXT.athleteGone);
-    if (athlete && active.length - 1 < TEAM_MINIMUM) throw new DomainError("conflict", CANCEL_TEXT.teamMinimum);
+    const family = isFamily(r);
+    if (!input.scope.whole && ((r.kind !== "team" && !family) || !athlete)) throw new DomainError("conflict", CANCEL_TEXT.athleteGone);
+    if (athlete && family && active.length < 2) throw new DomainError("conflict", CANCEL_TEXT.familyLast);
+    if (athlete && !family && active.length - 1 < TEAM_MINIMUM) throw new DomainError("conflict", CANCEL_TEXT.teamMinimum);
 
     const quote = cancellationQuote(r, input.scope, allowed.startsAt, now);
     const refundCents = Math.min(quote.cents, money.refundableCents);
@@ -89,7 +108,8 @@ export async function cancelRegistration(deps: RegistrationDeps, event: EventDet
     const after = (await findByReference(trx, r.reference))!;
     const receiptOf = athlete ? { ...after, kind: "individual" as const, athletes: [athlete] } : after;
     await enqueueEmail(trx, registrationCanceledEmail(deps.site, event, receiptOf, { cents: refundCents, percent: quote.percent, paidCents: quote.partCents, parts: refundParts }, now));
-    if (athlete) await enqueueEmail(trx, athleteWithdrawnEmail(deps.site, event, after, athlete, now, athlete.age === null || athlete.age < ADULT_AGE));
+    // A team athlete's family hears from us; a sibling's family is the payer, and the receipt above is theirs.
+    if (athlete && !family) await enqueueEmail(trx, athleteWithdrawnEmail(deps.site, event, after, athlete, now, athlete.age === null || athlete.age < ADULT_AGE));
     return { registration: after, refundCents, percent: quote.percent };
   });
   deps.outbox.wake();

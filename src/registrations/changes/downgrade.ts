@@ -1,3 +1,5 @@
+import { isFamily } from "../core/family.ts";
+import { SIBLING_TEXT } from "../../shared/registrations/siblings.ts";
 import { packageMove } from "../../shared/registrations/packages.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import { DomainError } from "../../errors.ts";
@@ -48,6 +50,7 @@ export function downgradeRefundCents(r: Pick<Registration, "status" | "listPrice
 export async function downgradeIndividual(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; data: IndividualRegistration }): Promise<{ refundCents: number }> {
   const need = { event, kind: "individual" as const, permit: PERMIT.open, shownVersion: input.shownVersion, money: true, noPendingChange: true };
   const outcome = await withRegistration(deps, input.reference, need, async ({ trx, now, r, money }) => {
+    if (isFamily(r)) throw new DomainError("conflict", SIBLING_TEXT.packageByRequest);
     if (await redemptionOf(trx, r.id)) throw new DomainError("conflict", DOWNGRADE_TEXT.withCode);
     const priceCents = await packagePriceCents(trx, event.id, input.data.registrationType);
     const pkg = findPackage(event, input.data.registrationType);

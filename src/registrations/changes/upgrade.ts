@@ -1,3 +1,5 @@
+import { isFamily } from "../core/family.ts";
+import { SIBLING_TEXT } from "../../shared/registrations/siblings.ts";
 import { DomainError } from "../../errors.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import { findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
@@ -35,6 +37,7 @@ const sameDays = (a: number[], b: number[]) => [...a].sort((x, y) => x - y).join
 export async function startUpgrade(deps: RegistrationDeps, event: EventDetail, input: { reference: string; shownVersion: number; data: IndividualRegistration; holder: Holder }): Promise<number> {
   const need = { event, kind: "individual" as const, permit: PERMIT.open, shownVersion: input.shownVersion };
   const id = await withRegistration(deps, input.reference, need, async ({ trx, now, r }) => {
+    if (isFamily(r)) throw new DomainError("conflict", SIBLING_TEXT.packageByRequest);
     const waiting = await changesOf(trx, r.id, ["pending", "needs_review"]);
     const same = waiting.find(
       (c) => c.status === "pending" && c.data.kind === "upgrade" && c.pricedVersion === r.version && c.data.packageCode === input.data.registrationType && sameDays(c.data.dayIds, input.data.dayIds) && c.reservedUntil.getTime() > now.getTime(),

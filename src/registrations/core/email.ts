@@ -1,3 +1,5 @@
+import { attendedDayIdsOf, familyLines } from "./family.ts";
+import { familyFactRows } from "../../shared/registrations/siblings.ts";
 import { createEvents, type DateArray } from "ics";
 import type { Site } from "../../shared/site.ts";
 import type { OutgoingEmail } from "../../email/outbox.ts";
@@ -34,14 +36,16 @@ const WHAT_TO_BRING = [
 ];
 
 function attendedDays(event: EventDetail, registration: Registration) {
-  return event.days.filter((d) => registration.dayIds.includes(d.id));
+  const ids = attendedDayIdsOf(registration);
+  return event.days.filter((d) => ids.includes(d.id));
 }
 
 /** Who a registration is for, as its e-mails name it: the athlete, or the team ('Steel City WC's 6 athletes'). */
 export function registrationSubject(r: Registration): string {
   if (r.kind === "team") return `${r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`}'s ${r.places} athletes`;
-  const a = r.athletes[0];
-  return a ? `${a.firstName} ${a.lastName}` : "your registration";
+  const names = r.athletes.filter((a) => !a.withdrawnAt).map((a) => `${a.firstName} ${a.lastName}`);
+  if (names.length > 1) return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return names[0] ?? "your registration";
 }
 
 /** Each attended day with the daily hours, in the event's own time zone: 'Saturday, June 5: 9:00 AM - 4:00 PM PDT'. */
@@ -81,15 +85,20 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
   if (registration.kind === "team") return teamRosterEmail(site, event, registration, discount, manageUrl);
   const athlete = registration.athletes[0]!;
   const days = attendedDays(event, registration).map((d) => d.label);
+  const family = familyLines(event, registration);
   const facts: Fact[] = [
     ["Registration reference", registration.reference],
     ["Event", event.title],
     ["Dates", event.dateText],
     ["Time", eventHoursText(event)],
     ["Location", event.location],
-    ["Package", registration.packageLabel],
-    ["Days", days.join(", ")],
-    ["Athlete", `${athlete.firstName} ${athlete.lastName}`],
+    ...(family
+      ? familyFactRows(family)
+      : ([
+          ["Package", registration.packageLabel],
+          ["Days", days.join(", ")],
+          ["Athlete", `${athlete.firstName} ${athlete.lastName}`],
+        ] as Fact[])),
     ...discountFact(discount),
     ["Amount paid", amountPaid(registration)],
     ...balanceFact(event, registration),
@@ -97,7 +106,7 @@ export function registrationConfirmationEmail(site: Site, event: EventDetail, re
   return confirmation(site, event, registration, {
     kind: "registration_confirmation",
     subject: `You're registered: ${event.title} (${registration.reference})`,
-    intro: `${athlete.firstName} ${athlete.lastName} is registered for ${event.title}.`,
+    intro: family ? `${registrationSubject(registration)} are registered for ${event.title}.` : `${athlete.firstName} ${athlete.lastName} is registered for ${event.title}.`,
     headingHtml: `You're registered for ${escapeHtml(event.title)}`,
     facts,
     ...(registration.guardianMissing ? { rosterText: [guardianAsk(athlete.firstName), ""], rosterHtml: `<p><strong>${escapeHtml(guardianAsk(athlete.firstName))}</strong></p>` } : {}),

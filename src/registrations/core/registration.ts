@@ -34,6 +34,18 @@ export interface RegistrationAthlete {
   withdrawnAt: Date | null;
   /** The liability waiver and medical release as signed through the family's link; null until signed. */
   waiver: { version: string; signedName: string; relationship: string; signedAt: Date } | null;
+  /** An athlete of a family registered together (siblings): its own package, price, sibling discount and days; absent otherwise. */
+  family?: FamilyAthlete;
+}
+
+/** A family athlete's own part of the registration (src/shared/registrations/siblings.ts). */
+export interface FamilyAthlete {
+  packageCode: string;
+  packageLabel: string;
+  listPriceCents: number;
+  siblingDiscountCents: number;
+  /** event_days ids, in the event's day order. */
+  dayIds: number[];
 }
 
 export interface Registration {
@@ -115,6 +127,17 @@ function mapAthlete(r: Row): RegistrationAthlete {
     waiver: r.waiver_version
       ? { version: toText(r.waiver_version), signedName: String(r.waiver_signed_name), relationship: String(r.waiver_signer_relationship), signedAt: toDate(r.waiver_signed_at)! }
       : null,
+    ...(r.package_code
+      ? {
+          family: {
+            packageCode: toText(r.package_code),
+            packageLabel: toText(r.package_label),
+            listPriceCents: Number(r.list_price_cents),
+            siblingDiscountCents: Number(r.sibling_discount_cents ?? 0),
+            dayIds: toText(r.day_ids ?? "").split(",").filter(Boolean).map(Number),
+          },
+        }
+      : {}),
   };
 }
 

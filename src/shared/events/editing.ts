@@ -4,6 +4,7 @@
  * the whole event as it would be stored (`eventSchema`: dates in order, registration closing and the freeze date not
  * after the start, a full package). Browser-safe. Every refusal is one sentence.
  */
+import type { SiblingDiscount } from "../registrations/siblings.ts";
 import { z } from "zod";
 import { HEADLINE_PACKAGE, isPackageCode, PACKAGE_CODES, type PackageCode } from "../registrations/packages.ts";
 
@@ -101,6 +102,22 @@ export const eventChangesSchema = z
         ctx.addIssue({ code: "custom", message: `The deposit is none, fixed=DOLLARS (per athlete, e.g. fixed=75.00) or percent=1 to 99, not ${v}.` });
         return z.NEVER;
       }),
+    /** `none`, `fixed=25.00` (dollars off each additional athlete of a family) or `percent=10` (whole percent). */
+    siblingDiscount: z
+      .string()
+      .trim()
+      .transform((v, ctx): SiblingDiscount => {
+        if (v === "none") return { kind: "none", value: 0 };
+        const fixed = /^fixed=(.*)$/.exec(v);
+        if (fixed) {
+          const cents = dollars("The sibling discount").safeParse(fixed[1]);
+          if (cents.success && cents.data > 0) return { kind: "fixed", value: cents.data };
+        }
+        const percent = /^percent=([1-9]\d?)$/.exec(v);
+        if (percent) return { kind: "percent", value: Number(percent[1]) };
+        ctx.addIssue({ code: "custom", message: `The sibling discount is none, fixed=DOLLARS (off each additional athlete, e.g. fixed=25.00) or percent=1 to 99, not ${v}.` });
+        return z.NEVER;
+      }),
     balanceDueDays: z
       .string()
       .trim()
@@ -143,6 +160,8 @@ export interface EditedEvent {
   changesFreezeOn: string | null;
   listed: boolean;
   deposit: DepositSetting;
+  /** Off each additional athlete of a family (src/shared/registrations/siblings.ts). */
+  siblingDiscount: SiblingDiscount;
   /** The balance of a deposit is due this many days before the first day. */
   balanceDueDays: number;
 }

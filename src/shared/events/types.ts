@@ -1,6 +1,7 @@
 /** Event data as pages, APIs and registration read it. Browser-safe (types only). */
 import type { PackageCode } from "../registrations/packages.ts";
 import type { DepositPolicy } from "../registrations/deposits.ts";
+import type { SiblingDiscount } from "../registrations/siblings.ts";
 
 export interface EventPackage {
   code: PackageCode;
@@ -68,6 +69,8 @@ export interface EventSummary {
   coachRegistration?: boolean;
   /** The payment plan offered beside paying in full (src/shared/registrations/deposits.ts). */
   depositPolicy: DepositPolicy;
+  /** Off each additional athlete of a family registered together (src/shared/registrations/siblings.ts); absent: none. */
+  siblingDiscount?: SiblingDiscount;
 }
 
 export interface EventDetail extends EventSummary {

@@ -7,6 +7,7 @@ import * as z from "zod/mini";
 import { multiLine, singleLine } from "../text.ts";
 import type { EventDay, EventPackage } from "../events/types.ts";
 import { HEADLINE_PACKAGE, offeredLabel, type PackageCode } from "./packages.ts";
+import { MAX_SIBLINGS, SIBLING_FIELDS, SIBLING_TEXT, SIBLINGS_FIELD, siblingCount, siblingField } from "./siblings.ts";
 
 /** The spec's messages (section 5 and the error catalogue), word for word. */
 export const REGISTRATION_MESSAGES = {
@@ -130,6 +131,22 @@ export interface IndividualRegistration {
   /** A request of the spec's shape, without the guardian block: registered, and the contact is asked for afterwards. */
   guardianMissing?: true;
   agrees: true;
+  /** Brothers and sisters registered with the athlete (siblings.ts): athletes 2 to 4, each with its own package and days. */
+  siblings?: SiblingEntry[];
+}
+
+/** An additional athlete of a family: its own details, package and days (the contact and emergency contact are the first athlete's). */
+export interface SiblingEntry {
+  registrationType: PackageCode;
+  dayIds: number[];
+  firstName: string;
+  lastName: string;
+  grade: string;
+  gender: (typeof GENDERS)[number];
+  schoolName: string;
+  clubName: string | undefined;
+  tShirtSize: (typeof SHIRT_SIZES)[number] | undefined;
+  specialRequirements: string | undefined;
 }
 
 /** An individual athlete's parent or guardian: who the registration's e-mails greet and go to. */
@@ -177,6 +194,11 @@ function buildRegistrationSchema(event: RegistrationEventFacts, guardian: Guardi
   const askLater = () => guardian === "later";
   const codes = packageOptions(event).map((p) => p.code);
   const dayShape = Object.fromEntries(event.days.map((_, i) => [dayField(i), z.optional(z.unknown())]));
+  const siblingNames = [...SIBLING_FIELDS, ...event.days.map((_, i) => dayField(i))];
+  const siblingShape = Object.fromEntries(
+    Array.from({ length: MAX_SIBLINGS - 1 }, (_, i) => siblingNames.map((name) => [siblingField(i + 2, name), z.optional(z.unknown())] as const)).flat(),
+  );
+  const sibling = buildSiblingSchema(event);
   const fields = z
     .object({
       formSessionId: formSessionIdSchema,
@@ -185,6 +207,8 @@ function buildRegistrationSchema(event: RegistrationEventFacts, guardian: Guardi
         z.string({ error: REGISTRATION_ERRORS.packageUnknown }).check(z.refine((v) => (codes as string[]).includes(v), REGISTRATION_ERRORS.packageUnknown)),
       ),
       ...dayShape,
+      [SIBLINGS_FIELD]: z.optional(z.unknown()),
+      ...siblingShape,
       firstName: required(100),
       lastName: required(100),
       email: email(),
@@ -216,6 +240,20 @@ function buildRegistrationSchema(event: RegistrationEventFacts, guardian: Guardi
           if (!pkg || coversEveryDay(pkg, event)) return;
           const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).length;
           if (chosen !== pkg.dayCount) ctx.addIssue({ code: "custom", path: ["days"], message: dayChoiceMessage(pkg.dayCount) });
+        },
+        { when: () => true },
+      ),
+      // Each additional athlete's own fields, with its own day choice, reported under its own names (sibling2_firstName).
+      z.superRefine(
+        (raw, ctx) => {
+          const values = raw as Record<string, unknown>;
+          const count = siblingCount(values);
+          if (count === null) return void ctx.addIssue({ code: "custom", path: [SIBLINGS_FIELD], message: SIBLING_TEXT.tooMany });
+          for (let athlete = 2; athlete <= count + 1; athlete++) {
+            const checked = z.safeParse(sibling, siblingValues(values, athlete, event));
+            if (checked.success) continue;
+            for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", path: [siblingField(athlete, String(issue.path[0] ?? "firstName"))], message: issue.message });
+          }
         },
         { when: () => true },
       ),
@@ -257,9 +295,74 @@ function buildRegistrationSchema(event: RegistrationEventFacts, guardian: Guardi
         guardian: isChecked(v.adult) || askLater() ? null : { name: v.guardianName ?? "", email: v.guardianEmail ?? "", phone: v.guardianPhone ?? "" },
         ...(askLater() ? { guardianMissing: true as const } : {}),
         agrees: true,
+        ...siblingsOf(values, sibling, event),
       };
     }),
   );
+}
+
+/** One additional athlete's values under the plain names its schema reads (firstName, day1...). */
+function siblingValues(values: Record<string, unknown>, athlete: number, event: RegistrationEventFacts): Record<string, unknown> {
+  const names = [...SIBLING_FIELDS, ...event.days.map((_, i) => dayField(i))];
+  return Object.fromEntries(names.map((name) => [name, values[siblingField(athlete, name)]]));
+}
+
+/** An additional athlete's schema: the first athlete's rules for the fields it has of its own. */
+function buildSiblingSchema(event: RegistrationEventFacts) {
+  const codes = packageOptions(event).map((p) => p.code);
+  const fields = z.object({
+    registrationType: z.pipe(
+      z.transform((v) => (v === undefined || v === null || v === "" ? DEFAULT_PACKAGE : v)),
+      z.string({ error: REGISTRATION_ERRORS.packageUnknown }).check(z.refine((v) => (codes as string[]).includes(v), REGISTRATION_ERRORS.packageUnknown)),
+    ),
+    ...Object.fromEntries(event.days.map((_, i) => [dayField(i), z.optional(z.unknown())])),
+    firstName: required(100),
+    lastName: required(100),
+    grade: required(40),
+    gender: z.unknown().check(z.refine((v) => (GENDERS as readonly unknown[]).includes(v), REGISTRATION_MESSAGES.required)),
+    schoolName: required(160),
+    clubName: optional(160),
+    tShirtSize: z.pipe(z.transform((v) => (v === "" || v === null ? undefined : v)), z.optional(z.enum(SHIRT_SIZES, "Please choose one of the listed sizes"))),
+    specialRequirements: optional(2000, "multi"),
+  });
+  return z.pipe(
+    fields.check(
+      z.superRefine(
+        (raw, ctx) => {
+          const values = raw as Record<string, unknown>;
+          const pkg = findPackage(event, typeof values.registrationType === "string" && values.registrationType ? values.registrationType : DEFAULT_PACKAGE);
+          if (!pkg || coversEveryDay(pkg, event)) return;
+          const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).length;
+          if (chosen !== pkg.dayCount) ctx.addIssue({ code: "custom", path: ["days"], message: dayChoiceMessage(pkg.dayCount) });
+        },
+        { when: () => true },
+      ),
+    ),
+    z.transform((v: z.output<typeof fields>): SiblingEntry => {
+      const pkg = findPackage(event, v.registrationType)!;
+      const values = v as Record<string, unknown>;
+      const chosen = event.days.filter((_, i) => isChecked(values[dayField(i)])).map((d) => d.id);
+      return {
+        registrationType: pkg.code,
+        dayIds: attendedDayIds(event, pkg, chosen),
+        firstName: v.firstName,
+        lastName: v.lastName,
+        grade: v.grade,
+        gender: v.gender as SiblingEntry["gender"],
+        schoolName: v.schoolName,
+        clubName: v.clubName,
+        tShirtSize: v.tShirtSize,
+        specialRequirements: v.specialRequirements,
+      };
+    }),
+  );
+}
+
+/** The additional athletes of valid values (none for the spec's one-athlete form: the key is left out). */
+function siblingsOf(values: Record<string, unknown>, schema: ReturnType<typeof buildSiblingSchema>, event: RegistrationEventFacts): { siblings?: SiblingEntry[] } {
+  const count = siblingCount(values) ?? 0;
+  if (count === 0) return {};
+  return { siblings: Array.from({ length: count }, (_, i) => z.parse(schema, siblingValues(values, i + 2, event))) };
 }
 
 /** The form values that step 1 shows again (Back from step 2, a re-render after errors): strings and checkboxes only. */
@@ -285,6 +388,29 @@ export function formValuesOf(r: IndividualRegistration, event: RegistrationEvent
   };
   event.days.forEach((d, i) => {
     if (r.dayIds.includes(d.id)) values[dayField(i)] = "on";
+  });
+  for (const [i, s] of (r.siblings ?? []).entries()) Object.assign(values, siblingFormValues(i + 2, s, event));
+  if (r.siblings?.length) values[SIBLINGS_FIELD] = String(r.siblings.length);
+  return values;
+}
+
+/** One additional athlete's form values (Back from step 2, a reload). */
+export function siblingFormValues(athlete: number, s: SiblingEntry, event: RegistrationEventFacts): Record<string, string> {
+  const values: Record<string, string> = {};
+  const put = (name: string, v: string | undefined) => {
+    values[siblingField(athlete, name)] = v ?? "";
+  };
+  put("registrationType", s.registrationType);
+  put("firstName", s.firstName);
+  put("lastName", s.lastName);
+  put("grade", s.grade);
+  put("gender", s.gender);
+  put("schoolName", s.schoolName);
+  put("clubName", s.clubName);
+  put("tShirtSize", s.tShirtSize);
+  put("specialRequirements", s.specialRequirements);
+  event.days.forEach((d, i) => {
+    if (s.dayIds.includes(d.id)) values[siblingField(athlete, dayField(i))] = "on";
   });
   return values;
 }

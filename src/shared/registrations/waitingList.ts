@@ -7,13 +7,14 @@ import type { RegistrationEventFacts } from "./rules.ts";
 import { contactRules, findPackage, packageOptions, REGISTRATION_ERRORS } from "./rules.ts";
 import { TEAM_MINIMUM, TEAM_PACKAGE } from "./teamRules.ts";
 import { toText } from "../toText.ts";
+import { MAX_SIBLINGS } from "./siblings.ts";
 import { formatPrice } from "../money.ts";
 
 export type EntryKind = "individual" | "team";
 export type EntryStatus = "waiting" | "offered" | "registered" | "expired" | "declined" | "left";
 
-/** An individual entry: one athlete, or 2 to this many siblings, each registered on their own form. */
-export const MAX_SIBLINGS = 4;
+/** An individual entry: one athlete, or 2 to MAX_SIBLINGS siblings (siblings.ts), registered together on one form. */
+export { MAX_SIBLINGS };
 /**
  * An entry that did not fit while an entry behind it got an offer this many times holds the line: no entry
  * behind it is offered until enough places are free together for it, for one offer window at most (chooseOffers).

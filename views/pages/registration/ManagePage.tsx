@@ -1,3 +1,4 @@
+import { familyFactRows, type FamilyLineView } from "../../../src/shared/registrations/siblings.ts";
 import type { FormState } from "../../../src/shared/forms.ts";
 import { formatPrice } from "../../../src/shared/money.ts";
 import { GENDERS, SHIRT_SIZES } from "../../../src/shared/registrations/rules.ts";
@@ -53,6 +54,8 @@ export interface ManageView {
   pending: PendingChange | null;
   /** A deposit plan with a balance still owed (src/registrations/changes/balance.ts). */
   balance?: BalanceView | null;
+  /** Siblings registered together: each athlete's package, days and price, and the sibling discount (null otherwise). */
+  family?: FamilyLineView[] | null;
 }
 
 /** The change waiting for its payment: what it is, its amount, and its own page. */
@@ -113,8 +116,12 @@ function Facts({ view }: { view: ManageView }) {
     ["Dates", view.dateText],
     ["Daily hours", view.hours],
     ["Location", view.location],
-    ["Package", view.packageLabel],
-    ["Days", view.days.filter((d) => d.attended).map((d) => d.label).join("; ")],
+    ...(view.family
+      ? familyFactRows(view.family)
+      : ([
+          ["Package", view.packageLabel],
+          ["Days", view.days.filter((d) => d.attended).map((d) => d.label).join("; ")],
+        ] as [string, string][])),
     ["Amount paid", formatPrice(view.amountPaidCents)],
     ...owed,
   ];
@@ -261,7 +268,8 @@ export function ManagePage({ view, form, packageForm, message }: { view: ManageV
         <Athletes view={view} />
         {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}
         {view.phase === "open" && view.downgrades.length > 0 ? <DowngradeForm view={view} form={packageForm ?? { values: {}, errors: {} }} /> : null}
-        {view.phase === "open" ? <PaidChangeLinks view={view} /> : null}
+        {/* A family's packages change by writing to us: each athlete has its own package and price. */}
+        {view.phase === "open" && !view.family ? <PaidChangeLinks view={view} /> : null}
         {view.phase === "closed" ? <p className="card registration-section">{`Nothing can change any more: ${view.reason}`}</p> : null}
         {view.kind === "team" && view.phase !== "closed" ? (
           <p className="card registration-section">{`Each athlete's family can change their athlete's details ${view.changesUntil} through the link you send them; after that only the medical notes.`}</p>
@@ -304,6 +312,8 @@ export interface CancelView {
   athletes: { position: number; name: string }[];
   athlete: { refundCents: number; partCents: number };
   teamMinimum: number;
+  /** Siblings: each athlete can be canceled on its own (its refund in its label) while another stays. */
+  family?: boolean;
 }
 
 const refundWords = (cents: number, percent: number, partCents: number) =>
@@ -333,12 +343,12 @@ export function CancelPage({ view, message }: { view: CancelView; message?: stri
             <SubmitButton className="btn btn-primary">{view.kind === "team" ? "Cancel the Whole Team" : "Cancel Registration"}</SubmitButton>
           </Form>
         </section>
-        {view.kind === "team" ? (
+        {view.kind === "team" || (view.family && view.athletes.length > 0) ? (
           <section className="card registration-section" aria-labelledby="cancel-one">
             <h2 id="cancel-one">Cancel one athlete</h2>
             {view.athletes.length > 0 ? (
               <>
-                <p className="cancel-refund">{refundWords(view.athlete.refundCents, view.whole.percent, view.athlete.partCents)}</p>
+                <p className="cancel-refund">{view.family ? `Each athlete's refund is its share of what you paid, under the policy (${view.whole.percent}% now).` : refundWords(view.athlete.refundCents, view.whole.percent, view.athlete.partCents)}</p>
                 <Form action={`${view.base}/cancel`} label="Cancel one athlete">
                   <input type="hidden" name="version" value={String(view.version)} />
                   <input type="hidden" name="scope" value="athlete" />

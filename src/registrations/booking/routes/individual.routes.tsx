@@ -14,6 +14,7 @@ import { individualPages, keptValues } from "./individualPage.tsx";
 import { loadEvent, notFound, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { heldAnswer, individualHolder } from "./individualHold.ts";
 import { registerPage } from "./individualStart.tsx";
+import { applySiblingIntent, SIBLING_INTENT_FIELD } from "../../../shared/registrations/siblings.ts";
 
 const apiBody = z.object({
   option: z.string().max(20).optional(),
@@ -61,6 +62,9 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
   router.post("/register/:id", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return notFound(req, res);
+    // Without JavaScript, "Add a sibling" and "Remove athlete N" post the form: it comes back with one athlete more or fewer, nothing held.
+    const intent = formBody(req)[SIBLING_INTENT_FIELD];
+    if (typeof intent === "string") return page(req, res, event, stepsWidget(req, event, applySiblingIntent(keptValues(formBody(req)), intent, event.days.length), {}, null), { card: true });
     await registerForm(req, res, event);
   });
 

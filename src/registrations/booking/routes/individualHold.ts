@@ -6,6 +6,7 @@ import { packageName } from "../../../shared/registrations/packages.ts";
 import type { IndividualRegistration } from "../../../shared/registrations/rules.ts";
 import { discountOf } from "../../core/money/codes.ts";
 import { amountDueNow, chosenPlan, depositCoveredNotice, depositStep } from "../../core/money/deposit.ts";
+import { familyLines } from "../../core/family.ts";
 import { remember, visitorOf, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { holdIndividual, type HoldOutcome } from "../hold.ts";
 
@@ -39,5 +40,6 @@ export async function heldAnswer(deps: RegistrationRouteDeps, event: EventDetail
     registrationId: registration.reference,
     optionLabel: packageName(registration.packageCode),
     reservedUntil: registration.reservedUntil?.toISOString() ?? null,
+    family: familyLines(event, registration),
   };
 }

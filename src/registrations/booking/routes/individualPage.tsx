@@ -8,7 +8,9 @@ import { coachRegistrationState } from "../../../shared/collegeCoachRequests/rul
 import { Widget } from "../../../../views/components/Widget.tsx";
 import type { PaymentStep } from "../../../../widgets/islands/RegistrationSteps.tsx";
 import { RegisterPage, RegistrationUnavailable } from "../../../../views/pages/registration/RegisterPage.tsx";
-import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions } from "../../../shared/registrations/rules.ts";
+import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, siblingFormValues } from "../../../shared/registrations/rules.ts";
+import { SIBLINGS_FIELD } from "../../../shared/registrations/siblings.ts";
+import { siblingsOf } from "../../core/family.ts";
 import type { Registration } from "../../core/registration.ts";
 import { placesOpen } from "../../waitlist/forSale.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
@@ -39,6 +41,10 @@ export function valuesOf(event: EventDetail, r: Registration): Record<string, st
   event.days.forEach((d, i) => {
     if (r.dayIds.includes(d.id)) values[dayField(i)] = "on";
   });
+  // Siblings: athletes 2 to 4 with their own package and days.
+  const siblings = siblingsOf(r);
+  for (const [i, s] of siblings.entries()) Object.assign(values, siblingFormValues(i + 2, s, event));
+  if (siblings.length > 0) values[SIBLINGS_FIELD] = String(siblings.length);
   if (r.deposit) values.paymentPlan = "deposit";
   return values;
 }
@@ -86,6 +92,7 @@ export function individualPages(deps: RegistrationRouteDeps) {
           payment,
           depositOffer: depositOfferOf(event, deps.clock()),
           returning: payment ? null : returningBoxProps(req, event, "register"),
+          siblingDiscount: event.siblingDiscount,
         }}
       />
     );

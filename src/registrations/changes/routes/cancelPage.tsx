@@ -8,6 +8,8 @@ import { activeAthletes, cancellationQuote } from "../cancel.ts";
 import { TEAM_MINIMUM } from "../../../shared/registrations/teamRules.ts";
 import { allowed } from "./manageLink.tsx";
 import { showManage } from "./managePage.tsx";
+import { isFamily } from "../../core/family.ts";
+import { formatPrice } from "../../../shared/money.ts";
 
 const CANCEL_CLOSED = "This registration can no longer be canceled.";
 
@@ -19,6 +21,9 @@ export async function showCancel(deps: RegistrationDeps, req: Request, res: Resp
   const whole = cancellationQuote(o.r, { whole: true }, p.startsAt, now);
   const active = activeAthletes(o.r);
   const one = cancellationQuote(o.r, { whole: false, athletePosition: 0 }, p.startsAt, now);
+  // Siblings: each athlete's refund is its own share (cancel.ts), named beside it; the last one goes with the whole.
+  const family = isFamily(o.r);
+  const familyAthletes = active.length > 1 ? active.map((a) => ({ position: a.position, name: `${a.firstName} ${a.lastName}: ${formatPrice(cancellationQuote(o.r, { whole: false, athletePosition: a.position }, p.startsAt, now).cents)} back` })) : [];
   const view: CancelView = {
     base: o.base,
     title: manageView(deps, o, p).title,
@@ -26,7 +31,8 @@ export async function showCancel(deps: RegistrationDeps, req: Request, res: Resp
     kind: o.r.kind,
     version: o.r.version,
     whole: { refundCents: whole.cents, percent: whole.percent, partCents: whole.partCents },
-    athletes: active.length > TEAM_MINIMUM ? active.map((a) => ({ position: a.position, name: `${a.firstName} ${a.lastName}` })) : [],
+    athletes: family ? familyAthletes : active.length > TEAM_MINIMUM ? active.map((a) => ({ position: a.position, name: `${a.firstName} ${a.lastName}` })) : [],
+    family,
     athlete: { refundCents: one.cents, partCents: one.partCents },
     teamMinimum: TEAM_MINIMUM,
   };

@@ -12,6 +12,8 @@ import { downgradeOptions } from "../downgrade.ts";
 import type { Opened } from "../links.ts";
 import { balanceView } from "../balance.ts";
 import { isRegistered } from "../../core/states.ts";
+import { familyLines } from "../../core/family.ts";
+import { registrationSubject } from "../../core/email.ts";
 
 const STATUS_LABEL: Record<string, string> = {
   paid: "Paid",
@@ -29,11 +31,12 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
   const pkg = findPackage(event, r.packageCode);
   const zone = event.timeZone;
   const paid = r.amountPaidCents ?? 0;
+  const family = familyLines(event, r);
   return {
     base: o.base,
     reference: r.reference,
     kind: r.kind,
-    title: r.kind === "team" ? (r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`) : `${r.athletes[0]!.firstName} ${r.athletes[0]!.lastName}`,
+    title: r.kind === "team" ? (r.teamName ?? `${r.contact.firstName} ${r.contact.lastName}'s team`) : registrationSubject(r),
     statusLabel: STATUS_LABEL[r.status] ?? r.status,
     eventTitle: event.title,
     eventId: event.id,
@@ -49,7 +52,8 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
       position: a.position,
       active: a.withdrawnAt === null,
       waiverText: a.waiver ? `Waiver signed (version ${a.waiver.version}) by ${a.waiver.signedName}, ${a.waiver.relationship}` : "Waiver not signed yet",
-      missing: r.kind === "individual" && r.guardianMissing ? [GUARDIAN_MISSING] : missingFor(a),
+      // An individual's waiver was agreed to on the registration form: only a missing guardian contact is asked for.
+      missing: r.kind === "individual" ? (r.guardianMissing ? [GUARDIAN_MISSING] : []) : missingFor(a),
       name: `${a.firstName} ${a.lastName}${a.withdrawnAt ? " (canceled)" : ""}`,
       detail: [a.grade ? `Grade ${a.grade}` : a.age !== null ? `Age ${a.age}` : "", a.schoolName ? `School: ${a.schoolName}` : ""].filter(Boolean),
       shirtSize: a.shirtSize ?? "",
@@ -70,7 +74,9 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
     refundNowPercent: p.refundPercent,
     tierDeadlines: tierDeadlines(p.startsAt).map((t) => ({ percent: t.percent, until: deadlineText(t.until, zone) })),
     version: r.version,
-    downgrades: p.phase === "open"
+    family,
+    // A family's packages are each athlete's own: the page offers no package change for it.
+    downgrades: p.phase === "open" && !family
       ? downgradeOptions(event, r).map((d) => {
           const option = findPackage(event, d.code)!;
           return { ...d, dayCount: option.dayCount, everyDay: coversEveryDay(option, event) };

@@ -4,6 +4,7 @@ import type { PaymentStep } from "../../../../widgets/islands/RegistrationSteps.
 import type { Registration } from "../registration.ts";
 import type { RegistrationDeps } from "../deps.ts";
 import { discountOf } from "./codes.ts";
+import { familyLines } from "../family.ts";
 import { amountDueNow, depositCoveredNotice, depositStep } from "./deposit.ts";
 
 /** Step 2's data; `clientSecret` is null when a code made the registration free (no PaymentIntent). */
@@ -19,5 +20,6 @@ export async function paymentStep(deps: RegistrationDeps, event: EventDetail, r:
     notice: depositCoveredNotice(event, r),
     discount: discount && { code: discount.code, offCents: discount.offCents, listCents: discount.listCents },
     days: event.days.filter((d) => r.dayIds.includes(d.id)).map((d) => d.label),
+    family: familyLines(event, r),
   };
 }

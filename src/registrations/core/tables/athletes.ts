@@ -38,7 +38,7 @@ export async function voidWaiver(trx: Knex.Transaction, registrationId: number, 
 }
 
 /** The details a registrant may correct on one athlete (never the package, places or amount). */
-export type AthleteDetails = Omit<RegistrationAthlete, "position" | "withdrawnAt" | "waiver">;
+export type AthleteDetails = Omit<RegistrationAthlete, "position" | "withdrawnAt" | "waiver" | "family">;
 
 export async function updateAthlete(trx: Knex.Transaction, registrationId: number, position: number, d: AthleteDetails): Promise<void> {
   await trx("registration_athletes").where({ registration_id: registrationId, position }).update({

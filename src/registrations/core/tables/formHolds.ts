@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import { asStored } from "../../../db/rows.ts";
 import type { IndividualRegistration } from "../../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE, type TeamRegistration } from "../../../shared/registrations/teamRules.ts";
-import { registrationOf, type Registration } from "../registration.ts";
+import { registrationOf, type FamilyAthlete, type Registration } from "../registration.ts";
 import { teamAthleteRow } from "./athletes.ts";
 import type { Holder } from "./holds.ts";
 import type { Row } from "./rows.ts";
@@ -13,14 +13,17 @@ import type { Row } from "./rows.ts";
 export interface IndividualHold {
   eventId: number;
   packageLabel: string;
+  /** The list price: the package's, or a family's sum after the sibling discount. */
   priceCents: number;
   reservedUntil: Date;
   data: IndividualRegistration;
+  /** Siblings: each athlete's own package and price, in the form's order (the first is the form's athlete). */
+  family?: FamilyAthlete[];
 }
 
 function individualColumns(h: IndividualHold, now: Date) {
   return {
-    places: 1,
+    places: 1 + (h.data.siblings?.length ?? 0),
     package_code: h.data.registrationType,
     package_label: h.packageLabel,
     list_price_cents: h.priceCents,
@@ -39,8 +42,8 @@ function individualColumns(h: IndividualHold, now: Date) {
   };
 }
 
-/** Writes the athlete's row and the days; returns the athlete's row as written. */
-async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold, replacing: boolean): Promise<Row> {
+/** Writes the athlete's row (a family's athletes' rows) and the days; returns the rows as written. */
+async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold, replacing: boolean): Promise<Row[]> {
   const d = h.data;
   if (replacing) {
     await trx("registration_athletes").where({ registration_id: registrationId }).delete();
@@ -62,11 +65,32 @@ async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number
     emergency_contact_phone: d.emergencyContactPhone,
     special_requirements: d.specialRequirements ?? null,
   };
-  await trx("registration_athletes").insert(athlete);
+  let rows: Row[] = [athlete];
+  if (h.family) {
+    // Siblings share the family's contact (the first athlete's e-mail and phone) and emergency contact.
+    rows = [d, ...(d.siblings ?? [])].map((s, i) => ({
+      ...athlete,
+      position: i + 1,
+      first_name: s.firstName,
+      last_name: s.lastName,
+      grade: s.grade,
+      gender: s.gender,
+      school_name: s.schoolName,
+      club_name: s.clubName ?? null,
+      shirt_size: s.tShirtSize ?? null,
+      special_requirements: s.specialRequirements ?? null,
+      ...familyColumns(h.family![i]!),
+    }));
+  }
+  await trx("registration_athletes").insert(rows);
   if (h.data.dayIds.length > 0) {
     await trx("registration_days").insert(h.data.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId })));
   }
-  return athlete;
+  return rows;
+}
+
+function familyColumns(f: FamilyAthlete) {
+  return { package_code: f.packageCode, package_label: f.packageLabel, list_price_cents: f.listPriceCents, sibling_discount_cents: f.siblingDiscountCents, day_ids: f.dayIds.join(",") };
 }
 
 /**
@@ -88,8 +112,8 @@ export async function insertIndividual(trx: Knex.Transaction, reference: string,
   });
   const [id] = await trx("registrations").insert(row);
   const registrationId = Number(id);
-  const athlete = await writeAthleteAndDays(trx, registrationId, h, false);
-  return registrationOf({ ...row, id: registrationId }, [athlete], h.data.dayIds);
+  const athletes = await writeAthleteAndDays(trx, registrationId, h, false);
+  return registrationOf({ ...row, id: registrationId }, athletes, h.data.dayIds);
 }
 
 /**

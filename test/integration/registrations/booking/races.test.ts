@@ -168,6 +168,78 @@ describe("races on the registration aggregate", () => {
     }
   });
 
+  it("two siblings and a team of 5 taking the last 5 places at once: never above capacity, the family all or none", async () => {
+    const SISTER = { siblings: "1", sibling2_firstName: "Zoe", sibling2_lastName: "Okafor", sibling2_grade: "7th", sibling2_gender: "Female", sibling2_schoolName: "Central Middle", sibling2_registrationType: "full" };
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const event = await t.db("events").where({ id: 2 }).first();
+      await t.db("events").where({ id: 2 }).update({ capacity: Number(event.capacity) - (await placesLeft(t.db, 2, new Date())) + 5 });
+      const [family, coach] = [await newVisitor(), await newVisitor()];
+      const [f, team] = await Promise.all([
+        (async () => {
+          await sleep(i % 3);
+          return hold(family, formId(), { ...FULL, ...SISTER });
+        })(),
+        (async () => {
+          await sleep((i * 2) % 3);
+          return teamHold(coach, formId(), 5);
+        })(),
+      ]);
+      statuses.push(f.status, team.status);
+      // 2 + 5 places cannot both fit in 5: exactly one is held, and the event never lends out more than it has.
+      expect([f.status, team.status].filter((s) => s === 200)).toHaveLength(1);
+      expect(await placesLeft(t.db, 2, new Date())).toBeGreaterThanOrEqual(0);
+      if (f.status === 200) {
+        const r = await registrationRow(f.body.registrationId);
+        expect([Number(r.places), r.athleteCount, Number(r.amount_cents)]).toEqual([2, 2, 29900 * 2]);
+      } else {
+        expect(f.body.error).toBe("This event is sold out: every place is taken or held. Please choose another event.");
+      }
+      // Let the held places go, so the next round starts again with 5.
+      for (const res of [f, team]) if (res.status === 200) await t.db("registrations").where({ reference: res.body.registrationId }).update({ reserved_until: new Date(Date.now() - 1000) });
+    }
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+    await t.db("events").where({ id: 2 }).update({ capacity: 200 });
+  });
+
+  it("paying for one athlete while a sibling is added on the same form: the payment's amount never disagrees with what is registered", async () => {
+    const SISTER = { siblings: "1", sibling2_firstName: "Zoe", sibling2_lastName: "Okafor", sibling2_grade: "7th", sibling2_gender: "Female", sibling2_schoolName: "Central Middle", sibling2_registrationType: "1day", sibling2_day1: "on" };
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const v = await newVisitor();
+      const form = formId();
+      const held = await hold(v, form, FULL);
+      expect(held.status).toBe(200);
+      const intentId = intentIdOf(held.body.clientSecret);
+      const [paying, adding] = await Promise.all([
+        (async () => {
+          await sleep(i % 4);
+          t.fake.confirm(intentId, { number: "4242424242424242" });
+          return returnFrom(v, intentId);
+        })(),
+        (async () => {
+          await sleep((i * 3) % 5);
+          return hold(v, form, { ...FULL, ...SISTER });
+        })(),
+      ]);
+      statuses.push(paying.status, adding.status);
+      await t.fake.idle();
+      const r = await registrationRow(held.body.registrationId);
+      const charged = chargedFor(r.reference);
+      if (r.status === "paid") {
+        // Paid: for exactly what it registers, one athlete ($299) or two ($299 + $119), each with its place.
+        expect(Number(r.amount_paid_cents)).toBe(Number(r.amount_cents));
+        expect(Number(r.amount_paid_cents)).toBe(charged);
+        expect(Number(r.amount_cents)).toBe(Number(r.places) === 2 ? 29900 + 11900 : 29900);
+        expect(r.athleteCount).toBe(Number(r.places));
+      } else if (charged > 0) {
+        expect(r.status, `${r.reference}: charged ${charged} but ${r.status}`).toBe("needs_review");
+      }
+      if (adding.body.alreadyPaid) expect(Number(r.places), "a sibling posted after payment changes nothing").toBe(1);
+    }
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+  });
+
   it("a double submit of step 1 without JavaScript holds one registration and answers both with it, never 'form expired'", async () => {
     for (let i = 0; i < 5; i++) {
       const v = await newVisitor();
