@@ -26,6 +26,10 @@ declare module "express-session" {
     teamRegistrations?: Record<string, string>;
     /** The manage link this visitor's confirmation page shows, per paid registration reference (at most 10): one link, however often it is reloaded. */
     manageLinks?: Record<string, string>;
+    /** A coach's team invite link per event (event id -> the link's token; the table keeps only its hash): the coach's browser reaches its draft and the link again. */
+    teamInvites?: Record<string, string>;
+    /** The rows this browser filled in through team invite links (invite id -> row id, at most 10): a family corrects its own row until the coach pays. */
+    inviteRows?: Record<string, number>;
   }
 }
 

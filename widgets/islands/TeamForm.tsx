@@ -31,6 +31,8 @@ import {
 } from "../../src/shared/registrations/teamRules.ts";
 import { CsrfContext, Field, Form, FormErrors } from "../../components/Form.tsx";
 import { PaymentPlanChoice, planFor, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
+import { withInvitedRows, type TeamInviteView } from "../../src/shared/registrations/invites.ts";
+import { TeamInviteSection } from "../TeamInviteSection.tsx";
 
 export interface TeamFormProps {
   eventId: number;
@@ -48,6 +50,8 @@ export interface TeamFormProps {
   /** The event's deposit policy (null: none) and the plan chosen: "Pay in full" beside "Pay today, then the balance". */
   depositOffer?: DepositOffer | null;
   paymentPlan?: string;
+  /** The coach's invite link and the rows families filled in through it (null: no link yet). */
+  invite?: TeamInviteView | null;
 }
 
 const ATHLETE_INPUTS: { name: AthleteField; label: string; type?: "email" | "tel" | "number"; autoComplete?: string }[] = [
@@ -85,7 +89,10 @@ export default function TeamForm(props: TeamFormProps) {
   const ages = props.ageLimits ?? TEAM_AGE;
   const schema = useMemo(() => teamSchemaFor(ages), [ages]);
 
-  const { complete } = countAthletes(values.athletes);
+  // The families' rows count as the coach's own; the server reads them again when the team is held.
+  const invited = props.invite?.rows ?? [];
+  const team = invited.length > 0 ? withInvitedRows(values, invited) : values;
+  const { complete } = countAthletes(team.athletes);
   const listCents = teamTotalCents(complete, props.teamPriceCents);
   const off = props.discount && complete > 0 ? discountAmount(listCents, props.discount) : null;
   const totalCents = off ? off.finalCents : listCents;
@@ -119,10 +126,12 @@ export default function TeamForm(props: TeamFormProps) {
   };
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    // Creating the invite link is a plain post: the page comes back with the link.
+    if ((e.nativeEvent as SubmitEvent).submitter?.getAttribute("value") === "invite") return;
     e.preventDefault();
     if (sending.current) return;
     setLive(true);
-    const result = validate(schema, values);
+    const result = validate(schema, team);
     if (!result.ok) {
       setErrors(result.errors);
       showToast({ title: teamErrorTitle(result.message), description: result.message, variant: "destructive" });
@@ -140,7 +149,8 @@ export default function TeamForm(props: TeamFormProps) {
           eventId: props.eventId,
           formSessionId: values.formSessionId,
           coachInfo: { ...trimmed.coach, teamName: trimmed.coach.teamName ?? "" },
-          athletes: trimmed.athletes,
+          athletes: trimmed.athletes.slice(0, trimmed.athletes.length - invited.length),
+          ...(props.invite ? { invite: true } : {}),
           // The server recomputes every amount; these are the spec's payload fields only.
           pricePerAthlete: props.teamPriceCents / 100,
           totalAmount: listCents / 100,
@@ -187,6 +197,7 @@ export default function TeamForm(props: TeamFormProps) {
       <input type="hidden" name="formSessionId" value={values.formSessionId} />
       {/* The total this page shows on its button: the server refuses a register post that would charge another. */}
       <input type="hidden" name="shownTotalCents" value={String(totalCents)} />
+      {props.invite ? <input type="hidden" name="invite" value="1" /> : null}
       <FormErrors errors={errors} focus={errors === props.errors} />
 
       <fieldset className="card registration-section" aria-describedby={errors.coachInfo ? `${fieldId("coachInfo")}-error` : undefined}>
@@ -216,6 +227,8 @@ export default function TeamForm(props: TeamFormProps) {
           <p className="field-hint">{TEAM_TEXT.tooMany}</p>
         )}
       </section>
+
+      <TeamInviteSection invite={props.invite ?? null} busy={busy} id={`${uid}-invite`} />
 
       <section className="card registration-section team-summary" aria-labelledby={`${uid}-summary`}>
         <h2 id={`${uid}-summary`}>Registration Summary</h2>
