@@ -6,6 +6,7 @@ import { changeRoutes } from "./changes/routes/changes.routes.tsx";
 import { MANAGE_RATE_LIMIT } from "./changes/routes/manageLink.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./core/routeKit.tsx";
 import { teamRoutes } from "./booking/routes/team.routes.tsx";
+import { teamInviteRoutes } from "./booking/routes/teamInvite.routes.tsx";
 import { waitingListRoutes } from "./waitlist/routes/waitlist.routes.tsx";
 import { waitingListConfirmRoutes } from "./waitlist/routes/waitlistConfirm.routes.tsx";
 import type { WaitingListDeps } from "./waitlist/deps.ts";
@@ -20,6 +21,7 @@ export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesse
   const router = Router();
   router.use(individualRoutes(all));
   router.use(teamRoutes(all));
+  router.use(teamInviteRoutes(all));
   router.use(checkoutRoutes(all));
   router.use(codeRoutes(all));
   router.use(changeRoutes(all));

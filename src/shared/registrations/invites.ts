@@ -62,7 +62,10 @@ export function validateInviteRow(ages: AgeLimits, posted: unknown): Validation<
   const row = Object.fromEntries(ATHLETE_FIELDS.map((f) => [f, typeof raw[f] === "string" ? raw[f].slice(0, 6000).trim() : ""])) as AthleteRow;
   const errors: FieldErrors = {};
   for (const f of ATHLETE_FIELDS) if (row[f] === "") errors[`athlete.${f}`] = REGISTRATION_MESSAGES.required;
-  const team = validate(teamSchemaFor(ages), oneRowTeam(row));
+  // The schema checks complete rows only: a blank field is filled with a valid stand-in so every other field is checked too.
+  const standIn: AthleteRow = { firstName: "x", lastName: "x", age: String(ages.min), email: "x@example.com", shirtSize: "Small", parentName: "x", parentPhoneNumber: "x" };
+  const checked = Object.fromEntries(ATHLETE_FIELDS.map((f) => [f, row[f] === "" ? standIn[f] : row[f]])) as AthleteRow;
+  const team = validate(teamSchemaFor(ages), oneRowTeam(checked));
   if (!team.ok) for (const [k, v] of Object.entries(team.errors)) if (k.startsWith("athletes.0.")) errors[`athlete.${k.slice("athletes.0.".length)}`] ??= v;
   const first = Object.values(errors)[0];
   if (first !== undefined || !isComplete(row)) return { ok: false, errors, message: first ?? REGISTRATION_MESSAGES.required };
