@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../../../db/knex.ts";
 import { toDate, toJson, type Row } from "../../../db/rows.ts";
+import { toText } from "../../../shared/toText.ts";
 import { blankCoach, type AthleteRow, type CoachValues, type TeamAthlete } from "../../../shared/registrations/teamRules.ts";
 
 /** The invites' own queries (team_invites, team_invite_rows): a coach's draft and the rows families fill in. */
@@ -38,7 +39,7 @@ const inviteOf = (r: Row): Invite => ({
   formSessionId: String(r.form_session_id),
   coach: { ...blankCoach(), ...toJson<Partial<CoachValues>>(r.coach_json, {}) },
   rows: toJson<AthleteRow[]>(r.rows_json, []),
-  registrationReference: r.registration_reference === null ? null : String(r.registration_reference),
+  registrationReference: r.registration_reference === null ? null : toText(r.registration_reference),
   paidAt: toDate(r.paid_at),
 });
 
@@ -54,7 +55,7 @@ const rowOf = (r: Row): InviteRow => ({
     parentPhoneNumber: String(r.parent_phone),
   },
   waiver: r.waiver_version
-    ? { version: String(r.waiver_version), signedName: String(r.waiver_signed_name), relationship: String(r.waiver_signer_relationship), signedAt: toDate(r.waiver_signed_at)! }
+    ? { version: toText(r.waiver_version), signedName: String(r.waiver_signed_name), relationship: String(r.waiver_signer_relationship), signedAt: toDate(r.waiver_signed_at)! }
     : null,
   heldPosition: r.held_position === null ? null : Number(r.held_position),
 });
