@@ -67,6 +67,8 @@ export function validateInviteRow(ages: AgeLimits, posted: unknown): Validation<
   const checked = Object.fromEntries(ATHLETE_FIELDS.map((f) => [f, row[f] === "" ? standIn[f] : row[f]])) as AthleteRow;
   const team = validate(teamSchemaFor(ages), oneRowTeam(checked));
   if (!team.ok) for (const [k, v] of Object.entries(team.errors)) if (k.startsWith("athletes.0.")) errors[`athlete.${k.slice("athletes.0.".length)}`] ??= v;
+  // The team form's e-mail message names the athlete: without a name yet, the plain one.
+  if (errors["athlete.email"] && (row.firstName === "" || row.lastName === "") && row.email !== "") errors["athlete.email"] = REGISTRATION_MESSAGES.email;
   const first = Object.values(errors)[0];
   if (first !== undefined || !isComplete(row)) return { ok: false, errors, message: first ?? REGISTRATION_MESSAGES.required };
   return {

@@ -11,8 +11,11 @@ import { loadEvent, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { inviteByToken, saveFamilyRow, type Signature } from "../invites/invites.ts";
 import { rowsOf, type Invite } from "../invites/repository.ts";
 
-/** A family's submits through one invite link, per visitor: enough to correct a row a few times, not to fill a team. */
-export const INVITE_SUBMIT_LIMIT = { windowMs: 15 * 60_000, limit: 10 } as const;
+/**
+ * Families' row posts per address: a family corrects its row a few times; a team's families on one school network
+ * share it. Beyond, the team's maximum (decided under the invite's lock) still holds.
+ */
+export const INVITE_SUBMIT_LIMIT = { windowMs: 15 * 60_000, limit: 20 } as const;
 const MAX_OWN_ROWS = 10;
 
 interface Opened {

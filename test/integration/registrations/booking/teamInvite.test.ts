@@ -5,6 +5,7 @@ import { sentText } from "../../../support/mail.ts";
 import { secretTokenHash } from "../../../../src/http/secretLinks.ts";
 import { INVITE_TEXT } from "../../../../src/shared/registrations/invites.ts";
 import { TEAM_MAXIMUM } from "../../../../src/shared/registrations/teamRules.ts";
+import { INVITE_SUBMIT_LIMIT } from "../../../../src/registrations/booking/routes/teamInvite.routes.tsx";
 
 // A team's invite link: the coach shares one link, families fill in their own rows, the coach pays for all of them.
 
@@ -203,5 +204,33 @@ describe("a team's invite link", () => {
     expect(answers.filter((a) => a.status === 303)).toHaveLength(3);
     for (const a of answers.filter((x) => x.status !== 303)) expect(textOf(a.text)).toContain(INVITE_TEXT.full(TEAM_MAXIMUM));
     expect(await t.db("team_invite_rows").where({ invite_id: invite.id })).toHaveLength(3);
+  });
+
+  it("limits a family's posts per address (refused input counts too)", async () => {
+    const tag = `f${++seq}`;
+    const { path } = await coachWithLink(tag);
+    const f = await fresh();
+    await f.get(path);
+    const statuses: number[] = [];
+    for (let i = 0; i <= INVITE_SUBMIT_LIMIT.limit; i++) statuses.push((await f.form(path, asFields("athlete", family(1, tag, { email: "bad" })))).status);
+    expect(statuses.slice(0, INVITE_SUBMIT_LIMIT.limit).every((s) => s === 400)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+  });
+
+  it("families' rows hold no place: places are held only when the coach registers, and a team bigger than the places left is refused", async () => {
+    const tag = `g${++seq}`;
+    const { coach, path, fields } = await coachWithLink(tag);
+    const before = (await t.db("event_places").where({ event_id: 2 }).first()).taken;
+    for (const i of [1, 2, 3]) await familySubmits(path, family(i, tag));
+    expect((await t.db("event_places").where({ event_id: 2 }).first()).taken).toBe(before);
+    const capacity = (await t.db("events").where({ id: 2 }).first()).capacity;
+    await t.db("events").where({ id: 2 }).update({ capacity: Number(before) + 4 });
+    try {
+      const refused = await coach.form("/team-register/2", { ...fields, invite: "1", shownTotalCents: "99500", intent: "register" });
+      expect(textOf(refused.text)).toContain("Only 4 places are left at this event, not enough for your team of 5 athletes.");
+      expect((await t.db("event_places").where({ event_id: 2 }).first()).taken).toBe(before);
+    } finally {
+      await t.db("events").where({ id: 2 }).update({ capacity });
+    }
   });
 });
