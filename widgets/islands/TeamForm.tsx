@@ -5,7 +5,7 @@
  * the server's own schema, holds the team through POST /api/team-registration and goes on to the checkout.
  */
 import { TeamAgreementNote } from "../../components/CampAgreements.tsx";
-import { useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
 import { useHydrated } from "../useHydrated.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
@@ -31,7 +31,7 @@ import {
 } from "../../src/shared/registrations/teamRules.ts";
 import { CsrfContext, Field, Form, FormErrors } from "../../components/Form.tsx";
 import { PaymentPlanChoice, planFor, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
-import { withInvitedRows, type TeamInviteView } from "../../src/shared/registrations/invites.ts";
+import { INVITE_POLL_MS, withInvitedRows, type InvitedRow, type TeamInviteView } from "../../src/shared/registrations/invites.ts";
 import { TeamInviteSection } from "../TeamInviteSection.tsx";
 
 export interface TeamFormProps {
@@ -90,7 +90,8 @@ export default function TeamForm(props: TeamFormProps) {
   const schema = useMemo(() => teamSchemaFor(ages), [ages]);
 
   // The families' rows count as the coach's own; the server reads them again when the team is held.
-  const invited = props.invite?.rows ?? [];
+  const [invitedRows, setInvitedRows] = useState(props.invite?.rows ?? []);
+  const invited = props.invite ? invitedRows : [];
   const team = invited.length > 0 ? withInvitedRows(values, invited) : values;
   const { complete } = countAthletes(team.athletes);
   const listCents = teamTotalCents(complete, props.teamPriceCents);
@@ -98,6 +99,17 @@ export default function TeamForm(props: TeamFormProps) {
   const totalCents = off ? off.finalCents : listCents;
   // The deposit plan chosen (and still offered for this total): the button says what is paid today.
   const todayPlan = paymentPlan === "deposit" ? planFor(props.depositOffer, totalCents, complete) : null;
+
+  // With an invite link, the families' rows appear without a reload (a small poll; the server reads them again at the hold).
+  const hasInvite = props.invite != null;
+  useEffect(() => {
+    if (!hasInvite) return;
+    const timer = setInterval(() => {
+      if (document.hidden || sending.current) return;
+      apiFetch<{ rows: InvitedRow[] }>(`/api/team-invite-rows/${props.eventId}`).then((r) => setInvitedRows(r.rows), () => undefined);
+    }, INVITE_POLL_MS);
+    return () => clearInterval(timer);
+  }, [hasInvite, props.eventId]);
 
   const check = (next: TeamFormValues): FieldErrors => {
     const r = validate(schema, next);
@@ -228,7 +240,7 @@ export default function TeamForm(props: TeamFormProps) {
         )}
       </section>
 
-      <TeamInviteSection invite={props.invite ?? null} busy={busy} id={`${uid}-invite`} />
+      <TeamInviteSection invite={props.invite ? { ...props.invite, rows: invited } : null} busy={busy} id={`${uid}-invite`} />
 
       <section className="card registration-section team-summary" aria-labelledby={`${uid}-summary`}>
         <h2 id={`${uid}-summary`}>Registration Summary</h2>

@@ -7,6 +7,9 @@ import { validate, type FieldErrors, type Validation } from "../forms.ts";
 import { REGISTRATION_MESSAGES } from "./rules.ts";
 import { ATHLETE_FIELDS, blankCoach, isComplete, teamSchemaFor, type AgeLimits, type AthleteRow, type TeamAthlete, type TeamFormValues } from "./teamRules.ts";
 
+/** How often the coach's form (with JavaScript) asks for the families' rows. */
+export const INVITE_POLL_MS = 5_000;
+
 /** Where an invite link opens (its token follows; the logs and sent e-mails redact it). */
 export const INVITE_PATH = "/team-invite";
 
@@ -17,7 +20,7 @@ export const INVITE_TEXT = {
   copied: "Link copied",
   created: "Your team's invite link is ready",
   rowsTitle: "Rows filled in by families",
-  noRows: "No family has filled in a row yet. Reload this page to see new rows.",
+  noRows: "No family has filled in a row yet. New rows appear here (reload the page without JavaScript).",
   complete: "complete",
   waiverMissing: "waiver and medical release not signed yet (the family can sign after payment)",
   heldNote: "A row a family corrects after you pressed Register Team reaches the team only if you go back and register again.",

@@ -10,6 +10,7 @@ import { SIGNER_RELATIONSHIPS, waiverSchema } from "../../changes/familyRules.ts
 import { loadEvent, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { inviteByToken, saveFamilyRow, type Signature } from "../invites/invites.ts";
 import { rowsOf, type Invite } from "../invites/repository.ts";
+import { coachInvites } from "./teamInvite.ts";
 
 /**
  * Families' row posts per address: a family corrects its row a few times; a team's families on one school network
@@ -89,6 +90,16 @@ export function teamInviteRoutes(deps: RegistrationRouteDeps): Router {
       noindex: true,
     });
   }
+
+  // The coach's form asks now and then for the rows families filled in (this browser's invite only).
+  const invites = coachInvites(deps);
+  router.get("/api/team-invite-rows/:eventId", deps.manageLimit, async (req, res) => {
+    res.set("cache-control", "private, no-store");
+    const eventId = String(req.params.eventId);
+    const view = /^\d{1,9}$/.test(eventId) ? await invites.view(req, Number(eventId)) : null;
+    if (!view) return void res.status(404).json({ success: false, error: "No invite link for this team." });
+    res.json({ success: true, rows: view.rows });
+  });
 
   router.get(`${INVITE_PATH}/:token`, deps.manageLimit, async (req, res) => {
     const o = await open(req, res);

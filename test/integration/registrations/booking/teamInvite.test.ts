@@ -11,7 +11,6 @@ import { INVITE_SUBMIT_LIMIT } from "../../../../src/registrations/booking/route
 
 const t = bookingApp();
 
-type V = Awaited<ReturnType<typeof visitor>>;
 let address = 20;
 let seq = 0;
 const COACH = { firstName: "Dana", lastName: "Reyes", email: "coach.reyes@example.com", phone: "2055550142", teamName: "Iron Valley WC" };
@@ -50,7 +49,8 @@ async function coachWithLink(tag: string) {
   return { coach, path: `/team-invite/${token}`, token, formSessionId, fields };
 }
 
-async function familySubmits(path: string, row: Record<string, string>, waiver: Record<string, string> = {}, v?: V & { form: (u: string, f: Record<string, string>) => ReturnType<V["form"]> }) {
+type Fresh = Awaited<ReturnType<typeof fresh>>;
+async function familySubmits(path: string, row: Record<string, string>, waiver: Record<string, string> = {}, v?: Fresh) {
   const f = v ?? (await fresh());
   await f.get(path);
   const res = await f.form(path, { ...asFields("athlete", row), ...waiver });
@@ -102,6 +102,11 @@ describe("a team's invite link", () => {
     expect(coachText).toMatch(/Fam2 Lastname2 ?, 13, XL: complete ?; waiver and medical release not signed yet/);
     expect(coachText).toMatch(/Fam1 Lastname1 ?, 13, Large: complete ?; waiver signed/);
     expect(coachText).toContain("Register Team - $995.00");
+
+    // With JavaScript the coach's form asks for the rows; no other browser gets them.
+    const polled = await coach.get("/api/team-invite-rows/2").expect(200);
+    expect(polled.body.rows.map((r: { row: { firstName: string } }) => r.row.firstName)).toEqual(["Fam1", "Fam2", "Fam3"]);
+    expect((await three.f.get("/api/team-invite-rows/2")).status).toBe(404);
 
     // The coach pays: the JSON call with the own rows; the server adds the families' rows as stored.
     const held = await coach.agent.post("/api/team-registration").set("x-csrf-token", coach.token).set("x-forwarded-for", coach.ip).send({
