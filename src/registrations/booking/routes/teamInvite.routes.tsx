@@ -93,7 +93,8 @@ export function teamInviteRoutes(deps: RegistrationRouteDeps): Router {
 
   // The coach's form asks now and then for the rows families filled in (this browser's invite only).
   const invites = coachInvites(deps);
-  router.get("/api/team-invite-rows/:eventId", deps.manageLimit, async (req, res) => {
+  // No rate limit: it reads only this session's own invite, which no guess can reach.
+  router.get("/api/team-invite-rows/:eventId", async (req, res) => {
     res.set("cache-control", "private, no-store");
     const eventId = String(req.params.eventId);
     const view = /^\d{1,9}$/.test(eventId) ? await invites.view(req, Number(eventId)) : null;
