@@ -47,7 +47,9 @@ export function TeamInviteSection(props: { invite: TeamInviteView | null; busy: 
                   <strong>{`${r.row.firstName} ${r.row.lastName}`}</strong>
                   {`, ${r.row.age}, ${r.row.shirtSize}: `}
                   {ATHLETE_FIELDS.every((f) => r.row[f] !== "") ? INVITE_TEXT.complete : null}
-                  {r.missing.length > 0 ? `; ${INVITE_TEXT.waiverMissing}` : "; waiver signed"}
+                  {r.missing.length > 0 ? `; ${INVITE_TEXT.waiverMissing}` : "; waiver signed"}{" "}
+                  <button type="submit" name="removeInvited" value={String(r.id)} className="btn btn-link" formNoValidate disabled={props.busy}
+                    aria-label={`Remove ${r.row.firstName} ${r.row.lastName}`}>Remove</button>
                 </li>
               ))}
             </ul>

@@ -138,8 +138,9 @@ export default function TeamForm(props: TeamFormProps) {
   };
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
-    // Creating the invite link is a plain post: the page comes back with the link.
-    if ((e.nativeEvent as SubmitEvent).submitter?.getAttribute("value") === "invite") return;
+    // Creating the invite link and removing a family's row are plain posts: the page comes back with the link.
+    const submitter = (e.nativeEvent as SubmitEvent).submitter;
+    if (submitter?.getAttribute("value") === "invite" || submitter?.getAttribute("name") === "removeInvited") return;
     e.preventDefault();
     if (sending.current) return;
     setLive(true);

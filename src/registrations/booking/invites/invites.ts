@@ -87,6 +87,15 @@ export async function saveFamilyRow(
   });
 }
 
+/** The coach takes a family's row off the team (a wrong or unknown athlete); nothing once the team is paid. */
+export async function removeFamilyRow(deps: RegistrationDeps, inviteId: number, rowId: number): Promise<void> {
+  await lockingTransaction(deps.db, async (trx) => {
+    const invite = await repo.lockInvite(trx, inviteId);
+    if (!invite || invite.paidAt) throw new DomainError("conflict", INVITE_TEXT.closed);
+    await repo.deleteRow(trx, inviteId, rowId);
+  });
+}
+
 /**
  * After the coach's team is held: the invite names it, and each family's row its place on it (`firstPosition` is
  * the position of the first family row, the coach's own complete rows coming first).

@@ -131,6 +131,10 @@ export async function markHeld(trx: Knex.Transaction, inviteId: number, referenc
   for (const [rowId, position] of positions) await trx("team_invite_rows").where({ id: rowId, invite_id: inviteId }).update({ held_position: position });
 }
 
+export async function deleteRow(trx: Knex.Transaction, inviteId: number, rowId: number): Promise<number> {
+  return Number(await trx("team_invite_rows").where({ id: rowId, invite_id: inviteId }).delete());
+}
+
 export async function markPaid(trx: Knex.Transaction, inviteId: number, now: Date): Promise<void> {
   await trx("team_invites").where({ id: inviteId }).update({ paid_at: now, updated_at: now });
 }

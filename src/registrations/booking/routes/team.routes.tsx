@@ -86,8 +86,9 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     const values = teamFormValues(req.body);
     if (values.athletes.length === 0) values.athletes.push(blankAthlete());
     if (!values.formSessionId) values.formSessionId = newFormSessionId();
-    if (body.intent === "invite") {
-      await invites.create(req, event, values);
+    if (body.intent === "invite" || body.removeInvited !== undefined) {
+      if (body.intent === "invite") await invites.create(req, event, values);
+      else await invites.save(req, event.id, values).then(() => invites.removeRow(req, event.id, body.removeInvited));
       return void res.redirect(303, `/team-register/${event.id}`);
     }
     if (body.intent === "add") {

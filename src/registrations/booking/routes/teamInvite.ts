@@ -3,7 +3,7 @@ import type { EventDetail } from "../../../shared/events/types.ts";
 import { withInvitedRows, type TeamInviteView } from "../../../shared/registrations/invites.ts";
 import type { TeamFormValues, TeamRegistration } from "../../../shared/registrations/teamRules.ts";
 import type { RegistrationDeps } from "../../core/deps.ts";
-import { createInvite, inviteByToken, inviteView, invitedRows, rememberHeld, saveInviteDraft } from "../invites/invites.ts";
+import { createInvite, inviteByToken, inviteView, invitedRows, rememberHeld, removeFamilyRow, saveInviteDraft } from "../invites/invites.ts";
 import { rowsOf, type Invite } from "../invites/repository.ts";
 
 /** The coach's side of a team's invite link on the team form: the draft this browser keeps on the server, its rows joined to the team held. */
@@ -33,6 +33,12 @@ export function coachInvites(deps: RegistrationDeps) {
       if (found) return saveInviteDraft(deps, found.invite, values);
       const token = await createInvite(deps, event, values);
       req.session.teamInvites = { ...(req.session.teamInvites ?? {}), [String(event.id)]: token };
+    },
+
+    /** The coach removes a family's row (a wrong or unknown athlete). */
+    async removeRow(req: Request, eventId: number, rowId: unknown): Promise<void> {
+      const found = await current(req, eventId);
+      if (found && typeof rowId === "string" && /^\d{1,12}$/.test(rowId)) await removeFamilyRow(deps, found.invite.id, Number(rowId));
     },
 
     /** Rows added or removed without JavaScript: the draft follows the form. */

@@ -197,6 +197,26 @@ describe("a team's invite link", () => {
     expect(r).toMatchObject({ places: 5, amount_cents: 99500 });
   });
 
+  it("the coach removes a family's row (a wrong or unknown athlete); another browser cannot", async () => {
+    const tag = `h${++seq}`;
+    const { coach, path, fields, token } = await coachWithLink(tag);
+    for (const i of [1, 2]) await familySubmits(path, family(i, tag));
+    const invite = await t.db("team_invites").where({ token_hash: secretTokenHash(token) }).first();
+    const [junk] = await t.db("team_invite_rows").where({ invite_id: invite.id, first_name: "Fam2" });
+    expect((await coach.get("/team-register/2")).text).toContain(`aria-label="Remove Fam2 Lastname2"`);
+    // A stranger's browser posting the same button has no invite: nothing is removed.
+    const stranger = await fresh();
+    await stranger.get("/team-register/2");
+    expect((await stranger.form("/team-register/2", { ...fields, removeInvited: String(junk.id) })).status).toBe(303);
+    expect(await t.db("team_invite_rows").where({ invite_id: invite.id })).toHaveLength(2);
+    const removed = await coach.form("/team-register/2", { ...fields, removeInvited: String(junk.id) });
+    expect(removed.status).toBe(303);
+    expect((await t.db("team_invite_rows").where({ invite_id: invite.id })).map((r: { first_name: string }) => r.first_name)).toEqual(["Fam1"]);
+    const page = textOf((await coach.get("/team-register/2")).text);
+    expect(page).not.toContain("Fam2 Lastname2");
+    expect(page).toContain("Register Team - $597.00");
+  });
+
   it(`never more than ${TEAM_MAXIMUM} athletes, however many families submit at once`, async () => {
     const tag = `e${++seq}`;
     const { path, token } = await coachWithLink(tag);
