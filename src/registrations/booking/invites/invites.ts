@@ -121,7 +121,8 @@ export async function closeInviteOnPayment(trx: Knex.Transaction, r: Registratio
   const signed = new Map<number, NonNullable<InviteRow["waiver"]>>();
   for (const row of await repo.rowsOf(trx, invite.id)) {
     if (row.heldPosition === null || !row.waiver) continue;
-    const athlete = r.athletes.find((a) => a.position === row.heldPosition);
+    // The athlete at that place must be this row's (two tabs registering at once may each have marked the rows).
+    const athlete = r.athletes.find((a) => a.position === row.heldPosition && a.email === row.athlete.email && a.firstName === row.athlete.firstName && a.lastName === row.athlete.lastName);
     if (!athlete || athlete.waiver || !maySign(row.waiver.relationship, athlete.age)) continue;
     await signWaiver(trx, r.id, athlete.position, row.waiver, row.waiver.signedAt);
     signed.set(athlete.position, row.waiver);

@@ -258,4 +258,28 @@ describe("a team's invite link", () => {
       await t.db("events").where({ id: 2 }).update({ capacity });
     }
   });
+
+  it("the coach registering in two tabs while families submit: one team, its places counted once, no error", async () => {
+    const tag = `i${++seq}`;
+    const { coach, path, fields } = await coachWithLink(tag);
+    for (const i of [1, 2, 3]) await familySubmits(path, family(i, tag));
+    const before = Number((await t.db("event_places").where({ event_id: 2 }).first()).taken);
+    const late = await Promise.all([4, 5, 6].map(async (i) => { const f = await fresh(); await f.get(path); return { f, i }; }));
+    const register = () => coach.agent.post("/api/team-registration").set("x-csrf-token", coach.token).set("x-forwarded-for", coach.ip)
+      .send({ eventId: 2, coachInfo: { ...COACH, email: `coach.${tag}@example.com` }, athletes: [own(1, tag), own(2, tag)], formSessionId: fields.formSessionId, invite: true });
+    const answers = await Promise.all([register(), register(), ...late.map(({ f, i }) => f.form(path, asFields("athlete", family(i, tag))))]);
+    for (const a of answers) expect(a.status, a.text.slice(0, 200)).toBeLessThan(500);
+    expect(answers.slice(2).every((a) => a.status === 303)).toBe(true);
+    const teams = await t.db("registrations").where({ form_session_id: fields.formSessionId });
+    expect(teams).toHaveLength(1);
+    const held = teams[0];
+    const athletes = await t.db("registration_athletes").where({ registration_id: held.id });
+    expect(athletes).toHaveLength(held.places);
+    expect(held.amount_cents).toBe(held.places * 19900);
+    expect(held.places).toBeGreaterThanOrEqual(5);
+    expect(Number((await t.db("event_places").where({ event_id: 2 }).first()).taken)).toBe(before + held.places);
+    // Every row on the team is marked with its place; the rows that came after the hold are not on it.
+    const rows = await t.db("team_invite_rows").where({ invite_id: (await t.db("team_invites").where({ registration_reference: held.reference }).first()).id });
+    expect(rows.filter((r: { held_position: number | null }) => r.held_position !== null)).toHaveLength(held.places - 2);
+  });
 });
