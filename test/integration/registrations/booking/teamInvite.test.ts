@@ -282,4 +282,26 @@ describe("a team's invite link", () => {
     const rows = await t.db("team_invite_rows").where({ invite_id: (await t.db("team_invites").where({ registration_reference: held.reference }).first()).id });
     expect(rows.filter((r: { held_position: number | null }) => r.held_position !== null)).toHaveLength(held.places - 2);
   });
+
+  it("a family's edit or a new row after the coach pressed Register changes neither the held team nor its amount", async () => {
+    const tag = `j${++seq}`;
+    const { coach, path, fields } = await coachWithLink(tag);
+    const subs = [];
+    for (const i of [1, 2, 3]) subs.push(await familySubmits(path, family(i, tag)));
+    const held = await coach.form("/team-register/2", { ...fields, invite: "1", shownTotalCents: "99500", intent: "register" });
+    expect(held.status).toBe(303);
+    const r = await t.db("registrations").where({ form_session_id: fields.formSessionId }).first();
+    expect(r).toMatchObject({ places: 5, amount_cents: 99500 });
+    expect((await familySubmits(path, family(1, tag, { shirtSize: "4XL", lastName: "Changed" }), {}, subs[0]!.f)).res.status).toBe(303);
+    expect((await familySubmits(path, family(4, tag))).res.status).toBe(303);
+    const after = await t.db("registrations").where({ id: r.id }).first();
+    expect(after).toMatchObject({ places: 5, amount_cents: 99500, version: r.version });
+    const fam1 = await t.db("registration_athletes").where({ registration_id: r.id, position: 3 }).first();
+    expect(fam1).toMatchObject({ last_name: "Lastname1", shirt_size: "Large" });
+    // Registering again takes the rows as they are now: six athletes, re-priced.
+    const again = await coach.form("/team-register/2", { ...fields, invite: "1", shownTotalCents: String(6 * 19900), intent: "register" });
+    expect(again.status).toBe(303);
+    expect(await t.db("registrations").where({ id: r.id }).first()).toMatchObject({ places: 6, amount_cents: 6 * 19900 });
+    expect((await t.db("registration_athletes").where({ registration_id: r.id, position: 3 }).first()).last_name).toBe("Changed");
+  });
 });
