@@ -49,18 +49,21 @@ export function coachInvites(deps: RegistrationDeps) {
 
     /**
      * What the register button pays for: with `invite` posted (the team form sends it once the coach has a link), the
-     * coach's rows and then every family's row as stored now, never as the browser sent them. `held` tells the invite
-     * which team and where its rows went. A post of the spec's shape is unchanged.
+     * coach's rows and then every family's row as stored now, never as the browser sent them. `held` saves the draft and
+     * tells the invite which team and where its rows went. A post of the spec's shape is unchanged.
      */
     async forHold(req: Request, eventId: number, values: TeamFormValues, posted: unknown) {
       const found = posted === "1" || posted === true ? await current(req, eventId) : undefined;
       if (!found) return { values, rows: [], held: async () => undefined };
-      await saveInviteDraft(deps, found.invite, values);
       const rows = invitedRows(await rowsOf(deps.db, found.invite.id));
       return {
         values: withInvitedRows(values, rows),
         rows,
-        held: (reference: string, data: TeamRegistration) => rememberHeld(deps, found.invite.id, reference, rows.map((r) => r.id), data.athletes.length - rows.length + 1),
+        // Once held, the draft is the form as registered (refused input changes nothing).
+        held: async (reference: string, data: TeamRegistration) => {
+          await saveInviteDraft(deps, found.invite, values);
+          await rememberHeld(deps, found.invite.id, reference, rows.map((r) => r.id), data.athletes.length - rows.length + 1);
+        },
       };
     },
   };

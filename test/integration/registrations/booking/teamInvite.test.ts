@@ -181,6 +181,19 @@ describe("a team's invite link", () => {
     expect(res.body.athletes).toBe(5);
   });
 
+  it("a refused Register with the invite changes nothing: no team, the draft as it was", async () => {
+    const tag = `k${++seq}`;
+    const { coach, path, token, formSessionId } = await coachWithLink(tag);
+    for (const i of [1, 2, 3]) await familySubmits(path, family(i, tag));
+    const draft = await t.db("team_invites").where({ token_hash: secretTokenHash(token) }).first();
+    const refused = await coach.agent.post("/api/team-registration").set("x-csrf-token", coach.token).set("x-forwarded-for", coach.ip)
+      .send({ eventId: 2, coachInfo: { ...COACH, email: "" }, athletes: [own(7, tag)], formSessionId, invite: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("Please fill in: Email");
+    expect(await t.db("registrations").where({ form_session_id: formSessionId })).toEqual([]);
+    expect(await t.db("team_invites").where({ id: draft.id }).first()).toEqual(draft);
+  });
+
   it("without JavaScript the coach registers with the families' rows; a row filled in since the page was shown changes the total first", async () => {
     const tag = `d${++seq}`;
     const { coach, path, fields } = await coachWithLink(tag);
