@@ -88,6 +88,7 @@ describe("a team completed by its families through the invite link, at 375 px", 
     await expect.poll(() => page.getByTestId("team-invite-rows").innerText().catch(() => ""), { timeout: scaledMs(20_000) }).toContain("Fam3 Family3");
     expect(await page.getByTestId("team-invite-rows").innerText()).toMatch(/Fam2 Family2, 13, XL: complete; waiver and medical release not signed yet/);
     expect(await page.getByTestId("team-total").textContent()).toBe("$995.00");
+    await checked(page);
     await page.getByRole("button", { name: "Register Team - $995.00" }).click();
     await page.waitForURL(/\/stripe-checkout\?eventId=2&eventName=National%20Champ%20Camp&option=team$/, { timeout: scaledMs(15_000) });
     await checkoutStarted(page);
