@@ -67,7 +67,7 @@ const SECRET_PARAM = /secret|token|csrf|key|password|signature|card|cvc|email/i;
  * and everything under `/waiting-list/` that is not an event id or one of the routes' own words (offer, leave,
  * confirmation links and whatever link that list adds: an unknown segment there is taken for a secret).
  */
-const SECRET_AFTER = ["my-registration", "orders", "returning"];
+const SECRET_AFTER = ["my-registration", "orders", "returning", "team-invite"];
 const WAITING_LIST_WORDS = new Set(["waiting-list", "offer", "leave", "take", "decline", "confirm", "join", "cancel"]);
 
 /** A path with every secret segment replaced by `[redacted]` (or the placeholder given). */

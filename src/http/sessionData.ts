@@ -29,6 +29,10 @@ declare module "express-session" {
     manageLinks?: Record<string, string>;
     /** What a "Registered before?" link opened in this browser fills in (one event's form; the latest link replaces it). */
     returningPrefill?: ReturningPrefill;
+    /** A coach's team invite link per event (event id -> the link's token; the table keeps only its hash): the coach's browser reaches its draft and the link again. */
+    teamInvites?: Record<string, string>;
+    /** The rows this browser filled in through team invite links (invite id -> row id, at most 10): a family corrects its own row until the coach pays. */
+    inviteRows?: Record<string, number>;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Deletes what has been kept as long as the privacy page says (the periods of src/shared/inbox/policies.ts, the one
- * list): sent e-mails after 90 days, messages, quote requests and coach requests (with their logos) after 2 years,
+ * list): sent e-mails and teams' invite links after 90 days, messages, quote requests and coach requests (with their logos) after 2 years,
  * orders and their payments 7 years after the order, registrations and their payments 7 years after the camp.
  * Each statement deletes by age only, so several instances (or the command and an instance) running it at once
  * delete each row once and nothing else.
@@ -8,7 +8,7 @@
 import type { Db } from "../db/knex.ts";
 import { COUNTED_REGISTRATION_STATUSES, movePlaces } from "../events/places.ts";
 import { deleteStoredFiles } from "../db/storedFiles.ts";
-import { MESSAGE_YEARS, ORDER_RECORD_YEARS, OUTBOX_DAYS } from "../shared/inbox/policies.ts";
+import { MESSAGE_YEARS, ORDER_RECORD_YEARS, OUTBOX_DAYS, TEAM_INVITE_DAYS } from "../shared/inbox/policies.ts";
 
 export type RetentionCounts = Record<string, number>;
 
@@ -30,6 +30,11 @@ export async function applyRetention(db: Db, now: Date): Promise<RetentionCounts
     .delete();
   // "Registered before?" links count the e-mails of the last 24 hours and open for 30 minutes: a day is all they are kept.
   counts.returning_links = await db("returning_links").where("created_at", "<", new Date(now.getTime() - DAY_MS)).delete();
+  counts.team_invites = await db.transaction(async (trx): Promise<number> => {
+    const old = (await trx("team_invites").where("updated_at", "<", new Date(now.getTime() - TEAM_INVITE_DAYS * DAY_MS)).pluck("id")) as number[];
+    await trx("team_invite_rows").whereIn("invite_id", old).delete();
+    return Number(await trx("team_invites").whereIn("id", old).delete());
+  });
   counts.contact_messages = await db("contact_messages").where("created_at", "<", messageCutoff).delete();
   counts.quote_requests = await db("quote_requests").where("created_at", "<", messageCutoff).delete();
   counts.coach_requests = await db.transaction(async (trx): Promise<number> => {

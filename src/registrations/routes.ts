@@ -7,6 +7,7 @@ import { MANAGE_RATE_LIMIT } from "./changes/routes/manageLink.tsx";
 import { codeGuessBudget, type RegistrationRouteDeps } from "./core/routeKit.tsx";
 import { teamRoutes } from "./booking/routes/team.routes.tsx";
 import { returningRoutes } from "./booking/routes/returning.routes.tsx";
+import { teamInviteRoutes } from "./booking/routes/teamInvite.routes.tsx";
 import { waitingListRoutes } from "./waitlist/routes/waitlist.routes.tsx";
 import { waitingListConfirmRoutes } from "./waitlist/routes/waitlistConfirm.routes.tsx";
 import type { WaitingListDeps } from "./waitlist/deps.ts";
@@ -22,6 +23,7 @@ export function registrationRoutes(deps: Omit<RegistrationRouteDeps, "codeGuesse
   router.use(individualRoutes(all));
   router.use(teamRoutes(all));
   router.use(returningRoutes(all));
+  router.use(teamInviteRoutes(all));
   router.use(checkoutRoutes(all));
   router.use(codeRoutes(all));
   router.use(changeRoutes(all));

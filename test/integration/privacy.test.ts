@@ -91,8 +91,19 @@ describe("the retention job (the privacy page's periods)", () => {
     // A "Registered before?" link is kept a day: it only counts the e-mails of the last 24 hours.
     const link = (hash: string, created: Date) => ({ token_hash: hash.repeat(64), email: "a@example.com", event_id: 1, form: "individual", created_at: created, expires_at: created });
     await t.db("returning_links").insert([link("a", at("2034-02-27T23:00:00Z")), link("b", at("2034-02-28T01:00:00Z"))]);
+    const invite = async (updated: Date) => {
+      const [id] = await t.db("team_invites").insert({ event_id: 2, token_hash: `${updated.getTime()}`.padEnd(64, "0"), form_session_id: "f", coach_json: "{}", rows_json: "[]", created_at: updated, updated_at: updated });
+      await t.db("team_invite_rows").insert({ invite_id: id, first_name: "Sam", last_name: "Lee", age: 14, email: "s@example.com", shirt_size: "Large", parent_name: "Pat", parent_phone: "2055550100", created_at: updated, updated_at: updated });
+      return Number(id);
+    };
+    const oldInvite = await invite(at("2033-11-01T00:00:00Z"));
+    const newInvite = await invite(at("2034-01-15T00:00:00Z"));
+
     const counts = await applyRetention(t.db, now);
-    expect(counts).toMatchObject({ email_outbox: 1, contact_messages: 1, coach_requests: 1, orders: 1, registrations: 0, returning_links: 1 });
+    expect(await exists("team_invites", { id: oldInvite })).toBe(false);
+    expect(await exists("team_invite_rows", { invite_id: oldInvite })).toBe(false);
+    expect(await exists("team_invite_rows", { invite_id: newInvite })).toBe(true);
+    expect(counts).toMatchObject({ team_invites: 1, email_outbox: 1, contact_messages: 1, coach_requests: 1, orders: 1, registrations: 0, returning_links: 1 });
     expect(await t.db("returning_links").pluck("token_hash")).toEqual(["b".repeat(64)]);
     expect(await exists("email_outbox", { id: oldMail })).toBe(false);
     expect(await exists("email_outbox", { id: newMail })).toBe(true);

@@ -169,6 +169,26 @@ describe("a 'Registered before?' link", () => {
   });
 });
 
+describe("a team's invite link, at rest and in the logs", () => {
+  it("is stored only as its hash and never logged, whether a family's post goes through or is refused", async () => {
+    await t.db("events").where({ id: EVENT }).update({ capacity: 200 });
+    const coach = await newVisitor();
+    const page = await coach.get(`/team-register/${EVENT}`);
+    const formSessionId = /name="formSessionId" value="([^"]+)"/.exec(page.text)![1]!;
+    expect((await coach.form(`/team-register/${EVENT}`, { formSessionId, "coachInfo[firstName]": "Dana", "coachInfo[lastName]": "Okafor", intent: "invite" })).status).toBe(303);
+    const link = /\/team-invite\/[A-Za-z0-9_-]{43}/.exec((await coach.get(`/team-register/${EVENT}`)).text)![0];
+    const family = await newVisitor();
+    expect((await family.get(link)).status).toBe(200);
+    const row = { "athlete[firstName]": "Sam", "athlete[lastName]": "Lee", "athlete[age]": "14", "athlete[email]": "sam.lee@example.com", "athlete[shirtSize]": "Large", "athlete[parentName]": "Pat Lee", "athlete[parentPhoneNumber]": "2055550100" };
+    expect((await family.form(link, row)).status).toBe(303);
+    expect((await request(t.app).post(link).set("x-forwarded-for", ip()).type("form").send(row)).status).toBe(403);
+    const token = link.split("/").pop()!;
+    expect(logLines.join("\n")).toContain("/team-invite/[redacted]");
+    expect(logLines.join("\n").includes(token)).toBe(false);
+    for (const [name, rows] of Object.entries(await everyTable())) expect(JSON.stringify(rows).includes(token), `token in ${name}`).toBe(false);
+  });
+});
+
 describe("e-mails sent before the outbox removed their links", () => {
   it("lose them to the migration: the link's secret, by its route, whatever its length", async () => {
     const { up } = await import("../../migrations/20261128000300_sent_email_links.ts");

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import request from "supertest";
 import { createTestApp, type TestApp } from "../support/app.ts";
-import { routePath, UNSAFE_ROUTES, validBody, type Field, type Slots, type UnsafeRoute } from "./routes.ts";
+import { INVITE_TOKEN, routePath, UNSAFE_ROUTES, validBody, type Field, type Slots, type UnsafeRoute } from "./routes.ts";
+import { secretTokenHash } from "../../src/http/secretLinks.ts";
 import { cartState, LEAK, prototypeSnapshot, randomIp, rowCounts, shopperWithOneLine, type Visitor } from "./support.ts";
 import { toText } from "../../src/shared/toText.ts";
 
@@ -21,6 +22,9 @@ beforeAll(async () => {
   // One proxy hop is trusted here so each case can come from its own address: the per-address rate limits
   // (tested in rateLimits.test.ts) would otherwise answer 429 before the handlers see the input.
   t = await createTestApp({ TRUST_PROXY_HOPS: "1" });
+  // The invite a family's row is posted to (the route with an unknown token would answer 404 before reading a field).
+  const now = new Date();
+  await t.db("team_invites").insert({ event_id: 2, token_hash: secretTokenHash(INVITE_TOKEN), form_session_id: "fuzz-invite-form", coach_json: "{}", rows_json: "[]", created_at: now, updated_at: now });
 });
 afterAll(async () => {
   await t?.close();

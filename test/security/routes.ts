@@ -25,6 +25,9 @@ export interface Field {
   nullable?: boolean;
 }
 
+/** The token of the team invite the fuzz test makes (43 URL-safe characters, as a real one). */
+export const INVITE_TOKEN = "FuzzInviteToken0000000000000000000000000000";
+
 export interface UnsafeRoute {
   method: "POST" | "PATCH" | "DELETE";
   path: string;
@@ -166,6 +169,21 @@ export const UNSAFE_ROUTES: UnsafeRoute[] = [
   // team registration
   { method: "POST", path: "/api/team-registration", body: "json", fields: { eventId: id("2"), ...team() } },
   { method: "POST", path: "/team-register/2", body: "form", fields: team() },
+  // a team's invite link: a family's row (the fuzz test makes the invite INVITE_TOKEN opens; elsewhere it is unknown: 404 after the CSRF check)
+  {
+    method: "POST",
+    path: `/team-invite/${INVITE_TOKEN}`,
+    body: "form",
+    fields: {
+      "athlete.firstName": line("Sam"),
+      "athlete.lastName": line("Lee"),
+      "athlete.age": line("14"),
+      "athlete.email": email(),
+      "athlete.shirtSize": choice("Large"),
+      "athlete.parentName": line("Pat Lee"),
+      "athlete.parentPhoneNumber": line("2055550100"),
+    },
+  },
 ];
 
 /** The tables a request could write to: none may gain or lose a row through invalid or forged input. */
@@ -188,6 +206,8 @@ export const DATA_TABLES = [
   "returning_links",
   "coach_requests",
   "coach_request_days",
+  "team_invites",
+  "team_invite_rows",
 ];
 
 /** What the valid values' placeholders stand for in one test app. */

@@ -5,7 +5,7 @@
  * the server's own schema, holds the team through POST /api/team-registration and goes on to the checkout.
  */
 import { TeamAgreementNote } from "../../components/CampAgreements.tsx";
-import { useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type MouseEvent } from "react";
 import { useHydrated } from "../useHydrated.ts";
 import { apiFetch, ApiError } from "../api.ts";
 import { showToast } from "../toast.ts";
@@ -31,6 +31,8 @@ import {
 } from "../../src/shared/registrations/teamRules.ts";
 import { CsrfContext, Field, Form, FormErrors } from "../../components/Form.tsx";
 import { PaymentPlanChoice, planFor, type DepositOffer } from "../../components/PaymentPlanChoice.tsx";
+import { INVITE_POLL_MS, withInvitedRows, type InvitedRow, type TeamInviteView } from "../../src/shared/registrations/invites.ts";
+import { TeamInviteSection } from "../TeamInviteSection.tsx";
 
 export interface TeamFormProps {
   eventId: number;
@@ -48,6 +50,8 @@ export interface TeamFormProps {
   /** The event's deposit policy (null: none) and the plan chosen: "Pay in full" beside "Pay today, then the balance". */
   depositOffer?: DepositOffer | null;
   paymentPlan?: string;
+  /** The coach's invite link and the rows families filled in through it (null: no link yet). */
+  invite?: TeamInviteView | null;
 }
 
 const ATHLETE_INPUTS: { name: AthleteField; label: string; type?: "email" | "tel" | "number"; autoComplete?: string }[] = [
@@ -85,12 +89,27 @@ export default function TeamForm(props: TeamFormProps) {
   const ages = props.ageLimits ?? TEAM_AGE;
   const schema = useMemo(() => teamSchemaFor(ages), [ages]);
 
-  const { complete } = countAthletes(values.athletes);
+  // The families' rows count as the coach's own; the server reads them again when the team is held.
+  const [invitedRows, setInvitedRows] = useState(props.invite?.rows ?? []);
+  const invited = props.invite ? invitedRows : [];
+  const team = invited.length > 0 ? withInvitedRows(values, invited) : values;
+  const { complete } = countAthletes(team.athletes);
   const listCents = teamTotalCents(complete, props.teamPriceCents);
   const off = props.discount && complete > 0 ? discountAmount(listCents, props.discount) : null;
   const totalCents = off ? off.finalCents : listCents;
   // The deposit plan chosen (and still offered for this total): the button says what is paid today.
   const todayPlan = paymentPlan === "deposit" ? planFor(props.depositOffer, totalCents, complete) : null;
+
+  // With an invite link, the families' rows appear without a reload (a small poll; the server reads them again at the hold).
+  const hasInvite = props.invite != null;
+  useEffect(() => {
+    if (!hasInvite) return;
+    const timer = setInterval(() => {
+      if (document.hidden || sending.current) return;
+      apiFetch<{ rows: InvitedRow[] }>(`/api/team-invite-rows/${props.eventId}`).then((r) => setInvitedRows(r.rows), () => undefined);
+    }, INVITE_POLL_MS);
+    return () => clearInterval(timer);
+  }, [hasInvite, props.eventId]);
 
   const check = (next: TeamFormValues): FieldErrors => {
     const r = validate(schema, next);
@@ -119,10 +138,13 @@ export default function TeamForm(props: TeamFormProps) {
   };
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
+    // Creating the invite link and removing a family's row are plain posts: the page comes back with the link.
+    const submitter = (e.nativeEvent as SubmitEvent).submitter;
+    if (submitter?.getAttribute("value") === "invite" || submitter?.getAttribute("name") === "removeInvited") return;
     e.preventDefault();
     if (sending.current) return;
     setLive(true);
-    const result = validate(schema, values);
+    const result = validate(schema, team);
     if (!result.ok) {
       setErrors(result.errors);
       showToast({ title: teamErrorTitle(result.message), description: result.message, variant: "destructive" });
@@ -140,7 +162,8 @@ export default function TeamForm(props: TeamFormProps) {
           eventId: props.eventId,
           formSessionId: values.formSessionId,
           coachInfo: { ...trimmed.coach, teamName: trimmed.coach.teamName ?? "" },
-          athletes: trimmed.athletes,
+          athletes: trimmed.athletes.slice(0, trimmed.athletes.length - invited.length),
+          ...(props.invite ? { invite: true } : {}),
           // The server recomputes every amount; these are the spec's payload fields only.
           pricePerAthlete: props.teamPriceCents / 100,
           totalAmount: listCents / 100,
@@ -187,6 +210,7 @@ export default function TeamForm(props: TeamFormProps) {
       <input type="hidden" name="formSessionId" value={values.formSessionId} />
       {/* The total this page shows on its button: the server refuses a register post that would charge another. */}
       <input type="hidden" name="shownTotalCents" value={String(totalCents)} />
+      {props.invite ? <input type="hidden" name="invite" value="1" /> : null}
       <FormErrors errors={errors} focus={errors === props.errors} />
 
       <fieldset className="card registration-section" aria-describedby={errors.coachInfo ? `${fieldId("coachInfo")}-error` : undefined}>
@@ -216,6 +240,8 @@ export default function TeamForm(props: TeamFormProps) {
           <p className="field-hint">{TEAM_TEXT.tooMany}</p>
         )}
       </section>
+
+      <TeamInviteSection invite={props.invite ? { ...props.invite, rows: invited } : null} busy={busy} id={`${uid}-invite`} />
 
       <section className="card registration-section team-summary" aria-labelledby={`${uid}-summary`}>
         <h2 id={`${uid}-summary`}>Registration Summary</h2>

@@ -12,6 +12,7 @@ import * as redemptions from "../core/money/redemptions.ts";
 import { registrationConfirmationEmail } from "../core/email.ts";
 import { confirmationManageUrl } from "../changes/links.ts";
 import { queueFamilyLinks } from "../changes/familyLinks.ts";
+import { closeInviteOnPayment } from "./invites/invites.ts";
 import { DiscountRefused, codeText, lockCodeNamed, refuseUse } from "../core/money/codes.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 
@@ -67,7 +68,7 @@ export async function completeFree(deps: RegistrationDeps, registration: Registr
     const event = await findEvent(trx, paid.eventId);
     if (event) {
       await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, { code: code.code, amountOffCents: amount.offCents }, await confirmationManageUrl(trx, deps, paid.id, now)));
-      await queueFamilyLinks(trx, deps, event, paid, now);
+      await queueFamilyLinks(trx, deps, event, await closeInviteOnPayment(trx, paid, now), now);
     }
     return { status: "free" };
   });

@@ -10,6 +10,7 @@ import { redeemUse } from "../core/money/codes.ts";
 import { registrationConfirmationEmail } from "../core/email.ts";
 import { confirmationManageUrl } from "../changes/links.ts";
 import { queueFamilyLinks } from "../changes/familyLinks.ts";
+import { closeInviteOnPayment } from "./invites/invites.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 
 /** A registration's payment accepted in the settling transaction (paymentHandler.ts): its code, its status, its e-mails. */
@@ -38,7 +39,7 @@ export async function confirmPaid(deps: RegistrationDeps, trx: Knex.Transaction,
   const event = keptEvent(deps.db, paid.eventId) ?? (await findEvent(trx, paid.eventId));
   if (event) {
     await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
-    await queueFamilyLinks(trx, deps, event, paid, now);
+    await queueFamilyLinks(trx, deps, event, await closeInviteOnPayment(trx, paid, now), now);
   }
   return "accepted";
 }

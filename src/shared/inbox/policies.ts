@@ -84,6 +84,8 @@ export const SESSION_DAYS = 14;
 export const ORDER_RECORD_YEARS = 7;
 export const MESSAGE_YEARS = 2;
 export const OUTBOX_DAYS = 90;
+/** A team's invite link and the rows families filled in through it: kept this long after its last change. */
+export const TEAM_INVITE_DAYS = 90;
 
 export function storedData(): StoredData[] {
   return [
@@ -104,6 +106,12 @@ export function storedData(): StoredData[] {
       where: "registrations, registration_athletes, registration_days, registration_manage_links (only a hash of each private link), discount_redemptions and payments",
       why: "to run the camp safely, reach a parent or emergency contact, answer your questions and keep the records tax law asks for",
       kept: `${ORDER_RECORD_YEARS} years after the camp, then deleted`,
+    },
+    {
+      what: "A team's invite link in progress: the coach's draft (contact, team name, the rows typed) and each row a family fills in through the link (the athlete, a parent's name and phone, the waiver's signature)",
+      where: "team_invites (only a hash of the link) and team_invite_rows",
+      why: "so the coach's team can be completed by its families before the coach pays; once paid, the team's registration keeps what it needs",
+      kept: `${TEAM_INVITE_DAYS} days after its last change, then deleted`,
     },
     {
       what: "College coach requests: what the coach writes in the form and the school logo file, if one was sent",

@@ -6,6 +6,7 @@ import type { PageContext } from "../../../http/render.tsx";
 import type { EventDetail } from "../../../shared/events/types.ts";
 import type { FieldErrors } from "../../../shared/forms.ts";
 import type { TeamFormValues } from "../../../shared/registrations/teamRules.ts";
+import type { TeamInviteView } from "../../../shared/registrations/invites.ts";
 import { discountOf } from "../../core/money/codes.ts";
 import type { Registration } from "../../core/registration.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
@@ -15,7 +16,7 @@ export async function teamFormProps(
   deps: RegistrationRouteDeps,
   req: Request,
   res: Response,
-  at: { event: EventDetail; values: TeamFormValues; errors: FieldErrors; held: Registration | undefined; now: Date },
+  at: { event: EventDetail; values: TeamFormValues; errors: FieldErrors; held: Registration | undefined; now: Date; invite: TeamInviteView | null },
 ): Promise<TeamFormProps> {
   const { event, held } = at;
   return {
@@ -29,6 +30,7 @@ export async function teamFormProps(
     errors: at.errors,
     discount: held ? await heldDiscount(deps, held) : null,
     depositOffer: depositOfferOf(event, at.now),
+    invite: at.invite,
     paymentPlan: typeof formBody(req).paymentPlan === "string" ? String(formBody(req).paymentPlan) : held?.deposit ? "deposit" : "full",
   };
 }

@@ -14,12 +14,16 @@ import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { heldTeams } from "./teamHeld.ts";
 import { teamFormProps } from "./teamFormProps.ts";
 import { teamReturningParts } from "./returningPrefill.tsx";
+import { coachInvites } from "./teamInvite.ts";
 
 /** The team form's pages (team.tsx's handlers answer with them): the form with the coach's held team, or why a team cannot register now. */
 export function teamPages(deps: RegistrationRouteDeps) {
   const { db } = deps;
 
-  const { heldTeam, startValues } = heldTeams(deps);
+  const { heldTeam, startValues: heldValues } = heldTeams(deps);
+  const invites = coachInvites(deps);
+  /** A coach with an invite link starts from the draft on the server; otherwise from the held team or a new form. */
+  const startValues = async (req: Request, eventId: number) => (await invites.draftValues(req, eventId)) ?? (await heldValues(req, eventId));
 
   function page(req: Request, res: Response, event: EventDetail, content: React.ReactNode, status?: number) {
     res.set("cache-control", "no-store");
@@ -49,9 +53,9 @@ export function teamPages(deps: RegistrationRouteDeps) {
     if (st === "soldOut" || left < TEAM_MINIMUM) {
       return page(req, res, event, <RegistrationUnavailable title={REGISTRATION_STATUS_LABEL.soldOut} message={TEAM_TEXT.notEnoughPlaces(left, TEAM_MINIMUM)} eventId={event.id} />, status);
     }
-    const props = await teamFormProps(deps, req, res, { event, values, errors, held, now });
+    const props = await teamFormProps(deps, req, res, { event, values, errors, held, now, invite: await invites.view(req, event.id) });
     page(req, res, event, <>{teamReturningParts(req, event)}<Widget name="TeamForm" load="interaction" props={props} /></>, status);
   }
 
-  return { heldTeam, showForm, startValues };
+  return { heldTeam, showForm, startValues, invites };
 }
