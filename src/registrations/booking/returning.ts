@@ -7,6 +7,8 @@ import type { EventDetail } from "../../shared/events/types.ts";
 import type { Site } from "../../shared/site.ts";
 import { blankAthlete, type AthleteRow, type CoachValues } from "../../shared/registrations/teamRules.ts";
 import { ageMovedUp, gradeMovedUp, RETURNING_LINK, RETURNING_PATH, seasonsBetween, type ReturningForm, type ReturningFrom, type ReturningPrefill } from "../../shared/registrations/returning.ts";
+import { DEFAULT_PACKAGE, siblingFormValues, type SiblingEntry } from "../../shared/registrations/rules.ts";
+import { MAX_SIBLINGS, SIBLINGS_FIELD } from "../../shared/registrations/siblings.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import type { Registration, RegistrationAthlete } from "../core/registration.ts";
 import { findByReference } from "../core/tables/registrations.ts";
@@ -141,8 +143,8 @@ export async function spentLinkTarget(deps: Pick<RegistrationDeps, "db">, token:
   return SECRET_TOKEN_PATTERN.test(token) ? repo.linkTarget(deps.db, secretTokenHash(token)) : undefined;
 }
 
-/** The form's values from the source: the athletes moved up by the seasons passed; never a card, an agreement or a waiver. */
-export function prefillOf(event: Pick<EventDetail, "id" | "startDate">, source: ReturningSource, form: ReturningForm): ReturningPrefill {
+/** The form's values from the source: the athletes (a family's as siblings) moved up by the seasons passed; never a card, an agreement or a waiver. */
+export function prefillOf(event: Pick<EventDetail, "id" | "startDate" | "packages" | "days">, source: ReturningSource, form: ReturningForm): ReturningPrefill {
   const seasons = source.event ? seasonsBetween(source.event.startDate, event.startDate) : 0;
   const r = source.latest;
   const common = { eventId: event.id, form, fromEventTitle: source.event?.title ?? "a past event" };
@@ -150,8 +152,29 @@ export function prefillOf(event: Pick<EventDetail, "id" | "startDate">, source: 
     const coach: CoachValues = r.kind === "team" ? { ...r.contact, teamName: r.teamName ?? "" } : { firstName: "", lastName: "", email: "", phone: "", teamName: "" };
     return { ...common, values: {}, others: [], team: { coach, athletes: source.athletes.map((a) => teamRowOf(r, a, seasons)) } };
   }
-  const [first, ...others] = source.athletes;
-  return { ...common, values: first ? individualValuesOf(r, first, seasons) : {}, others: others.map((a) => `${a.firstName} ${a.lastName}`) };
+  // A family's athletes fill in as siblings (up to MAX_SIBLINGS); a team's are not a family: its others are only named.
+  const [first, ...rest] = source.athletes;
+  const siblings = r.kind === "individual" ? rest.slice(0, MAX_SIBLINGS - 1) : [];
+  const values = first ? individualValuesOf(r, first, seasons) : {};
+  for (const [i, a] of siblings.entries()) Object.assign(values, siblingFormValues(i + 2, siblingEntryOf(a, seasons), event));
+  if (siblings.length > 0) values[SIBLINGS_FIELD] = String(siblings.length);
+  return { ...common, values, others: rest.slice(siblings.length).map((a) => `${a.firstName} ${a.lastName}`) };
+}
+
+/** An athlete of last season as a sibling on this season's form: the default package and no days chosen, as for the first athlete. */
+function siblingEntryOf(a: RegistrationAthlete, seasons: number): SiblingEntry {
+  return {
+    registrationType: DEFAULT_PACKAGE,
+    dayIds: [],
+    firstName: a.firstName,
+    lastName: a.lastName,
+    grade: gradeMovedUp(a.grade ?? "", seasons),
+    gender: (a.gender ?? "") as SiblingEntry["gender"],
+    schoolName: a.schoolName ?? "",
+    clubName: a.clubName ?? "",
+    tShirtSize: (a.shirtSize ?? "") as SiblingEntry["tShirtSize"],
+    specialRequirements: a.specialRequirements ?? "",
+  };
 }
 
 function individualValuesOf(r: Registration, a: RegistrationAthlete, seasons: number): Record<string, string> {

@@ -97,8 +97,9 @@ export function ageMovedUp(age: number | null, seasons: number): string {
 }
 
 /**
- * What an opened link fills in, kept in the session of the browser that opened it: step 1's values (never the
- * agreements, the card or a waiver) and the names of the other athletes, or the coach and last season's team rows.
+ * What an opened link fills in, kept in the session of the browser that opened it: step 1's values with a family's
+ * athletes as siblings (never the agreements, the card or a waiver) and the names of the athletes not filled in (past
+ * MAX_SIBLINGS, or a team's), or the coach and last season's team rows.
  */
 export interface ReturningPrefill {
   eventId: number;
@@ -106,6 +107,7 @@ export interface ReturningPrefill {
   /** The event the details come from. */
   fromEventTitle: string;
   values: Record<string, string>;
+  /** The athletes of the last registration(s) the form does not fill in. */
   others: string[];
   team?: { coach: CoachValues; athletes: AthleteRow[] };
 }

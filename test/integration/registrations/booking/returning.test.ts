@@ -6,7 +6,8 @@ import { moveClock, resetClock } from "../../../../src/clock.ts";
 import { secretTokenHash } from "../../../../src/http/secretLinks.ts";
 import { SENT_LINK_PLACEHOLDER } from "../../../../src/email/outbox.ts";
 import { RETURNING_LINK, RETURNING_TEXT } from "../../../../src/shared/registrations/returning.ts";
-import { returningAthletesOf } from "../../../../src/registrations/booking/returning.ts";
+import { prefillOf, returningAthletesOf } from "../../../../src/registrations/booking/returning.ts";
+import { findEvent } from "../../../../src/events/repository.ts";
 import { csrfFrom, textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
 import { bookingApp } from "./helpers.ts";
@@ -24,6 +25,10 @@ const t = bookingApp({
     await paidIndividual(t, { ...ATHLETE, firstName: "Leo", grade: "8th", tShirtSize: "Small" });
     await paidIndividual(t, { ...ATHLETE, firstName: "Ivy", email: "ivy.ortiz@example.com", guardianEmail: "cap.parent@example.com" });
     await paidTeam(t);
+    // A family of two on one registration, and one of five: four together and the fifth a moment earlier.
+    await paidIndividual(t, { ...ATHLETE, ...DIAZ, ...siblingOf(2, "Lia", "7th", "Small") });
+    await paidIndividual(t, { ...ATHLETE, ...BIG, firstName: "Eve", grade: "6th" });
+    await paidIndividual(t, { ...ATHLETE, ...BIG, siblings: "3", ...siblingOf(2, "Ben", "9th", "Large", "Hill"), ...siblingOf(3, "Cal", "8th", "Medium", "Hill"), ...siblingOf(4, "Dot", "7th", "Small", "Hill") });
     await t.db("events").where({ id: 1 }).update({ start_date: new Date("2026-06-19T00:00:00Z"), end_date: new Date("2026-06-21T00:00:00Z") });
   },
 });
@@ -35,6 +40,14 @@ const ATHLETE = {
   clubName: "Vegas WC", tShirtSize: "Medium", emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", specialRequirements: "Peanut allergy",
   guardianName: "Ana Ortiz", guardianEmail: PARENT, guardianPhone: "702-555-0199", agrees: "on",
 };
+
+const DIAZ = { firstName: "Sam", lastName: "Diaz", email: "sam.diaz@example.com", grade: "9th", tShirtSize: "Large", guardianName: "Rosa Diaz", guardianEmail: "rosa.diaz@example.com", emergencyContactName: "Rosa Diaz", siblings: "1" };
+const BIG = { firstName: "Amy", lastName: "Hill", email: "amy.hill@example.com", grade: "10th", guardianName: "Kim Hill", guardianEmail: "kim.hill@example.com" };
+/** Athlete N of a family, on the full package. */
+const siblingOf = (n: number, firstName: string, grade: string, tShirtSize: string, lastName = "Diaz") => ({
+  [`sibling${n}_registrationType`]: "full", [`sibling${n}_firstName`]: firstName, [`sibling${n}_lastName`]: lastName, [`sibling${n}_grade`]: grade, [`sibling${n}_gender`]: "Female",
+  [`sibling${n}_schoolName`]: "Desert Middle", [`sibling${n}_clubName`]: "Vegas WC", [`sibling${n}_tShirtSize`]: tShirtSize, [`sibling${n}_specialRequirements`]: "",
+});
 
 let ip = 10;
 const nextIp = () => `198.18.${Math.floor(++ip / 250)}.${ip % 250}`;
@@ -147,15 +160,16 @@ describe("Registered before?", () => {
     expect(opened.headers.location).toBe("/register/2");
     const page = await phone.get("/register/2");
     const values = propsOf(page.text, "RegistrationSteps").values as Record<string, string>;
-    // The address registered two siblings last season: Leo (registered last) filled in, Maya named.
+    // The address registered two siblings last season, one after the other: Leo (registered last) first, Maya as athlete 2.
     expect(values).toMatchObject({ firstName: "Leo", lastName: "Ortiz", grade: "9th", tShirtSize: "Small", schoolName: "Desert High", clubName: "Vegas WC", gender: "Female",
-      emergencyContactName: "Ana Ortiz", specialRequirements: "Peanut allergy", guardianName: "Ana Ortiz", guardianEmail: PARENT });
+      emergencyContactName: "Ana Ortiz", specialRequirements: "Peanut allergy", guardianName: "Ana Ortiz", guardianEmail: PARENT,
+      siblings: "1", sibling2_firstName: "Maya", sibling2_grade: "11th", sibling2_tShirtSize: "Medium" });
     expect(values.agrees).toBeUndefined();
     expect(values.discountCode).toBeUndefined();
     expect(values.paymentPlan).toBeUndefined();
     const text = textOf(page.text);
     expect(text).toContain(RETURNING_TEXT.prefilledTitle);
-    expect(text).toContain("Also registered last time: Maya Ortiz.");
+    expect(text).not.toContain("Also registered last time");
     // The no-JavaScript form carries the same values, the agreement box unticked.
     expect(page.text).toMatch(/name="firstName"[^>]*value="Leo"|value="Leo"[^>]*name="firstName"/);
     expect(page.text).not.toMatch(/name="agrees"[^>]*checked/);
@@ -169,6 +183,48 @@ describe("Registered before?", () => {
     expect(again.text).toContain('action="/events/2/returning"');
     // Nobody else's form is filled in.
     expect(propsOf((await other.get("/register/2")).text, "RegistrationSteps").values.firstName).toBeUndefined();
+  });
+
+  it("fills in a family registered together as siblings, grades moved up, agreements unticked; posted as it is with a grade and a size changed, it holds both", async () => {
+    await ask(DIAZ.guardianEmail);
+    const token = tokenIn(sentText(t.mailDir, (await linkMails(DIAZ.guardianEmail)).at(-1)));
+    const phone = await browser("/events/2");
+    expect((await phone.get(`/returning/${token}`)).headers.location).toBe("/register/2");
+    const page = await phone.get("/register/2");
+    const values = propsOf(page.text, "RegistrationSteps").values as Record<string, string>;
+    expect(values).toMatchObject({
+      firstName: "Sam", lastName: "Diaz", grade: "10th", tShirtSize: "Large", guardianName: "Rosa Diaz", guardianEmail: DIAZ.guardianEmail, emergencyContactName: "Rosa Diaz",
+      siblings: "1", sibling2_firstName: "Lia", sibling2_lastName: "Diaz", sibling2_grade: "8th", sibling2_gender: "Female", sibling2_schoolName: "Desert Middle",
+      sibling2_clubName: "Vegas WC", sibling2_tShirtSize: "Small",
+    });
+    expect(values.agrees).toBeUndefined();
+    expect(Object.keys(values).filter((k) => k.startsWith("sibling3_"))).toEqual([]);
+    expect(textOf(page.text)).not.toContain("Also registered last time");
+    // The no-JavaScript form: athlete 2 rendered with its values, the agreement unticked.
+    expect(textOf(page.text)).toContain("Athlete 2");
+    expect(page.text).toMatch(/name="sibling2_firstName"[^>]*value="Lia"|value="Lia"[^>]*name="sibling2_firstName"/);
+    expect(page.text).toMatch(/name="sibling2_grade"[^>]*value="8th"|value="8th"[^>]*name="sibling2_grade"/);
+    expect(page.text).not.toMatch(/name="agrees"[^>]*checked/);
+
+    // Posted as filled in, with only a grade and a shirt size changed and the agreement ticked: one registration, both athletes.
+    const held = await phone.form("/register/2", { ...values, sibling2_grade: "9th", sibling2_tShirtSize: "Medium", agrees: "on" });
+    expect(held.status, textOf(held.text)).toBe(303);
+    const row = await t.db("registrations").where({ form_session_id: values.formSessionId }).first();
+    expect(row).toMatchObject({ kind: "individual", places: 2, status: "pending_payment" });
+    const athletes = await t.db("registration_athletes").where({ registration_id: row.id }).orderBy("position");
+    expect(athletes.map((a) => [a.first_name, a.grade, a.shirt_size])).toEqual([["Sam", "10th", "Large"], ["Lia", "9th", "Medium"]]);
+  });
+
+  it("fills in at most four athletes of a family and names the others", async () => {
+    await ask(BIG.guardianEmail);
+    const token = tokenIn(sentText(t.mailDir, (await linkMails(BIG.guardianEmail)).at(-1)));
+    const phone = await browser("/events/2");
+    await phone.get(`/returning/${token}`);
+    const page = await phone.get("/register/2");
+    const values = propsOf(page.text, "RegistrationSteps").values as Record<string, string>;
+    expect([values.firstName, values.sibling2_firstName, values.sibling3_firstName, values.sibling4_firstName, values.siblings]).toEqual(["Amy", "Ben", "Cal", "Dot", "3"]);
+    expect([values.grade, values.sibling2_grade, values.sibling3_grade, values.sibling4_grade]).toEqual(["11th", "10th", "9th", "8th"]);
+    expect(textOf(page.text)).toContain("Also registered last time: Eve Hill.");
   });
 
   it("opened in two tabs at once, fills in one of them", async () => {
@@ -278,5 +334,12 @@ describe("Registered before?", () => {
     const kid = await returningAthletesOf(t, "KID2@example.com");
     expect(kid!.athletes.map((a) => a.firstName)).toEqual(["Kid2"]);
     expect(await returningAthletesOf(t, "never.registered@example.com")).toBeUndefined();
+  });
+
+  it("fills in a team's athletes as no family: a coach's individual form gets the first athlete and names the others", async () => {
+    const prefill = prefillOf((await findEvent(t.db, 2))!, (await returningAthletesOf(t, COACH))!, "individual");
+    expect(prefill.values.firstName).toBe("Kid1");
+    expect(Object.keys(prefill.values).filter((k) => k.startsWith("sibling"))).toEqual([]);
+    expect(prefill.others).toEqual(["Kid2 Brooks", "Kid3 Brooks", "Kid4 Brooks", "Kid5 Brooks"]);
   });
 });
