@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { e2eDb, launchBrowser, MOBILE, newVisit } from "../support/browser.ts";
 import { checked, mailsTo } from "../support/manageJourney.ts";
-import { formStarted } from "../support/registrationForm.ts";
+import { fillCard, formStarted } from "../support/registrationForm.ts";
+import { scaledMs } from "../support/timeouts.ts";
+import { bumpEventsVersion } from "../../src/events/version.ts";
+import { runExport } from "../../src/cli/export.ts";
+import { Writable } from "node:stream";
 
 /**
  * "Registered before?" at 375 px: a parent who registered a daughter last season asks on step 1 of this season's
@@ -17,15 +21,15 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Last season: a copy of event 1 a year earlier (not listed), and a paid registration of Maya by her parent. */
-async function lastSeason(tag: string, parent: string): Promise<void> {
+/** Last season: a copy of event 1 a year earlier (not listed), and a paid registration of Maya by her parent (with her brother Leo: a family of two). */
+async function lastSeason(tag: string, parent: string, withBrother = false): Promise<void> {
   const db = e2eDb();
   try {
     const { id: _id, ...camp } = await db("events").where({ id: 1 }).first();
     const now = new Date();
     const [eventId] = await db("events").insert({ ...camp, title: `Birmingham Slam Camp 2026 ${tag}`, start_date: new Date("2026-06-19T00:00:00Z"), end_date: new Date("2026-06-21T00:00:00Z"), listed: false, registration_closes_at: null, created_at: now, updated_at: now });
     const [registrationId] = await db("registrations").insert({
-      reference: `RET-${tag}`.slice(0, 20), event_id: eventId, kind: "individual", status: "paid", places: 1, package_code: "full", package_label: "Full Camp", list_price_cents: 24900, amount_cents: 24900, amount_paid_cents: 24900,
+      reference: `RET-${tag}`.slice(0, 20), event_id: eventId, kind: "individual", status: "paid", places: withBrother ? 2 : 1, package_code: "full", package_label: "Full Camp", list_price_cents: 24900, amount_cents: 24900, amount_paid_cents: 24900,
       contact_first_name: "Maya", contact_last_name: "Ortiz", contact_email: `maya.${tag}@example.com`, contact_phone: "(702) 555-0100", form_session_id: `returning-e2e-${tag}-${Date.now()}`,
       agreed_at: now, created_at: now, updated_at: now, paid_at: now, guardian_name: "Ana Ortiz", guardian_email: parent, guardian_phone: "702-555-0199",
     });
@@ -33,6 +37,12 @@ async function lastSeason(tag: string, parent: string): Promise<void> {
       registration_id: registrationId, position: 1, first_name: "Maya", last_name: "Ortiz", email: `maya.${tag}@example.com`, phone: "(702) 555-0100", grade: "10th", gender: "Female",
       school_name: "Desert High", club_name: "Vegas WC", shirt_size: "Medium", emergency_contact_name: "Ana Ortiz", emergency_contact_phone: "702-555-0199", special_requirements: "Peanut allergy",
     });
+    if (withBrother) {
+      await db("registration_athletes").insert({
+        registration_id: registrationId, position: 2, first_name: "Leo", last_name: "Ortiz", email: `maya.${tag}@example.com`, grade: "8th", gender: "Male", school_name: "Desert Middle",
+        club_name: "Vegas WC", shirt_size: "Small", emergency_contact_name: "Ana Ortiz", emergency_contact_phone: "702-555-0199", package_code: "full", package_label: "Full Camp", list_price_cents: 24900, sibling_discount_cents: 0,
+      });
+    }
   } finally {
     await db.destroy();
   }
@@ -132,6 +142,102 @@ for (const javaScript of [true, false]) {
     });
   });
 }
+
+/** Asks for a link on step 1 of event 2 once the page offers the sibling discount (the server reads the change within a moment). */
+async function askOnStep1(address: string, javaScript: boolean): Promise<void> {
+  const asking = await newVisit(browser, { javaScript, viewport: MOBILE });
+  await expect
+    .poll(async () => {
+      await asking.page.goto("/register/2");
+      return asking.page.getByText("$25.00 off each additional athlete").count();
+    }, { timeout: scaledMs(10_000) })
+    .toBeGreaterThan(0);
+  const ask = asking.page.getByRole("form", { name: "Send me a link to fill in the form" });
+  await ask.getByLabel("Email").fill(address);
+  await ask.getByRole("button", { name: "Email Me a Link" }).click();
+  await asking.page.getByText("If that address has registered with us before, we've e-mailed it a link").waitFor();
+  await asking.context.close();
+}
+
+describe("a returning family of two (the issue's acceptance)", () => {
+  // Event 2 (National Champ Camp, full $299): $25.00 off each additional athlete, for these journeys only.
+  beforeAll(async () => {
+    await e2eDb().transaction(async (trx) => {
+      await trx("events").where({ id: 2 }).update({ sibling_discount_kind: "fixed", sibling_discount_value: 2500 });
+      await bumpEventsVersion(trx);
+    });
+  });
+  afterAll(async () => {
+    await e2eDb().transaction(async (trx) => {
+      await trx("events").where({ id: 2 }).update({ sibling_discount_kind: "none", sibling_discount_value: 0 });
+      await bumpEventsVersion(trx);
+    });
+  });
+
+  for (const javaScript of [true, false]) {
+    it(`opens the link on a phone, finds both siblings filled in, changes a grade and a shirt size and reaches the payment step with the discount${javaScript ? "; pays once, both on the roster and in the export" : " (JavaScript off)"}`, async () => {
+      const tag = javaScript ? "fam-js" : "fam-nojs";
+      const parent = `ana.family.${tag}@example.com`;
+      await lastSeason(tag, parent, true);
+      await askOnStep1(parent, javaScript);
+
+      const { page, context, problems } = await newVisit(browser, { javaScript, viewport: MOBILE });
+      await page.goto(await linkFor(parent));
+      expect(new URL(page.url()).pathname).toBe("/register/2");
+      await page.getByRole("heading", { name: "Filled in from your last registration" }).waitFor();
+      expect(await page.getByText("Also registered last time").count()).toBe(0);
+      const first = page.getByRole("group", { name: "Personal Information" });
+      const brother = page.getByRole("group", { name: "Athlete 2", exact: true });
+      expect(await first.getByLabel("First Name").inputValue()).toBe("Maya");
+      expect(await first.getByLabel("Grade").inputValue()).toBe("11th");
+      expect(await brother.getByLabel("First Name").inputValue()).toBe("Leo");
+      expect(await brother.getByLabel("Grade").inputValue()).toBe("9th");
+      expect(await brother.getByLabel("School Name").inputValue()).toBe("Desert Middle");
+      expect(await brother.getByLabel("T-Shirt Size").inputValue()).toBe("Small");
+      expect(await page.getByLabel(/I agree to the terms and conditions/).isChecked()).toBe(false);
+      await checked(page, javaScript);
+
+      if (javaScript) {
+        await formStarted(page, "RegistrationSteps");
+        expect(await page.getByTestId("family-total").textContent()).toBe("$573.00");
+      }
+      await brother.getByLabel("Grade").fill("10th");
+      await first.getByLabel("T-Shirt Size").selectOption("Large");
+      await page.getByLabel(/I agree to the terms and conditions/).check();
+      await page.getByRole("button", { name: "Proceed to Payment" }).click();
+      await page.getByRole("heading", { name: "Order Summary" }).waitFor();
+      expect(await page.getByTestId("family-athlete").allInnerTexts()).toEqual([expect.stringContaining("Maya Ortiz"), expect.stringContaining("Leo Ortiz")]);
+      expect(await page.getByTestId("sibling-discount").textContent()).toBe("-$25.00");
+      expect(await page.getByTestId("registration-total").textContent()).toBe("$573.00");
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+
+      const db = e2eDb();
+      const registration = () => db("registrations").where({ event_id: 2, guardian_email: parent }).first();
+      expect(await registration()).toMatchObject({ kind: "individual", status: "pending_payment", places: 2, amount_cents: 57300 });
+      expect(await db("registration_athletes").where({ registration_id: (await registration()).id }).orderBy("position").select("first_name", "grade", "shirt_size"))
+        .toEqual([{ first_name: "Maya", grade: "11th", shirt_size: "Large" }, { first_name: "Leo", grade: "10th", shirt_size: "Small" }]);
+      if (!javaScript) return void (await context.close());
+
+      await fillCard(page, "4242 4242 4242 4242", "89101");
+      await page.getByRole("button", { name: "Complete Payment - $573.00" }).click();
+      await page.waitForURL(/\/event-registration\/2\?paymentSuccess=true/, { timeout: scaledMs(15_000) });
+      await page.locator(".registration-confirmed").waitFor();
+      const paid = await registration();
+      expect(paid).toMatchObject({ status: "paid", places: 2, amount_paid_cents: 57300 });
+      expect(await db("payments").where({ kind: "registration", reference: paid.reference }).select("amount_cents", "status")).toEqual([{ amount_cents: 57300, status: "paid" }]);
+      const roster = await db("registration_roster").where({ reference: paid.reference }).orderBy("athlete_name");
+      expect(roster.map((r) => [r.athlete_name, r.grade_or_age, r.shirt_size, r.status, Number(r.sibling_discount)])).toEqual([["Leo Ortiz", "10th", "Small", "paid", 25], ["Maya Ortiz", "11th", "Large", "paid", 0]]);
+      let csv = "";
+      await runExport(db, { name: "registrations", eventId: 2 }, new Writable({ write: (c: Buffer, _e, done) => ((csv += c.toString("utf8")), done()) }));
+      const rows = csv.split("\r\n").filter((line) => line.startsWith(`${paid.reference},`));
+      expect(rows).toHaveLength(2);
+      expect(rows.find((line) => line.includes(",Leo Ortiz,"))).toContain(",10th,");
+      expect(rows.find((line) => line.includes(",Maya Ortiz,"))).toContain(",Large,");
+      expect(problems, "console").toEqual([]);
+      await context.close();
+    }, scaledMs(120_000));
+  }
+});
 
 describe("a returning coach", () => {
   it("asks on the team form, opens the link, finds the coach filled in and ticks two of last season's athletes into rows", async () => {
