@@ -93,7 +93,8 @@ describe("two siblings on one registration", () => {
     await page.getByRole("button", { name: "Add a sibling" }).click();
     await page.getByRole("group", { name: "Athlete 2", exact: true }).waitFor();
     // The first athlete's details came back with the form.
-    expect(await page.getByRole("textbox", { name: "Email", exact: true }).inputValue()).toBe(email);
+    // (Step 1's form: the "Registered before?" box above it has an Email too.)
+    expect(await page.getByRole("form", { name: "Registration" }).getByRole("textbox", { name: "Email", exact: true }).inputValue()).toBe(email);
     await fillSister(page);
     await page.getByRole("button", { name: "Proceed to Payment" }).click();
     await page.getByRole("heading", { name: "Order Summary" }).waitFor();
