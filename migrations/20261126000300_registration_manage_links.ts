@@ -138,7 +138,7 @@ export async function replaceRoster(
       }${
         siblings
           ? `,
-      ${dollars("a.sibling_discount_cents")} as sibling_discount`
+      case when a.sibling_discount_cents is not null then ${dollars("a.sibling_discount_cents")} end as sibling_discount`
           : ""
       }
     from registrations r
