@@ -30,10 +30,10 @@ export async function isOfferHold(conn: Conn, registrationId: number): Promise<b
 
 /** The places a waiting-list offer's individual registration holds, by its form's id; undefined for any other form. */
 export async function offeredAthletes(conn: Conn, formSessionId: string): Promise<number | undefined> {
-  const row = (await conn("waiting_list_holds as h")
+  const row: Row | undefined = await conn("waiting_list_holds as h")
     .join("registrations as r", "r.id", "h.registration_id")
     .where({ "r.form_session_id": formSessionId, "r.kind": "individual" })
-    .first("r.places")) as Row | undefined;
+    .first("r.places");
   return row ? Number(row.places) : undefined;
 }
 

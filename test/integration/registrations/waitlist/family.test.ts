@@ -132,10 +132,10 @@ describe("a waiting-list family of 3 siblings", () => {
     const tabs = await Promise.all([post(3), post(4), post(3)]);
     expect(tabs.map((r) => r.status), JSON.stringify(tabs.map((r) => r.body))).toEqual([200, 409, 200]);
     const [held] = tabs;
-    expect(tabs[2]!.body.clientSecret).toBe(held!.body.clientSecret);
-    expect(held!.body).toMatchObject({ registrationId: hold.reference, amount: FAMILY_OF_3_CENTS / 100 });
-    expect(held!.body.family.map((l: { siblingDiscountCents: number }) => l.siblingDiscountCents)).toEqual([0, 2_500, 2_500]);
-    const intentId = (held!.body.clientSecret as string).split("_secret_")[0]!;
+    expect(tabs[2].body.clientSecret).toBe(held.body.clientSecret);
+    expect(held.body).toMatchObject({ registrationId: hold.reference, amount: FAMILY_OF_3_CENTS / 100 });
+    expect(held.body.family.map((l: { siblingDiscountCents: number }) => l.siblingDiscountCents)).toEqual([0, 2_500, 2_500]);
+    const intentId = (held.body.clientSecret as string).split("_secret_")[0]!;
     expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
     expect((await family.post(`/api/events/${EVENT}/stripe-payment-success`).send({ paymentIntentId: intentId })).body.status).toBe("paid");
     expect(await t.db("registrations").where({ id: hold.id }).first()).toMatchObject({ status: "paid", places: 3, amount_paid_cents: FAMILY_OF_3_CENTS });
