@@ -26,6 +26,8 @@ interface SiblingProps {
   set: (name: string, value: string | undefined) => void;
   setAll: (values: Record<string, string>) => void;
   siblingDiscount: SiblingDiscount | undefined;
+  /** A waiting-list offer's form: its athletes are the places offered, so no "Add a sibling" or "Remove". */
+  fixedAthletes?: number;
 }
 
 /** The additional athletes, "Add a sibling", and the family's prices once there are two athletes or more. */
@@ -36,25 +38,34 @@ export function SiblingAthletes(props: SiblingProps) {
     props.setAll(applySiblingIntent(props.values, value, props.days.length));
   };
   const offer = siblingDiscountText(props.siblingDiscount ?? NO_SIBLING_DISCOUNT);
+  const fixed = props.fixedAthletes;
   return (
     <>
       <input type="hidden" name={SIBLINGS_FIELD} value={String(count)} />
       {Array.from({ length: count }, (_, i) => (
-        <Sibling key={i + 2} athlete={i + 2} {...props} onRemove={intent(`remove-sibling-${i + 2}`)} />
+        <Sibling key={i + 2} athlete={i + 2} {...props} onRemove={fixed === undefined ? intent(`remove-sibling-${i + 2}`) : undefined} />
       ))}
-      <div className="card registration-section sibling-add">
-        <p className="field-hint">{SIBLING_TEXT.hint}{offer ? ` ${offer}.` : ""}</p>
-        {props.errors[SIBLINGS_FIELD] ? <p className="field-error">{props.errors[SIBLINGS_FIELD]}</p> : null}
-        {count + 1 < MAX_SIBLINGS ? (
-          <button type="submit" className="btn btn-secondary" name={SIBLING_INTENT_FIELD} value="add-sibling" formNoValidate onClick={intent("add-sibling")}>{SIBLING_TEXT.add}</button>
-        ) : null}
-      </div>
+      {fixed === undefined ? (
+        <div className="card registration-section sibling-add">
+          <p className="field-hint">{SIBLING_TEXT.hint}{offer ? ` ${offer}.` : ""}</p>
+          {props.errors[SIBLINGS_FIELD] ? <p className="field-error">{props.errors[SIBLINGS_FIELD]}</p> : null}
+          {count + 1 < MAX_SIBLINGS ? (
+            <button type="submit" className="btn btn-secondary" name={SIBLING_INTENT_FIELD} value="add-sibling" formNoValidate onClick={intent("add-sibling")}>{SIBLING_TEXT.add}</button>
+          ) : null}
+        </div>
+      ) : fixed > 1 || props.errors[SIBLINGS_FIELD] ? (
+        <div className="card registration-section sibling-add">
+          {fixed > 1 ? <p className="field-hint">{SIBLING_TEXT.offerHint(fixed)}{offer ? ` ${offer}.` : ""}</p> : null}
+          {props.errors[SIBLINGS_FIELD] ? <p className="field-error">{props.errors[SIBLINGS_FIELD]}</p> : null}
+        </div>
+      ) : null}
       {count > 0 ? <FamilyPrices {...props} count={count} /> : null}
     </>
   );
 }
 
-function Sibling(props: SiblingProps & { athlete: number; onRemove: (e: MouseEvent<HTMLButtonElement>) => void }) {
+/** `onRemove` absent: the athlete cannot be removed (a waiting-list offer's form). */
+function Sibling(props: SiblingProps & { athlete: number; onRemove?: (e: MouseEvent<HTMLButtonElement>) => void }) {
   const { athlete, values, errors } = props;
   const name = (field: string) => siblingField(athlete, field);
   const field = (f: string) => ({ name: name(f), value: values[name(f)] ?? "", error: errors[name(f)], onChange: (v: string) => props.set(name(f), v), disabled: false });
@@ -106,7 +117,9 @@ function Sibling(props: SiblingProps & { athlete: number; onRemove: (e: MouseEve
       </div>
       <Field {...field("tShirtSize")} label="T-Shirt Size" options={SHIRT_SIZES} placeholder="Select size (optional)" />
       <Field {...field("specialRequirements")} label="Medical conditions, allergies or other needs (optional)" multiline={3} />
-      <button type="submit" className="btn btn-secondary" name={SIBLING_INTENT_FIELD} value={`remove-sibling-${athlete}`} formNoValidate onClick={props.onRemove}>{SIBLING_TEXT.remove(athlete)}</button>
+      {props.onRemove ? (
+        <button type="submit" className="btn btn-secondary" name={SIBLING_INTENT_FIELD} value={`remove-sibling-${athlete}`} formNoValidate onClick={props.onRemove}>{SIBLING_TEXT.remove(athlete)}</button>
+      ) : null}
     </fieldset>
   );
 }

@@ -17,13 +17,15 @@ export interface Step1Athlete {
 /** Fills step 1 of /register/{id} by its labels, inside its own form (on /register/3 the coach dialog has an 'Email' too). */
 export async function fillRegistrationStep1(page: Page, a: Step1Athlete): Promise<void> {
   const step1 = page.locator("form", { has: page.getByLabel(/I agree to the terms and conditions/) });
-  await step1.getByLabel("First Name").fill(a.firstName);
-  await step1.getByLabel("Last Name").fill(a.lastName);
-  await step1.getByRole("textbox", { name: "Email", exact: true }).fill(a.email);
-  await step1.getByLabel("Phone Number").fill(a.phone);
-  await step1.getByLabel("Grade").fill(a.grade);
-  await step1.getByLabel("Gender").selectOption(a.gender);
-  await step1.getByLabel("School Name").fill(a.schoolName);
+  // The first athlete's own fields (a form with siblings has athletes 2 to 4 with the same labels below).
+  const athlete = step1.getByRole("group", { name: "Personal Information", exact: true });
+  await athlete.getByLabel("First Name").fill(a.firstName);
+  await athlete.getByLabel("Last Name").fill(a.lastName);
+  await athlete.getByRole("textbox", { name: "Email", exact: true }).fill(a.email);
+  await athlete.getByLabel("Phone Number").fill(a.phone);
+  await athlete.getByLabel("Grade").fill(a.grade);
+  await athlete.getByLabel("Gender").selectOption(a.gender);
+  await athlete.getByLabel("School Name").fill(a.schoolName);
   await step1.getByLabel("Emergency Contact Name").fill(a.emergencyContactName);
   await step1.getByLabel("Emergency Contact Phone").fill(a.emergencyContactPhone);
   if (a.guardian) {

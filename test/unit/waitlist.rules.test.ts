@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validate } from "../../src/shared/forms.ts";
 import { REGISTRATION_ERRORS, REGISTRATION_MESSAGES, type RegistrationEventFacts } from "../../src/shared/registrations/rules.ts";
-import { chooseOffers, holdsLine, joinSchema, offerPriceText, PASSES_BEFORE_BLOCKING, WAITLIST_TEXT, type LineEntry } from "../../src/shared/registrations/waitingList.ts";
+import { chooseOffers, holdsLine, joinSchema, offerFamilyPrice, offerPriceText, PASSES_BEFORE_BLOCKING, WAITLIST_TEXT, type LineEntry } from "../../src/shared/registrations/waitingList.ts";
 
 const event: RegistrationEventFacts = {
   packages: [
@@ -104,6 +104,17 @@ describe("offerPriceText: what an offer costs, on its page and in its e-mail", (
   });
   it("a team pays the team price per athlete", () => {
     expect(offerPriceText(offerEvent, { kind: "team", packageCode: "team", places: 6 })).toBe("$199.00 per athlete (team price): $1,194.00 for 6 athletes");
+  });
+  it("siblings pay the family price: the event's sibling discount off each additional athlete (offerFamilyPrice)", () => {
+    const fixed = { ...offerEvent, siblingDiscount: { kind: "fixed" as const, value: 2500 } };
+    expect(offerPriceText(fixed, { kind: "individual", packageCode: "full", places: 3 })).toBe("$299.00 per athlete (Full Event), $25.00 off each additional athlete: $847.00 for 3 places");
+    expect(offerFamilyPrice(fixed, 29900, 3)).toBe(84700);
+    // One athlete pays the full price; 10% of $299.00 is $29.90 off each other athlete.
+    const percent = { ...offerEvent, siblingDiscount: { kind: "percent" as const, value: 10 } };
+    expect(offerPriceText(percent, { kind: "individual", packageCode: "full", places: 1 })).toBe("$299.00 per athlete (Full Event)");
+    expect(offerFamilyPrice(percent, 29900, 2)).toBe(29900 + 26910);
+    // A team's price has no sibling discount.
+    expect(offerPriceText(fixed, { kind: "team", packageCode: "team", places: 6 })).toBe("$199.00 per athlete (team price): $1,194.00 for 6 athletes");
   });
   it("says nothing for a package the event no longer offers", () => {
     expect(offerPriceText(offerEvent, { kind: "individual", packageCode: "2day", places: 1 })).toBe("");

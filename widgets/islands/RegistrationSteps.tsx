@@ -49,6 +49,8 @@ export interface RegistrationStepsProps {
   returning?: ReturningBoxProps | null;
   /** Off each additional athlete of a family (siblings.ts); absent: none. */
   siblingDiscount?: SiblingDiscount;
+  /** A waiting-list offer's form: exactly this many athletes, no sibling added or removed; absent: any number. */
+  fixedAthletes?: number;
 }
 
 export default function RegistrationSteps(props: RegistrationStepsProps) {
@@ -288,7 +290,7 @@ function RegistrationForm(props: RegistrationStepsProps & { values: Record<strin
         <Field {...field("specialRequirements")} label="Medical conditions, allergies or other needs (optional)" multiline />
       </fieldset>
 
-      <SiblingAthletes packages={props.packages} days={props.days} values={values} errors={errors} running={running} set={set} setAll={setAll} siblingDiscount={props.siblingDiscount} />
+      <SiblingAthletes packages={props.packages} days={props.days} values={values} errors={errors} running={running} set={set} setAll={setAll} siblingDiscount={props.siblingDiscount} fixedAthletes={props.fixedAthletes} />
 
       <fieldset className="card registration-section">
         <legend>{DISCOUNT_TEXT.boxTitle}</legend>

@@ -11,7 +11,7 @@ import { TEAM_TEXT, type TeamRegistration } from "../../shared/registrations/tea
 import { lockEvent } from "../core/locks.ts";
 import { redemptionOf } from "../core/money/redemptions.ts";
 import type { FamilyAthlete, Registration, RegistrationKind } from "../core/registration.ts";
-import { familyPrice, NO_SIBLING_DISCOUNT } from "../../shared/registrations/siblings.ts";
+import { familyPrice, NO_SIBLING_DISCOUNT, SIBLING_TEXT } from "../../shared/registrations/siblings.ts";
 import { insertIndividual, insertTeam, rewriteIndividual, rewriteTeam, type IndividualHold, type TeamHold } from "../core/tables/formHolds.ts";
 import { lockVisitor, placesHeldBy } from "../core/tables/holds.ts";
 import { findByFormSession, findByReference, lockByFormSession, lockByReference, setAmount, transition } from "../core/tables/registrations.ts";
@@ -22,6 +22,7 @@ import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, prepare
 import { isRequestInFlight } from "../../payments/gateway.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
+import { isOfferHold } from "../waitlist/tables/rounds.ts";
 import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
 import { planKeyOf, writePaymentPlan } from "../core/money/deposit.ts";
 import { hasLapsedHolds, releaseLapsedNow } from "../core/lapse.ts";
@@ -249,8 +250,12 @@ async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: 
   throw new DomainError("upstream_failed", PAYMENT_SETUP_ERROR.message);
 }
 
-/** Step 1 -> step 2: one place at the event's package price as stored now, never anything the browser sent. */
+/**
+ * Step 1 -> step 2: one place per athlete at the event's package prices as stored now, never anything the browser
+ * sent. A waiting-list offer's registration keeps the places it was offered.
+ */
 export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data: IndividualRegistration, visitor: Visitor, opts: { code?: string; plan?: PaymentPlan; onHeld: (reference: string) => void }): Promise<HoldOutcome> {
+  const places = 1 + (data.siblings?.length ?? 0);
   return hold(
     deps,
     event,
@@ -259,7 +264,7 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
       kind: "individual",
       formSessionId: data.formSessionId,
       // A family's places are admitted together by the one statement, or none of them (a family is not split).
-      places: 1 + (data.siblings?.length ?? 0),
+      places,
       code: opts.code,
       plan: opts.plan,
       fullMessage: () => REGISTRATION_ERRORS.soldOut,
@@ -270,6 +275,8 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
         return { ...familyHold(event, data), packageLabel: pkg.label };
       },
       async write(trx, { priceCents, packageLabel, family }, { current, reference, now, reservedUntil, version }) {
+        // A waiting-list offer's places stay what was offered: its form registers exactly that many athletes.
+        if (current && current.places !== places && (await isOfferHold(trx, current.id))) throw new DomainError("conflict", SIBLING_TEXT.offerFixed(current.places));
         const h: IndividualHold = { eventId: event.id, packageLabel, priceCents, reservedUntil, data, family };
         if (!current) {
           const written = await insertIndividual(trx, reference, h, visitor.holder, now);

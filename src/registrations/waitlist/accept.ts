@@ -26,6 +26,7 @@ export async function findOffer(deps: WaitingListDeps, token: string): Promise<O
   const places = (await holdsOf(deps.db, entry.id)).map((h): OfferPlace => ({
     placeNumber: h.placeNumber,
     reference: h.reference,
+    places: h.places,
     state:
       isRegistered(h.status) || h.status === "needs_review"
         ? "registered"

@@ -69,7 +69,7 @@ export function offerEmail(site: Site, event: EventDetail, entry: Entry, offerUr
       `Hi ${entry.contact.firstName},`,
       `Good news: ${placesText(entry.places)} at ${event.title} (${event.dateText}, ${event.location}) ${entry.places === 1 ? "is" : "are"} now held for you${entry.kind === "team" ? " and your team" : ""}, until ${untilText}.`,
       ...(price ? [`The price: ${price}. Nothing is charged until you pay on the form.`] : []),
-      `Open your personal link to register and pay before then. ${entry.kind === "team" ? "The team form" : "The registration form"} opens with your places held. This link is only for you: please do not forward it.`,
+      `Open your personal link to register and pay before then. ${entry.kind === "team" ? "The team form opens with your places held." : entry.places > 1 ? `The registration form opens with your places held for ${entry.places} athletes: one form and one payment for all of them.` : "The registration form opens with your places held."} This link is only for you: please do not forward it.`,
       "If you no longer need the places, decline on the same page so the next family or team gets them sooner.",
     ],
     { label: "Register now", url: offerUrl },

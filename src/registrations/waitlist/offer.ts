@@ -6,6 +6,7 @@ import { insertOfferedHold } from "../core/tables/holds.ts";
 import { newReference } from "../core/holding.ts";
 import { findPackage } from "../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE } from "../../shared/registrations/teamRules.ts";
+import { offerFamilyPrice } from "../../shared/registrations/waitingList.ts";
 import { newToken, setStatus, type Entry } from "./tables/entries.ts";
 import { linkHold } from "./tables/rounds.ts";
 import { offerEmail } from "./email.ts";
@@ -19,21 +20,22 @@ export async function makeOffer(trx: Knex.Transaction, deps: WaitingListDeps, ev
   if (!(await setStatus(trx, entry.id, ["waiting"], "offered", now, { offer_token_hash: hash, offered_at: now, offered_until: until }))) {
     throw new Error(`waiting-list entry ${entry.id} changed during its offer round`);
   }
-  // A team is one registration of all its places; an athlete and siblings are one registration each.
-  const sizes = entry.kind === "team" ? [entry.places] : Array.from({ length: entry.places }, () => 1);
-  for (const [i, size] of sizes.entries()) await linkHold(trx, entry.id, await insertOfferHold(trx, event, entry, size, until, now), i + 1);
+  // One registration of all its places: a team's, or a family's (an athlete and 1 to 3 siblings on one form, one payment).
+  await linkHold(trx, entry.id, await insertOfferHold(trx, event, entry, until, now), 1);
   await enqueueEmail(trx, offerEmail(deps.site, event, entry, `${deps.publicUrl}/waiting-list/offer/${token}`, until));
   deps.logger.info({ eventId: event.id, entryId: entry.id, places: entry.places }, "waiting list: places offered");
 }
 
 /**
- * A pending registration holding `places` for the offer: the entry's contact and package at today's price, no
- * athletes yet (the registration or team form fills them in, on the same row: its form id is the row's).
+ * A pending registration holding the entry's places for the offer: its contact and package at today's price (a
+ * family's with the sibling discount), no athletes yet (the registration or team form fills them in, on the same
+ * row: its form id is the row's).
  */
-async function insertOfferHold(trx: Knex.Transaction, event: EventDetail, entry: Entry, places: number, until: Date, now: Date): Promise<number> {
+async function insertOfferHold(trx: Knex.Transaction, event: EventDetail, entry: Entry, until: Date, now: Date): Promise<number> {
   const team = entry.kind === "team";
+  const places = entry.places;
   const pkg = team ? undefined : findPackage(event, entry.packageCode);
-  const priceCents = team ? event.teamPriceCents * places : (pkg?.priceCents ?? 0);
+  const priceCents = team ? event.teamPriceCents * places : offerFamilyPrice(event, pkg?.priceCents ?? 0, places);
   const everyDay = team || (pkg !== undefined && pkg.dayCount >= event.days.length);
   return insertOfferedHold(
     trx,

@@ -7,7 +7,7 @@ import type { RegistrationEventFacts } from "./rules.ts";
 import { contactRules, findPackage, packageOptions, REGISTRATION_ERRORS } from "./rules.ts";
 import { TEAM_MINIMUM, TEAM_PACKAGE } from "./teamRules.ts";
 import { toText } from "../toText.ts";
-import { MAX_SIBLINGS } from "./siblings.ts";
+import { familyPrice, MAX_SIBLINGS, NO_SIBLING_DISCOUNT, siblingDiscountText, type SiblingDiscount } from "./siblings.ts";
 import { formatPrice } from "../money.ts";
 
 export type EntryKind = "individual" | "team";
@@ -153,23 +153,37 @@ export function chooseOffers(line: LineEntry[], free: number, now: number): { of
   return { offered, passed: [...passed], heldBack: offeredPlaces + (held ? left : 0) };
 }
 
-/** One place (or the team) of an offer, as the offer page shows it. */
+/** One registration of an offer (a team's, a family's, or an athlete's), as the offer page shows it. */
 export interface OfferPlace {
   placeNumber: number;
   reference: string;
+  /** The places the registration holds: a family registers this many athletes on its one form. */
+  places: number;
   state: "held" | "registered" | "released";
 }
 
+/** What a family's offer of `places` athletes at `eachCents` costs: the sibling discount off each additional athlete. */
+export function offerFamilyPrice(event: { siblingDiscount?: SiblingDiscount }, eachCents: number, places: number): number {
+  return familyPrice(Array.from({ length: places }, () => eachCents), event.siblingDiscount ?? NO_SIBLING_DISCOUNT).totalCents;
+}
+
 /**
- * What an offer costs, as its page and e-mail say it: "$299.00 per athlete (Full Event): $598.00 for 2 places", or
- * the team price per athlete for a team. Today's price, as the held registrations are priced.
+ * What an offer costs, as its page and e-mail say it: "$299.00 per athlete (Full Event): $598.00 for 2 places", with
+ * the sibling discount for a family ("$299.00 per athlete (Full Event), $25.00 off each additional athlete: $573.00
+ * for 2 places"), or the team price per athlete for a team. Today's price, as the held registration is priced.
  */
-export function offerPriceText(event: RegistrationEventFacts & { teamPriceCents: number }, offer: { kind: "individual" | "team"; packageCode: string; places: number }): string {
+export function offerPriceText(
+  event: RegistrationEventFacts & { teamPriceCents: number; siblingDiscount?: SiblingDiscount },
+  offer: { kind: "individual" | "team"; packageCode: string; places: number },
+): string {
   const team = offer.kind === "team";
   const pkg = team ? undefined : findPackage(event, offer.packageCode);
   const each = team ? event.teamPriceCents : pkg?.priceCents;
   if (each === undefined) return "";
   const what = team ? "team price" : packageOptions(event).find((p) => p.code === pkg!.code)!.label;
-  const total = offer.places > 1 ? `: ${formatPrice(each * offer.places)} for ${offer.places} ${team ? "athletes" : "places"}` : "";
-  return `${formatPrice(each)} per athlete (${what})${total}`;
+  const family = !team && offer.places > 1;
+  const discount = family ? siblingDiscountText(event.siblingDiscount ?? NO_SIBLING_DISCOUNT) : null;
+  const totalCents = family ? offerFamilyPrice(event, each, offer.places) : each * offer.places;
+  const total = offer.places > 1 ? `: ${formatPrice(totalCents)} for ${offer.places} ${team ? "athletes" : "places"}` : "";
+  return `${formatPrice(each)} per athlete (${what})${discount ? `, ${discount}` : ""}${total}`;
 }

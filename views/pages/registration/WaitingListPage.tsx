@@ -88,11 +88,13 @@ export function LeaveConfirm({ action, offered }: { action: string; offered: boo
 
 /** The offer: each place held (a button opens its registration form), registered, or released; and Decline. */
 export function OfferDetails({ token, team, places, untilText, priceText, open }: { token: string; team: boolean; places: OfferPlace[]; untilText: string; priceText: string; open: boolean }) {
+  // A family's offer is one registration of all its athletes (offers made before that hold one registration per place).
+  const family = !team && places.length === 1 && places[0]!.places > 1 ? places[0]!.places : 0;
   return (
     <div className="card registration-section">
       {open ? (
         <p>
-          Your places are held until <strong>{untilText}</strong>. {team ? "Register your team" : places.length > 1 ? "Register each athlete (one form and payment each)" : "Register your athlete"} before then: the form opens with the places held and your package chosen.
+          Your places are held until <strong>{untilText}</strong>. {team ? "Register your team" : places.length > 1 ? "Register each athlete (one form and payment each)" : family ? `Register your ${family} athletes (one form, one payment)` : "Register your athlete"} before then: the form opens with the places held and your package chosen.
         </p>
       ) : (
         <p role="status">{WAITLIST_TEXT.offerEnded}</p>
@@ -102,11 +104,11 @@ export function OfferDetails({ token, team, places, untilText, priceText, open }
         {places.map((p) => (
           <li key={p.placeNumber}>
             {/* A held place is named by its button alone; a label before it would read as an empty row. */}
-            {p.state === "held" ? null : <span>{team ? "Team" : `Athlete ${p.placeNumber}`}: </span>}
+            {p.state === "held" ? null : <span>{team ? "Team" : family ? `${family} athletes` : `Athlete ${p.placeNumber}`}: </span>}
             {p.state === "held" ? (
-              <Form action={`/waiting-list/offer/${token}/take`} label={team ? "Register your team" : `Register athlete ${p.placeNumber}`}>
+              <Form action={`/waiting-list/offer/${token}/take`} label={team ? "Register your team" : family ? `Register your ${family} athletes` : `Register athlete ${p.placeNumber}`}>
                 <input type="hidden" name="place" value={p.placeNumber} />
-                <SubmitButton>{team ? "Register Your Team" : `Register Athlete ${p.placeNumber}`}</SubmitButton>
+                <SubmitButton>{team ? "Register Your Team" : family ? `Register Your ${family} Athletes` : `Register Athlete ${p.placeNumber}`}</SubmitButton>
               </Form>
             ) : (
               <strong>{p.state === "registered" ? `Registered (${p.reference})` : "Released"}</strong>

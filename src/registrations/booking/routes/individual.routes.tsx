@@ -14,7 +14,8 @@ import { individualPages, keptValues } from "./individualPage.tsx";
 import { loadEvent, notFound, RATE_LIMITED, REGISTRATION_RATE_LIMIT, remember, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { heldAnswer, individualHolder } from "./individualHold.ts";
 import { registerPage } from "./individualStart.tsx";
-import { applySiblingIntent, SIBLING_INTENT_FIELD } from "../../../shared/registrations/siblings.ts";
+import { applySiblingIntent, SIBLING_INTENT_FIELD, SIBLING_TEXT, SIBLINGS_FIELD } from "../../../shared/registrations/siblings.ts";
+import { offeredAthletes } from "../../waitlist/tables/rounds.ts";
 
 const apiBody = z.object({
   option: z.string().max(20).optional(),
@@ -30,6 +31,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
   const limit = deps.rateLimiter({ name: "registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
 
   const { page, stepsWidget, unavailable } = individualPages(deps);
+  const offeredAthletesOf = (values: Record<string, string>) => (values.formSessionId ? offeredAthletes(deps.db, values.formSessionId) : Promise.resolve(undefined));
 
   const confirmation = async (req: Request, res: Response, event: EventDetail) => page(req, res, event, await confirmationContent(deps, req, event));
   const showRegister = registerPage(deps, confirmation);
@@ -46,7 +48,10 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
   // The schema reads the body as sent: a field sent twice or nested is refused, not dropped.
   const registerForm = formPost({
     check: (input, event: EventDetail) => validate(registrationSchema(event), input),
-    page: (req, res, event, state, status) => page(req, res, event, stepsWidget(req, event, keptValues(state.values), state.errors, null), { status, card: true }),
+    page: async (req, res, event, state, status) => {
+      const values = keptValues(state.values);
+      page(req, res, event, stepsWidget(req, event, values, state.errors, null, await offeredAthletesOf(values)), { status, card: true });
+    },
     run: async (req, res, data, event) => {
       const outcome = await hold(req, res, event, data, formBody(req).discountCode, formBody(req).paymentPlan);
       if (outcome.status !== "settled") return { redirect: `/register/${event.id}?step=payment` };
@@ -64,7 +69,13 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
     if (!event) return notFound(req, res);
     // Without JavaScript, "Add a sibling" and "Remove athlete N" post the form: it comes back with one athlete more or fewer, nothing held.
     const intent = formBody(req)[SIBLING_INTENT_FIELD];
-    if (typeof intent === "string") return page(req, res, event, stepsWidget(req, event, applySiblingIntent(keptValues(formBody(req)), intent, event.days.length), {}, null), { card: true });
+    if (typeof intent === "string") {
+      const values = keptValues(formBody(req));
+      // A waiting-list offer's form keeps the athletes it was offered (its buttons are not shown): the form comes back as sent.
+      const fixed = await offeredAthletesOf(values);
+      if (fixed !== undefined) return page(req, res, event, stepsWidget(req, event, values, { [SIBLINGS_FIELD]: SIBLING_TEXT.offerFixed(fixed) }, null, fixed), { status: 409, card: true });
+      return page(req, res, event, stepsWidget(req, event, applySiblingIntent(values, intent, event.days.length), {}, null), { card: true });
+    }
     await registerForm(req, res, event);
   });
 

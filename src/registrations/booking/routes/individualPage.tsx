@@ -8,7 +8,8 @@ import { coachRegistrationState } from "../../../shared/collegeCoachRequests/rul
 import { Widget } from "../../../../views/components/Widget.tsx";
 import type { PaymentStep } from "../../../../widgets/islands/RegistrationSteps.tsx";
 import { RegisterPage, RegistrationUnavailable } from "../../../../views/pages/registration/RegisterPage.tsx";
-import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, siblingFormValues } from "../../../shared/registrations/rules.ts";
+import { DEFAULT_PACKAGE, REGISTRATION_ERRORS, dayField, packageOptions, siblingFormValues, type SiblingEntry } from "../../../shared/registrations/rules.ts";
+import type { PackageCode } from "../../../shared/registrations/packages.ts";
 import { SIBLINGS_FIELD } from "../../../shared/registrations/siblings.ts";
 import { siblingsOf } from "../../core/family.ts";
 import type { Registration } from "../../core/registration.ts";
@@ -41,12 +42,21 @@ export function valuesOf(event: EventDetail, r: Registration): Record<string, st
   event.days.forEach((d, i) => {
     if (r.dayIds.includes(d.id)) values[dayField(i)] = "on";
   });
-  // Siblings: athletes 2 to 4 with their own package and days.
-  const siblings = siblingsOf(r);
+  // Siblings: athletes 2 to 4 with their own package and days; a family's offer holds its places with none written yet.
+  const siblings = a ? siblingsOf(r) : offeredSiblings(r);
   for (const [i, s] of siblings.entries()) Object.assign(values, siblingFormValues(i + 2, s, event));
   if (siblings.length > 0) values[SIBLINGS_FIELD] = String(siblings.length);
   if (r.deposit) values.paymentPlan = "deposit";
   return values;
+}
+
+/** A waiting-list offer's family (no athletes yet): athletes 2 to N blank, each with the entry's package and days. */
+function offeredSiblings(r: Registration): SiblingEntry[] {
+  const blank: SiblingEntry = {
+    registrationType: r.packageCode as PackageCode, dayIds: r.dayIds, firstName: "", lastName: "", grade: "", gender: "" as SiblingEntry["gender"],
+    schoolName: "", clubName: undefined, tShirtSize: undefined, specialRequirements: undefined,
+  };
+  return r.kind === "individual" ? Array.from({ length: r.places - 1 }, () => blank) : [];
 }
 
 /** Form posts send strings; only the schema's own fields are kept for re-rendering. */
@@ -72,7 +82,8 @@ export function individualPages(deps: RegistrationRouteDeps) {
     });
   }
 
-  function stepsWidget(req: Request, event: EventDetail, values: Record<string, string>, errors: FieldErrors, payment: PaymentStep | null) {
+  /** `fixedAthletes`: a waiting-list offer's form registers exactly this many athletes (offeredAthletes). */
+  function stepsWidget(req: Request, event: EventDetail, values: Record<string, string>, errors: FieldErrors, payment: PaymentStep | null, fixedAthletes?: number) {
     const ctx = req.res!.locals.page as PageContext;
     return (
       <Widget
@@ -93,6 +104,7 @@ export function individualPages(deps: RegistrationRouteDeps) {
           depositOffer: depositOfferOf(event, deps.clock()),
           returning: payment ? null : returningBoxProps(req, event, "register"),
           siblingDiscount: event.siblingDiscount,
+          fixedAthletes,
         }}
       />
     );

@@ -10,14 +10,31 @@ export async function linkHold(trx: Knex.Transaction, entryId: number, registrat
   await trx("waiting_list_holds").insert({ entry_id: entryId, registration_id: registrationId, place_number: placeNumber });
 }
 
-/** The registrations an offer holds, by place number, with their status and hold. */
-export async function holdsOf(conn: Conn, entryId: number): Promise<{ placeNumber: number; registrationId: number; reference: string; status: string; reservedUntil: Date | null }[]> {
+/** The registrations an offer holds, by place number, with their places, status and hold. */
+export async function holdsOf(conn: Conn, entryId: number): Promise<{ placeNumber: number; registrationId: number; reference: string; places: number; status: string; reservedUntil: Date | null }[]> {
   const rows: Row[] = await conn("waiting_list_holds as h")
     .join("registrations as r", "r.id", "h.registration_id")
     .where("h.entry_id", entryId)
     .orderBy("h.place_number")
-    .select("h.place_number", "r.id", "r.reference", "r.status", "r.reserved_until");
-  return rows.map((r) => ({ placeNumber: Number(r.place_number), registrationId: Number(r.id), reference: String(r.reference), status: String(r.status), reservedUntil: toDate(r.reserved_until) }));
+    .select("h.place_number", "r.id", "r.reference", "r.places", "r.status", "r.reserved_until");
+  return rows.map((r) => ({ placeNumber: Number(r.place_number), registrationId: Number(r.id), reference: String(r.reference), places: Number(r.places), status: String(r.status), reservedUntil: toDate(r.reserved_until) }));
+}
+
+/**
+ * Whether the registration is a waiting-list offer's (read under its lock): an individual one keeps the places it was
+ * offered (an athlete and its siblings on one form; src/registrations/booking/hold.ts refuses another count).
+ */
+export async function isOfferHold(conn: Conn, registrationId: number): Promise<boolean> {
+  return (await conn("waiting_list_holds").where({ registration_id: registrationId }).first("entry_id")) !== undefined;
+}
+
+/** The places a waiting-list offer's individual registration holds, by its form's id; undefined for any other form. */
+export async function offeredAthletes(conn: Conn, formSessionId: string): Promise<number | undefined> {
+  const row: Row | undefined = await conn("waiting_list_holds as h")
+    .join("registrations as r", "r.id", "h.registration_id")
+    .where({ "r.form_session_id": formSessionId, "r.kind": "individual" })
+    .first("r.places");
+  return row ? Number(row.places) : undefined;
 }
 
 /** Offer rounds done before `before` (they record nothing else). */

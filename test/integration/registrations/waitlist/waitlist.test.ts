@@ -12,7 +12,8 @@ import { parseCapacityArgs } from "../../../../src/cli/capacity.ts";
 /**
  * The waiting list end to end, through the real routes and the offline Stripe fake (SQLite here, MySQL + Redis in
  * integration-mysql): a sold-out event, a family of 2 and a team of 6 in line; refunds free places; each gets an
- * offer that holds its places, registers and pays through the normal forms; an offer left to expire goes on.
+ * offer that holds its places as one registration, registers and pays through the normal forms; an offer left to
+ * expire goes on. A family of siblings in detail (the sibling discount, the form's fixed athletes): family.test.ts.
  */
 const t = waitlistApp({
   async setup(app) {
@@ -175,7 +176,7 @@ describe("waiting list", () => {
     expect(eventPage).toContain("Join the Waiting List");
   });
 
-  it("offers 2 freed places to the family (not to the team behind, which does not fit), who register and pay each athlete", async () => {
+  it("offers 2 freed places to the family (not to the team behind, which does not fit), who register both athletes on one form and pay once", async () => {
     await refund(individuals[0]!.intentId);
     await rounds();
     expect((await entry(JOIN.email)).status).toBe("waiting");
@@ -188,7 +189,8 @@ describe("waiting list", () => {
     expect(offered.status).toBe("offered");
     expect((await entry(COACH.email)).status).toBe("waiting");
     const holds = await t.db("waiting_list_holds as h").join("registrations as r", "r.id", "h.registration_id").where("h.entry_id", offered.id).select("r.*");
-    expect(holds.map((r: { status: string; places: number }) => [r.status, Number(r.places)])).toEqual([["pending_payment", 1], ["pending_payment", 1]]);
+    // One registration of both places (siblings register together), as a team's offer is.
+    expect(holds.map((r: { kind: string; status: string; places: number }) => [r.kind, r.status, Number(r.places)])).toEqual([["individual", "pending_payment", 2]]);
     const [mail] = await emailsTo(JOIN.email, "waiting_list_offer");
     const link = linkIn(sentText(t.mailDir, mail), "/waiting-list/offer")!;
     expect(sentText(t.mailDir, mail)).toContain("2 places at");
@@ -210,24 +212,27 @@ describe("waiting list", () => {
 
     const family = await newVisitor();
     const offerPage = await family.get(link);
-    expect(textOf(offerPage.text)).toContain("Register Athlete 2");
+    expect(textOf(offerPage.text)).toContain("Register Your 2 Athletes");
     expect(textOf(offerPage.text)).toContain(`Price: ${price![1]}.`);
     // A held place is named by its button alone, never an "Athlete 1:" label standing empty before it.
     expect(textOf(offerPage.text)).not.toMatch(/Athlete 1:/);
-    for (const place of [1, 2]) {
-      const take = await family.form(`${link}/take`, { place: String(place) });
-      expect(take.status).toBe(303);
-      expect(take.headers.location).toBe(`/register/${EVENT}`);
-      const form = await family.get(`/register/${EVENT}`);
-      const formSessionId = holds[place - 1].form_session_id as string;
-      expect(form.text).toContain(formSessionId);
-      const held = await family.post(`/api/events/${EVENT}/create-payment-intent`).send({ option: "full", formSessionId, registrationData: { ...ATHLETE, firstName: `Sib${place}`, registrationType: "full" } });
-      expect(held.status, JSON.stringify(held.body)).toBe(200);
-      expect(held.body.registrationId).toBe(holds[place - 1].reference);
-      await pay(family, held.body.clientSecret);
-    }
-    const paid = await t.db("registrations").whereIn("id", holds.map((h: { id: number }) => h.id));
-    expect(paid.map((r: { status: string }) => r.status)).toEqual(["paid", "paid"]);
+    const take = await family.form(`${link}/take`, { place: "1" });
+    expect(take.status).toBe(303);
+    expect(take.headers.location).toBe(`/register/${EVENT}`);
+    const form = await family.get(`/register/${EVENT}`);
+    const formSessionId = holds[0].form_session_id as string;
+    expect(form.text).toContain(formSessionId);
+    expect(form.text).toContain('data-testid="athlete-2"');
+    const sibling = { siblings: "1", sibling2_firstName: "Sib2", sibling2_lastName: "Okafor", sibling2_grade: "7th", sibling2_gender: "Female", sibling2_schoolName: "Central Middle", sibling2_registrationType: "full" };
+    const held = await family.post(`/api/events/${EVENT}/create-payment-intent`).send({ option: "full", formSessionId, registrationData: { ...ATHLETE, firstName: "Sib1", registrationType: "full", ...sibling } });
+    expect(held.status, JSON.stringify(held.body)).toBe(200);
+    expect(held.body.registrationId).toBe(holds[0].reference);
+    expect(held.body.amount).toBe(2 * Number(price![2]));
+    await pay(family, held.body.clientSecret);
+    const paid = await t.db("registrations").where({ id: holds[0].id }).first();
+    expect(paid).toMatchObject({ status: "paid", places: 2 });
+    expect(await t.db("registration_athletes").where({ registration_id: holds[0].id }).orderBy("position").pluck("first_name")).toEqual(["Sib1", "Sib2"]);
+    expect(await t.db("payments").where({ kind: "registration", reference: holds[0].reference })).toHaveLength(1);
     // The minute's net asks for a round where offers are open; the round closes the paid offer.
     await (t.app.locals.askForOfferRounds as () => Promise<number>)();
     await rounds();
