@@ -30,16 +30,16 @@ async function lastSeason(tag: string, parent: string, withBrother = false): Pro
     const [eventId] = await db("events").insert({ ...camp, title: `Birmingham Slam Camp 2026 ${tag}`, start_date: new Date("2026-06-19T00:00:00Z"), end_date: new Date("2026-06-21T00:00:00Z"), listed: false, registration_closes_at: null, created_at: now, updated_at: now });
     const [registrationId] = await db("registrations").insert({
       reference: `RET-${tag}`.slice(0, 20), event_id: eventId, kind: "individual", status: "paid", places: withBrother ? 2 : 1, package_code: "full", package_label: "Full Camp", list_price_cents: 24900, amount_cents: 24900, amount_paid_cents: 24900,
-      contact_first_name: "Maya", contact_last_name: "Ortiz", contact_email: `maya.${tag}@example.com`, contact_phone: "(702) 555-0100", form_session_id: `returning-e2e-${tag}-${Date.now()}`,
+      contact_first_name: "Maya", contact_last_name: "Ortiz", contact_email: `maya.returning.${tag}@example.com`, contact_phone: "(702) 555-0100", form_session_id: `returning-e2e-${tag}-${Date.now()}`,
       agreed_at: now, created_at: now, updated_at: now, paid_at: now, guardian_name: "Ana Ortiz", guardian_email: parent, guardian_phone: "702-555-0199",
     });
     await db("registration_athletes").insert({
-      registration_id: registrationId, position: 1, first_name: "Maya", last_name: "Ortiz", email: `maya.${tag}@example.com`, phone: "(702) 555-0100", grade: "10th", gender: "Female",
+      registration_id: registrationId, position: 1, first_name: "Maya", last_name: "Ortiz", email: `maya.returning.${tag}@example.com`, phone: "(702) 555-0100", grade: "10th", gender: "Female",
       school_name: "Desert High", club_name: "Vegas WC", shirt_size: "Medium", emergency_contact_name: "Ana Ortiz", emergency_contact_phone: "702-555-0199", special_requirements: "Peanut allergy",
     });
     if (withBrother) {
       await db("registration_athletes").insert({
-        registration_id: registrationId, position: 2, first_name: "Leo", last_name: "Ortiz", email: `maya.${tag}@example.com`, grade: "8th", gender: "Male", school_name: "Desert Middle",
+        registration_id: registrationId, position: 2, first_name: "Leo", last_name: "Ortiz", email: `maya.returning.${tag}@example.com`, grade: "8th", gender: "Male", school_name: "Desert Middle",
         club_name: "Vegas WC", shirt_size: "Small", emergency_contact_name: "Ana Ortiz", emergency_contact_phone: "702-555-0199", package_code: "full", package_label: "Full Camp", list_price_cents: 24900, sibling_discount_cents: 0,
       });
     }
@@ -124,7 +124,7 @@ for (const javaScript of [true, false]) {
 
       const db = e2eDb();
       try {
-        const held = await db("registrations").where({ event_id: 2, contact_email: `maya.${tag}@example.com` }).orderBy("id", "desc").first();
+        const held = await db("registrations").where({ event_id: 2, contact_email: `maya.returning.${tag}@example.com` }).orderBy("id", "desc").first();
         expect(held).toMatchObject({ status: "pending_payment", guardian_email: parent });
         expect(await db("registration_athletes").where({ registration_id: held.id }).first()).toMatchObject({ first_name: "Maya", grade: "11th", shirt_size: "Large", school_name: "Desert High" });
       } finally {
