@@ -14,6 +14,7 @@ import type { Registration, RegistrationAthlete } from "../core/registration.ts"
 import { findByReference } from "../core/tables/registrations.ts";
 import { MANAGEABLE_STATUSES } from "../changes/links.ts";
 import * as repo from "./returningRepository.ts";
+import { athleteStepValues } from "./athleteValues.ts";
 
 /**
  * "Registered before?" (issue 43): an address that registered before (as athlete, parent or coach) gets one e-mail
@@ -178,20 +179,7 @@ function siblingEntryOf(a: RegistrationAthlete, seasons: number): SiblingEntry {
 }
 
 function individualValuesOf(r: Registration, a: RegistrationAthlete, seasons: number): Record<string, string> {
-  const values: Record<string, string> = {
-    firstName: a.firstName,
-    lastName: a.lastName,
-    email: a.email,
-    phone: a.phone ?? "",
-    grade: gradeMovedUp(a.grade ?? "", seasons),
-    gender: a.gender ?? "",
-    schoolName: a.schoolName ?? "",
-    clubName: a.clubName ?? "",
-    tShirtSize: a.shirtSize ?? "",
-    emergencyContactName: a.emergencyContactName,
-    emergencyContactPhone: a.emergencyContactPhone,
-    specialRequirements: a.specialRequirements ?? "",
-  };
+  const values: Record<string, string> = { ...athleteStepValues(a), grade: gradeMovedUp(a.grade ?? "", seasons) };
   if (r.guardian) Object.assign(values, { guardianName: r.guardian.name, guardianEmail: r.guardian.email, guardianPhone: r.guardian.phone });
   // A team athlete's parent is its emergency contact on the roster.
   else if (r.kind === "team") Object.assign(values, { guardianName: a.emergencyContactName, guardianPhone: a.emergencyContactPhone });

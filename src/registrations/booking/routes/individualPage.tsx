@@ -17,6 +17,7 @@ import { placesOpen } from "../../waitlist/forSale.ts";
 import type { RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { depositOfferOf } from "../../../../components/PaymentPlanChoice.tsx";
 import { returningBoxProps } from "./returningPrefill.tsx";
+import { athleteStepValues } from "../athleteValues.ts";
 
 /** Step 1's values from a stored registration (Back, a reload): the same form id, so a resubmit updates it. */
 export function valuesOf(event: EventDetail, r: Registration): Record<string, string> {
@@ -25,18 +26,7 @@ export function valuesOf(event: EventDetail, r: Registration): Record<string, st
   const values: Record<string, string> = !a ? { formSessionId: r.formSessionId, registrationType: r.packageCode } : {
     formSessionId: r.formSessionId,
     registrationType: r.packageCode,
-    firstName: a.firstName,
-    lastName: a.lastName,
-    email: a.email,
-    phone: a.phone ?? "",
-    grade: a.grade ?? "",
-    gender: a.gender ?? "",
-    schoolName: a.schoolName ?? "",
-    clubName: a.clubName ?? "",
-    tShirtSize: a.shirtSize ?? "",
-    emergencyContactName: a.emergencyContactName,
-    emergencyContactPhone: a.emergencyContactPhone,
-    specialRequirements: a.specialRequirements ?? "",
+    ...athleteStepValues(a),
     agrees: "on",
   };
   event.days.forEach((d, i) => {
