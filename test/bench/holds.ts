@@ -92,6 +92,7 @@ try {
   console.log(`MySQL statements per hold: ${perHold(statements)}`);
   const commands = [...statsAfter].map(([name, calls]) => [name, calls - (statsBefore.get(name) ?? 0) - (name === "info" ? 1 : 0)] as const).filter(([, n]) => n > 0);
   console.log(`Redis commands per hold: ${perHold(commands.reduce((s, [, n]) => s + n, 0))} (${commands.map(([name, n]) => `${name} ${perHold(n)}`).join(", ")})`);
+  console.log("  (commandstats count the commands a script runs too: a rate limit's new key costs a PTTL and a SET inside its EVALSHA)");
 } finally {
   await redis.close();
   await site.stop();
