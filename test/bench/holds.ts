@@ -1,12 +1,14 @@
 /**
  * What one hold costs the site, counted rather than timed: N families each open /register/2 (not measured), then
  * post their holds one after another (measured): the site's CPU time per hold (from /proc), MySQL statements per
- * hold (the bench's counting proxy) and Redis commands per hold (the server's `INFO commandstats`, before and after).
+ * hold (the bench's counting proxy), Redis commands per hold (the server's `INFO commandstats`, before and after) and
+ * the site's read and write system calls per hold (/proc/PID/io: a round trip is one of each).
  * Production settings on MySQL + Redis (test/bench/site.ts). Give Redis a server of its own for exact counts
  * (BENCH_REDIS_URL): commandstats count every client of the server.
  *
  *   node --import tsx test/bench/holds.ts [--holds 150]
  */
+import fs from "node:fs";
 import { createClient } from "redis";
 import { PUBLIC_URL, proxyHeaders, startBenchSite } from "./site.ts";
 import { cpuMs } from "./rushMetrics.ts";
@@ -17,6 +19,12 @@ const HOLDS = holdsArg >= 0 ? Number(args[holdsArg + 1]) : 150;
 const EVENT = 2;
 
 type Json = Record<string, unknown>;
+
+/** The process's read and write system calls so far (/proc/PID/io): each round trip to MySQL or Redis is a write and a read. */
+function syscalls(pid: number): { reads: number; writes: number } {
+  const io = fs.readFileSync(`/proc/${pid}/io`, "utf8");
+  return { reads: Number(/^syscr: (\d+)/m.exec(io)?.[1]), writes: Number(/^syscw: (\d+)/m.exec(io)?.[1]) };
+}
 
 async function commandStats(info: () => Promise<unknown>): Promise<Map<string, number>> {
   const text = String(await info());
@@ -78,17 +86,20 @@ try {
   for (let i = 0; i < HOLDS; i++) families.push(await openForm(site.url, i));
 
   const cpuBefore = cpuMs(site.pid!);
+  const callsBefore = syscalls(site.pid!);
   const statementsBefore = site.statements()!;
   const statsBefore = await commandStats(() => redis.info("commandstats"));
   let held = 0;
   for (const f of families) if ((await postHold(site.url, f)) === 200) held += 1;
   const cpuAfter = cpuMs(site.pid!);
+  const callsAfter = syscalls(site.pid!);
   const statements = site.statements()! - statementsBefore;
   const statsAfter = await commandStats(() => redis.info("commandstats"));
 
   const perHold = (n: number) => (n / HOLDS).toFixed(2);
   console.log(`holds posted: ${HOLDS}, held: ${held}`);
   if (cpuBefore !== undefined && cpuAfter !== undefined) console.log(`site CPU per hold: ${((cpuAfter - cpuBefore) / HOLDS).toFixed(2)} ms`);
+  console.log(`site system calls per hold: ${perHold(callsAfter.writes - callsBefore.writes)} writes, ${perHold(callsAfter.reads - callsBefore.reads)} reads`);
   console.log(`MySQL statements per hold: ${perHold(statements)}`);
   const commands = [...statsAfter].map(([name, calls]) => [name, calls - (statsBefore.get(name) ?? 0) - (name === "info" ? 1 : 0)] as const).filter(([, n]) => n > 0);
   console.log(`Redis commands per hold: ${perHold(commands.reduce((s, [, n]) => s + n, 0))} (${commands.map(([name, n]) => `${name} ${perHold(n)}`).join(", ")})`);
