@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Request, RequestHandler } from "express";
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo } from "express-rate-limit";
 import { RedisStore } from "rate-limit-redis";
+import { ErrorReply } from "redis";
 import type { Redis } from "../redis.ts";
 import "./sessionData.ts";
 import { wantsJson } from "./errors.ts";
@@ -149,13 +150,14 @@ class CountedTogetherStore extends RedisStore {
   countInOrder(keys: { key: string; windowMs: number; limit: number }[]): Map<string, Promise<ClientRateLimitInfo | undefined>> {
     const args = keys.flatMap((k) => [String(k.windowMs), String(k.limit)]);
     const run = async (): Promise<unknown> => {
-      const evalSha = async () => this.sendCommand({ key: keys[0]!.key, isReadOnly: false, command: ["EVALSHA", await this.loadedScript(), String(keys.length), ...keys.map((k) => k.key), ...args] });
+      const keysAndArgs = [String(keys.length), ...keys.map((k) => k.key), ...args];
       try {
-        return await evalSha();
+        return await this.sendCommand({ key: keys[0]!.key, isReadOnly: false, command: ["EVALSHA", await this.loadedScript(), ...keysAndArgs] });
       } catch (err) {
-        if (!(err instanceof Error && /^NOSCRIPT\b/.test(err.message))) throw err;
+        // Redis answered with an error (its scripts flushed: NOSCRIPT): the script's text this time, loaded again next time.
+        if (!(err instanceof ErrorReply)) throw err;
         this.countScript = undefined;
-        return evalSha();
+        return this.sendCommand({ key: keys[0]!.key, isReadOnly: false, command: ["EVAL", COUNT_IN_ORDER, ...keysAndArgs] });
       }
     };
     const replies = run().then((r) => (Array.isArray(r) ? r.map(Number) : []));

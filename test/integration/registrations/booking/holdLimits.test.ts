@@ -68,7 +68,7 @@ describe("a hold's rate limits, counted together", () => {
     const sent: string[] = [];
     const redis = t.redis!;
     const send = redis.sendCommand.bind(redis);
-    redis.sendCommand = ((args: string[], ...rest: unknown[]) => (sent.push(String(args[0]).toUpperCase()), send(args, ...(rest as [])))) as typeof redis.sendCommand;
+    redis.sendCommand = (args, ...rest) => (sent.push(String(args[0]).toUpperCase()), send(args, ...rest));
     try {
       const v = await visitor(t.app);
       await hold(v, newAddress(), `warm-${Date.now()}`);
