@@ -5,6 +5,7 @@ import knexFactory, { type Knex } from "knex";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { trackTransactionStatements } from "./locks.ts";
+import { skipCommitsDoneInServer } from "./serverCommits.ts";
 
 export type Db = Knex;
 
@@ -73,6 +74,7 @@ export function createDb(database: Config["database"], logger?: Logger): Db {
     : undefined;
   const db = knexFactory({ ...knexOptions(database), ...(log ? { log } : {}) });
   trackTransactionStatements(db);
+  if (database.client === "mysql2") skipCommitsDoneInServer(db);
   return db;
 }
 

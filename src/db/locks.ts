@@ -31,6 +31,11 @@ async function transactionId(trx: Knex.Transaction): Promise<string | undefined>
   return connection.__knexTxId;
 }
 
+/** A transaction that ended without a COMMIT or ROLLBACK of knex's (src/db/serverCommits.ts). */
+export function transactionEnded(txid: string): void {
+  statementsRun.delete(txid);
+}
+
 /** createDb calls this once per database: it lets lockForUpdate check that it runs first. */
 export function trackTransactionStatements(db: Knex): void {
   db.on("query", (q: { __knexTxId?: string; sql?: string }) => {

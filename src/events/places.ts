@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
+import { committedByServer } from "../db/serverCommits.ts";
 
 /**
  * Each event's count of places taken (`event_places.taken`), the number a hold is admitted on. It counts by status,
@@ -58,12 +59,15 @@ export async function movePlaces(trx: Knex.Transaction, eventId: number, delta: 
  * places are decided by `placesForSale`, apart). One statement that checks and takes at once; false is "not taken".
  * It must be the transaction's last statement: on MySQL it runs as `admit_places`, which COMMITs inside the server
  * when it took the places (migrations/20261202000200_admit_places.ts), so the count's row is locked only from the
- * UPDATE to that COMMIT, in one round trip; on false nothing is committed and the caller rolls back.
+ * UPDATE to that COMMIT, in one round trip, and knex sends no COMMIT of its own after it (src/db/serverCommits.ts);
+ * on false nothing is committed and the caller rolls back.
  */
 export async function admitPlaces(trx: Knex.Transaction, eventId: number, places: number): Promise<boolean> {
   if ((trx.client as Knex.Client).config.client === "mysql2") {
     const result = (await trx.raw("call admit_places(?, ?)", [eventId, places])) as unknown as [[Row[], ...unknown[]], ...unknown[]];
-    return Number(result[0][0][0]?.admitted) === 1;
+    const admitted = Number(result[0][0][0]?.admitted) === 1;
+    if (admitted) committedByServer(trx);
+    return admitted;
   }
   const changed: unknown = await trx.raw(
     "update event_places set taken = taken + ? where event_id = ? and taken + ? <= (select capacity from events where id = ?) " +

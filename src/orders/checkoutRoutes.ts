@@ -1,8 +1,8 @@
-import { Router, type Request, type RequestHandler, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import { formPost, jsonPost } from "../http/forms.ts";
 import { flashToast } from "../http/pageContext.ts";
 import { renewSessionId } from "../http/session.ts";
-import type { RateLimiterFactory } from "../http/rateLimit.ts";
+import { limitsInOneTrip, type RateLimiter, type RateLimiterFactory } from "../http/rateLimit.ts";
 import { DomainError } from "../errors.ts";
 import { centsToDecimal } from "../shared/money.ts";
 import { readCart, viewCart } from "../cart/cart.ts";
@@ -22,7 +22,7 @@ function checkoutKey(req: Request): string {
 }
 
 /** The cart checkout: the no-JS form post, then the card form's start and its return after the card is confirmed. */
-export function checkoutRoutes(deps: { orders: OrdersDeps; cartPage: CartPageDeps; rateLimiter: RateLimiterFactory; paymentLimit: RequestHandler }): Router {
+export function checkoutRoutes(deps: { orders: OrdersDeps; cartPage: CartPageDeps; rateLimiter: RateLimiterFactory; paymentLimit: RateLimiter }): Router {
   const { orders, cartPage, paymentLimit } = deps;
   const router = Router();
   const checkoutLimit = deps.rateLimiter({ name: "cart-checkout", windowMs: 60_000, limit: 60 });
@@ -44,8 +44,7 @@ export function checkoutRoutes(deps: { orders: OrdersDeps; cartPage: CartPageDep
 
   router.post(
     "/api/cart/checkout",
-    checkoutLimit,
-    paymentLimit,
+    limitsInOneTrip(checkoutLimit, paymentLimit),
     jsonPost({
       check: (input) => validateCheckout(CheckoutJson, input),
       // The spec's client reads `message` on error (shop.md: the server's `error` field): both carry it.

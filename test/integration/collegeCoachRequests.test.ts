@@ -521,7 +521,7 @@ describe("multipart bodies that cannot be read, forged or too many at once", () 
     const { Router } = await import("express");
     const routes = coachRequestRoutes({
       db: t.db, site: (await import("../../src/shared/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
-      rateLimiter: () => (_req, _res, next) => next(),
+      rateLimiter: () => Object.assign((_req: unknown, _res: unknown, next: () => void) => next(), { counters: [] }),
       now: () => new Date(),
       csrf: { valid: (req) => (seen.push({ token: (req.body as Record<string, unknown>)._csrf, bytesKept: req.file?.size ?? 0 }), false) },
     });
@@ -543,7 +543,7 @@ describe("multipart bodies that cannot be read, forged or too many at once", () 
     const http = await import("node:http");
     const routes = coachRequestRoutes({
       db: t.db, site: (await import("../../src/shared/site.ts")).buildSite("Ironside"), outbox: t.outbox, brandInbox: "team@example.com",
-      rateLimiter: () => (_req, _res, next) => next(),
+      rateLimiter: () => Object.assign((_req: unknown, _res: unknown, next: () => void) => next(), { counters: [] }),
       csrf: { valid: () => true },
       maxConcurrentUploads: 2,
       now: () => new Date(),

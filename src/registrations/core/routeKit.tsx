@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Request, RequestHandler, Response } from "express";
-import type { RateLimiterFactory } from "../../http/rateLimit.ts";
+import type { Request, Response } from "express";
+import { limitsInOneTrip, type RateLimiter, type RateLimiterFactory } from "../../http/rateLimit.ts";
 import { renderPage } from "../../http/render.tsx";
 import { visitorKeys } from "../../http/visitor.ts";
 import { stripeScripts } from "../../payments/setup.ts";
@@ -19,11 +19,11 @@ import type { RegistrationDeps } from "./deps.ts";
 export interface RegistrationRouteDeps extends RegistrationDeps {
   rateLimiter: RateLimiterFactory;
   /** One per-session counter shared by every route that creates an order, a registration or a PaymentIntent. */
-  paymentLimit: RequestHandler;
+  paymentLimit: RateLimiter;
   /** The one budget of code guesses (codeGuessBudget), made once so that every path counts against the same counters. */
-  codeGuesses: RequestHandler;
+  codeGuesses: RateLimiter;
   /** Private links' look-ups and actions (MANAGE_RATE_LIMIT), one counter per address over every manage link route and the waiting list's confirmation, offer and leave links. */
-  manageLimit: RequestHandler;
+  manageLimit: RateLimiter;
 }
 
 /** Create-payment-intent calls (form posts included) per address per minute. */
@@ -89,14 +89,11 @@ export function checkoutPage(req: Request, res: Response, gateway: PaymentGatewa
  * One budget for code guesses across every path that checks a code (/api/validate-discount, step 1, the team form,
  * the free completion): the same two counters, per visitor and per address. A request that names no code is not a guess.
  */
-export function codeGuessBudget(rateLimiter: RateLimiterFactory): RequestHandler {
+export function codeGuessBudget(rateLimiter: RateLimiterFactory): RateLimiter {
   const message = DISCOUNT_REASONS.rateLimited;
-  const perAddress = rateLimiter({ name: "code-guess-address", ...CODE_GUESS_LIMITS.address, message });
-  const perVisitor = rateLimiter({ name: "code-guess-visitor", ...CODE_GUESS_LIMITS.visitor, message, per: "session" });
-  return (req, res, next) => {
-    if (!namesCode(req)) return next();
-    perAddress(req, res, (err?: unknown) => (err ? next(err) : perVisitor(req, res, next)));
-  };
+  const perAddress = rateLimiter({ name: "code-guess-address", ...CODE_GUESS_LIMITS.address, message, applies: namesCode });
+  const perVisitor = rateLimiter({ name: "code-guess-visitor", ...CODE_GUESS_LIMITS.visitor, message, per: "session", applies: namesCode });
+  return limitsInOneTrip(perAddress, perVisitor);
 }
 
 function namesCode(req: Request): boolean {

@@ -12,6 +12,7 @@ import { AmountChangeInFlightError, PaymentNotOpenError } from "../../../payment
 import { RATE_LIMITED, REGISTRATION_RATE_LIMIT, type RegistrationRouteDeps } from "../../core/routeKit.tsx";
 import { formBody, formPost, jsonPost, type JsonAnswer, type Redirect } from "../../../http/forms.ts";
 import { domainErrorStatus } from "../../../http/errors.ts";
+import { limitsInOneTrip } from "../../../http/rateLimit.ts";
 
 const codeBody = z.object({
   discountCode: z.unknown().optional(),
@@ -157,7 +158,7 @@ export function codeRoutes(deps: RegistrationRouteDeps): Router {
     refused: (req, _res, err, eventId) => freeFailed(req, err, eventId),
     failed: (req, _res, err, eventId) => freeFailed(req, err, eventId),
   });
-  router.post("/register/:id/free", freeLimit, deps.codeGuesses, async (req, res) => {
+  router.post("/register/:id/free", limitsInOneTrip(freeLimit, deps.codeGuesses), async (req, res) => {
     const eventId = String(parseEventId(req.params.id) ?? "");
     if (!eventId) return void res.redirect(303, "/events");
     await freeForm(req, res, eventId);

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import * as z from "zod";
 import { domainErrorStatus } from "../../../http/errors.ts";
+import { limitsInOneTrip } from "../../../http/rateLimit.ts";
 import { validate } from "../../../shared/forms.ts";
 import { formBody, formError, formPost, jsonPost } from "../../../http/forms.ts";
 import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
@@ -29,6 +30,7 @@ const apiBody = z.object({
 export function individualRoutes(deps: RegistrationRouteDeps): Router {
   const router = Router();
   const limit = deps.rateLimiter({ name: "registration", ...REGISTRATION_RATE_LIMIT, message: RATE_LIMITED });
+  const holdLimits = limitsInOneTrip(limit, deps.paymentLimit, deps.codeGuesses);
 
   const { page, stepsWidget, unavailable } = individualPages(deps);
   const offeredAthletesOf = (values: Record<string, string>) => (values.formSessionId ? offeredAthletes(deps.db, values.formSessionId) : Promise.resolve(undefined));
@@ -64,7 +66,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
       return formError(req, res, err);
     },
   });
-  router.post("/register/:id", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
+  router.post("/register/:id", holdLimits, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return notFound(req, res);
     // Without JavaScript, "Add a sibling" and "Remove athlete N" post the form: it comes back with one athlete more or fewer, nothing held.
@@ -103,7 +105,7 @@ export function individualRoutes(deps: RegistrationRouteDeps): Router {
       return { status: domainErrorStatus(err), json: { success: false, error: err.message, userFriendlyMessage: err.message, ...(title ? { title } : {}) } };
     },
   });
-  router.post("/api/events/:id/create-payment-intent", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
+  router.post("/api/events/:id/create-payment-intent", holdLimits, async (req, res) => {
     const event = await loadEvent(deps, req.params.id);
     if (!event) return void res.status(404).json({ success: false, error: EVENT_NOT_FOUND });
     const body = apiBody.safeParse(req.body ?? {});

@@ -1,5 +1,6 @@
 import { Router, type Request, type RequestHandler } from "express";
 import { domainErrorStatus } from "../../../http/errors.ts";
+import { limitsInOneTrip } from "../../../http/rateLimit.ts";
 import { validate } from "../../../shared/forms.ts";
 import { formBody, formPost, jsonPost, type Refusal } from "../../../http/forms.ts";
 import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
@@ -52,8 +53,8 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
 
   /** Only the register button counts against the rate limit; adding and removing rows without JavaScript does not. */
   const registering = (req: Request) => formBody(req).intent !== "add" && formBody(req).remove === undefined;
-  const limitRegistering: RequestHandler = (req, res, next) =>
-    registering(req) ? limit(req, res, (err?: unknown) => (err ? next(err) : deps.paymentLimit(req, res, next))) : next();
+  const registerLimits = limitsInOneTrip(limit, deps.paymentLimit);
+  const limitRegistering: RequestHandler = (req, res, next) => (registering(req) ? registerLimits(req, res, next) : next());
 
   // The form shows the first problem above the rows too (`_form`).
   const teamForm = formPost({
@@ -154,7 +155,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
     },
   });
 
-  router.post("/api/team-registration", limit, deps.paymentLimit, deps.codeGuesses, async (req, res) => {
+  router.post("/api/team-registration", limitsInOneTrip(limit, deps.paymentLimit, deps.codeGuesses), async (req, res) => {
     const event = await loadEvent(deps, formBody(req).eventId);
     if (!event) return void res.status(404).json({ success: false, title: TEAM_TEXT.registrationErrorTitle, error: EVENT_NOT_FOUND, userFriendlyMessage: EVENT_NOT_FOUND });
     // The invite's rows are read before the body is checked, so the check counts them (see coachInvites.forHold).

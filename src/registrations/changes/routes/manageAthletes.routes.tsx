@@ -2,6 +2,7 @@ import { Router } from "express";
 import type { Validation } from "../../../shared/forms.ts";
 import { formBody, formPost } from "../../../http/forms.ts";
 import { domainErrorStatus } from "../../../http/errors.ts";
+import { limitsInOneTrip } from "../../../http/rateLimit.ts";
 import { visitorKeys } from "../../../http/visitor.ts";
 import type { AthleteRow, TeamAthlete } from "../../../shared/registrations/teamRules.ts";
 import { MANAGE_PATH } from "../links.ts";
@@ -49,7 +50,7 @@ export function manageAthleteRoutes(deps: RegistrationRouteDeps): Router {
       await showAthletes(req, res, fresh, { status: domainErrorStatus(err), rows: rows.length, form: { values: { athletes: rows }, errors: {} }, message: err.message });
     },
   });
-  router.post(`${MANAGE_PATH}/:token/athletes`, limit, deps.paymentLimit, async (req, res) => {
+  router.post(`${MANAGE_PATH}/:token/athletes`, limitsInOneTrip(limit, deps.paymentLimit), async (req, res) => {
     const o = await openWhole(deps, req, res);
     if (!o) return;
     const body = formBody(req);

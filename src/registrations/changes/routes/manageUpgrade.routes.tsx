@@ -2,6 +2,7 @@ import { Router } from "express";
 import { validate } from "../../../shared/forms.ts";
 import { formBody, formPost } from "../../../http/forms.ts";
 import { domainErrorStatus } from "../../../http/errors.ts";
+import { limitsInOneTrip } from "../../../http/rateLimit.ts";
 import { visitorKeys } from "../../../http/visitor.ts";
 import { formValuesOf, registrationSchema } from "../../../shared/registrations/rules.ts";
 import { MANAGE_PATH } from "../links.ts";
@@ -61,7 +62,7 @@ export function manageUpgradeRoutes(deps: RegistrationRouteDeps): Router {
       await showUpgrade(req, res, fresh, { status: domainErrorStatus(err), message: err.message });
     },
   });
-  router.post(`${MANAGE_PATH}/:token/upgrade`, limit, deps.paymentLimit, async (req, res) => {
+  router.post(`${MANAGE_PATH}/:token/upgrade`, limitsInOneTrip(limit, deps.paymentLimit), async (req, res) => {
     const o = await openWhole(deps, req, res);
     if (!o) return;
     const p = await allowed(deps, o);

@@ -14,7 +14,7 @@ const ATHLETE = {
   firstName: "Maya", lastName: "Okafor", email: "maya.okafor@example.com", phone: "(205) 555-0100", grade: "9th", gender: "Female",
   schoolName: "Central High", emergencyContactName: "Ada Okafor", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
 };
-/** Measured (docs/performance.md: Opening day, second design: fewer statements): 21 before, the old design 38. */
+/** Measured (docs/performance.md: Opening day, second design: fewer statements): 21 before, the old design 38; on MySQL one fewer (no COMMIT after admit_places). */
 const MOST_STATEMENTS = 10;
 
 describe("one hold's statements", () => {
@@ -43,11 +43,12 @@ describe("one hold's statements", () => {
     const payment = await t.db("payments").where({ reference: row.reference }).first();
     expect(payment).toMatchObject({ status: "pending", amount_cents: Number(row.amount_cents), covers_version: 1 });
     expect(res.body.clientSecret).toMatch(new RegExp(`^${payment.provider_payment_id}_secret`));
-    const commit = sql.findIndex((s) => s.startsWith("commit"));
-    expect(commit).toBeGreaterThan(0);
-    // On MySQL the statement runs in admit_places, which COMMITs inside the server (the COMMIT after it is a no-op).
-    expect(sql[commit - 1]).toMatch(/^(update event_places set taken = taken \+ \?|call admit_places\(\?, \?\))/);
+    const admission = sql.findIndex((s) => /^(update event_places set taken = taken \+ \?|call admit_places\(\?, \?\))/.test(s));
+    expect(admission).toBeGreaterThan(0);
     expect(sql.filter((s) => s.includes("event_places") || s.includes("admit_places"))).toHaveLength(1);
-    expect(sql.length, sql.join("\n")).toBeLessThanOrEqual(MOST_STATEMENTS);
+    // On MySQL the statement runs in admit_places, which COMMITs inside the server: knex sends no COMMIT after it.
+    if (t.backend === "mysql") expect(sql.filter((s) => s.startsWith("commit"))).toEqual([]);
+    else expect(sql[admission + 1]).toMatch(/^commit/);
+    expect(sql.length, sql.join("\n")).toBeLessThanOrEqual(t.backend === "mysql" ? MOST_STATEMENTS - 1 : MOST_STATEMENTS);
   });
 });

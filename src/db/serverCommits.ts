@@ -1,0 +1,43 @@
+import type { Knex } from "knex";
+import { transactionEnded } from "./locks.ts";
+
+/**
+ * Transactions whose last statement COMMITted inside the server (a stored procedure: `admit_places`): knex's own
+ * COMMIT after it would be a statement that does nothing, at the cost of a round trip while the hold's request waits.
+ */
+const committedInServer = new WeakSet<object>();
+
+/** Called right after the statement that committed: the transaction is over; knex sends no COMMIT for it. */
+export function committedByServer(trx: Knex.Transaction): void {
+  committedInServer.add(trx);
+}
+
+/** knex's transaction object (knex/lib/execution/transaction.js, 3.x): what finishing one without a COMMIT needs. */
+interface KnexTransaction {
+  txid: string;
+  transactor?: object;
+  _completed: boolean;
+  _resolver(value: unknown): void;
+  commit(connection: unknown, value: unknown): Promise<unknown>;
+}
+
+/**
+ * createDb (MySQL): a transaction marked `committedByServer` ends as knex ends it after its COMMIT (the transaction's
+ * promise resolves with the work's value, the connection goes back to the pool), without sending the COMMIT.
+ */
+export function skipCommitsDoneInServer(db: Knex): void {
+  const client = db.client as { transaction(...args: unknown[]): KnexTransaction };
+  const make = client.transaction.bind(client);
+  client.transaction = (...args: unknown[]) => {
+    const trx = make(...args);
+    const commit = trx.commit.bind(trx);
+    trx.commit = (connection, value) => {
+      if (!trx.transactor || !committedInServer.has(trx.transactor)) return commit(connection, value);
+      trx._completed = true;
+      transactionEnded(trx.txid);
+      trx._resolver(value);
+      return Promise.resolve();
+    };
+    return trx;
+  };
+}
