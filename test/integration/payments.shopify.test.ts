@@ -7,6 +7,7 @@ import { pino } from "pino";
 import { createDb } from "../../src/db/knex.ts";
 import { MAX_ATTEMPTS } from "../../src/db/jobQueue.ts";
 import { createShopifyWriteBacks } from "../../src/orders/shopifyWriteBack.ts";
+import { scaledMs } from "../support/timeouts.ts";
 
 let t: TestApp;
 let shopify: FakeShopify;
@@ -40,7 +41,7 @@ type OrderRow = { id: number; status: string; shopify_sync_status: string; shopi
 type WriteBackRow = { id: number; status: string; attempts: number; last_error: string | null; shopify_order_id: string | null };
 
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaledMs(ms);
   for (;;) {
     const v = await read();
     if (done(v) || Date.now() > end) return v;
@@ -80,7 +81,8 @@ describe("Shopify Admin write-back of paid orders", () => {
     // Shopify's default (BYPASS) leaves its stock untouched: the request must ask for the decrement.
     const call = shopify.calls.find((c) => c.api === "admin" && (c.variables.order as { sourceIdentifier?: string } | undefined)?.sourceIdentifier === reference)!;
     expect(call.variables.options).toMatchObject({ inventoryBehaviour: "DECREMENT_OBEYING_POLICY", sendReceipt: false });
-    const job = await writeBackOf(reference);
+    // The order is marked synced before its job is marked sent (two statements): wait for both.
+    const job = await until(() => writeBackOf(reference), (j) => j.status !== "sending");
     expect(job).toMatchObject({ status: "sent", attempts: 1, shopify_order_id: row.shopify_order_id });
     // Nothing is due any more: another pass writes nothing.
     await t.shopifyWriteBacks!.drain();
