@@ -82,6 +82,15 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
           return { ...d, dayCount: option.dayCount, everyDay: coversEveryDay(option, event) };
         })
       : [],
+    // Each athlete of a family on a package of fewer days than the event's may choose its days again (issue 43).
+    familyDays: p.phase === "open" && family
+      ? r.athletes.flatMap((a) => {
+          const own = a.family && a.withdrawnAt === null ? findPackage(event, a.family.packageCode) : undefined;
+          if (!a.family || !own || coversEveryDay(own, event)) return [];
+          const dayIds = a.family.dayIds;
+          return [{ position: a.position, name: `${a.firstName} ${a.lastName}`, dayCount: own.dayCount, days: event.days.map((d) => ({ id: d.id, label: d.label, attended: dayIds.includes(d.id) })) }];
+        })
+      : [],
     pending: null,
     balance: balanceView(event, r, o.base, deps.clock()),
   };
