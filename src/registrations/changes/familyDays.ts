@@ -8,11 +8,15 @@ import { findByReference, setVersion } from "../core/tables/registrations.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 import { registrationChangedEmail } from "./email.ts";
 import { PERMIT, withRegistration } from "../core/withRegistration.ts";
-import type { ChangeOutcome } from "./change.ts";
+import type { Registration } from "../core/registration.ts";
+
+type ChangeOutcome = { status: "changed" | "unchanged"; registration: Registration };
 
 export const FAMILY_DAYS_TEXT = {
   chooseAthlete: "Please choose the athlete whose days change.",
   everyDay: "This athlete's package includes every day.",
+  /** The details form keeps a family's days: each athlete's change with its own form. */
+  eachAthlete: "Each athlete of a family has its own days: change them under \"Change an athlete's days\".",
 } as const;
 
 /**

@@ -16,6 +16,7 @@ import { openWhole, showManage, showRefused, showLinkPage } from "./managePage.t
 import { showCancel } from "./cancelPage.tsx";
 import type { Opened } from "../links.ts";
 import { changeFamilyDays, FAMILY_DAYS_TEXT } from "../familyDays.ts";
+import { isFamily } from "../../core/family.ts";
 import { isChecked } from "../../../shared/registrations/rules.ts";
 
 const CHOOSE_ATHLETE = "Please choose the athlete to cancel.";
@@ -50,7 +51,9 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
     input: (req, { o, p }: Changing) => {
       const body = formBody(req);
       const current = formValuesOf(individualOf(o.r), o.event);
-      return p.phase === "open" ? { ...body, formSessionId: current.formSessionId, registrationType: current.registrationType, agrees: "on" } : { ...current, specialRequirements: body.specialRequirements };
+      // A family's days change athlete by athlete (athlete-days): its details form keeps the days as they are.
+      const days = isFamily(o.r) ? Object.fromEntries(o.event.days.map((_, i) => [`day${i + 1}`, current[`day${i + 1}`] ?? ""])) : {};
+      return p.phase === "open" ? { ...body, ...days, formSessionId: current.formSessionId, registrationType: current.registrationType, agrees: "on" } : { ...current, specialRequirements: body.specialRequirements };
     },
     check: (posted, { o }) => validate(registrationSchema(o.event), posted),
     page: (req, res, { o }, form, status) => showManage(deps, req, res, o, { status, form }),

@@ -45,7 +45,8 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
     location: event.location,
     packageLabel: r.kind === "team" ? `${r.packageLabel} (${r.places} athletes)` : r.packageLabel,
     days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
-    everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
+    // A family's days change athlete by athlete (familyDays), not on the details form.
+    everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event) || family !== null,
     dayCount: pkg?.dayCount ?? event.days.length,
     familyLinks: r.kind === "team" && isRegistered(r.status) && p.phase !== "closed",
     athletes: r.athletes.map((a) => ({

@@ -269,6 +269,18 @@ describe("a family once paid", () => {
     // The same post again (a second tab) is refused as stale; nothing more changes.
     expect((await v.form(`${path}/athlete-days`, { version, athlete: "2", day1: "on", day3: "on" })).status).toBe(409);
     expect(await athleteRows()).toEqual(after);
+
+    // Two tabs post other days at once: the registration's lock lets one through, the other is stale.
+    const shown = String(row.version);
+    const both = await Promise.all([
+      v.form(`${path}/athlete-days`, { version: shown, athlete: "2", day1: "on", day3: "on" }),
+      v.form(`${path}/athlete-days`, { version: shown, athlete: "2", day1: "on", day2: "on" }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([303, 409]);
+    const won = both[0].status === 303 ? `${days[0]},${days[2]}` : `${days[0]},${days[1]}`;
+    expect((await athleteRows())[1].day_ids).toBe(won);
+    expect((await t.db("registrations").where({ reference }).first()).version).toBe(row.version + 1);
+    expect(await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" })).toHaveLength(2);
   });
 
   it("offers no athlete's days to one athlete's registration, and refuses the post", async () => {
