@@ -153,6 +153,7 @@ export const UNSAFE_ROUTES: UnsafeRoute[] = [
   { method: "POST", path: "/events/1/returning", body: "form", fields: { email: email(), from: choice("register") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/details", body: "form", fields: { version: line("1"), tShirtSize: choice("Large") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/cancel", body: "form", fields: { version: line("1"), scope: choice("all") } },
+  { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/athlete-days", body: "form", fields: { version: line("1"), athlete: line("2"), day1: choice("on") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/upgrade", body: "form", fields: { version: line("1"), registrationType: choice("full") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/athletes", body: "form", fields: { "athletes.0.firstName": line("Sam") } },
   { method: "POST", path: "/my-registration/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/changes/1/cancel", body: "form", fields: {} },

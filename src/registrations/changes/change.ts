@@ -1,6 +1,6 @@
 import { DomainError } from "../../errors.ts";
 import { isFamily } from "../core/family.ts";
-import { SIBLING_TEXT } from "../../shared/registrations/siblings.ts";
+import { FAMILY_DAYS_TEXT } from "./familyDays.ts";
 import { enqueueEmail } from "../../email/outbox.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import type { IndividualRegistration } from "../../shared/registrations/rules.ts";
@@ -87,7 +87,7 @@ export async function changeIndividual(deps: RegistrationDeps, event: EventDetai
     const after: IndividualRegistration = allowed.phase === "open" ? input.data : { ...before, specialRequirements: input.data.specialRequirements };
     const what = changesBetween(before, after);
     if (what.length === 0) return { status: "unchanged", registration: r };
-    if (what.includes("days") && isFamily(r)) throw new DomainError("conflict", SIBLING_TEXT.packageByRequest);
+    if (what.includes("days") && isFamily(r)) throw new DomainError("conflict", FAMILY_DAYS_TEXT.eachAthlete);
 
     await updateAthlete(trx, r.id, 1, athleteDetails(after));
     await updateContact(trx, r.id, { firstName: after.firstName, lastName: after.lastName, email: after.email, phone: after.phone }, now);

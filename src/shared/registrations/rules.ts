@@ -92,7 +92,7 @@ export function attendedDayLabels(event: RegistrationEventFacts, values: Record<
 /** The form's day checkboxes are day1, day2, day3... in the event's day order (the spec's names). */
 export const dayField = (index: number) => `day${index + 1}`;
 
-const isChecked = (v: unknown) => v === true || v === "on" || v === "true" || v === "1";
+export const isChecked = (v: unknown) => v === true || v === "on" || v === "true" || v === "1";
 
 const required = (max: number) =>
   singleLine(REGISTRATION_MESSAGES.required).check(z.minLength(1, REGISTRATION_MESSAGES.required), z.maxLength(max, REGISTRATION_ERRORS.tooLong(max)));

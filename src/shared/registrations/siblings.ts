@@ -69,7 +69,7 @@ export const SIBLING_TEXT = {
   hint: `Brothers and sisters register together: up to ${MAX_SIBLINGS} athletes, one payment.`,
   tooMany: `Up to ${MAX_SIBLINGS} athletes of one family can register together.`,
   discountLine: "Sibling discount",
-  packageByRequest: "Each athlete of a family has its own package and days: write to us to change them.",
+  packageByRequest: "Each athlete of a family has its own package: write to us to change it.",
   /** A waiting-list offer's form: the places it holds decide how many athletes it registers. */
   offerHint: (n: number) => `Your waiting-list offer holds ${n} places: one for each athlete on this form, paid together.`,
   offerFixed: (n: number) => `Your waiting-list offer holds ${n} ${n === 1 ? "place" : "places"}: this form registers exactly ${n} ${n === 1 ? "athlete" : "athletes"}. To change that, decline the offer and join the waiting list again.`,

@@ -49,6 +49,8 @@ export interface ManageView {
   tierDeadlines: { percent: number; until: string }[];
   version: number;
   /** Cheaper packages this registration can move to, and what each gives back. */
+  /** A family's athletes whose package leaves a choice of days, each with its days now (open phase only). */
+  familyDays?: { position: number; name: string; dayCount: number; days: { id: number; label: string; attended: boolean }[] }[];
   downgrades: { code: string; label: string; priceCents: number; refundCents: number; dayCount: number; everyDay: boolean }[];
   /** A change that costs money and waits for its payment: the other changes are refused meanwhile. */
   pending: PendingChange | null;
@@ -103,6 +105,35 @@ function PaidChangeLinks({ view }: { view: ManageView }) {
           : `Add days by moving to a bigger package: you pay the difference by card, ${view.changesUntil}.`}
       </p>
       <a className="btn btn-secondary" href={`${view.base}/${team ? "athletes" : "upgrade"}`}>{team ? "Add athletes…" : "Choose a bigger package…"}</a>
+    </section>
+  );
+}
+
+/** A form per athlete of a family: that athlete's days, as many as its own package has. */
+function FamilyDaysForms({ view }: { view: ManageView }) {
+  return (
+    <section className="card registration-section" aria-labelledby="manage-family-days">
+      <h2 id="manage-family-days">Change an athlete's days</h2>
+      {(view.familyDays ?? []).map((a) => (
+        <Form key={a.position} action={`${view.base}/athlete-days`} label={`Change ${a.name}'s days`}>
+          <input type="hidden" name="version" value={String(view.version)} />
+          <input type="hidden" name="athlete" value={a.position} />
+          <fieldset className="fieldset">
+            <legend>{`${a.name}: tick ${a.dayCount === 1 ? "1 day" : `${a.dayCount} days`} for their package`}</legend>
+            <div className="check-grid">
+              {a.days.map((d, i) => (
+                <label className="check" key={d.id}>
+                  <input type="checkbox" name={`day${i + 1}`} defaultChecked={d.attended} />
+                  <span>{d.label}</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <SubmitButton>
+            Save days<span className="visually-hidden">{` for ${a.name}`}</span>
+          </SubmitButton>
+        </Form>
+      ))}
     </section>
   );
 }
@@ -267,6 +298,7 @@ export function ManagePage({ view, form, packageForm, message }: { view: ManageV
         {view.pending ? <PendingSection pending={view.pending} /> : null}
         <Athletes view={view} />
         {view.phase !== "closed" && view.kind === "individual" && form ? <ChangeForm view={view} form={form} /> : null}
+        {view.phase === "open" && view.familyDays?.length ? <FamilyDaysForms view={view} /> : null}
         {view.phase === "open" && view.downgrades.length > 0 ? <DowngradeForm view={view} form={packageForm ?? { values: {}, errors: {} }} /> : null}
         {/* A family's packages change by writing to us: each athlete has its own package and price. */}
         {view.phase === "open" && !view.family ? <PaidChangeLinks view={view} /> : null}

@@ -15,6 +15,9 @@ import { allowed, openLink, versionOf, type Changing } from "./manageLink.tsx";
 import { openWhole, showManage, showRefused, showLinkPage } from "./managePage.tsx";
 import { showCancel } from "./cancelPage.tsx";
 import type { Opened } from "../links.ts";
+import { changeFamilyDays, FAMILY_DAYS_TEXT } from "../familyDays.ts";
+import { isFamily } from "../../core/family.ts";
+import { isChecked } from "../../../shared/registrations/rules.ts";
 
 const CHOOSE_ATHLETE = "Please choose the athlete to cancel.";
 const CANCELED_TEXT = (refundCents: number) =>
@@ -48,7 +51,9 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
     input: (req, { o, p }: Changing) => {
       const body = formBody(req);
       const current = formValuesOf(individualOf(o.r), o.event);
-      return p.phase === "open" ? { ...body, formSessionId: current.formSessionId, registrationType: current.registrationType, agrees: "on" } : { ...current, specialRequirements: body.specialRequirements };
+      // A family's days change athlete by athlete (athlete-days): its details form keeps the days as they are.
+      const days = isFamily(o.r) ? Object.fromEntries(o.event.days.map((_, i) => [`day${i + 1}`, current[`day${i + 1}`] ?? ""])) : {};
+      return p.phase === "open" ? { ...body, ...days, formSessionId: current.formSessionId, registrationType: current.registrationType, agrees: "on" } : { ...current, specialRequirements: body.specialRequirements };
     },
     check: (posted, { o }) => validate(registrationSchema(o.event), posted),
     page: (req, res, { o }, form, status) => showManage(deps, req, res, o, { status, form }),
@@ -119,6 +124,25 @@ export function manageRoutes(deps: RegistrationRouteDeps): Router {
     const p = await allowed(deps, o);
     if (p.phase !== "open" || o.r.kind !== "individual") return showManage(deps, req, res, o, { status: 409, message: p.reason || DOWNGRADE_TEXT.notCheaper });
     await packageForm(req, res, { o, p });
+  });
+
+  // One athlete of a family attends other days of its own package; the use case checks the count against that package.
+  const familyDaysForm = formPost({
+    check: (sent, o: Opened): Validation<{ athletePosition: number; chosenDayIds: number[] }> => {
+      const position = athletePosition(sent);
+      if (position < 1) return { ok: false, errors: { _form: FAMILY_DAYS_TEXT.chooseAthlete }, message: FAMILY_DAYS_TEXT.chooseAthlete };
+      return { ok: true, data: { athletePosition: position, chosenDayIds: o.event.days.filter((_, i) => isChecked(sent[`day${i + 1}`])).map((d) => d.id) } };
+    },
+    page: (req, res, o, state, status) => showManage(deps, req, res, o, { status, message: state.errors._form }),
+    run: async (req, _res, data, o) => {
+      const outcome = await changeFamilyDays(deps, o.event, { reference: o.r.reference, shownVersion: versionOf(formBody(req)), ...data });
+      return { redirect: o.base, toast: { title: outcome.status === "changed" ? MANAGE_TEXT.changed : MANAGE_TEXT.nothingChanged } };
+    },
+    refused,
+  });
+  router.post(`${MANAGE_PATH}/:token/athlete-days`, limit, async (req, res) => {
+    const o = await openWhole(deps, req, res);
+    if (o) await familyDaysForm(req, res, o);
   });
 
   return router;

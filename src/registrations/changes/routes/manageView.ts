@@ -45,7 +45,8 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
     location: event.location,
     packageLabel: r.kind === "team" ? `${r.packageLabel} (${r.places} athletes)` : r.packageLabel,
     days: event.days.map((d) => ({ id: d.id, label: d.label, attended: r.dayIds.includes(d.id) })),
-    everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event),
+    // A family's days change athlete by athlete (familyDays), not on the details form.
+    everyDay: r.kind === "team" || !pkg || coversEveryDay(pkg, event) || family !== null,
     dayCount: pkg?.dayCount ?? event.days.length,
     familyLinks: r.kind === "team" && isRegistered(r.status) && p.phase !== "closed",
     athletes: r.athletes.map((a) => ({
@@ -80,6 +81,15 @@ export function manageView(deps: RegistrationDeps, o: Opened, p: Permissions): M
       ? downgradeOptions(event, r).map((d) => {
           const option = findPackage(event, d.code)!;
           return { ...d, dayCount: option.dayCount, everyDay: coversEveryDay(option, event) };
+        })
+      : [],
+    // Each athlete of a family on a package of fewer days than the event's may choose its days again (issue 43).
+    familyDays: p.phase === "open" && family
+      ? r.athletes.flatMap((a) => {
+          const own = a.family && a.withdrawnAt === null ? findPackage(event, a.family.packageCode) : undefined;
+          if (!a.family || !own || coversEveryDay(own, event)) return [];
+          const dayIds = a.family.dayIds;
+          return [{ position: a.position, name: `${a.firstName} ${a.lastName}`, dayCount: own.dayCount, days: event.days.map((d) => ({ id: d.id, label: d.label, attended: dayIds.includes(d.id) })) }];
         })
       : [],
     pending: null,

@@ -95,3 +95,8 @@ export async function addTeamAthletes(trx: Knex.Transaction, r: Registration, at
   // The change that brought them stops counting as it is applied (moveChange): the places move onto the team.
   if (countsPlaces(r.status)) await movePlaces(trx, r.eventId, athletes.length);
 }
+
+/** A family's athlete attends other days (its own package's count): its row's day_ids. */
+export async function setAthleteDays(trx: Knex.Transaction, registrationId: number, position: number, dayIds: number[]): Promise<void> {
+  await trx("registration_athletes").where({ registration_id: registrationId, position }).update({ day_ids: dayIds.join(",") });
+}

@@ -230,6 +230,77 @@ describe("a family once paid", () => {
     expect(page).not.toContain("not given yet");
   });
 
+  it("changes one athlete's days within its own package: the athlete's row, the e-mail, the page; the price and the others stay", async () => {
+    const { v, reference, path } = await paidFamily(["percent", 10]);
+    const before = await t.db("registrations").where({ reference }).first();
+    const days = (await t.db("event_days").where({ event_id: 2 }).orderBy(["sort_order", "id"]).pluck("id")).map(Number);
+    const page = await v.get(path);
+    // Ana's 2-day package offers a choice; Jordan's full event does not.
+    expect(textOf(page.text)).toContain("Ana Reyes: tick 2 days for their package");
+    expect(textOf(page.text)).not.toContain("Jordan Reyes: tick");
+    const version = /name="version" value="(\d+)"/.exec(page.text)![1]!;
+    const athleteRows = () => t.db("registration_athletes").where({ registration_id: before.id }).orderBy("position").select("position", "day_ids", "package_code", "list_price_cents", "sibling_discount_cents");
+    const rowsBefore = await athleteRows();
+    const registrationDays = () => t.db("registration_days").where({ registration_id: before.id }).orderBy("event_day_id").pluck("event_day_id");
+    const daysBefore = await registrationDays();
+
+    // Bad input: one day for a 2-day package, an athlete with no choice, a stale version: a message, nothing changed.
+    const one = await v.form(`${path}/athlete-days`, { version, athlete: "2", day3: "on" });
+    expect(one.status).toBe(400);
+    expect(textOf(one.text)).toContain("You must select exactly 2 days to match your chosen package");
+    expect((await v.form(`${path}/athlete-days`, { version, athlete: "1", day1: "on", day2: "on" })).status).toBe(400);
+    expect((await v.form(`${path}/athlete-days`, { version, athlete: "7", day2: "on", day3: "on" })).status).toBe(400);
+    expect((await v.form(`${path}/athlete-days`, { version: String(Number(version) - 1), athlete: "2", day2: "on", day3: "on" })).status).toBe(409);
+    expect(await athleteRows()).toEqual(rowsBefore);
+
+    const ok = await v.form(`${path}/athlete-days`, { version, athlete: "2", day2: "on", day3: "on" });
+    expect(ok.status).toBe(303);
+    const after = await athleteRows();
+    expect(after[1]).toEqual({ ...rowsBefore[1], day_ids: `${days[1]},${days[2]}` });
+    expect(after[0]).toEqual(rowsBefore[0]);
+    // The first athlete's days are the registration's: unchanged.
+    expect(await registrationDays()).toEqual(daysBefore);
+    const row = await t.db("registrations").where({ reference }).first();
+    expect(row).toMatchObject({ version: before.version + 1, amount_cents: before.amount_cents, amount_paid_cents: before.amount_paid_cents, places: 2 });
+    const mail = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" }).first();
+    expect(mail.text_body).toContain("days of Ana Reyes");
+    expect(textOf((await v.get(path)).text)).toContain("Athlete 2 Ana Reyes: 2 Days (Sunday, June 6, Monday, June 7)");
+
+    // The same post again (a second tab) is refused as stale; nothing more changes.
+    expect((await v.form(`${path}/athlete-days`, { version, athlete: "2", day1: "on", day3: "on" })).status).toBe(409);
+    expect(await athleteRows()).toEqual(after);
+
+    // Two tabs post other days at once: the registration's lock lets one through, the other is stale.
+    const shown = String(row.version);
+    const both = await Promise.all([
+      v.form(`${path}/athlete-days`, { version: shown, athlete: "2", day1: "on", day3: "on" }),
+      v.form(`${path}/athlete-days`, { version: shown, athlete: "2", day1: "on", day2: "on" }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([303, 409]);
+    const won = both[0].status === 303 ? `${days[0]},${days[2]}` : `${days[0]},${days[1]}`;
+    expect((await athleteRows())[1].day_ids).toBe(won);
+    expect((await t.db("registrations").where({ reference }).first()).version).toBe(row.version + 1);
+    expect(await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_changed" })).toHaveLength(2);
+  });
+
+  it("offers no athlete's days to one athlete's registration, and refuses the post", async () => {
+    const v = await visitor(t.app);
+    const res = await apiStart(v, 2, { registrationType: "2day", day1: "on", day2: "on" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const reference = res.body.registrationId as string;
+    const intentId = intentIdOf(res.body.clientSecret);
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    expect((await v.post("/api/events/2/stripe-payment-success").send({ paymentIntentId: intentId })).body.status).toBe("paid");
+    const email = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_confirmation" }).first();
+    const path = `/my-registration/${/\/my-registration\/([A-Za-z0-9_-]{43})/.exec(sentText(t.mailDir, email))![1]}`;
+    const page = await v.get(path);
+    expect(textOf(page.text)).not.toContain("Change an athlete's days");
+    const version = /name="version" value="(\d+)"/.exec(page.text)![1]!;
+    const row = await t.db("registrations").where({ reference }).first();
+    expect((await v.form(`${path}/athlete-days`, { version, athlete: "1", day2: "on", day3: "on" })).status).toBe(409);
+    expect(await t.db("registrations").where({ reference }).first()).toEqual(row);
+  });
+
   it("cancels one athlete with a refund of its own share, never more; the rest of the family stays", async () => {
     const { v, reference, path } = await paidFamily(["percent", 10]);
     const left = await placesLeft(t.db, 2, new Date());
