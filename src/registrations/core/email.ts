@@ -1,6 +1,6 @@
 import { attendedDayIdsOf, familyLines } from "./family.ts";
 import { familyFactRows } from "../../shared/registrations/siblings.ts";
-import { createEvents, type DateArray } from "ics";
+import { calendarFile } from "../../email/icalendar.ts";
 import type { Site } from "../../shared/site.ts";
 import type { OutgoingEmail } from "../../email/outbox.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
@@ -54,30 +54,19 @@ export function attendanceLines(event: EventDetail, registration: Registration):
   return ["Days:", ...attendedDays(event, registration).map((d) => `- ${d.label}${hours ? `: ${hours}` : ""}`), `Location: ${event.location}`];
 }
 
-const dateArray = (iso: string, plusDays = 0): DateArray => {
-  const d = new Date(`${iso}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + plusDays);
-  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
-};
-
 /** The calendar file: one all-day event per attended day. */
 export function registrationCalendar(site: Site, event: EventDetail, registration: Registration): string {
-  const { error, value } = createEvents(
-    attendedDays(event, registration).map((d) => ({
-      uid: `${registration.reference}-${d.date}@${site.brandName.toLowerCase()}-registration`,
-      start: dateArray(d.date),
-      end: dateArray(d.date, 1),
-      title: `${event.title} (${d.label})`,
+  const uidHost = `${site.brandName.toLowerCase()}-registration`;
+  return calendarFile({
+    name: site.displayName,
+    events: attendedDays(event, registration).map((d) => ({
+      uid: `${registration.reference}-${d.date}@${uidHost}`,
+      date: d.date,
+      summary: `${event.title} (${d.label})`,
       description: `${registration.packageLabel}, ${event.time}. Registration ${registration.reference}.`,
       location: event.location,
-      status: "CONFIRMED" as const,
-      busyStatus: "BUSY" as const,
-      productId: site.displayName,
-      calName: site.displayName,
     })),
-  );
-  if (error || !value) throw error ?? new Error("calendar could not be made");
-  return value;
+  });
 }
 
 /** The registration confirmation, queued in the transaction that marks the registration paid. */
