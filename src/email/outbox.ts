@@ -31,8 +31,19 @@ async function sendable(db: Db, attachments: MailAttachment[]): Promise<Sendable
  * Call outbox.wake() after the transaction commits to send it at once.
  */
 export async function enqueueEmail(trx: Knex | Knex.Transaction, email: OutgoingEmail): Promise<number> {
+  const [id] = await trx("email_outbox").insert(outboxRow(email, new Date()));
+  return Number(id);
+}
+
+/** Several e-mails written by one statement, in their order (enqueueEmail's promise for each). */
+export async function enqueueEmails(trx: Knex | Knex.Transaction, emails: readonly OutgoingEmail[]): Promise<void> {
+  if (emails.length === 0) return;
   const now = new Date();
-  const [id] = await trx("email_outbox").insert({
+  await trx("email_outbox").insert(emails.map((email) => outboxRow(email, now)));
+}
+
+function outboxRow(email: OutgoingEmail, now: Date) {
+  return {
     kind: email.kind,
     reference: email.reference ?? null,
     to_address: email.to,
@@ -45,8 +56,7 @@ export async function enqueueEmail(trx: Knex | Knex.Transaction, email: Outgoing
     attempts: 0,
     next_attempt_at: now,
     created_at: now,
-  });
-  return Number(id);
+  };
 }
 
 /** What a sent e-mail's links become in the outbox: the secret part of each link (by its route) is gone. */

@@ -1,5 +1,4 @@
 import type { Knex } from "knex";
-import { enqueueEmail } from "../../email/outbox.ts";
 import { findEvent, keptEvent } from "../../events/repository.ts";
 import type { PaidOutcome } from "../../payments/core.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
@@ -8,8 +7,8 @@ import { transition } from "../core/tables/registrations.ts";
 import { REGISTRATION_TRANSITIONS } from "../core/states.ts";
 import { redeemUse } from "../core/money/codes.ts";
 import { registrationConfirmationEmail } from "../core/email.ts";
-import { confirmationManageUrl } from "../changes/links.ts";
-import { queueFamilyLinks } from "../changes/familyLinks.ts";
+import { manageUrl, newManageLink } from "../changes/links.ts";
+import { familyLinksAtPayment, writeOutgoing } from "../changes/familyLinks.ts";
 import { closeInviteOnPayment } from "./invites/invites.ts";
 import type { RegistrationDeps } from "../core/deps.ts";
 
@@ -38,8 +37,11 @@ export async function confirmPaid(deps: RegistrationDeps, trx: Knex.Transaction,
   // The e-mail's event as every instance keeps it (queueKey made sure of it before the transaction); read here only when it was emptied meanwhile.
   const event = keptEvent(deps.db, paid.eventId) ?? (await findEvent(trx, paid.eventId));
   if (event) {
-    await enqueueEmail(trx, registrationConfirmationEmail(deps.site, event, paid, discount.redemption, await confirmationManageUrl(trx, deps, paid.id, now)));
-    await queueFamilyLinks(trx, deps, event, await closeInviteOnPayment(trx, paid, now), now);
+    // The payer's link and confirmation, and a team's family links and e-mails: one insert for the links, one for the e-mails.
+    const link = newManageLink(paid.id, "confirmation", now);
+    const confirmation = registrationConfirmationEmail(deps.site, event, paid, discount.redemption, manageUrl(deps.publicUrl, link.token));
+    const family = await familyLinksAtPayment(trx, deps, event, await closeInviteOnPayment(trx, paid, now), now);
+    await writeOutgoing(trx, { links: [link.row, ...family.links], emails: [confirmation, ...family.emails] });
   }
   return "accepted";
 }

@@ -21,9 +21,15 @@ export const MANAGEABLE_STATUSES = ["paid", "needs_review", "withdrawn", "refund
 
 /** A new private link for a registration: the token goes to the registrant, its hash into the database. */
 export async function issueManageLink(conn: Db | Knex.Transaction, registrationId: number, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<string> {
-  const token = newSecretToken();
-  await changesRepo.insertManageLink(conn, registrationId, secretTokenHash(token), sentBy, now, athletePosition);
+  const { token, row } = newManageLink(registrationId, sentBy, now, athletePosition);
+  await changesRepo.insertManageLinks(conn, [row]);
   return token;
+}
+
+/** A new private link not yet written: its token for the e-mail, its row (the hash) for the caller to insert with others. */
+export function newManageLink(registrationId: number, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): { token: string; row: changesRepo.NewManageLink } {
+  const token = newSecretToken();
+  return { token, row: { registrationId, tokenHash: secretTokenHash(token), sentBy, createdAt: now, athletePosition } };
 }
 
 /**

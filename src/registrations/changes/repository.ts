@@ -18,7 +18,21 @@ export type ManageLinkSource = "confirmation" | "page" | "resend" | "family" | "
 
 /** A private manage link: only the token's hash is stored. A family's link names its athlete (`athletePosition`). */
 export async function insertManageLink(conn: Conn, registrationId: number, tokenHash: string, sentBy: ManageLinkSource, now: Date, athletePosition: number | null = null): Promise<void> {
-  await conn("registration_manage_links").insert({ registration_id: registrationId, token_hash: tokenHash, sent_by: sentBy, created_at: now, athlete_position: athletePosition });
+  await insertManageLinks(conn, [{ registrationId, tokenHash, sentBy, createdAt: now, athletePosition }]);
+}
+
+export interface NewManageLink {
+  registrationId: number;
+  tokenHash: string;
+  sentBy: ManageLinkSource;
+  createdAt: Date;
+  athletePosition: number | null;
+}
+
+/** Several manage links written by one statement. */
+export async function insertManageLinks(conn: Conn, links: readonly NewManageLink[]): Promise<void> {
+  if (links.length === 0) return;
+  await conn("registration_manage_links").insert(links.map((l) => ({ registration_id: l.registrationId, token_hash: l.tokenHash, sent_by: l.sentBy, created_at: l.createdAt, athlete_position: l.athletePosition })));
 }
 
 /** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */
@@ -71,7 +85,13 @@ export async function guardianMissingReferences(conn: Conn, eventId: number): Pr
 
 /** Claims one reminder for one athlete: throws a unique violation when it was sent already (by this or another instance). */
 export async function claimReminder(trx: Knex.Transaction, registrationId: number, athletePosition: number, kind: string, now: Date): Promise<void> {
-  await trx("registration_reminders").insert({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now });
+  await claimReminders(trx, registrationId, [athletePosition], kind, now);
+}
+
+/** Claims for several athletes of one registration, by one statement (the unique index refuses them all when one was claimed). */
+export async function claimReminders(trx: Knex.Transaction, registrationId: number, athletePositions: readonly number[], kind: string, now: Date): Promise<void> {
+  if (athletePositions.length === 0) return;
+  await trx("registration_reminders").insert(athletePositions.map((athletePosition) => ({ registration_id: registrationId, athlete_position: athletePosition, kind, sent_at: now })));
 }
 
 /** The athletes of a registration already claimed for this kind of reminder (sent since `since`, when given). */
