@@ -16,6 +16,10 @@ const ATHLETE = {
 /** Measured on this design (docs/performance.md: Opening day, second design: fewer statements). */
 const MOST_ON_RETURN = 13;
 const MOST_ON_WEBHOOK = 3;
+/** A team's return: the individual's, plus its invite's lock and the families' claims (a read, one insert) and the event's deadline, whatever its size (was 47 for 8 athletes). */
+const MOST_ON_TEAM_RETURN = 17;
+const COACH = { firstName: "Dana", lastName: "Brooks", email: "coach.brooks@example.com", phone: "(205) 555-0142", teamName: "Steel City WC" };
+const teamOf = (n: number) => Array.from({ length: n }, (_, i) => ({ firstName: `Kid${i}`, lastName: "Brooks", age: 12 + (i % 6), email: `kid${i}@example.com`, shirtSize: "Medium", parentName: `Parent ${i}`, parentPhoneNumber: "205-555-0100" }));
 
 /**
  * The statements `work` sends, but the outbox's: woken after COMMIT, it sends the confirmation the payment queued,
@@ -55,5 +59,26 @@ describe("a paid family's return and webhook", () => {
     expect(await t.db("payments").where({ reference: held.body.registrationId }).first()).toMatchObject({ status: "paid" });
     expect(ret.sql.length, ret.sql.join("\n")).toBeLessThanOrEqual(MOST_ON_RETURN);
     expect(hook.sql.length, hook.sql.join("\n")).toBeLessThanOrEqual(MOST_ON_WEBHOOK);
+  });
+
+  it("settle a team of 8 in as many statements as a team of 5: one insert for the links, one for the e-mails", async () => {
+    const v = await visitor(t.app);
+    const held = await v.post("/api/team-registration").set("x-forwarded-for", "203.0.113.79").send({ eventId: 2, coachInfo: COACH, athletes: teamOf(8), pricePerAthlete: 199, totalAmount: 1592, discountedAmount: 1592, discountCode: null, formSessionId: `settle-team-${Date.now()}` });
+    expect(held.status).toBe(200);
+    const reference = held.body.registrationId as string;
+    const intentId = (held.body.clientSecret as string).split("_secret_")[0]!;
+    expect(t.fake.confirm(intentId, { number: "4242 4242 4242 4242" }).status).toBe(200);
+    const ret = await counted(() => v.post("/api/events/2/stripe-payment-success").set("x-forwarded-for", "203.0.113.79").send({ paymentIntentId: intentId, option: "team" }));
+    expect(ret.out.body).toMatchObject({ status: "paid" });
+    const registration = await t.db("registrations").where({ reference }).first();
+    expect(registration).toMatchObject({ status: "paid" });
+    // The coach's roster e-mail first, then each family's, in roster order; each with its own link.
+    const emails = await t.db("email_outbox").where({ reference: `registration:${reference}` }).orderBy("id");
+    expect(emails.map((e: { kind: string }) => e.kind)).toEqual(["team_registration_confirmation", ...Array<string>(8).fill("registration_family_link")]);
+    expect(emails.slice(1).map((e: { to_address: string }) => e.to_address)).toEqual(teamOf(8).map((a) => a.email));
+    const links = await t.db("registration_manage_links").where({ registration_id: registration.id }).orderBy("id");
+    expect(links.map((l: { sent_by: string; athlete_position: number | null }) => [l.sent_by, l.athlete_position === null ? null : Number(l.athlete_position)])).toEqual([["confirmation", null], ...[1, 2, 3, 4, 5, 6, 7, 8].map((p) => ["family", p])]);
+    expect(await t.db("registration_reminders").where({ registration_id: registration.id }).count({ n: "*" }).first()).toMatchObject({ n: 8 });
+    expect(ret.sql.length, ret.sql.join("\n")).toBeLessThanOrEqual(MOST_ON_TEAM_RETURN);
   });
 });
