@@ -61,7 +61,7 @@ describe("a paid family's return and webhook", () => {
     expect(hook.sql.length, hook.sql.join("\n")).toBeLessThanOrEqual(MOST_ON_WEBHOOK);
   });
 
-  it("settle a team of 8 in as many statements as a team of 5: one insert for the links, one for the e-mails", async () => {
+  it("settle a team of 8 within the statements measured: one insert for the claims, one for the links, one for the e-mails", async () => {
     const v = await visitor(t.app);
     const held = await v.post("/api/team-registration").set("x-forwarded-for", "203.0.113.79").send({ eventId: 2, coachInfo: COACH, athletes: teamOf(8), pricePerAthlete: 199, totalAmount: 1592, discountedAmount: 1592, discountCode: null, formSessionId: `settle-team-${Date.now()}` });
     expect(held.status).toBe(200);
