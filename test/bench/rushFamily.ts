@@ -68,11 +68,14 @@ interface Answer {
   body: Buffer;
 }
 
+/** Room for a whole page at once: one output buffer, not pieces joined. */
+const INFLATE = { chunkSize: 64 * 1024 };
+
 function decoded(bytes: Buffer, encoding: string | undefined): Buffer {
   if (bytes.length === 0) return bytes;
-  if (encoding === "br") return zlib.brotliDecompressSync(bytes);
-  if (encoding === "gzip") return zlib.gunzipSync(bytes);
-  if (encoding === "deflate") return zlib.inflateSync(bytes);
+  if (encoding === "br") return zlib.brotliDecompressSync(bytes, INFLATE);
+  if (encoding === "gzip") return zlib.gunzipSync(bytes, INFLATE);
+  if (encoding === "deflate") return zlib.inflateSync(bytes, INFLATE);
   return bytes;
 }
 

@@ -147,26 +147,22 @@ class AnswerReader {
     return this.left === -1 ? this.pushChunked(data) : this.pushPlain(data);
   }
 
+  /** The head's status and the few headers the generator uses, found by searching the head (names lower-cased). */
   private readHead(head: string): void {
     this.headRead = true;
-    const lines = head.split("\r\n");
-    this.status = Number(lines[0]!.slice(9, 12));
+    this.status = Number(head.slice(9, 12));
     // An error's body is kept for its message even when the page would not have been read.
     if (this.status >= 400) this.keep = true;
-    this.left = -2;
-    let chunked = false;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(":");
-      const name = line.slice(0, colon).toLowerCase();
-      if (name === "content-length") this.left = Number(line.slice(colon + 1).trim());
-      else if (name === "transfer-encoding") chunked = /chunked/i.test(line);
-      else if (name === "content-encoding") this.contentEncoding = line.slice(colon + 1).trim().toLowerCase();
-      else if (name === "set-cookie") this.setCookie.push(line.slice(colon + 1).trim());
-      else if (name === "connection" && /close/i.test(line)) this.reusable = false;
+    const lower = head.toLowerCase();
+    const length = headerValue(lower, "content-length");
+    this.left = headerValue(lower, "transfer-encoding")?.includes("chunked") ? -1 : length === undefined ? -2 : Number(length);
+    this.contentEncoding = headerValue(lower, "content-encoding");
+    if (this.left === -2 || headerValue(lower, "connection")?.includes("close")) this.reusable = false;
+    // A cookie's value keeps its case: it is read from the head itself (lower-casing keeps every offset).
+    for (let at = lower.indexOf("\r\nset-cookie:"); at >= 0; at = lower.indexOf("\r\nset-cookie:", at + 2)) {
+      const end = lower.indexOf("\r\n", at + 2);
+      this.setCookie.push(head.slice(at + 13, end < 0 ? undefined : end).trim());
     }
-    if (chunked) this.left = -1;
-    if (this.left === -2) this.reusable = false;
   }
 
   private pushPlain(data: Buffer): boolean {
@@ -208,4 +204,13 @@ class AnswerReader {
     }
     return false;
   }
+}
+
+/** A header's value in a lower-cased head (the first of its lines), trimmed; undefined when it is not there. */
+function headerValue(lower: string, name: string): string | undefined {
+  const at = lower.indexOf(`\r\n${name}:`);
+  if (at < 0) return undefined;
+  const from = at + name.length + 3;
+  const end = lower.indexOf("\r\n", from);
+  return lower.slice(from, end < 0 ? undefined : end).trim();
 }
