@@ -92,8 +92,8 @@ export function request(host: string, port: number, method: string, path: string
     socket.once("end", onEnd);
     socket.once("close", onEnd);
     socket.once("error", onError);
-    // The header block as node:http wrote it (the caller's lines, then Host and Connection).
-    socket.write(`${method} ${path} HTTP/1.1\r\n${headers}${length}Host: ${host}:${port}\r\nConnection: keep-alive\r\n\r\n${body ?? ""}`);
+    // The header block as node:http wrote it (the caller's lines, then Host, without the default port, and Connection).
+    socket.write(`${method} ${path} HTTP/1.1\r\n${headers}${length}Host: ${port === 80 ? host : `${host}:${port}`}\r\nConnection: keep-alive\r\n\r\n${body ?? ""}`);
   });
 }
 
