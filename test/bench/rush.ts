@@ -27,18 +27,16 @@ import { createClient } from "redis";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { startServer, type RunningServer } from "../support/server.ts";
 import { writeResults } from "./site.ts";
-import { PUBLIC_URL, RUSH_CODE, type Call, type FamilyPlan, type FamilyResult } from "./rushFamily.ts";
+import { PUBLIC_URL, RUSH_CODE, type Call, type FamilyResult } from "./rushFamily.ts";
 import type { LoadInput } from "./rushLoad.ts";
 import { cpuMs, databasePid, lockLines, profileSummary, serverStatus, slowStatements, type LockLine } from "./rushMetrics.ts";
 import { countCheck, readEndState, RULES, unsettledCharges, type Charge } from "./rushEndState.ts";
 import { agree, holdMetrics } from "./rushScrape.ts";
+import { EVENT_IDS, familyPlans } from "./rushPlans.ts";
+import { buildGenerator } from "./rushGenBuild.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-/** The four seeded events, 200 places each. */
-const EVENT_IDS = [1, 2, 3, 4];
 const INSTANCES = 2;
-/** The mix: shares of families (each drawn on its own). */
-const MIX = { team: 0.2, pay: 0.65, doubleSubmit: 0.1, code: 0.1 } as const;
 /** The goals of each profile (issue 31): the steady one (1,000 within 60 s), and the burst (RUSH_SECONDS=10 or less). */
 const GOALS = { steady: { p99HoldMs: 500, p99ReturnMs: 500 }, burst: { p99HoldMs: 2000, peakHoldsPerSecond: 100 } } as const;
 
@@ -58,39 +56,7 @@ const SEED = setting("RUSH_SEED", 1, 2 ** 31);
 const SLOW_LOG_MS = process.env.RUSH_SLOW_LOG_MS ? setting("RUSH_SLOW_LOG_MS", 50, 10_000) : undefined;
 const CPU_PROFILE = process.env.RUSH_CPU_PROF === "1";
 
-/** mulberry32: the same seed gives the same families. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function plans(): FamilyPlan[] {
-  const r = random(SEED);
-  return Array.from({ length: FAMILIES }, (_, i) => {
-    const id = i + 1;
-    const team = r() < MIX.team;
-    return {
-      id,
-      instance: i % INSTANCES,
-      address: `10.${(id >> 16) & 255}.${(id >> 8) & 255}.${id & 255}`,
-      // Registration opening: arrivals crowd the first seconds (density falling over the window).
-      arriveAtMs: Math.round(SECONDS * 1000 * r() ** 2),
-      eventId: EVENT_IDS[Math.floor(r() * EVENT_IDS.length)]!,
-      kind: team ? "team" : "individual",
-      athletes: team ? 5 + Math.floor(r() * 8) : 1,
-      packagePick: Math.floor(r() * 3),
-      ending: r() < MIX.pay ? "pay" : "abandon",
-      doubleSubmit: r() < MIX.doubleSubmit,
-      useCode: r() < MIX.code,
-    };
-  });
-}
+const plans = () => familyPlans({ families: FAMILIES, seconds: SECONDS, seed: SEED, instances: INSTANCES });
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0);
 const round = (n: number) => Math.round(n);
@@ -243,6 +209,8 @@ try {
     ["MySQL (the whole server)", dbPid],
     ["fake Stripe", stripe.pid],
   ];
+  // Compiled before the run: the generator's process neither loads tsx nor compiles while its CPU is counted.
+  const generatorScript = buildGenerator(runDir);
   const loadFile = path.join(runDir, "load-input.json");
   const resultFile = path.join(runDir, "load-results.json");
   fs.writeFileSync(loadFile, JSON.stringify({ instances: servers.map((s) => s.url), stripeUrl, plans: families } satisfies LoadInput));
@@ -252,7 +220,7 @@ try {
   const ownBefore = process.cpuUsage();
   rushWindow.fromUs = Number(process.hrtime.bigint() / 1000n);
   const generatorProfile = CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${generatorProfileDir}`] : [];
-  const generator = spawn(process.execPath, [...generatorProfile, "--import", "tsx", "test/bench/rushLoad.ts", loadFile, resultFile], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+  const generator = spawn(process.execPath, [...generatorProfile, generatorScript, loadFile, resultFile], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
   let generatorCpu: number | undefined;
   const generatorDone = new Promise<number | null>((resolve) => {
     // Read just before it is reaped: its CPU, summed over its whole life.

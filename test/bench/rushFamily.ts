@@ -3,8 +3,8 @@
  * opens the registration page (cookies, CSRF token, the form's id), posts the hold the widget posts, confirms the
  * PaymentIntent the way the offline Stripe.js does, reports the payment back, and opens the page it lands on.
  */
-import http from "node:http";
 import zlib from "node:zlib";
+import { request } from "./rushHttp.ts";
 import { toText } from "../../src/shared/toText.ts";
 
 export const PUBLIC_URL = "https://rush.example";
@@ -56,69 +56,49 @@ type Json = Record<string, unknown>;
 /**
  * What a browser sends and keeps, and no more: its Accept-Encoding (so the site compresses what it would for a
  * browser), its cookies and the CSRF token; kept-alive connections to each origin, as a browser or a sticky proxy
- * keeps them. A compressed answer is decompressed only when the family reads it (the pages it takes the token and
- * the form from, JSON answers, errors); the page it lands on at the end is received and not read.
+ * keeps them (rushHttp.ts). An answer is decompressed only when the family reads it (the pages it takes the token
+ * and the form from, JSON answers, errors), with one call on the whole body; the page it lands on at the end is
+ * received and not read. Pages are searched as bytes for what the widgets read; only those parts become text.
  */
 const ACCEPT_ENCODING = "gzip, deflate, br";
-const agents = new Map<string, http.Agent>();
-const agentOf = (origin: string) => agents.get(origin) ?? agents.set(origin, new http.Agent({ keepAlive: true, maxFreeSockets: 512 })).get(origin)!;
 
 interface Answer {
   status: number;
-  /** The answer's text, decompressed; "" when it was not read. */
-  text: string;
+  /** The answer's body, decompressed; empty when it was not read. */
+  body: Buffer;
 }
 
-function exchange(url: string, method: string, headers: http.OutgoingHttpHeaders, body: string | undefined, read: boolean): Promise<{ status: number; setCookie: string[]; text: string }> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method, headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) }, agent: agentOf(target.origin) },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        const setCookie = res.headers["set-cookie"] ?? [];
-        if (!read && status < 400) {
-          res.resume();
-          res.once("end", () => resolve({ status, setCookie, text: "" }));
-          res.once("error", reject);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("error", reject);
-        res.once("end", () => {
-          try {
-            resolve({ status, setCookie, text: decoded(Buffer.concat(chunks), res.headers["content-encoding"]) });
-          } catch (err) {
-            reject(err instanceof Error ? err : new Error(String(err)));
-          }
-        });
-      },
-    );
-    req.once("error", reject);
-    req.end(body);
-  });
-}
+/** Room for a whole page at once: one output buffer, not pieces joined. */
+const INFLATE = { chunkSize: 64 * 1024 };
 
-function decoded(bytes: Buffer, encoding: string | undefined): string {
-  if (encoding === "br") return zlib.brotliDecompressSync(bytes).toString();
-  if (encoding === "gzip") return zlib.gunzipSync(bytes).toString();
-  if (encoding === "deflate") return zlib.inflateSync(bytes).toString();
-  return bytes.toString();
+function decoded(bytes: Buffer, encoding: string | undefined): Buffer {
+  if (bytes.length === 0) return bytes;
+  if (encoding === "br") return zlib.brotliDecompressSync(bytes, INFLATE);
+  if (encoding === "gzip") return zlib.gunzipSync(bytes, INFLATE);
+  if (encoding === "deflate") return zlib.inflateSync(bytes, INFLATE);
+  return bytes;
 }
 
 class Client {
   private cookies = new Map<string, string>();
-  private cookieHeader = "";
+  /** The header lines every request to the site carries (its cookies included), rebuilt when a cookie changes. */
+  private siteHeaders: string;
   private token = "";
   readonly calls: Call[] = [];
-  constructor(
-    private base: string,
-    private address: string,
-  ) {}
+  private host: string;
+  private port: number;
+  private address: string;
+  constructor(base: string, address: string) {
+    const url = new URL(base);
+    this.host = url.hostname;
+    this.port = Number(url.port || 80);
+    this.address = address;
+    this.siteHeaders = this.headerLines();
+  }
 
-  private headers(extra: Record<string, string>): http.OutgoingHttpHeaders {
-    return { "x-forwarded-for": this.address, "x-forwarded-proto": "https", "accept-encoding": ACCEPT_ENCODING, ...(this.cookieHeader ? { cookie: this.cookieHeader } : {}), ...extra };
+  private headerLines(): string {
+    const cookie = this.cookies.size ? `cookie: ${[...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ")}\r\n` : "";
+    return `x-forwarded-for: ${this.address}\r\nx-forwarded-proto: https\r\naccept-encoding: ${ACCEPT_ENCODING}\r\n${cookie}`;
   }
 
   private keep(setCookie: string[]): void {
@@ -128,35 +108,42 @@ class Client {
       const eq = pair.indexOf("=");
       this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
     }
-    this.cookieHeader = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    this.siteHeaders = this.headerLines();
   }
 
-  private async send(step: Call["step"], url: string, method: string, headers: http.OutgoingHttpHeaders, body: string | undefined, read: boolean): Promise<Answer> {
+  /** One exchange, recorded as a call; `site`: to the site (its cookies kept), else to Stripe, another origin. */
+  private async send(step: Call["step"], origin: { host: string; port: number; site: boolean }, method: string, path: string, headers: string, body: string | undefined, read: boolean): Promise<Answer> {
     const started = performance.now();
     try {
-      const res = await exchange(url, method, headers, body, read);
-      // Stripe is another origin: its cookies are not the site's.
-      if (url.startsWith(this.base)) this.keep(res.setCookie);
+      const res = await request(origin.host, origin.port, method, path, headers, body, read);
+      if (origin.site) this.keep(res.setCookie);
       const call: Call = { step, status: res.status, at: started, ms: performance.now() - started };
-      if (res.status >= 400) call.message = messageOf(res.text);
+      // An error's message is read even from a page the family would not read (rushHttp keeps an error's body).
+      const text = read || res.status >= 400 ? decoded(res.body, res.contentEncoding) : EMPTY;
+      if (res.status >= 400) call.message = messageOf(text.toString());
       this.calls.push(call);
-      return { status: res.status, text: res.text };
+      return { status: res.status, body: text };
     } catch (err) {
       this.calls.push({ step, status: 0, at: started, ms: performance.now() - started, message: (err as Error).cause ? String((err as Error).cause) : (err as Error).message });
-      return { status: 0, text: "" };
+      return { status: 0, body: EMPTY };
     }
+  }
+
+  private get site() {
+    return { host: this.host, port: this.port, site: true };
   }
 
   /** A page as the browser opens it; `read`: the family reads it (the form's page, the checkout), else it is only received. */
   async page(step: Call["step"], path: string, read = true) {
-    const res = await this.send(step, `${this.base}${path}`, "GET", this.headers({ accept: "text/html" }), undefined, read);
-    if (res.status === 200 && step === "page") this.token = csrfFrom(res.text);
+    const res = await this.send(step, this.site, "GET", path, `${this.siteHeaders}accept: text/html\r\n`, undefined, read);
+    if (res.status === 200 && step === "page") this.token = csrfFrom(res.body);
     return res;
   }
 
   async postJson(step: Call["step"], path: string, body: unknown) {
-    const res = await this.send(step, `${this.base}${path}`, "POST", this.headers({ accept: "application/json", "content-type": "application/json", "x-csrf-token": this.token, origin: PUBLIC_URL }), JSON.stringify(body), true);
-    return { status: res.status, json: parseJson(res.text) };
+    const headers = `${this.siteHeaders}accept: application/json\r\ncontent-type: application/json\r\nx-csrf-token: ${this.token}\r\norigin: ${PUBLIC_URL}\r\n`;
+    const res = await this.send(step, this.site, "POST", path, headers, JSON.stringify(body), true);
+    return { status: res.status, json: parseJson(res.body.toString()) };
   }
 
   /**
@@ -176,14 +163,33 @@ class Client {
       "payment_method_data[billing_details][name]": name,
       "payment_method_data[billing_details][address][postal_code]": "35203",
     });
-    const res = await this.send("confirm", `${stripeUrl}/v1/payment_intents/${encodeURIComponent(intentId)}/confirm`, "POST", { "content-type": "application/x-www-form-urlencoded", "accept-encoding": ACCEPT_ENCODING }, body.toString(), true);
-    return { status: res.status, json: parseJson(res.text) };
+    const stripe = new URL(stripeUrl);
+    const res = await this.send(
+      "confirm",
+      { host: stripe.hostname, port: Number(stripe.port || 80), site: false },
+      "POST",
+      `${stripe.pathname.replace(/\/$/, "")}/v1/payment_intents/${encodeURIComponent(intentId)}/confirm`,
+      `content-type: application/x-www-form-urlencoded\r\naccept-encoding: ${ACCEPT_ENCODING}\r\n`,
+      body.toString(),
+      true,
+    );
+    return { status: res.status, json: parseJson(res.body.toString()) };
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/** The text between `start` and the next `end` after it, or undefined. */
+function between(page: Buffer, start: string, end: string, from = 0): { text: string; at: number } | undefined {
+  const at = page.indexOf(start, from);
+  if (at < 0) return undefined;
+  const close = page.indexOf(end, at + start.length);
+  return close < 0 ? undefined : { text: page.toString("utf8", at + start.length, close), at: close };
+}
+
 /** The page's CSRF token (its meta tag), as the widgets read it. */
-function csrfFrom(html: string): string {
-  return /<meta name="csrf-token" content="([^"]*)"/.exec(html)?.[1] ?? "";
+function csrfFrom(page: Buffer): string {
+  return between(page, '<meta name="csrf-token" content="', '"')?.text ?? "";
 }
 
 function parseJson(text: string): Json {
@@ -204,12 +210,19 @@ function messageOf(text: string): string {
   return (/<title>([^<]*)<\/title>/.exec(text)?.[1] ?? text.slice(0, 80)).trim();
 }
 
-/** The props a page gave one of its widgets (inert JSON after the widget's markup). */
-function widgetProps(html: string, name: string): Json | undefined {
-  const at = html.indexOf(`data-widget="${name}"`);
-  if (at < 0) return undefined;
-  const m = /<script type="application\/json" id="[^"]*-props">([\s\S]*?)<\/script>/.exec(html.slice(at));
-  return m?.[1] ? parseJson(m[1]) : undefined;
+/** The props a page gave one of its widgets (inert JSON in the first `*-props` script after the widget's markup). */
+function widgetProps(page: Buffer, name: string): Json | undefined {
+  let from = page.indexOf(`data-widget="${name}"`);
+  if (from < 0) return undefined;
+  for (;;) {
+    const id = between(page, '<script type="application/json" id="', '">', from);
+    if (!id) return undefined;
+    if (id.text.endsWith("-props") && !id.text.includes('"')) {
+      const end = page.indexOf("</script>", id.at + 2);
+      return end < 0 ? undefined : parseJson(page.toString("utf8", id.at + 2, end));
+    }
+    from = id.at;
+  }
 }
 
 const person = (id: number, i: number) => ({ first: `Rush${id}`, last: `Family${i}`, email: `family${id}.${i}@example.com` });
@@ -271,7 +284,7 @@ export async function runFamily(base: string, stripeUrl: string, plan: FamilyPla
 
   const form = await client.page("page", team ? `/team-register/${plan.eventId}` : `/register/${plan.eventId}`);
   if (form.status !== 200) return done("failed");
-  const props = widgetProps(form.text, team ? "TeamForm" : "RegistrationSteps");
+  const props = widgetProps(form.body, team ? "TeamForm" : "RegistrationSteps");
   if (!props) return done("sold out");
   formSessionId = toText((props.values as Json | undefined)?.formSessionId ?? "");
 
@@ -290,8 +303,9 @@ export async function runFamily(base: string, stripeUrl: string, plan: FamilyPla
   if (team) {
     const checkout = await client.page("checkout", toText(held.json.checkoutUrl ?? `/stripe-checkout?eventId=${plan.eventId}&option=team`));
     if (checkout.status !== 200) return done("failed", { reference });
-    publishableKey = /"publishableKey":"(pk_[^"]+)"/.exec(checkout.text)?.[1] ?? "";
-    clientSecret = /"clientSecret":"([^"]+)"/.exec(checkout.text)?.[1] ?? "";
+    const key = between(checkout.body, '"publishableKey":"pk_', '"')?.text;
+    publishableKey = key ? `pk_${key}` : "";
+    clientSecret = between(checkout.body, '"clientSecret":"', '"')?.text ?? "";
   }
   if (!clientSecret || !publishableKey) return done("failed", { reference });
 

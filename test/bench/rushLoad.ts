@@ -2,6 +2,7 @@
  * The load generator of `npm run bench:rush`, a process of its own so that its CPU is not the app's nor the
  * report's: reads the families from the JSON file given as its first argument, sends each at its arrival time
  * (counted from this process's start) to its instance, and writes every family's calls to the second argument.
+ * `npm run bench:rush` runs it compiled (rushGenBuild.ts); Node runs it from source too (`node rushLoad.ts`).
  * `at` of each call is milliseconds from the start.
  */
 import fs from "node:fs";
