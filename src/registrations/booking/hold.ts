@@ -13,7 +13,8 @@ import { redemptionOf } from "../core/money/redemptions.ts";
 import type { FamilyAthlete, Registration, RegistrationKind } from "../core/registration.ts";
 import { familyPrice, NO_SIBLING_DISCOUNT, SIBLING_TEXT } from "../../shared/registrations/siblings.ts";
 import { insertIndividual, insertTeam, rewriteIndividual, rewriteTeam, type IndividualHold, type TeamHold } from "../core/tables/formHolds.ts";
-import { lockVisitor, placesHeldBy } from "../core/tables/holds.ts";
+import { beginHold, lockVisitor, placesHeldAtBegin, placesHeldBy } from "../core/tables/holds.ts";
+import { beginsInServer, type ServerBegin } from "../../db/serverBegins.ts";
 import { findByFormSession, findByReference, lockByFormSession, lockByReference, setAmount, transition } from "../core/tables/registrations.ts";
 import { isSettled } from "../core/states.ts";
 import { holdIsLive, HOLD_MINUTES, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
@@ -121,7 +122,10 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
       // READ COMMITTED (every MySQL connection's level, src/db/knex.ts): under REPEATABLE READ the lock on a form id
       // not yet used is a gap lock, and holds inserting into the same gap deadlock each other (measured: most of a
       // crowd's holds failed).
-      decided = await lockingTransaction(deps.db, (trx) => decide(deps, trx, event, visitor, spec, prepared, { viaLine, looked }));
+      // A form posted for the first time begins, on MySQL, with the visitor's lock and cap read in the same round trip.
+      const now = deps.clock();
+      const begin = !looked && beginsInServer(deps.db) ? beginHold(visitor.holder, now) : undefined;
+      decided = await lockingTransaction(deps.db, (trx) => decide(deps, trx, event, visitor, spec, prepared, { viaLine, looked, now, begin }), begin && { beginWith: begin });
     } catch (err) {
       if (err instanceof FormPostedBefore && !looked) {
         looked = true;
@@ -151,9 +155,11 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
 }
 
 /** The hold's transaction (see hold). `viaLine`: the event's line waits, so its kept-back places are counted under the event's lock. */
-async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, prepared: P, opts: { viaLine: boolean; looked: boolean }): Promise<Decided> {
-  const now = deps.clock();
-  await lockVisitor(trx, visitor.holder);
+async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, prepared: P, opts: { viaLine: boolean; looked: boolean; now: Date; begin?: ServerBegin }): Promise<Decided> {
+  const { now, begin } = opts;
+  // Begun by begin_hold: the visitor's rows are locked and their places read already (none is the form's: it is new).
+  const heldAtBegin = begin ? placesHeldAtBegin(begin) : undefined;
+  if (!begin) await lockVisitor(trx, visitor.holder);
   const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
   // Not looked for yet: taken as new, the registration's unique form id refuses the insert otherwise (FormPostedBefore).
   const current = opts.looked ? await lockByFormSession(trx, spec.formSessionId) : undefined;
@@ -161,7 +167,7 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
     throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
   }
   if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
-  const held = await placesHeldBy(trx, visitor.holder, now, current?.id);
+  const held = heldAtBegin ?? (await placesHeldBy(trx, visitor.holder, now, current?.id));
   const cap = deps.limits.maxHeldPlacesPerVisitor;
   if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
 
