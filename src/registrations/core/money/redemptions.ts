@@ -23,12 +23,11 @@ export async function usesTaken(conn: Conn, codeId: number, now: Date, exceptReg
 
 /** The registration's one redemption, taken (or moved to another code, or given a new amount) with the given status. */
 export async function putRedemption(trx: Knex.Transaction, registrationId: number, codeId: number, amountOffCents: number, status: "held" | "redeemed", now: Date): Promise<void> {
-  const changed = await trx("discount_redemptions")
-    .where({ registration_id: registrationId })
-    .update({ discount_code_id: codeId, amount_off_cents: amountOffCents, status, updated_at: now });
-  if (changed === 0) {
-    await trx("discount_redemptions").insert({ registration_id: registrationId, discount_code_id: codeId, amount_off_cents: amountOffCents, status, created_at: now, updated_at: now });
-  }
+  // One statement: a registration has at most one redemption (its unique registration_id).
+  await trx("discount_redemptions")
+    .insert({ registration_id: registrationId, discount_code_id: codeId, amount_off_cents: amountOffCents, status, created_at: now, updated_at: now })
+    .onConflict("registration_id")
+    .merge(["discount_code_id", "amount_off_cents", "status", "updated_at"]);
 }
 
 export async function setRedemptionStatus(conn: Conn, registrationId: number, from: RedemptionStatus[], to: RedemptionStatus, now: Date): Promise<boolean> {
