@@ -3,7 +3,7 @@
  * another open the form's page, post the hold, open the payment step (a team's checkout page), pay at the offline
  * Stripe, report the payment back (the return) and open the page they land on. For each step: MySQL statements (the
  * bench's counting proxy), Redis commands (the server's `INFO commandstats`) and the site's CPU time (/proc), per
- * family. `--sql` prints the statements of the last family of each kind, step by step.
+ * family, each step counted with the work it started (an e-mail job, say). `--sql` prints the statements of the last family of each kind, step by step.
  * Production settings on MySQL + Redis (test/bench/site.ts). Give Redis a server of its own (BENCH_REDIS_URL):
  * commandstats count every client of the server.
  *
@@ -54,11 +54,15 @@ const sqlOf = new Map<string, string[]>();
 /** Runs one step of a family's visit and adds what it cost to its route's totals (`kind step`). */
 async function counted<T>(kind: string, step: Step, work: () => Promise<T>): Promise<T> {
   const texts = site.statementTexts!;
+  // What earlier steps started (e-mail jobs, say) is theirs: the step starts once the database has been quiet a while,
+  // and ends once it is quiet again, so what it started itself is counted with it.
+  await quiet();
   texts.length = 0;
   const statements = site.statements()!;
   const calls = await redisCalls();
   const cpu = cpuMs(site.pid!)!;
   const out = await work();
+  await quiet();
   const t = totals.get(`${kind} ${step}`) ?? { families: 0, statements: 0, redis: 0, cpuMs: 0 };
   t.cpuMs += cpuMs(site.pid!)! - cpu;
   t.statements += site.statements()! - statements;
@@ -68,6 +72,15 @@ async function counted<T>(kind: string, step: Step, work: () => Promise<T>): Pro
   totals.set(`${kind} ${step}`, t);
   sqlOf.set(`${kind} ${step}`, [...texts]);
   return out;
+}
+
+/** Until no statement has reached MySQL for QUIET_MS (the site's timers aside, which run every few seconds at most). */
+const QUIET_MS = 150;
+async function quiet(): Promise<void> {
+  for (let seen = -1; seen !== site.statements(); ) {
+    seen = site.statements()!;
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+  }
 }
 
 class Family {

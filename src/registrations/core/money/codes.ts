@@ -260,8 +260,7 @@ export interface ShownDiscount {
 export async function discountOf(deps: Pick<RegistrationDeps, "db">, registration: Registration): Promise<ShownDiscount | null> {
   const found = await redemptionOf(deps.db, registration.id);
   if (!found || found.status === "released") return null;
-  const code = await codes.findCodeById(deps.db, found.codeId);
-  return { code: found.code, offCents: found.amountOffCents, listCents: registration.listPriceCents, type: code?.type ?? "fixed", value: code?.value ?? 0 };
+  return { code: found.code, offCents: found.amountOffCents, listCents: registration.listPriceCents, type: found.codeType, value: found.codeValue };
 }
 
 /** The same, for a code the caller has just held (holdUse): nothing to read back. */

@@ -53,13 +53,16 @@ export interface Redemption {
   registrationId: number;
   amountOffCents: number;
   status: RedemptionStatus;
+  /** The code's kind of discount and its value (read with it: what the payment step shows). */
+  codeType: string;
+  codeValue: number;
 }
 
 export async function redemptionOf(conn: Conn, registrationId: number): Promise<Redemption | undefined> {
   const row: Record<string, unknown> | undefined = await conn<Record<string, unknown>>("discount_redemptions as dr")
     .join("discount_codes as c", "c.id", "dr.discount_code_id")
     .where("dr.registration_id", registrationId)
-    .first("dr.id", "dr.discount_code_id", "c.code", "dr.registration_id", "dr.amount_off_cents", "dr.status");
+    .first("dr.id", "dr.discount_code_id", "c.code", "c.discount_type", "c.value", "dr.registration_id", "dr.amount_off_cents", "dr.status");
   if (!row) return undefined;
   return {
     id: Number(row.id),
@@ -68,5 +71,7 @@ export async function redemptionOf(conn: Conn, registrationId: number): Promise<
     registrationId: Number(row.registration_id),
     amountOffCents: Number(row.amount_off_cents),
     status: String(row.status) as RedemptionStatus,
+    codeType: String(row.discount_type),
+    codeValue: Number(row.value),
   };
 }
