@@ -25,8 +25,7 @@ const EVENT = 2;
 /** Every fifth family is a team of TEAM_SIZE; every tenth enters the code. */
 const TEAM_SIZE = 5;
 const CODE = "VISIT10";
-const STEPS = ["page", "hold", "checkout", "return", "landing"] as const;
-type Step = (typeof STEPS)[number];
+type Step = "page" | "hold" | "checkout" | "return" | "landing";
 type Json = Record<string, unknown>;
 
 if (PROFILE_DIR) fs.rmSync(PROFILE_DIR, { recursive: true, force: true });
@@ -41,11 +40,11 @@ async function redisCalls(): Promise<number> {
   return n;
 }
 
+/** Each family's figures for one route. */
 interface Totals {
-  families: number;
-  statements: number;
-  redis: number;
-  cpuMs: number;
+  statements: number[];
+  redis: number[];
+  cpuMs: number[];
 }
 const totals = new Map<string, Totals>();
 let window: { fromUs: number; toUs: number } | undefined;
@@ -63,12 +62,11 @@ async function counted<T>(kind: string, step: Step, work: () => Promise<T>): Pro
   const cpu = cpuMs(site.pid!)!;
   const out = await work();
   await quiet();
-  const t = totals.get(`${kind} ${step}`) ?? { families: 0, statements: 0, redis: 0, cpuMs: 0 };
-  t.cpuMs += cpuMs(site.pid!)! - cpu;
-  t.statements += site.statements()! - statements;
+  const t = totals.get(`${kind} ${step}`) ?? { statements: [], redis: [], cpuMs: [] };
+  t.cpuMs.push(cpuMs(site.pid!)! - cpu);
+  t.statements.push(site.statements()! - statements);
   // The INFO that reads the counters is counted too: one before, one after.
-  t.redis += (await redisCalls()) - calls - 1;
-  t.families += 1;
+  t.redis.push((await redisCalls()) - calls - 1);
   totals.set(`${kind} ${step}`, t);
   sqlOf.set(`${kind} ${step}`, [...texts]);
   return out;
@@ -148,7 +146,7 @@ async function visit(i: number): Promise<void> {
   const html = await counted(kind, "page", () => f.page(team ? `/team-register/${EVENT}` : `/register/${EVENT}`));
   const props = propsOf(html, team ? "TeamForm" : "RegistrationSteps");
   const formSessionId = (props.values as Json | undefined)?.formSessionId;
-  let publishableKey = String(props.publishableKey ?? "");
+  let publishableKey = typeof props.publishableKey === "string" ? props.publishableKey : "";
   let clientSecret: string;
   let intentId: string;
   if (team) {
@@ -199,20 +197,23 @@ try {
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   for (let i = 0; i < FAMILIES; i++) await visit(i);
   window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
-  console.log(`${FAMILIES} families, one after another (every fifth a team of ${TEAM_SIZE}, every tenth with a code); per family:`);
-  console.log("  route                  statements   redis   site CPU ms");
-  const sum = new Map<string, Totals>();
+  console.log(`${FAMILIES} families, one after another (every fifth a team of ${TEAM_SIZE}, every tenth with a code); per family,`);
+  console.log("the median (the route's own count: the site's timers land in a step now and then) and the mean:");
+  console.log("  route                  statements         redis          site CPU ms");
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const both = (xs: number[]) => `${String(median(xs)).padStart(5)} ${mean(xs).toFixed(2).padStart(7)}`;
+  const sum = new Map<string, { statements: number; redis: number; cpuMs: number }>();
   for (const [route, t] of totals) {
-    const f = t.families;
-    console.log(`  ${route.padEnd(22)} ${(t.statements / f).toFixed(2).padStart(10)} ${(t.redis / f).toFixed(2).padStart(7)} ${(t.cpuMs / f).toFixed(2).padStart(13)}`);
+    console.log(`  ${route.padEnd(22)} ${both(t.statements)}   ${both(t.redis)}   ${both(t.cpuMs)}`);
     const kind = route.split(" ")[0]!;
-    const s = sum.get(kind) ?? { families: f, statements: 0, redis: 0, cpuMs: 0 };
-    s.statements += t.statements / f;
-    s.redis += t.redis / f;
-    s.cpuMs += t.cpuMs / f;
-    sum.set(kind, s);
+    const v = sum.get(kind) ?? { statements: 0, redis: 0, cpuMs: 0 };
+    v.statements += mean(t.statements);
+    v.redis += mean(t.redis);
+    v.cpuMs += mean(t.cpuMs);
+    sum.set(kind, v);
   }
-  for (const [kind, s] of sum) console.log(`  ${`${kind} visit`.padEnd(22)} ${s.statements.toFixed(2).padStart(10)} ${s.redis.toFixed(2).padStart(7)} ${s.cpuMs.toFixed(2).padStart(13)}`);
+  for (const [kind, v] of sum) console.log(`  ${`${kind} visit (means)`.padEnd(22)} ${v.statements.toFixed(2).padStart(13)}   ${v.redis.toFixed(2).padStart(13)}   ${v.cpuMs.toFixed(2).padStart(13)}`);
   if (SHOW_SQL) {
     for (const [route, texts] of sqlOf) {
       console.log(`\n${route} (the last family's ${texts.length} statements):`);
