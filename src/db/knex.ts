@@ -6,6 +6,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { trackTransactionStatements } from "./locks.ts";
 import { skipCommitsDoneInServer } from "./serverCommits.ts";
+import { beginInServerWhenAsked } from "./serverBegins.ts";
 
 export type Db = Knex;
 
@@ -74,7 +75,10 @@ export function createDb(database: Config["database"], logger?: Logger): Db {
     : undefined;
   const db = knexFactory({ ...knexOptions(database), ...(log ? { log } : {}) });
   trackTransactionStatements(db);
-  if (database.client === "mysql2") skipCommitsDoneInServer(db);
+  if (database.client === "mysql2") {
+    skipCommitsDoneInServer(db);
+    beginInServerWhenAsked(db);
+  }
   return db;
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "./knex.ts";
+import type { ServerBegin } from "./serverBegins.ts";
 
 /** How often a transaction that lost a deadlock or waited too long for a lock is run again before the error stands. */
 export const CONTENTION_ATTEMPTS = 4;
@@ -22,12 +23,12 @@ export class RestartTransaction extends Error {}
  * made: src/db/knex.ts), so that a row read after its lock is the row as last committed (under REPEATABLE READ a
  * read can return the snapshot taken before the lock was granted), and run again from the start, a few times, when
  * the database picked it as a deadlock's victim or its lock wait timed out. `work` must therefore do nothing outside
- * the database that a second run would repeat.
+ * the database that a second run would repeat. `config.beginWith`: begun by a stored procedure (src/db/serverBegins.ts).
  */
-export async function lockingTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+export async function lockingTransaction<T>(db: Db, work: (trx: Knex.Transaction) => Promise<T>, config?: Knex.TransactionConfig & { beginWith?: ServerBegin }): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(work);
+      return await db.transaction(work, config);
     } catch (err) {
       if (err instanceof RestartTransaction && attempt < CONTENTION_ATTEMPTS) continue;
       if (!isContention(err) || attempt >= CONTENTION_ATTEMPTS) throw err;

@@ -30,6 +30,12 @@ export async function findCode(conn: Conn, raw: string): Promise<DiscountCode | 
   return row ? mapCode(row) : undefined;
 }
 
+/** The code named, its row locked until COMMIT (one statement: the lock is taken through the code's unique index). */
+export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise<DiscountCode | undefined> {
+  const row = await trx<Row>("discount_codes").where({ code: normalizeCode(raw) }).forUpdate().first();
+  return row ? mapCode(row) : undefined;
+}
+
 export async function findCodeById(conn: Conn, id: number): Promise<DiscountCode | undefined> {
   const row = await conn<Row>("discount_codes").where({ id }).first();
   return row ? mapCode(row) : undefined;

@@ -52,6 +52,12 @@ export interface BenchSite {
   redisKeys(kind?: string): Promise<number | undefined>;
   /** Statements the site has sent MySQL so far (its timers' included); undefined when embedded. */
   statements(): number | undefined;
+  /** The statements' texts since the list was last emptied (`length = 0`); undefined when embedded. */
+  statementTexts: string[] | undefined;
+  /** The site's MySQL database, on BENCH_DATABASE_URL's server (for a bench's own rows); undefined when embedded. */
+  database: string | undefined;
+  /** The offline Stripe's URL (Stripe.js's confirm goes there); undefined when embedded. */
+  stripeUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -126,6 +132,9 @@ export async function startBenchSite({ embedded, nodeArgs }: { embedded: boolean
     pid: server.child.pid,
     mode: embedded ? "embedded (development, SQLite, in-process sessions)" : "production, MySQL + Redis",
     statements: () => counter?.statements(),
+    statementTexts: counter?.texts,
+    database: embedded ? undefined : database,
+    stripeUrl: stripe ? `http://${stripe.host}:${stripe.port}` : undefined,
     redisKeys: async (kind) => {
       if (!redis) return undefined;
       let n = 0;

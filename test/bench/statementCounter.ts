@@ -9,8 +9,10 @@ const STATEMENT_COMMANDS = new Set([0x03, 0x16, 0x17]);
  * (sequence id 0) whose command is a query, a prepare or an execute. The site connects through it, so what its
  * pages cost the database is counted exactly, whatever else the shared server is doing.
  */
-export async function startStatementCounter(target: { host: string; port: number }): Promise<{ port: number; statements(): number; close(): Promise<void> }> {
+export async function startStatementCounter(target: { host: string; port: number }): Promise<{ port: number; statements(): number; texts: string[]; close(): Promise<void> }> {
   let statements = 0;
+  /** Each counted statement's first bytes (its SQL, for a query), while someone keeps them (`texts.length = 0` empties). */
+  const texts: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
@@ -32,7 +34,10 @@ export async function startStatementCounter(target: { host: string; port: number
       let at = 0;
       while (at < chunk.length) {
         if (payloadLeft > 0) {
-          if (atPayloadStart && sequence === 0 && STATEMENT_COMMANDS.has(chunk[at]!)) statements += 1;
+          if (atPayloadStart && sequence === 0 && STATEMENT_COMMANDS.has(chunk[at]!)) {
+            statements += 1;
+            if (texts.length < 100_000) texts.push(chunk.subarray(at + 1, at + Math.min(payloadLeft, 160)).toString("latin1"));
+          }
           atPayloadStart = false;
           const take = Math.min(payloadLeft, chunk.length - at);
           payloadLeft -= take;
@@ -57,6 +62,7 @@ export async function startStatementCounter(target: { host: string; port: number
   return {
     port: (server.address() as AddressInfo).port,
     statements: () => statements,
+    texts,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -13,11 +13,12 @@ import { redemptionOf } from "../core/money/redemptions.ts";
 import type { FamilyAthlete, Registration, RegistrationKind } from "../core/registration.ts";
 import { familyPrice, NO_SIBLING_DISCOUNT, SIBLING_TEXT } from "../../shared/registrations/siblings.ts";
 import { insertIndividual, insertTeam, rewriteIndividual, rewriteTeam, type IndividualHold, type TeamHold } from "../core/tables/formHolds.ts";
-import { lockVisitor, placesHeldBy } from "../core/tables/holds.ts";
+import { beginHold, lockVisitor, placesHeldAtBegin, placesHeldBy } from "../core/tables/holds.ts";
+import { beginsInServer, type ServerBegin } from "../../db/serverBegins.ts";
 import { findByFormSession, findByReference, lockByFormSession, lockByReference, setAmount, transition } from "../core/tables/registrations.ts";
 import { isSettled } from "../core/states.ts";
 import { holdIsLive, HOLD_MINUTES, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
-import { holdUse, lockCodeNamed, repriceHeldUse } from "../core/money/codes.ts";
+import { holdUse, lockCodeNamed, repriceHeldUse, shownDiscount, type ShownDiscount } from "../core/money/codes.ts";
 import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, preparePayment } from "../core/money/payment.ts";
 import { isRequestInFlight } from "../../payments/gateway.ts";
 import type { PaymentRow } from "../../payments/repository.ts";
@@ -31,9 +32,10 @@ import { HOLD_TEXT, newReference, type Visitor } from "../core/holding.ts";
 export type HoldOutcome =
   /**
    * Held (new, or the same form again): `clientSecret` is null when a code made it free (nothing to charge);
-   * `withoutCode`: this hold made the registration and no code was entered, so it holds none (nothing to read).
+   * `discount`: when this hold made the registration, the code it holds as held (null: none); undefined when the
+   * same form came back (read it: discountOf).
    */
-  | { status: "held"; registration: Registration; clientSecret: string | null; withoutCode: boolean }
+  | { status: "held"; registration: Registration; clientSecret: string | null; discount: ShownDiscount | null | undefined }
   /** Its payment is confirmed or being confirmed: nothing was changed (a re-post of a paid form lands here). */
   | { status: "settled"; registration: Registration };
 
@@ -81,6 +83,8 @@ interface Decided {
   /** A new registration as written, and its payment claimed in the same transaction (none when free or on a deposit plan). */
   written?: Registration;
   payment?: PaymentRow;
+  /** A new registration's code as held (null: no code). */
+  discount?: ShownDiscount | null;
 }
 
 /**
@@ -121,7 +125,10 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
       // READ COMMITTED (every MySQL connection's level, src/db/knex.ts): under REPEATABLE READ the lock on a form id
       // not yet used is a gap lock, and holds inserting into the same gap deadlock each other (measured: most of a
       // crowd's holds failed).
-      decided = await lockingTransaction(deps.db, (trx) => decide(deps, trx, event, visitor, spec, prepared, { viaLine, looked }));
+      // A form posted for the first time begins, on MySQL, with the visitor's lock and cap read in the same round trip.
+      const now = deps.clock();
+      const begin = !looked && beginsInServer(deps.db) ? beginHold(visitor.holder, now) : undefined;
+      decided = await lockingTransaction(deps.db, (trx) => decide(deps, trx, event, visitor, spec, prepared, { viaLine, looked, now, begin }), begin && { beginWith: begin });
     } catch (err) {
       if (err instanceof FormPostedBefore && !looked) {
         looked = true;
@@ -144,16 +151,18 @@ async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visi
   onHeld(decided.reference);
   const registration = decided.written ?? (await findByReference(deps.db, decided.reference))!;
   try {
-    return { status: "held", registration, withoutCode: decided.written !== undefined && !spec.code, clientSecret: await preparePayment(deps, registration, decided.payment) };
+    return { status: "held", registration, discount: decided.discount, clientSecret: await preparePayment(deps, registration, decided.payment) };
   } catch (err) {
     return paymentSetupFailed(deps, registration, err);
   }
 }
 
 /** The hold's transaction (see hold). `viaLine`: the event's line waits, so its kept-back places are counted under the event's lock. */
-async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, prepared: P, opts: { viaLine: boolean; looked: boolean }): Promise<Decided> {
-  const now = deps.clock();
-  await lockVisitor(trx, visitor.holder);
+async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, prepared: P, opts: { viaLine: boolean; looked: boolean; now: Date; begin?: ServerBegin }): Promise<Decided> {
+  const { now, begin } = opts;
+  // Begun by begin_hold: the visitor's rows are locked and their places read already (none is the form's: it is new).
+  const heldAtBegin = begin ? placesHeldAtBegin(begin) : undefined;
+  if (!begin) await lockVisitor(trx, visitor.holder);
   const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
   // Not looked for yet: taken as new, the registration's unique form id refuses the insert otherwise (FormPostedBefore).
   const current = opts.looked ? await lockByFormSession(trx, spec.formSessionId) : undefined;
@@ -161,7 +170,7 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
     throw new DomainError("conflict", REGISTRATION_ERRORS.formExpired);
   }
   if (current && isSettled(current.status)) return { reference: current.reference, settled: true };
-  const held = await placesHeldBy(trx, visitor.holder, now, current?.id);
+  const held = heldAtBegin ?? (await placesHeldBy(trx, visitor.holder, now, current?.id));
   const cap = deps.limits.maxHeldPlacesPerVisitor;
   if (held.session + spec.places > cap || held.address + spec.places > cap) throw new DomainError("conflict", HOLD_TEXT.visitorCap(cap));
 
@@ -171,6 +180,7 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
   const reservedUntil = new Date(Math.max(now.getTime() + HOLD_MINUTES * 60_000, live ? current.reservedUntil!.getTime() : 0));
   let written: Registration | undefined;
   let payment: PaymentRow | undefined;
+  let discount: ShownDiscount | null | undefined;
   if (!current) {
     // A new registration: version 1, the code entered with the form (if any) priced on the list price.
     const made = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 }).catch((err: unknown) => {
@@ -178,7 +188,12 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
     });
     const { id, listCents } = made;
     let amountCents = listCents;
-    if (code) await setAmount(trx, id, (amountCents = (await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now)).finalCents), 1, now);
+    discount = null;
+    if (code) {
+      const amount = await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now);
+      await setAmount(trx, id, (amountCents = amount.finalCents), 1, now);
+      discount = shownDiscount(code, amount, listCents);
+    }
     const planKey = await writePaymentPlan(trx, id, event, spec.plan ?? "full", amountCents, spec.places, now, deps.site.brandName, { newRow: true });
     // Paid in full: the row is as written (a deposit's terms and Customer are written apart and read back after COMMIT),
     // and its payment is claimed here, so that after COMMIT only the PaymentIntent is made.
@@ -208,7 +223,7 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
   } else {
     await movePlaces(trx, event.id, more);
   }
-  return { reference, settled: false, written, payment };
+  return { reference, settled: false, written, payment, discount };
 }
 
 /**

@@ -37,7 +37,8 @@ export async function confirmationContent(deps: RegistrationDeps, req: Request, 
   const named = req.query.paymentIntentId ?? req.query.payment_intent;
   const intentId = typeof named === "string" ? named.slice(0, 200) : undefined;
   let registration = reference ? await findByReference(db, reference) : undefined;
-  let payment = reference ? await paymentCore.latestFor(REGISTRATION_KIND, reference) : undefined;
+  // A paid registration says paid whatever its payment says: the payment is read only for one not paid (yet).
+  let payment = registration && !isRegistered(registration.status) ? await paymentCore.latestFor(REGISTRATION_KIND, registration.reference) : undefined;
   // The visitor's own paid registration says paid however it is reached (whichever intent the link names).
   const matches = registration && (isRegistered(registration.status) || !intentId || payment?.providerPaymentId === intentId);
   let processing = false;

@@ -36,7 +36,7 @@ export async function heldAnswer(deps: RegistrationRouteDeps, event: EventDetail
     deposit: depositStep(event, registration),
     notice: depositCoveredNotice(event, registration),
     isFreeRegistration: registration.amountCents === 0,
-    discount: outcome.withoutCode ? null : await discountOf(deps, registration),
+    discount: outcome.discount === undefined ? await discountOf(deps, registration) : outcome.discount,
     registrationId: registration.reference,
     optionLabel: packageName(registration.packageCode),
     reservedUntil: registration.reservedUntil?.toISOString() ?? null,

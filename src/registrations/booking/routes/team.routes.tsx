@@ -137,7 +137,7 @@ export function teamRoutes(deps: RegistrationRouteDeps): Router {
           athletes: registration.places,
           pricePerAthlete: event.teamPriceCents / 100,
           totalAmount: registration.listPriceCents / 100,
-          discount: held.withoutCode ? null : await discountOf(deps, registration),
+          discount: held.discount === undefined ? await discountOf(deps, registration) : held.discount,
           registrationId: registration.reference,
           reservedUntil: registration.reservedUntil?.toISOString() ?? null,
           checkoutUrl: teamCheckoutPath(event),

@@ -47,10 +47,9 @@ export function codeText(raw: unknown): string {
 
 /** 2nd in the lock order: the code named by `raw`, its row locked; refused when there is none. */
 export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise<DiscountCode> {
-  const found = await codes.findCode(trx, codeText(raw));
+  const found = await codes.lockCodeNamed(trx, codeText(raw));
   if (!found) throw new DiscountRefused("discount_unknown", DISCOUNT_REASONS.unknown);
-  await lockCode(trx, found.id);
-  return (await codes.findCodeById(trx, found.id))!;
+  return found;
 }
 
 /** Under the code's lock: why this registration may not use the code now (its limit counts every other live use). */
@@ -248,10 +247,23 @@ export async function removeCode(deps: RegistrationDeps, registration: Registrat
   return { clientSecret: await preparePayment(deps, held), amountCents: held.amountCents };
 }
 
+/** What the payment step shows about the registration's code. */
+export interface ShownDiscount {
+  code: string;
+  offCents: number;
+  listCents: number;
+  type: string;
+  value: number;
+}
+
 /** What the payment step shows about the registration's code: null when none is held. */
-export async function discountOf(deps: Pick<RegistrationDeps, "db">, registration: Registration): Promise<{ code: string; offCents: number; listCents: number; type: string; value: number } | null> {
+export async function discountOf(deps: Pick<RegistrationDeps, "db">, registration: Registration): Promise<ShownDiscount | null> {
   const found = await redemptionOf(deps.db, registration.id);
   if (!found || found.status === "released") return null;
-  const code = await codes.findCodeById(deps.db, found.codeId);
-  return { code: found.code, offCents: found.amountOffCents, listCents: registration.listPriceCents, type: code?.type ?? "fixed", value: code?.value ?? 0 };
+  return { code: found.code, offCents: found.amountOffCents, listCents: registration.listPriceCents, type: found.codeType, value: found.codeValue };
+}
+
+/** The same, for a code the caller has just held (holdUse): nothing to read back. */
+export function shownDiscount(code: DiscountCode, amount: DiscountAmount, listCents: number): ShownDiscount {
+  return { code: code.code, offCents: amount.offCents, listCents, type: code.type, value: code.value };
 }

@@ -23,12 +23,11 @@ export async function usesTaken(conn: Conn, codeId: number, now: Date, exceptReg
 
 /** The registration's one redemption, taken (or moved to another code, or given a new amount) with the given status. */
 export async function putRedemption(trx: Knex.Transaction, registrationId: number, codeId: number, amountOffCents: number, status: "held" | "redeemed", now: Date): Promise<void> {
-  const changed = await trx("discount_redemptions")
-    .where({ registration_id: registrationId })
-    .update({ discount_code_id: codeId, amount_off_cents: amountOffCents, status, updated_at: now });
-  if (changed === 0) {
-    await trx("discount_redemptions").insert({ registration_id: registrationId, discount_code_id: codeId, amount_off_cents: amountOffCents, status, created_at: now, updated_at: now });
-  }
+  // One statement: a registration has at most one redemption (its unique registration_id).
+  await trx("discount_redemptions")
+    .insert({ registration_id: registrationId, discount_code_id: codeId, amount_off_cents: amountOffCents, status, created_at: now, updated_at: now })
+    .onConflict("registration_id")
+    .merge(["discount_code_id", "amount_off_cents", "status", "updated_at"]);
 }
 
 export async function setRedemptionStatus(conn: Conn, registrationId: number, from: RedemptionStatus[], to: RedemptionStatus, now: Date): Promise<boolean> {
@@ -54,13 +53,16 @@ export interface Redemption {
   registrationId: number;
   amountOffCents: number;
   status: RedemptionStatus;
+  /** The code's kind of discount and its value (read with it: what the payment step shows). */
+  codeType: string;
+  codeValue: number;
 }
 
 export async function redemptionOf(conn: Conn, registrationId: number): Promise<Redemption | undefined> {
   const row: Record<string, unknown> | undefined = await conn<Record<string, unknown>>("discount_redemptions as dr")
     .join("discount_codes as c", "c.id", "dr.discount_code_id")
     .where("dr.registration_id", registrationId)
-    .first("dr.id", "dr.discount_code_id", "c.code", "dr.registration_id", "dr.amount_off_cents", "dr.status");
+    .first("dr.id", "dr.discount_code_id", "c.code", "c.discount_type", "c.value", "dr.registration_id", "dr.amount_off_cents", "dr.status");
   if (!row) return undefined;
   return {
     id: Number(row.id),
@@ -69,5 +71,7 @@ export async function redemptionOf(conn: Conn, registrationId: number): Promise<
     registrationId: Number(row.registration_id),
     amountOffCents: Number(row.amount_off_cents),
     status: String(row.status) as RedemptionStatus,
+    codeType: String(row.discount_type),
+    codeValue: Number(row.value),
   };
 }

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import { movePlaces } from "../../../events/places.ts";
 import type { RegistrationKind } from "../registration.ts";
 import type { Conn, Row } from "./rows.ts";
+import type { ServerBegin } from "../../../db/serverBegins.ts";
 
 /** Unpaid holds: who holds them (the visitor's lock and places held), a live hold kept or claimed, a waiting-list offer's hold. */
 
@@ -19,6 +20,22 @@ export interface Holder {
 export async function lockVisitor(trx: Knex.Transaction, holder: Holder): Promise<void> {
   const rows = [...new Set([holder.session, holder.address])].sort().map((h) => ({ holder: h }));
   await trx("hold_visitors").insert(rows).onConflict("holder").merge();
+}
+
+/**
+ * MySQL: a new hold's BEGIN, lockVisitor and placesHeldBy (no `exceptId`) as one round trip, the procedure
+ * `begin_hold` (migrations/20261204000300_begin_hold.ts) in place of knex's BEGIN (src/db/serverBegins.ts). Given to
+ * the transaction as `{ beginWith }`; placesHeldAtBegin reads its answer inside the work.
+ */
+export function beginHold(holder: Holder, now: Date): ServerBegin {
+  return { sql: "call begin_hold(?, ?, ?)", bindings: [holder.session, holder.address, now] };
+}
+
+/** What begin_hold answered: the visitor's places held, as placesHeldBy answers them. */
+export function placesHeldAtBegin(begin: ServerBegin): { session: number; address: number } {
+  const row = begin.rows?.[0];
+  if (!row) throw new Error("begin_hold answered no row");
+  return { session: Number(row.by_session), address: Number(row.by_address) };
 }
 
 /** Places this visitor (by session key, or by address) holds unpaid right now, other than in `exceptId`. */
