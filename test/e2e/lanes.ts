@@ -6,44 +6,44 @@
  * so two lanes on two cores take about half the time of one.
  *
  * The files are dealt to the lanes longest first, each to the lane with the least time so far, by the seconds each
- * took alone on the development machine (`TEST_REPORT_DIR`'s e2e-*.json give them). A file not in the table counts
- * as the table's median: a stale table costs only balance, never a file.
+ * took in a lane of `npm test` (`TEST_REPORT_DIR`'s e2e-*.json give them; only their ratios matter). A file not in
+ * the table counts as the table's median: a stale table costs only balance, never a file.
  */
 import fs from "node:fs";
 import path from "node:path";
 
 const dir = path.dirname(new URL(import.meta.url).pathname);
 
-/** Seconds per file, measured alone (one lane, nothing beside it). */
+/** Seconds per file in a lane of `npm test`, 2026-11-28, on a machine loaded far beyond its 2 cores (phone: without its two timeouts). */
 const SECONDS: Record<string, number> = {
-  "apparel.e2e.ts": 30,
-  "balances.e2e.ts": 28,
-  "cart.e2e.ts": 44,
-  "coaches.e2e.ts": 43,
-  "contact.e2e.ts": 28,
-  "depositTrust.e2e.ts": 23,
-  "deposits.e2e.ts": 14,
-  "discounts.e2e.ts": 29,
-  "events.e2e.ts": 26,
-  "family.e2e.ts": 14,
-  "foundation.e2e.ts": 17,
-  "home.e2e.ts": 28,
-  "manage.e2e.ts": 27,
-  "manageChanges.e2e.ts": 27,
-  "paymentLayout.e2e.ts": 32,
-  "phone.e2e.ts": 66,
-  "phoneFeedback.e2e.ts": 24,
-  "pictures.e2e.ts": 8,
-  "registration.e2e.ts": 127,
-  "returning.e2e.ts": 46,
-  "savedCards.e2e.ts": 16,
-  "screens.e2e.ts": 87,
-  "shop.e2e.ts": 57,
-  "siblings.e2e.ts": 18,
-  "team.e2e.ts": 68,
-  "teamInvite.e2e.ts": 23,
-  "waitlist.e2e.ts": 77,
-  "wallet.e2e.ts": 37,
+  "apparel.e2e.ts": 203,
+  "balances.e2e.ts": 126,
+  "cart.e2e.ts": 217,
+  "coaches.e2e.ts": 160,
+  "contact.e2e.ts": 130,
+  "depositTrust.e2e.ts": 63,
+  "deposits.e2e.ts": 64,
+  "discounts.e2e.ts": 170,
+  "events.e2e.ts": 167,
+  "family.e2e.ts": 53,
+  "foundation.e2e.ts": 174,
+  "home.e2e.ts": 187,
+  "manage.e2e.ts": 247,
+  "manageChanges.e2e.ts": 257,
+  "paymentLayout.e2e.ts": 160,
+  "phone.e2e.ts": 500,
+  "phoneFeedback.e2e.ts": 63,
+  "pictures.e2e.ts": 44,
+  "registration.e2e.ts": 440,
+  "returning.e2e.ts": 219,
+  "savedCards.e2e.ts": 5,
+  "screens.e2e.ts": 409,
+  "shop.e2e.ts": 379,
+  "siblings.e2e.ts": 31,
+  "team.e2e.ts": 309,
+  "teamInvite.e2e.ts": 157,
+  "waitlist.e2e.ts": 285,
+  "wallet.e2e.ts": 155,
 };
 
 export function journeyFiles(): string[] {
