@@ -1,7 +1,8 @@
 /**
  * `npm test` after its preflight and the test build: lint, the type check and vitest at once instead of one after
- * the other. The browser journeys (one file at a time, against one shared server) run beside the unit and
- * integration tests instead of after them. The journeys mostly wait on Chromium and the server, and the tests on
+ * the other. The browser journeys run beside the unit and integration tests instead of after them, in two lanes
+ * (test/e2e/lanes.ts: each a vitest run with its own server, database and Chromium, one file at a time). The
+ * journeys mostly wait on Chromium, the server and the pages' own timers, and the tests on
  * MySQL, Redis and child processes, so on a two-core machine lint and the type check fill cores the tests leave
  * idle. The unit and integration output streams; the journeys', lint's and the type check's output is held and
  * printed whole when they end. With arguments (files or filters), one vitest run takes them all, as `vitest run`
@@ -13,6 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
+import { journeyLanes } from "./e2e/lanes.ts";
 
 const config = ["run", "--config", "test/vitest.config.ts"];
 /** The process groups of the vitest runs, kept after their leaders exit: a server in one may still be stopping. */
@@ -61,7 +63,7 @@ const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, "");
 const failureLines = (text: string) => text.split("\n").map(plain).filter((line) => /^\s*(×|FAIL\s)/.test(line));
 
 /**
- * The journeys are the longest step, one file after another: the other steps run at a lower priority (a higher nice
+ * The journeys are the longest step: the other steps run at a lower priority (a higher nice
  * value, inherited by their workers and children), so they take the cores the journeys leave idle rather than slow
  * them. Nothing of theirs waits on a clock, only on readiness, so they just take longer.
  */
@@ -97,11 +99,16 @@ const extra = process.argv.slice(2);
 // cores, with the journeys beside them) kept the load near 10 and lost the journeys time without finishing sooner:
 // the journeys are the longer half.
 const checkWorkers = String(os.availableParallelism());
+// The journeys in two lanes, each with its own server, database and Chromium (test/e2e/lanes.ts): they mostly wait,
+// so the second lane fills what the first leaves idle.
+const JOURNEY_LANES = 2;
 const tests = extra.length
   ? [vitest("vitest", extra, true)]
   : [
       vitest("unit/integration", ["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true, BESIDE_NICE),
-      vitest("browser journeys (e2e)", ["--project", "e2e", ...reportArgs("e2e")], false),
+      ...journeyLanes(JOURNEY_LANES).map((files, i) =>
+        vitest(`browser journeys (e2e), lane ${i + 1} of ${JOURNEY_LANES}`, ["--project", "e2e", ...reportArgs(`e2e-${i + 1}`), ...files], false),
+      ),
     ];
 const steps = await Promise.all([
   ...tests,

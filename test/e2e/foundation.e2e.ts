@@ -85,6 +85,15 @@ describe("page shell in Chromium", () => {
     await context.close();
   });
 
+  it("the accessibility check finds a serious violation: an image without a text alternative, a nameless button", async () => {
+    const { page, context } = await newVisit(browser, { viewport: MOBILE });
+    await page.goto("/about");
+    await page.locator("main").evaluate((main) => main.insertAdjacentHTML("beforeend", '<img src="/favicon.ico"><button type="button"></button>'));
+    const found = await seriousA11yViolations(page);
+    expect(found.map((line) => line.split(":")[0])).toEqual(expect.arrayContaining(["image-alt", "button-name"]));
+    await context.close();
+  });
+
   for (const [label, viewport] of [["mobile", MOBILE], ["desktop", DESKTOP]] as const) {
     it(`has no serious accessibility violations on /, /about, the policy pages and the 404 page (${label})`, async () => {
       const { page, context } = await newVisit(browser, { viewport });
