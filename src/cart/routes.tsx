@@ -28,8 +28,9 @@ const lineNotFound = () => new DomainError("not_found", CART_ERRORS.itemGone);
 export function keptCartPage(deps: { page: CartPageDeps; pages: PageContextOptions }): RequestHandler {
   return async (req, res, next) => {
     if (!req.session || req.session.checkout || isStateless(req)) return next();
-    const ctx = buildPageContext(req, res, deps.pages, { sessionNotice: true });
-    if (ctx.fromKeptPage(await cartStateKey(deps.page.catalogue, readCart(req)))) return;
+    // A catalogue that fails here fails the route the same way, after the page context its error page needs.
+    const key = await cartStateKey(deps.page.catalogue, readCart(req)).catch(() => undefined);
+    if (key !== undefined && buildPageContext(req, res, deps.pages, { sessionNotice: true }).fromKeptPage(key)) return;
     next();
   };
 }
