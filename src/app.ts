@@ -48,7 +48,7 @@ import { registrationRoutes } from "./registrations/routes.ts";
 import { askForDueRounds, createOfferQueue } from "./registrations/waitlist/offerQueue.ts";
 import type { WaitingListDeps } from "./registrations/waitlist/deps.ts";
 import { registerOrderPayments, type OrdersDeps } from "./orders/checkout.ts";
-import { cartRoutes } from "./cart/routes.tsx";
+import { cartRoutes, keptCartPage } from "./cart/routes.tsx";
 import type { CartPageDeps } from "./cart/page.tsx";
 import { checkoutRoutes } from "./orders/checkoutRoutes.ts";
 import { settlePaidCheckout } from "./orders/settlement.ts";
@@ -174,6 +174,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders(config.https));
   app.use(noCookieOnPublicResponses);
   app.use(pageCache.serveBeforeSession({ sessionCookie: SESSION_COOKIE, sessionStoreReady: sessionStoreReady(sessionStore), beforeServing: eventsVersion.check }));
+  // The cart page of a visitor with a session, from its kept copy once the session is read (the later session
+  // middleware then finds it read and does nothing).
+  const session = sessionMiddleware(config, sessionStore);
+  const cartPage: CartPageDeps = { catalogue: deps.catalogue, gateway: deps.gateway, shippingFlatRateCents: config.shippingFlatRateCents };
+  app.get("/cart", session, eventsVersion.check, keptCartPage({ page: cartPage, pages }));
 
   // A request that took a contended row lock logs its queries and lock times; development also each request's
   // number of queries (debug), and a warning for a query it runs twice.
@@ -194,7 +199,7 @@ export function createApp(deps: AppDeps): Express {
   // 5. bodies, session, page context (the error page needs it), same-origin check, CSRF
   app.use(express.json({ limit: "100kb" }));
   app.use(express.urlencoded({ extended: true, limit: "100kb", parameterLimit: 500 }));
-  app.use(sessionMiddleware(config, sessionStore));
+  app.use(session);
   app.use(pageContext(pages));
   app.use(sameOriginOnly(config.publicUrl));
   app.use(requireSessionForWrites);
@@ -215,7 +220,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(coaches.routes);
   app.use(shopRoutes({ catalogue: deps.catalogue, site, logger, paymentConfirmation: justPaidPanel(orders) }));
   app.use(orderRoutes(orders));
-  const cartPage: CartPageDeps = { catalogue: deps.catalogue, gateway: deps.gateway, shippingFlatRateCents: config.shippingFlatRateCents };
   app.use(cartRoutes({ page: cartPage, rateLimiter, settlePaidCheckout: settleCart }));
   app.use(checkoutRoutes({ orders, cartPage, rateLimiter, paymentLimit }));
   if (config.testRoutes) app.use("/__test", testRoutes({ rateLimiter }));

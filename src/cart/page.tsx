@@ -34,6 +34,8 @@ export function renderCartPage(deps: CartPageDeps, req: Request, res: Response, 
       status,
       noindex: true,
       scripts: hasCardForm ? stripeScripts(deps.gateway) : undefined,
+      // Without lines the page shows nothing of the visitor's: kept for visitors without state (a GET's 200 only).
+      sameForStatelessVisitors: !hasCardForm,
     },
   );
 }

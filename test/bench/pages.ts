@@ -14,14 +14,21 @@
  * work shares, the ratio of the two servers' CPU time per request still says what the page costs. `--requests N`
  * measures each server by N requests instead of a duration: the CPU figure of a change on a machine that is not quiet.
  * `--cpu-prof` runs the site with V8's profiler and prints where its CPU time went while it was measured (give one path).
+ *
+ * Then the link pages, rendered per request and never kept (budget 0.5 of static): a team's invite link
+ * (`/team-invite/{token}`, made by a coach in the setup) and a "Registered before?" link that is no longer valid
+ * (`/returning/{token}`, answered 410). Both are under the links' per-address limit (60 a minute), so each of their
+ * requests comes from an address of its own, as families' do; they run after the Redis key count (each address is
+ * a rate-limit key for a minute). `-- /team-invite` or `-- /returning` measures one of them.
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { BENCH_PAGES, PUBLIC_URL, proxyHeaders, startBenchSite, writeResults } from "./site.ts";
+import { BENCH_PAGES, PUBLIC_URL, proxyHeaders, startBenchSite, writeResults, type BenchPage } from "./site.ts";
 import { profileSummary } from "./rushMetrics.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -44,6 +51,13 @@ const CONNECTIONS = 50;
  * of static.
  */
 const BUDGET = { ratio: 0.5, keptRatio: 0.8, keptStatementsPerRequest: 0.01, p99Ms: 50 };
+
+/** A page of BENCH_PAGES, or one of this bench's own: under its own label, answered `status`, asked from `ownAddresses`. */
+interface MeasuredPage extends BenchPage {
+  label?: string;
+  status?: number;
+  ownAddresses?: boolean;
+}
 
 
 function cookiesOf(res: Response, jar: Map<string, string>): void {
@@ -73,6 +87,36 @@ async function shopperCookie(base: string): Promise<string> {
   return cookieHeader(jar);
 }
 
+/** A coach's team invite link, asked for on the team form without JavaScript (two own rows): its path. */
+async function teamInviteLink(base: string): Promise<string> {
+  const jar = new Map<string, string>();
+  const headers = { ...proxyHeaders, "x-forwarded-for": "198.51.100.8" };
+  const form = async () => {
+    const res = await fetch(`${base}/team-register/2`, { headers: { ...headers, cookie: cookieHeader(jar) } });
+    cookiesOf(res, jar);
+    return res.text();
+  };
+  const page = await form();
+  const token = /<meta name="csrf-token" content="([^"]*)"/.exec(page)?.[1] ?? "";
+  const formSessionId = /name="formSessionId" value="([^"]+)"/.exec(page)?.[1] ?? "";
+  const row = (i: number) => ({ firstName: `Own${i}`, lastName: "Bench", age: "14", email: `own${i}.bench@example.com`, shirtSize: "Medium", parentName: `Parent ${i}`, parentPhoneNumber: "2055550100" });
+  const coach = { firstName: "Dana", lastName: "Reyes", email: "coach.bench@example.com", phone: "2055550142", teamName: "Bench Valley WC" };
+  const fields = new URLSearchParams({ _csrf: token, formSessionId, intent: "invite" });
+  for (const [k, v] of Object.entries(coach)) fields.set(`coachInfo[${k}]`, v);
+  for (const i of [0, 1]) for (const [k, v] of Object.entries(row(i + 1))) fields.set(`athletes[${i}][${k}]`, v);
+  const made = await fetch(`${base}/team-register/2`, {
+    method: "POST",
+    headers: { ...headers, cookie: cookieHeader(jar), origin: PUBLIC_URL, "content-type": "application/x-www-form-urlencoded" },
+    body: fields,
+    redirect: "manual",
+  });
+  cookiesOf(made, jar);
+  if (made.status !== 303) throw new Error(`asking for a team invite link answered ${made.status}`);
+  const link = /\/team-invite\/[A-Za-z0-9_-]{43}/.exec(await form())?.[0];
+  if (!link) throw new Error("the team form shows no invite link");
+  return link;
+}
+
 /** A process's CPU time (user and system) in microseconds, from /proc; undefined where there is none. */
 function cpuMicros(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
@@ -99,14 +143,32 @@ function startStatic(dir: string): Promise<{ url: string; pid: number | undefine
   });
 }
 
-async function measure(url: string, headers: Record<string, string>, seconds: number, pid: number | undefined) {
+/** Each call a new client address (10.x.y.z), for requests under a per-address limit. */
+let addressCount = 0;
+const nextAddress = () => {
+  const n = addressCount++;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+};
+
+/**
+ * `status`: the status every answer must have (200 unless told); `ownAddresses`: each request from an address of its
+ * own; `amount`: that many requests instead of `--requests` or the duration.
+ */
+async function measure(url: string, headers: Record<string, string>, seconds: number, pid: number | undefined, { status = 200, ownAddresses = false, amount = requests } = {}) {
   const cpuBefore = cpuMicros(pid);
   const fromUs = clockUs();
-  const r = await autocannon({ url, connections: CONNECTIONS, ...(requests ? { amount: requests } : { duration: seconds }), headers });
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    ...(amount ? { amount } : { duration: seconds }),
+    headers,
+    ...(ownAddresses ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, "x-forwarded-for": nextAddress() } }) }] } : {}),
+  });
   const cpuAfter = cpuMicros(pid);
   const window = { fromUs, toUs: clockUs() };
   const cpuMicrosPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && r.requests.total > 0 ? Math.round((cpuAfter - cpuBefore) / r.requests.total) : null;
-  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx, requests: r.requests.total, cpuMicrosPerRequest, window };
+  const otherStatuses = Object.entries(r.statusCodeStats ?? {}).reduce((n, [code, stat]) => (code === String(status) ? n : n + (stat.count ?? 0)), 0);
+  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts + otherStatuses, requests: r.requests.total, cpuMicrosPerRequest, window };
 }
 
 interface Row {
@@ -132,7 +194,9 @@ const problems: string[] = [];
 let sessionCheck: { anonymousGets: number; keysBefore: number; keysAfter: number; sessionsBefore: number; sessionsAfterCartAdd: number } | undefined;
 try {
   const base = site.url;
-  const pages = BENCH_PAGES.filter((p) => onlyPaths.length === 0 || onlyPaths.includes(p.path));
+  const wanted = (p: { path: string }) => onlyPaths.length === 0 || onlyPaths.includes(p.path);
+  // The empty cart of a visitor without a session, kept like the other pages, beside the cart with three items.
+  const pages: MeasuredPage[] = [...BENCH_PAGES, { path: "/cart", label: "/cart (no session)" }].filter(wanted);
   const cartCookie = pages.some((p) => p.cart) ? await shopperCookie(base) : "";
   const statics = await startStatic(tmp);
   try {
@@ -144,29 +208,33 @@ try {
     console.log(`idle: ${idleStatements} statements in ${duration} s without requests (the site's timers)`);
     const keysBefore = await site.redisKeys();
     let anonymousGets = 0;
-    for (const [i, page] of pages.entries()) {
+    /** Measures one page against the static file of its bytes; returns the requests it sent. */
+    const benchPage = async (file: string, page: MeasuredPage): Promise<number> => {
+      const label = page.label ?? page.path;
+      const status = page.status ?? 200;
       const headers: Record<string, string> = { ...proxyHeaders, ...(page.cart ? { cookie: cartCookie } : {}) };
       const first = await fetch(`${base}${page.path}`, { headers, redirect: "manual" });
-      if (page.optional && first.status !== 200) {
-        console.log(`${page.path}\tleft out: answered ${first.status}`);
-        continue;
+      if (page.optional && first.status !== status) {
+        console.log(`${label}\tleft out: answered ${first.status}`);
+        return 0;
       }
-      if (!first.ok) throw new Error(`${page.path} answered ${first.status}`);
+      if (first.status !== status) throw new Error(`${label} answered ${first.status}, not ${status}`);
       const body = Buffer.from(await first.arrayBuffer());
-      const file = `page${i}.${(first.headers.get("content-type") ?? "").includes("json") ? "json" : "html"}`;
-      fs.writeFileSync(path.join(tmp, file), body);
-      const warm = await autocannon({ url: `${base}${page.path}`, connections: CONNECTIONS, amount: 500, headers });
+      const name = `${file}.${(first.headers.get("content-type") ?? "").includes("json") ? "json" : "html"}`;
+      fs.writeFileSync(path.join(tmp, name), body);
+      const options = { status, ownAddresses: page.ownAddresses };
+      const warm = await measure(`${base}${page.path}`, headers, duration, undefined, { ...options, amount: 500 });
       // Kept: answered with an Age header (twice asked: one answer may be the render that follows a copy's expiry).
       const answeredKept = () => fetch(`${base}${page.path}`, { headers, redirect: "manual" }).then(async (res) => (await res.arrayBuffer(), res.headers.has("age")));
       const kept = (await answeredKept()) || (await answeredKept());
       const statementsBefore = site.statements();
-      const app = await measure(`${base}${page.path}`, headers, duration, site.pid);
+      const app = await measure(`${base}${page.path}`, headers, duration, site.pid, options);
       const statementsAfter = site.statements();
       siteWindows.push(app.window);
-      // Beyond what the timers sent when idle, per request.
-      const statementsPerRequest = statementsBefore !== undefined && statementsAfter !== undefined ? Math.max(0, statementsAfter - statementsBefore - idleStatements) / Math.max(1, app.requests) : null;
-      if (!page.cart) anonymousGets += warm.requests.total + app.requests;
-      const stat = await measure(`${statics.url}/${file}`, {}, duration, statics.pid);
+      // Beyond what the timers send when idle in as long as the measurement took (`--requests` may take longer than `--duration`), per request.
+      const idleMeanwhile = (idleStatements * (app.window.toUs - app.window.fromUs)) / (duration * 1_000_000);
+      const statementsPerRequest = statementsBefore !== undefined && statementsAfter !== undefined ? Math.max(0, statementsAfter - statementsBefore - idleMeanwhile) / Math.max(1, app.requests) : null;
+      const stat = await measure(`${statics.url}/${name}`, {}, duration, statics.pid);
       const ratio = Math.round((app.reqPerSec / stat.reqPerSec) * 100) / 100;
       const cpuRatio = app.cpuMicrosPerRequest && stat.cpuMicrosPerRequest ? Math.round((stat.cpuMicrosPerRequest / app.cpuMicrosPerRequest) * 100) / 100 : null;
       const broken: string[] = [];
@@ -174,10 +242,15 @@ try {
       if (ratio < minRatio) broken.push(`ratio ${ratio} < ${minRatio}${kept ? " (a kept page)" : ""}`);
       if (kept && statementsPerRequest !== null && statementsPerRequest >= BUDGET.keptStatementsPerRequest) broken.push(`${statementsPerRequest.toFixed(3)} database statements per request on a kept page`);
       if (app.p99Ms >= BUDGET.p99Ms) broken.push(`p99 ${app.p99Ms} ms >= ${BUDGET.p99Ms}`);
-      if (app.errors > 0) broken.push(`${app.errors} errors or non-2xx`);
-      rows.push({ path: page.path, bytes: body.length, kept, statementsPerRequest, app, static: stat, ratio, cpuRatio, broken });
-      problems.push(...broken.map((b) => `${page.path}: ${b}`));
-      console.log(`${page.path}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}\tCPU µs/req ${app.cpuMicrosPerRequest ?? "?"} / static ${stat.cpuMicrosPerRequest ?? "?"} (${cpuRatio ?? "?"})\t${kept ? "kept" : "rendered"}, ${statementsPerRequest === null ? "?" : statementsPerRequest.toFixed(3)} statements/req${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
+      if (app.errors > 0) broken.push(`${app.errors} errors or answers other than ${status}`);
+      rows.push({ path: label, bytes: body.length, kept, statementsPerRequest, app, static: stat, ratio, cpuRatio, broken });
+      problems.push(...broken.map((b) => `${label}: ${b}`));
+      console.log(`${label}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}\tCPU µs/req ${app.cpuMicrosPerRequest ?? "?"} / static ${stat.cpuMicrosPerRequest ?? "?"} (${cpuRatio ?? "?"})\t${kept ? "kept" : "rendered"}, ${statementsPerRequest === null ? "?" : statementsPerRequest.toFixed(3)} statements/req${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
+      return warm.requests + app.requests;
+    };
+    for (const [i, page] of pages.entries()) {
+      const sent = await benchPage(`page${i}`, page);
+      if (!page.cart) anonymousGets += sent;
     }
     if (keysBefore !== undefined) {
       const keysAfter = (await site.redisKeys())!;
@@ -189,6 +262,12 @@ try {
       if (keysAfter > keysBefore) problems.push(`anonymous GETs stored ${keysAfter - keysBefore} keys in Redis`);
       if (sessionsAfterCartAdd !== sessionsBefore + 1) problems.push(`one more shopper adding to the cart stored ${sessionsAfterCartAdd - sessionsBefore} sessions, not one`);
     }
+    // The link pages, after the key count: each of their addresses is a rate-limit key for a minute.
+    const links: MeasuredPage[] = [];
+    if (onlyPaths.length === 0 || onlyPaths.includes("/team-invite")) links.push({ path: await teamInviteLink(base), label: "/team-invite/{token}", ownAddresses: true });
+    // A link the site does not know answers as one used or expired: 410 and the page saying so.
+    if (onlyPaths.length === 0 || onlyPaths.includes("/returning")) links.push({ path: `/returning/${randomBytes(32).toString("base64url")}`, label: "/returning/{old token} (410)", status: 410, ownAddresses: true });
+    for (const [i, page] of links.entries()) await benchPage(`link${i}`, page);
   } finally {
     statics.stop();
   }

@@ -185,4 +185,35 @@ describe("the cart page kept per cart state", () => {
       expect(page.text).not.toContain(ADDRESS.line1);
     }
   });
+
+  it("answers a visitor with a session from the kept cart page right after the session: nothing later on the request's way runs", async () => {
+    const a = browser();
+    await a.add("2002");
+    await a.get("/cart");
+    // A body the JSON parser refuses (400) on the way to the route: the kept page is answered before it.
+    const withBody = (req: request.Test) => req.set("host", HOST).set("cookie", [...a.cookies].map(([k, v]) => `${k}=${v}`).join("; ")).set("content-type", "application/json").send("{not json");
+    const early = await withBody(request(app).get("/cart"));
+    expect(early.status).toBe(200);
+    expect(kept(early)).toBe(true);
+    expect(early.text).toContain(`"csrfToken":"${a.token}"`);
+    // Nothing kept for this cart state yet: the request goes the whole way, as before.
+    await a.add("2002");
+    expect((await withBody(request(app).get("/cart"))).status).toBe(400);
+  });
+
+  it("keeps the empty cart's page for visitors without state, answered before the session, each with their own token", async () => {
+    const first = await request(app).get("/cart").set("host", HOST).expect(200);
+    const second = await request(app).get("/cart").set("host", HOST).expect(200);
+    expect(kept(second)).toBe(true);
+    for (const res of [first, second]) {
+      expect(res.headers["set-cookie"]?.toString() ?? "").not.toMatch(/\bsid=/);
+      expect(res.text).not.toMatch(/csrf-placeholder-/);
+    }
+    expect(csrfFrom(second.text)).not.toBe(csrfFrom(first.text));
+    expect(second.text.replaceAll(csrfFrom(second.text), "")).toBe(first.text.replaceAll(csrfFrom(first.text), ""));
+    // A visitor with a cart is never shown it.
+    const a = browser();
+    await a.add("2001");
+    expect(lineIds((await a.get("/cart")).text)).toHaveLength(1);
+  });
 });

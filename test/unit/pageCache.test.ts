@@ -8,6 +8,7 @@ const csrf = { token: () => "token" };
 function visit(url: string, cookie?: string) {
   const req = { method: "GET", headers: { cookie }, session: { cookie: {} }, protocol: "https", originalUrl: url, get: () => "shop.test", acceptsEncodings: () => "identity" } as unknown as Request;
   const sent: { body?: string } = {};
+  const chunks: Buffer[] = [];
   const res = {
     locals: {},
     getHeader: () => undefined,
@@ -15,7 +16,10 @@ function visit(url: string, cookie?: string) {
     status: () => res,
     type: () => res,
     vary: () => res,
-    send: (body: string) => ((sent.body = body), res),
+    cork: () => undefined,
+    uncork: () => undefined,
+    write: (chunk: Buffer) => chunks.push(chunk),
+    end: () => ((sent.body = Buffer.concat(chunks).toString()), res),
   } as unknown as Response;
   return { req, res, sent };
 }
