@@ -15,9 +15,10 @@
  * measures each server by N requests instead of a duration: the CPU figure of a change on a machine that is not quiet.
  * `--cpu-prof` runs the site with V8's profiler and prints where its CPU time went while it was measured (give one path).
  *
- * Then the link pages, rendered per request and never kept (budget 0.5 of static): a team's invite link
- * (`/team-invite/{token}`, made by a coach in the setup) and a "Registered before?" link that is no longer valid
- * (`/returning/{token}`, answered 410). Both are under the links' per-address limit (60 a minute), so each of their
+ * Then the link pages, rendered per request and never kept: a team's invite link (`/team-invite/{token}`, made by a
+ * coach in the setup) and a "Registered before?" link that is no longer valid (`/returning/{token}`, answered 410).
+ * Each is opened a few times per e-mailed link and pays a rate-limit count, its link's rows and a render, so they
+ * are measured for the record and held only to their status, not to a ratio of static. Both are under the links' per-address limit (60 a minute), so each of their
  * requests comes from an address of its own, as families' do; they run after the Redis key count (each address is
  * a rate-limit key for a minute). `-- /team-invite` or `-- /returning` measures one of them.
  */
@@ -57,6 +58,8 @@ interface MeasuredPage extends BenchPage {
   label?: string;
   status?: number;
   ownAddresses?: boolean;
+  /** Measured for the record: only a wrong status breaks a budget (the link pages). */
+  recordOnly?: boolean;
 }
 
 
@@ -239,13 +242,15 @@ try {
       const cpuRatio = app.cpuMicrosPerRequest && stat.cpuMicrosPerRequest ? Math.round((stat.cpuMicrosPerRequest / app.cpuMicrosPerRequest) * 100) / 100 : null;
       const broken: string[] = [];
       const minRatio = kept ? BUDGET.keptRatio : BUDGET.ratio;
-      if (ratio < minRatio) broken.push(`ratio ${ratio} < ${minRatio}${kept ? " (a kept page)" : ""}`);
-      if (kept && statementsPerRequest !== null && statementsPerRequest >= BUDGET.keptStatementsPerRequest) broken.push(`${statementsPerRequest.toFixed(3)} database statements per request on a kept page`);
-      if (app.p99Ms >= BUDGET.p99Ms) broken.push(`p99 ${app.p99Ms} ms >= ${BUDGET.p99Ms}`);
+      if (!page.recordOnly) {
+        if (ratio < minRatio) broken.push(`ratio ${ratio} < ${minRatio}${kept ? " (a kept page)" : ""}`);
+        if (kept && statementsPerRequest !== null && statementsPerRequest >= BUDGET.keptStatementsPerRequest) broken.push(`${statementsPerRequest.toFixed(3)} database statements per request on a kept page`);
+        if (app.p99Ms >= BUDGET.p99Ms) broken.push(`p99 ${app.p99Ms} ms >= ${BUDGET.p99Ms}`);
+      }
       if (app.errors > 0) broken.push(`${app.errors} errors or answers other than ${status}`);
       rows.push({ path: label, bytes: body.length, kept, statementsPerRequest, app, static: stat, ratio, cpuRatio, broken });
       problems.push(...broken.map((b) => `${label}: ${b}`));
-      console.log(`${label}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}\tCPU µs/req ${app.cpuMicrosPerRequest ?? "?"} / static ${stat.cpuMicrosPerRequest ?? "?"} (${cpuRatio ?? "?"})\t${kept ? "kept" : "rendered"}, ${statementsPerRequest === null ? "?" : statementsPerRequest.toFixed(3)} statements/req${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
+      console.log(`${label}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}\tCPU µs/req ${app.cpuMicrosPerRequest ?? "?"} / static ${stat.cpuMicrosPerRequest ?? "?"} (${cpuRatio ?? "?"})\t${kept ? "kept" : page.recordOnly ? "rendered (for the record: no budget but its status)" : "rendered"}, ${statementsPerRequest === null ? "?" : statementsPerRequest.toFixed(3)} statements/req${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
       return warm.requests + app.requests;
     };
     for (const [i, page] of pages.entries()) {
@@ -264,9 +269,9 @@ try {
     }
     // The link pages, after the key count: each of their addresses is a rate-limit key for a minute.
     const links: MeasuredPage[] = [];
-    if (onlyPaths.length === 0 || onlyPaths.includes("/team-invite")) links.push({ path: await teamInviteLink(base), label: "/team-invite/{token}", ownAddresses: true });
+    if (onlyPaths.length === 0 || onlyPaths.includes("/team-invite")) links.push({ path: await teamInviteLink(base), label: "/team-invite/{token}", ownAddresses: true, recordOnly: true });
     // A link the site does not know answers as one used or expired: 410 and the page saying so.
-    if (onlyPaths.length === 0 || onlyPaths.includes("/returning")) links.push({ path: `/returning/${randomBytes(32).toString("base64url")}`, label: "/returning/{old token} (410)", status: 410, ownAddresses: true });
+    if (onlyPaths.length === 0 || onlyPaths.includes("/returning")) links.push({ path: `/returning/${randomBytes(32).toString("base64url")}`, label: "/returning/{old token} (410)", status: 410, ownAddresses: true, recordOnly: true });
     for (const [i, page] of links.entries()) await benchPage(`link${i}`, page);
   } finally {
     statics.stop();
