@@ -49,7 +49,36 @@ export function showToast(message: ToastMessage): void {
   const open = [...region.querySelectorAll<HTMLElement>(".toast:not([hidden])")];
   for (const old of open.slice(0, Math.max(0, open.length - TOAST_LIMIT + 1))) dismiss(old);
   region.append(toast);
-  setTimeout(() => dismiss(toast), AUTO_DISMISS_MS);
+  autoDismiss(toast);
+}
+
+/**
+ * Hides the toast after AUTO_DISMISS_MS, but never while it has focus or the pointer is over it (WCAG 2.2.1): a toast
+ * hidden under the keyboard's focus would drop focus to the page. Leaving it starts the time again.
+ */
+function autoDismiss(toast: HTMLElement): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let pointerOver = false;
+  const start = () => {
+    if (timer === undefined && !pointerOver && !toast.contains(document.activeElement)) timer = setTimeout(() => dismiss(toast), AUTO_DISMISS_MS);
+  };
+  const pause = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  toast.addEventListener("focusin", pause);
+  toast.addEventListener("focusout", (event) => {
+    if (!toast.contains(event.relatedTarget as Node | null)) queueMicrotask(start);
+  });
+  toast.addEventListener("pointerenter", () => {
+    pointerOver = true;
+    pause();
+  });
+  toast.addEventListener("pointerleave", () => {
+    pointerOver = false;
+    start();
+  });
+  start();
 }
 
 function sameMessage(toast: HTMLElement, message: ToastMessage): boolean {

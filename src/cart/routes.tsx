@@ -1,7 +1,6 @@
-import { Router, type Request, type RequestHandler, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import { formError, formPost, jsonPost, toastBack } from "../http/forms.ts";
 import type { PageContext } from "../http/render.tsx";
-import { buildPageContext, type PageContextOptions } from "../http/pageContext.ts";
 import { isStateless } from "../http/pageCache.ts";
 import { DomainError } from "../errors.ts";
 import { refererPath } from "../http/redirects.ts";
@@ -17,23 +16,6 @@ import { CART_ERRORS, CART_MESSAGES, CART_TEXT } from "../shared/cart/texts.ts";
 export const CART_ADD_LIMIT_PER_MINUTE = 120;
 
 const lineNotFound = () => new DomainError("not_found", CART_ERRORS.itemGone);
-
-/**
- * The cart page of a visitor with a session, answered from its kept copy right after the session is read (mounted
- * before the body parsers, compression, the other routes and the page context): the same key and the same answer as
- * `GET /cart` below gives, without what that page never needs. Anything else goes on to the route: a session whose
- * checkout the page context settles first, a visitor without state (answered from the kept pages before the
- * session), no session (the store is down: the page shows its notice), a copy not kept yet.
- */
-export function keptCartPage(deps: { page: CartPageDeps; pages: PageContextOptions }): RequestHandler {
-  return async (req, res, next) => {
-    if (!req.session || req.session.checkout || isStateless(req)) return next();
-    // A catalogue that fails here fails the route the same way, after the page context its error page needs.
-    const key = await cartStateKey(deps.page.catalogue, readCart(req)).catch(() => undefined);
-    if (key !== undefined && buildPageContext(req, res, deps.pages, { sessionNotice: true }).fromKeptPage(key)) return;
-    next();
-  };
-}
 
 /**
  * The session cart: its page and its API. `settlePaidCheckout` (from orders/) runs before the cart is read, so a
