@@ -1,4 +1,4 @@
-import { toDate } from "../../db/rows.ts";
+import { toDate, toJson } from "../../db/rows.ts";
 import type { Guardian } from "../../shared/registrations/rules.ts";
 import { toText } from "../../shared/toText.ts";
 import type { RegistrationStatus } from "./states.ts";
@@ -180,7 +180,7 @@ export function registrationOf(row: Row, athletes: Row[], dayIds: number[]): Reg
   };
 }
 
-export async function loadRegistration(conn: Conn, row: Row | undefined): Promise<Registration | undefined> {
+async function loadRegistration(conn: Conn, row: Row | undefined): Promise<Registration | undefined> {
   if (!row) return undefined;
   const id = Number(row.id);
   const [athletes, days] = await Promise.all([
@@ -188,4 +188,39 @@ export async function loadRegistration(conn: Conn, row: Row | undefined): Promis
     conn("registration_days as rd").join("event_days as d", "d.id", "rd.event_day_id").where("rd.registration_id", id).orderBy(["d.sort_order", "d.id"]).select("d.id"),
   ]);
   return registrationOf(row, athletes as Row[], (days as Row[]).map((d) => Number(d.id)));
+}
+
+/** The athletes' columns registrationOf reads, and `id` for their order. */
+const ATHLETE_COLUMNS = [
+  "id", "position", "first_name", "last_name", "email", "phone", "grade", "age", "gender", "school_name", "club_name", "shirt_size",
+  "emergency_contact_name", "emergency_contact_phone", "special_requirements", "withdrawn_at", "waiver_version", "waiver_signed_name",
+  "waiver_signer_relationship", "waiver_signed_at", "package_code", "package_label", "list_price_cents", "sibling_discount_cents", "day_ids",
+];
+const ATHLETES_JSON = `(select json_arrayagg(json_object(${ATHLETE_COLUMNS.map((c) => `'${c}', a.${c}`).join(", ")})) from registration_athletes a where a.registration_id = r.id) as athletes_json`;
+const DAYS_JSON = "(select json_arrayagg(json_array(d.sort_order, d.id)) from registration_days rd join event_days d on d.id = rd.event_day_id where rd.registration_id = r.id) as days_json";
+
+const isMysql = (conn: Conn) => (conn.client as { config: { client: string } }).config.client === "mysql2";
+const byOrder = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
+
+/**
+ * A registration read whole by one of its unique columns; `lock`: its row locked for the transaction (FOR UPDATE).
+ * On MySQL one statement: the row with its athletes and days aggregated as JSON in subqueries (neither MySQL 8 nor
+ * MariaDB orders inside JSON_ARRAYAGG alike, so they are put in order here). The subqueries read without a lock, as
+ * the separate reads did: InnoDB evaluates them after the row's lock is granted, with a fresh READ COMMITTED view,
+ * and every writer of the athletes and days holds the registration's lock (test/integration/registrationRead.test.ts).
+ * SQLite reads the athletes and days apart (one connection: nothing to save).
+ */
+export async function readRegistration(conn: Conn, where: { reference: string } | { form_session_id: string }, lock: boolean): Promise<Registration | undefined> {
+  if (!isMysql(conn)) {
+    const q = conn<Row>("registrations").where(where);
+    return loadRegistration(conn, await (lock ? q.forUpdate() : q).first());
+  }
+  const [column, value] = Object.entries(where)[0]!;
+  const q = conn<Row>("registrations as r").where(`r.${column}`, value).select("r.*", conn.raw(ATHLETES_JSON), conn.raw(DAYS_JSON));
+  const row = (await (lock ? q.forUpdate() : q).first()) as Row | undefined;
+  if (!row) return undefined;
+  const { athletes_json, days_json, ...own } = row;
+  const athletes = toJson<Row[]>(athletes_json, []).sort((a, b) => byOrder([Number(a.position), Number(a.id)], [Number(b.position), Number(b.id)]));
+  const days = toJson<[number, number][]>(days_json, []).sort(byOrder);
+  return registrationOf(own, athletes, days.map((d) => Number(d[1])));
 }

@@ -1,27 +1,27 @@
 import type { Knex } from "knex";
 import { toDate } from "../../../db/rows.ts";
 import { countsPlaces, movePlaces } from "../../../events/places.ts";
-import { loadRegistration, type Registration, type RegistrationStatus } from "../registration.ts";
+import { readRegistration, type Registration, type RegistrationStatus } from "../registration.ts";
 import { REGISTRATION_TRANSITIONS, type RegistrationTransition } from "../states.ts";
 import type { Conn, Row } from "./rows.ts";
 
 /** The registrations table: a registration found or locked (third in the lock order, core/locks.ts), its state moves and amounts. */
 
 export async function findByReference(conn: Conn, reference: string): Promise<Registration | undefined> {
-  return loadRegistration(conn, await conn<Row>("registrations").where({ reference }).first());
+  return readRegistration(conn, { reference }, false);
 }
 
 export async function findByFormSession(conn: Conn, formSessionId: string): Promise<Registration | undefined> {
-  return loadRegistration(conn, await conn<Row>("registrations").where({ form_session_id: formSessionId }).first());
+  return readRegistration(conn, { form_session_id: formSessionId }, false);
 }
 
 /** 3. The registration's row locked for this transaction (third in the lock order: src/registrations/core/locks.ts), then read whole. */
 export async function lockByFormSession(trx: Knex.Transaction, formSessionId: string): Promise<Registration | undefined> {
-  return loadRegistration(trx, await trx<Row>("registrations").where({ form_session_id: formSessionId }).forUpdate().first());
+  return readRegistration(trx, { form_session_id: formSessionId }, true);
 }
 
 export async function lockByReference(trx: Knex.Transaction, reference: string): Promise<Registration | undefined> {
-  return loadRegistration(trx, await trx<Row>("registrations").where({ reference }).forUpdate().first());
+  return readRegistration(trx, { reference }, true);
 }
 
 /** A registration's id and event, read without a lock (neither ever changes): what its transactions lock first. */
