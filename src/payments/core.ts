@@ -57,8 +57,11 @@ export const REJECTED_REFUND_KEY_PREFIX = "rejected:payment:";
 
 /** What a feature (shop orders, event registrations) does when one of its payments settles. */
 export interface PaymentKindHandler {
-  /** Inside the transaction that marks the payment paid, once per payment. No network calls here. */
-  onPaid(trx: Knex.Transaction, payment: PaymentRow): Promise<PaidOutcome>;
+  /**
+   * Inside the transaction that marks the payment paid, once per payment (again on each retry of that transaction).
+   * `context`: what the visitor's own request asked of the kind (SettleVisit), absent otherwise. No network calls here.
+   */
+  onPaid(trx: Knex.Transaction, payment: PaymentRow, context?: unknown): Promise<PaidOutcome>;
   /**
    * What the kind's own row says is due, checked against the PaymentIntent as well as the payment row (null: no
    * opinion). Called first in the settling transaction, after the payment's lock: a kind that decides on its row
@@ -96,6 +99,14 @@ export type SettleResult =
   | { status: "mismatch"; reason: string; needsReview: boolean; payment: PaymentRow }
   /** The kind rejected the payment: refund_pending while the refund job and Stripe have not finished, then refunded. */
   | { status: "refunded"; reason: string; payment: PaymentRow };
+
+/** What the request of the visitor who paid (the return) knows already and asks of the settlement. */
+export interface SettleVisit {
+  /** The kind's queue (PaymentKindHandler.queueKey) as the caller read it with the payment: not asked of the kind again. */
+  queueKey?: string;
+  /** Handed to the kind's onPaid as it is. */
+  context?: unknown;
+}
 
 export interface EnsureIntentInput {
   kind: string;
@@ -206,9 +217,9 @@ export interface PaymentCore extends SavedCards {
   readonly refundJobs: JobQueue;
   /**
    * Fetches the PaymentIntent from Stripe, checks it, and marks the payment paid exactly once. `known`: the payment
-   * as the caller just read it (not looked up again; read again under its lock).
+   * as the caller just read it (not looked up again; read again under its lock); `visit`: see SettleVisit.
    */
-  settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow): Promise<SettleResult>;
+  settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult>;
   /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
   handleEvent(event: Stripe.Event): Promise<void>;
   /** The live payment of (kind, reference), if any. */
@@ -244,7 +255,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
       onRefunded: async (trx, payment, facts) => handlerFor(payment.kind).onRefunded?.(trx, payment, facts),
       onRefundFailed: async (trx, payment, refund) => handlerFor(payment.kind).onRefundFailed?.(trx, payment, refund),
       afterChange: (payment) => afterChange(handlerFor(payment.kind), payment),
-      inKindQueue: (payment, work) => inKindQueue(handlerFor(payment.kind), payment.reference, work),
+      inKindQueue: (payment, work) => inKindQueue(handlerFor(payment.kind), payment.reference, undefined, work),
     },
   });
 
@@ -257,7 +268,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   const fresh = async (id: number) => (await repo.findById(db, id))!;
   const logFields = (p: PaymentRow) => ({ kind: p.kind, reference: p.reference, intentId: p.providerPaymentId });
 
-  async function settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow): Promise<SettleResult> {
+  async function settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult> {
     const found = known?.providerPaymentId === intentId ? known : await repo.findByIntentId(db, intentId);
     if (!found) throw new UnknownPaymentError(`No payment for ${intentId}`);
     const handler = handlerFor(found.kind);
@@ -270,7 +281,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     const intent = await gateway.retrieveIntent(intentId);
 
     type Step = { result: SettleResult; accepted: boolean; changed?: boolean };
-    const step = await inKindQueue(handler, found.reference, async (trx): Promise<Step> => {
+    const step = await inKindQueue(handler, found.reference, visit?.queueKey, async (trx): Promise<Step> => {
       // The payment as locked (the lock's statement reads the row).
       let payment = repo.paymentOf((await lockForUpdate(trx, "payments", found.id))!);
       if (payment.expectedAmountCents !== null) {
@@ -291,7 +302,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         case "pay": {
           const paid = await repo.markPaidOnce(trx, payment, via);
           if (!paid) return { result: current(await now()), accepted: false };
-          const outcome = await handler.onPaid(trx, paid);
+          const outcome = await handler.onPaid(trx, paid, visit?.context);
           if (outcome === "reject" || typeof outcome === "object") {
             const reason = typeof outcome === "object" ? outcome.reject : `rejected by the ${payment.kind}`;
             await repo.transition(trx, payment.id, "requestRefund", { refund_reason: reason });
@@ -340,8 +351,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   }
 
   /** A transaction that locks a payment, queued behind the kind's own transactions on the row its handler will lock next. */
-  async function inKindQueue<T>(handler: PaymentKindHandler, reference: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const key = await handler.queueKey?.(db, reference);
+  async function inKindQueue<T>(handler: PaymentKindHandler, reference: string, knownKey: string | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const key = knownKey ?? (await handler.queueKey?.(db, reference));
     return key ? queuedLockingTransaction(db, key, work) : lockingTransaction(db, work);
   }
 
@@ -600,7 +611,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     const found = await repo.findById(db, paymentId);
     if (!found) throw new UnknownPaymentError(`There is no payment ${paymentId}.`);
     const handler = handlerFor(found.kind);
-    const payment = await inKindQueue(handler, found.reference, async (trx) => {
+    const payment = await inKindQueue(handler, found.reference, undefined, async (trx) => {
       await lockForUpdate(trx, "payments", found.id);
       await handler.expected?.(trx, found.reference);
       const locked = (await repo.findById(trx, found.id))!;

@@ -4,13 +4,13 @@ import { placesLeftForLate } from "../core/lapse.ts";
 import { REJECTED_REFUND_KEY_PREFIX } from "../../payments/core.ts";
 import { eventPaymentsKey, registrationPaymentsKey } from "../core/locks.ts";
 import { keepHoldUntil } from "../core/tables/holds.ts";
-import { findByReference, settlementStateOf, transition } from "../core/tables/registrations.ts";
+import { findByReference, settlementStateOf, transition, type SettlementState } from "../core/tables/registrations.ts";
 import { canTransition } from "../core/states.ts";
 import { lateRegistrationRefundEmail } from "../core/email.ts";
 import { holdIsLive, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
 import { registrationRefundFailed, syncRegistrationRefunds } from "../changes/refundOutcomes.ts";
 import { amountDueNow, paysDeposit, rememberDepositCard } from "../core/money/deposit.ts";
-import { confirmPaid, depositsPaid, DISCOUNT_REJECTION } from "./confirmPaid.ts";
+import { asPageLinkAsk, confirmPaid, depositsPaid, DISCOUNT_REJECTION } from "./confirmPaid.ts";
 import { LIVE_MARGIN_MS, liveHoldLocked, lockAggregate, lockedIn, lockLiveHold, restartWithEveryLock } from "./settlementLocks.ts";
 
 /**
@@ -23,16 +23,22 @@ import { LIVE_MARGIN_MS, liveHoldLocked, lockAggregate, lockedIn, lockLiveHold, 
 /** How long a live hold is kept (renewed each time Stripe still says so) while its payment is `processing`. */
 export const PROCESSING_HOLD_MS = 24 * 60 * 60_000;
 
+/**
+ * The queue a registration's settlement joins, from its state read before the transaction. The event is kept
+ * before the transaction too (usually kept already: no statement), so that its confirmation e-mail reads none.
+ */
+export async function settlementQueueKey(deps: RegistrationDeps, reference: string, seen: SettlementState): Promise<string> {
+  await findEvent(deps.db, seen.eventId);
+  // A live hold's settlement locks only its registration (lockLiveHold): it queues behind that registration's own
+  // settlements (the return and the webhook), not behind every payment of the event; the others take the event's lock.
+  return holdIsLive(seen, new Date(deps.clock().getTime() + LIVE_MARGIN_MS)) ? registrationPaymentsKey(reference) : eventPaymentsKey(seen.eventId);
+}
+
 export function registerRegistrationPayments(deps: RegistrationDeps): void {
   deps.paymentCore.register(REGISTRATION_KIND, {
     async queueKey(db, reference) {
       const seen = await settlementStateOf(db, reference);
-      if (!seen) return undefined;
-      // Kept before the transaction (usually kept already: no statement), so that its confirmation e-mail reads none.
-      await findEvent(db, seen.eventId);
-      // A live hold's settlement locks only its registration (lockLiveHold): it queues behind that registration's own
-      // settlements (the return and the webhook), not behind every payment of the event; the others take the event's lock.
-      return holdIsLive(seen, new Date(deps.clock().getTime() + LIVE_MARGIN_MS)) ? registrationPaymentsKey(reference) : eventPaymentsKey(seen.eventId);
+      return seen ? settlementQueueKey(deps, reference, seen) : undefined;
     },
 
     async expected(trx, reference) {
@@ -40,7 +46,10 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       return r ? { amountCents: amountDueNow(r), version: r.version } : null;
     },
 
-    async onPaid(trx, payment) {
+    async onPaid(trx, payment, context) {
+      // The return's ask for the page's link (confirmReturn.ts): told afresh by each run of the transaction.
+      const page = asPageLinkAsk(context);
+      if (page) page.token = undefined;
       const locked = lockedIn.get(trx);
       const underLock = locked?.reference === payment.reference;
       const r = underLock ? locked : await findByReference(trx, payment.reference);
@@ -49,7 +58,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       const now = deps.clock();
       if (r.status === "needs_review") {
         // An operator accepted the payment in review (PaymentCore.acceptReview): its places were kept, it is paid as it is.
-        if (payment.paidVia === "operator") return confirmPaid(deps, trx, r, payment, "acceptReview", true, now, underLock);
+        if (payment.paidVia === "operator") return confirmPaid(deps, trx, r, payment, "acceptReview", true, now, underLock, page);
         // Another payment of it is in review: this one is refunded, the registration waits for the operator as it is.
         return { reject: "the registration's earlier payment is in review" };
       }
@@ -59,7 +68,7 @@ export function registerRegistrationPayments(deps: RegistrationDeps): void {
       if (!held && liveHoldLocked.has(trx)) restartWithEveryLock(payment.reference);
       // A payment for a lapsed hold takes its places only when they are still free (the event row is locked).
       if (!held && (await placesLeftForLate(trx, r, now)) < r.places) return { reject: "the hold expired and the event is full" };
-      return confirmPaid(deps, trx, r, payment, paysDeposit(r) ? "payDeposit" : "pay", held, now, underLock);
+      return confirmPaid(deps, trx, r, payment, paysDeposit(r) ? "payDeposit" : "pay", held, now, underLock, page);
     },
 
     async onProcessing(trx, payment) {

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Registration } from "../core/registration.ts";
-import { eventIdOf, lockByReference } from "../core/tables/registrations.ts";
+import { eventIdOf, lockWithRedemption } from "../core/tables/registrations.ts";
+import type { Redemption } from "../core/money/redemptions.ts";
 import { codeIdOf } from "../core/money/codes.ts";
 import { holdIsLive } from "../core/deps.ts";
 import { RestartTransaction } from "../../db/transaction.ts";
@@ -30,11 +31,13 @@ export async function lockLiveHold(trx: Knex.Transaction, reference: string, now
   if (needsEveryLock.delete(reference)) return undefined;
   // Locked at once (the paid family's hold is nearly always live): a hold found no longer live is released by the
   // restart before any other lock is taken, so the lock order holds without a look at the row first.
-  const r = await lockByReference(trx, reference);
-  if (!r) return undefined;
+  const read = await lockWithRedemption(trx, reference);
+  if (!read) return undefined;
+  const { r, redemption } = read;
   if (!holdIsLive(r, new Date(now.getTime() + LIVE_MARGIN_MS))) restartWithEveryLock(reference);
   liveHoldLocked.add(trx);
   lockedIn.set(trx, r);
+  if (redemption !== undefined) redemptionIn.set(trx, redemption);
   return r;
 }
 
@@ -51,3 +54,6 @@ export async function lockAggregate(trx: Knex.Transaction, reference: string): P
  * only the payment row between the two): read once under the event's lock instead of twice.
  */
 export const lockedIn = new WeakMap<Knex.Transaction, Registration>();
+
+/** The registration's code use (null: none) read with it under its lock by lockLiveHold, for redeemUse in the same transaction. */
+export const redemptionIn = new WeakMap<Knex.Transaction, Redemption | null>();

@@ -87,13 +87,21 @@ export async function confirmationManageUrl(trx: Knex.Transaction, deps: Pick<Re
  * reload shows the same link instead of adding one.
  */
 export async function confirmationPageManageHref(req: Request, deps: RegistrationDeps, r: Registration): Promise<string> {
-  let token = req.session.manageLinks?.[r.reference];
+  let token = pageLinkKept(req, r.reference);
   if (!token) {
     token = await issueManageLink(deps.db, r.id, "page", deps.clock());
-    const kept = Object.entries(req.session.manageLinks ?? {}).slice(-9);
-    req.session.manageLinks = { ...Object.fromEntries(kept), [r.reference]: token };
+    keepPageLink(req, r.reference, token);
   }
   return `${MANAGE_PATH}/${token}`;
+}
+
+/** The page's manage link this session keeps for a registration, if any. */
+export const pageLinkKept = (req: Request, reference: string): string | undefined => req.session.manageLinks?.[reference];
+
+/** The session keeps the page's manage link of a registration (the last ten registrations'). */
+export function keepPageLink(req: Request, reference: string, token: string): void {
+  const kept = Object.entries(req.session.manageLinks ?? {}).slice(-9);
+  req.session.manageLinks = { ...Object.fromEntries(kept), [reference]: token };
 }
 
 /** What a link opens: the registration, its event, the page's address and, for a family's link, the one athlete. */

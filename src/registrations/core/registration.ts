@@ -199,7 +199,6 @@ const ATHLETE_COLUMNS = [
 const ATHLETES_JSON = `(select json_arrayagg(json_object(${ATHLETE_COLUMNS.map((c) => `'${c}', a.${c}`).join(", ")})) from registration_athletes a where a.registration_id = r.id) as athletes_json`;
 const DAYS_JSON = "(select json_arrayagg(json_array(d.sort_order, d.id)) from registration_days rd join event_days d on d.id = rd.event_day_id where rd.registration_id = r.id) as days_json";
 
-const isMysql = (conn: Conn) => (conn.client as { config: { client: string } }).config.client === "mysql2";
 const byOrder = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
 
 /**
@@ -211,16 +210,25 @@ const byOrder = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1
  * SQLite reads the athletes and days apart (one connection: nothing to save).
  */
 export async function readRegistration(conn: Conn, where: { reference: string } | { form_session_id: string }, lock: boolean): Promise<Registration | undefined> {
+  return (await readWhole(conn, where, lock))?.r;
+}
+
+/** readRegistration, with `extra` columns of the same statement on MySQL (subqueries on `r`), answered in `row`. */
+export async function readWhole(conn: Conn, where: { reference: string } | { form_session_id: string }, lock: boolean, extra: string[] = []): Promise<{ r: Registration; row: Row } | undefined> {
   if (!isMysql(conn)) {
     const q = conn<Row>("registrations").where(where);
-    return loadRegistration(conn, await (lock ? q.forUpdate() : q).first());
+    const row: Row | undefined = await (lock ? q.forUpdate() : q).first();
+    const r = await loadRegistration(conn, row);
+    return r ? { r, row: row! } : undefined;
   }
   const [column, value] = Object.entries(where)[0]!;
-  const q = conn<Row>("registrations as r").where(`r.${column}`, value).select("r.*", conn.raw(ATHLETES_JSON), conn.raw(DAYS_JSON));
+  const q = conn<Row>("registrations as r").where(`r.${column}`, value).select("r.*", ...[ATHLETES_JSON, DAYS_JSON, ...extra].map((sql) => conn.raw(sql)));
   const row = (await (lock ? q.forUpdate() : q).first()) as Row | undefined;
   if (!row) return undefined;
   const { athletes_json, days_json, ...own } = row;
   const athletes = toJson<Row[]>(athletes_json, []).sort((a, b) => byOrder([Number(a.position), Number(a.id)], [Number(b.position), Number(b.id)]));
   const days = toJson<[number, number][]>(days_json, []).sort(byOrder);
-  return registrationOf(own, athletes, days.map((d) => Number(d[1])));
+  return { r: registrationOf(own, athletes, days.map((d) => Number(d[1]))), row };
 }
+
+export const isMysql = (conn: Conn) => (conn.client as { config: { client: string } }).config.client === "mysql2";

@@ -46,7 +46,7 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
   const confirmReturnJson = jsonPost({
     run: async (req, _res, body, event: EventDetail): Promise<JsonAnswer> => {
       const intentId = typeof body.paymentIntentId === "string" ? body.paymentIntentId.slice(0, 200) : "";
-      const result = await confirmReturn(deps, ownReference(req, event.id, body.option), intentId);
+      const result = await confirmReturn(deps, req, ownReference(req, event.id, body.option), intentId);
       switch (result.status) {
         case "paid":
           return { json: { success: true, status: "paid", registrationId: result.payment.reference } };

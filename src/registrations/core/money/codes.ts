@@ -89,8 +89,9 @@ export type RedeemOutcome = { redemption: Redemption | undefined } | { reject: s
  * When the registration is paid: a use held by a live hold becomes redeemed; one whose hold lapsed is redeemed only
  * while the code still has a use left (the code's row was locked by the settling transaction before the registration's).
  */
-export async function redeemUse(trx: Knex.Transaction, registrationId: number, holdLive: boolean, now: Date): Promise<RedeemOutcome> {
-  const found = await redemptionOf(trx, registrationId);
+export async function redeemUse(trx: Knex.Transaction, registrationId: number, holdLive: boolean, now: Date, known?: Redemption | null): Promise<RedeemOutcome> {
+  // `known`: read under the registration's lock in this transaction (null: none); otherwise read here.
+  const found = known === undefined ? await redemptionOf(trx, registrationId) : (known ?? undefined);
   if (!found || found.status === "redeemed") return { redemption: found };
   if (!(found.status === "held" && holdLive)) {
     const code = await codes.findCodeById(trx, found.codeId);

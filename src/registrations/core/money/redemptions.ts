@@ -63,7 +63,16 @@ export async function redemptionOf(conn: Conn, registrationId: number): Promise<
     .join("discount_codes as c", "c.id", "dr.discount_code_id")
     .where("dr.registration_id", registrationId)
     .first("dr.id", "dr.discount_code_id", "c.code", "c.discount_type", "c.value", "dr.registration_id", "dr.amount_off_cents", "dr.status");
-  if (!row) return undefined;
+  return row ? redemptionFrom(row) : undefined;
+}
+
+/** MySQL: the redemption of the registration `r` of the outer statement, as a JSON object (null: none), for redemptionFrom. */
+export const REDEMPTION_JSON =
+  "(select json_object('id', dr.id, 'discount_code_id', dr.discount_code_id, 'code', c.code, 'discount_type', c.discount_type, 'value', c.value, " +
+  "'registration_id', dr.registration_id, 'amount_off_cents', dr.amount_off_cents, 'status', dr.status) " +
+  "from discount_redemptions dr join discount_codes c on c.id = dr.discount_code_id where dr.registration_id = r.id) as redemption_json";
+
+export function redemptionFrom(row: Record<string, unknown>): Redemption {
   return {
     id: Number(row.id),
     codeId: Number(row.discount_code_id),

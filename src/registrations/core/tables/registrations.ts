@@ -1,9 +1,11 @@
 import type { Knex } from "knex";
-import { toDate } from "../../../db/rows.ts";
+import { toDate, toJson } from "../../../db/rows.ts";
+import { REDEMPTION_JSON, redemptionFrom, type Redemption } from "../money/redemptions.ts";
 import { countsPlaces, movePlaces } from "../../../events/places.ts";
-import { readRegistration, type Registration, type RegistrationStatus } from "../registration.ts";
+import { isMysql, readRegistration, readWhole, type Registration, type RegistrationStatus } from "../registration.ts";
 import { REGISTRATION_TRANSITIONS, type RegistrationTransition } from "../states.ts";
 import type { Conn, Row } from "./rows.ts";
+import { paymentOf, type PaymentRow } from "../../../payments/repository.ts";
 
 /** The registrations table: a registration found or locked (third in the lock order, core/locks.ts), its state moves and amounts. */
 
@@ -24,16 +26,45 @@ export async function lockByReference(trx: Knex.Transaction, reference: string):
   return readRegistration(trx, { reference }, true);
 }
 
+/**
+ * lockByReference with the registration's code use read in the same statement on MySQL (null: none), after the lock
+ * as redemptionOf would read it; undefined on SQLite (not read: the caller reads it when it needs it).
+ */
+export async function lockWithRedemption(trx: Knex.Transaction, reference: string): Promise<{ r: Registration; redemption: Redemption | null | undefined } | undefined> {
+  const read = await readWhole(trx, { reference }, true, isMysql(trx) ? [REDEMPTION_JSON] : []);
+  if (!read) return undefined;
+  if (!isMysql(trx)) return { r: read.r, redemption: undefined };
+  const found = toJson<Row | null>(read.row.redemption_json, null);
+  return { r: read.r, redemption: found ? redemptionFrom(found) : null };
+}
+
 /** A registration's id and event, read without a lock (neither ever changes): what its transactions lock first. */
 export async function idsOf(conn: Conn, reference: string): Promise<{ id: number; eventId: number } | undefined> {
   const row = await conn<Row>("registrations").where({ reference }).first("id", "event_id");
   return row ? { id: Number(row.id), eventId: Number(row.event_id) } : undefined;
 }
 
+export type SettlementState = Pick<Registration, "status" | "reservedUntil" | "eventId">;
+
 /** A registration's event and hold state, read without a lock (which queue its settlement joins). */
-export async function settlementStateOf(conn: Conn, reference: string): Promise<(Pick<Registration, "status" | "reservedUntil" | "eventId">) | undefined> {
+export async function settlementStateOf(conn: Conn, reference: string): Promise<SettlementState | undefined> {
   const row = await conn<Row>("registrations").where({ reference }).first("event_id", "status", "reserved_until");
   return row ? { eventId: Number(row.event_id), status: String(row.status) as RegistrationStatus, reservedUntil: toDate(row.reserved_until) } : undefined;
+}
+
+/**
+ * The browser's return: the registration's settlement state (settlementStateOf) and its newest payment of `kind`
+ * (PaymentCore.latestFor), read without a lock in one statement.
+ */
+export async function settlementStateWithPayment(conn: Conn, reference: string, kind: string): Promise<{ state: SettlementState; payment: PaymentRow | undefined } | undefined> {
+  const row: Row | undefined = await conn<Row>("registrations as r")
+    .leftJoin("payments as p", (on) => on.on("p.reference", "r.reference").andOnVal("p.kind", kind))
+    .where("r.reference", reference)
+    .orderBy("p.id", "desc")
+    .first<Row | undefined>("p.*", "r.event_id as registration_event_id", "r.status as registration_status", "r.reserved_until as registration_reserved_until");
+  if (!row) return undefined;
+  const state = { eventId: Number(row.registration_event_id), status: String(row.registration_status) as RegistrationStatus, reservedUntil: toDate(row.registration_reserved_until) };
+  return { state, payment: row.id === null || row.id === undefined ? undefined : paymentOf(row) };
 }
 
 /** The event a registration belongs to, read without a lock (it never changes): the first lock of its transactions. */
