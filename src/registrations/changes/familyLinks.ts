@@ -49,11 +49,10 @@ export async function writeOutgoing(trx: Knex.Transaction, out: Outgoing): Promi
 export async function familyLinksAtPayment(trx: Knex.Transaction, deps: Pick<RegistrationDeps, "site" | "publicUrl">, event: EventDetail, r: Registration, now: Date): Promise<Outgoing> {
   const out: Outgoing = { links: [], emails: [] };
   if (r.kind !== "team") return out;
-  const claimed = new Set(await changesRepo.claimedReminderPositions(trx, r.id, FAMILY_LINK_AT_PAYMENT));
-  const athletes = r.athletes.filter((a) => a.withdrawnAt === null && !claimed.has(a.position));
+  const { claimed, eventFreezeAt } = await changesRepo.claimsAndEventFreeze(trx, r.id, FAMILY_LINK_AT_PAYMENT, event.id);
+  const athletes = r.athletes.filter((a) => a.withdrawnAt === null && !claimed.includes(a.position));
   if (athletes.length === 0) return out;
   await changesRepo.claimReminders(trx, r.id, athletes.map((a) => a.position), FAMILY_LINK_AT_PAYMENT, now);
-  const eventFreezeAt = await eventChangesFreezeAt(trx, event.id);
   for (const athlete of athletes) {
     const { token, row } = newManageLink(r.id, "family", now, athlete.position);
     out.links.push(row);

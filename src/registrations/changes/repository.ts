@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { movePlaces } from "../../events/places.ts";
 import type { Db } from "../../db/knex.ts";
+import { toDate } from "../../db/rows.ts";
 import type { RegistrationStatus } from "../core/registration.ts";
 import { mapChange, type ChangeData, type RegistrationChange } from "../core/tables/changes.ts";
 import type { Holder } from "../core/tables/holds.ts";
@@ -99,6 +100,19 @@ export async function claimedReminderPositions(conn: Conn, registrationId: numbe
   const q = conn("registration_reminders").where({ registration_id: registrationId, kind });
   if (since) q.where("sent_at", ">=", since);
   return (await q.pluck("athlete_position")).map(Number);
+}
+
+/**
+ * claimedReminderPositions (without `since`) and the event's own deadline for changes (core/tables/eventTerms.ts
+ * eventChangesFreezeAt), read in one statement: a row for the event, one per claim.
+ */
+export async function claimsAndEventFreeze(conn: Conn, registrationId: number, kind: string, eventId: number): Promise<{ claimed: number[]; eventFreezeAt: Date | null }> {
+  const rows: Record<string, unknown>[] = await conn("events as e")
+    .leftJoin("registration_reminders as rr", (on) => on.onVal("rr.registration_id", registrationId).andOnVal("rr.kind", kind))
+    .where("e.id", eventId)
+    .select("e.changes_freeze_at", "rr.athlete_position");
+  const claimed = rows.filter((r) => r.athlete_position !== null && r.athlete_position !== undefined).map((r) => Number(r.athlete_position));
+  return { claimed, eventFreezeAt: toDate(rows[0]?.changes_freeze_at) };
 }
 
 export async function insertChange(
