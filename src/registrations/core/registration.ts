@@ -190,7 +190,7 @@ async function loadRegistration(conn: Conn, row: Row | undefined): Promise<Regis
   return registrationOf(row, athletes as Row[], (days as Row[]).map((d) => Number(d.id)));
 }
 
-/** The athletes' columns registrationOf reads, and `id` for their order. */
+/** The athletes' columns mapAthlete reads (a column it starts to read is added here too), and `id` for their order. */
 const ATHLETE_COLUMNS = [
   "id", "position", "first_name", "last_name", "email", "phone", "grade", "age", "gender", "school_name", "club_name", "shirt_size",
   "emergency_contact_name", "emergency_contact_phone", "special_requirements", "withdrawn_at", "waiver_version", "waiver_signed_name",
@@ -206,7 +206,8 @@ const byOrder = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1
  * On MySQL one statement: the row with its athletes and days aggregated as JSON in subqueries (neither MySQL 8 nor
  * MariaDB orders inside JSON_ARRAYAGG alike, so they are put in order here). The subqueries read without a lock, as
  * the separate reads did: InnoDB evaluates them after the row's lock is granted, with a fresh READ COMMITTED view,
- * and every writer of the athletes and days holds the registration's lock (test/integration/registrationRead.test.ts).
+ * and every writer of the athletes and days but the privacy erasure (which never took it) holds the registration's lock
+ * (test/integration/registrations/booking/registrationRead.test.ts).
  * SQLite reads the athletes and days apart (one connection: nothing to save).
  */
 export async function readRegistration(conn: Conn, where: { reference: string } | { form_session_id: string }, lock: boolean): Promise<Registration | undefined> {
