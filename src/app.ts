@@ -31,6 +31,7 @@ import { customApparelRoutes } from "./customApparel/routes.tsx";
 import { contactRoutes, messageForms } from "./inbox/routes.tsx";
 import { policyRoutes } from "./policies/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
+import { eventApiRoutes } from "./events/apiRoute.ts";
 import { testRoutes } from "./http/testRoutes.tsx";
 import { shopRoutes } from "./catalogue/routes.tsx";
 import type { PaymentGateway } from "./payments/gateway.ts";
@@ -185,6 +186,8 @@ export function createApp(deps: AppDeps): Express {
   // number of queries (debug), and a warning for a query it runs twice.
   countRequestQueries(db);
   app.use(queryLog({ development: config.env === "development" }));
+  // Public JSON that reads no session: answered (and kept like the event's page) before compression, bodies and session.
+  app.use(eventApiRoutes({ db, now, pageCache, checkVersion: eventsVersion.check }));
 
   // 3. compression (pages and JSON; brotli at quality 4, gzip 6; built assets come precompressed), static files, health
   app.use(compression({ threshold: 1024 }));
