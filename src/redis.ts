@@ -188,8 +188,9 @@ export async function connectRedis(url: string, logger: Logger): Promise<Redis> 
   const client: Redis = createClient({
     url,
     disableOfflineQueue: true,
-    // No node-redis commandOptions.timeout: it covers a command only until it is written (and costs every command an
-    // AbortSignal timer of its own); the watchdog of guardCommands covers a command from sent to answered.
+    // No node-redis per-command timeout (0; unset it is 5 s): it covers a command only until it is written and costs
+    // every command an AbortSignal timer of its own; the watchdog of guardCommands covers a command from sent to answered.
+    commandOptions: { timeout: 0 },
     socket: {
       connectTimeout: 2000,
       reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000),
