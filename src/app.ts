@@ -12,7 +12,7 @@ import type { JobQueue } from "./db/jobQueue.ts";
 import type { CatalogueSource } from "./catalogue/source.ts";
 import { loadAssets } from "./http/assets.ts";
 import { staticFiles } from "./http/staticFiles.ts";
-import { createSessionStore, DEVELOPMENT_SECRET, SESSION_COOKIE, sessionMiddleware, sessionStoreReady } from "./http/session.ts";
+import { createSessionStore, DEVELOPMENT_SECRET, SESSION_COOKIE, sessionMiddleware, sessionStoreReady, storedSessionReader } from "./http/session.ts";
 import { sameOriginOnly, securityHeaders } from "./http/security.ts";
 import { createCsrf } from "./http/csrf.ts";
 import { healthRoutes } from "./http/health.ts";
@@ -31,6 +31,7 @@ import { customApparelRoutes } from "./customApparel/routes.tsx";
 import { contactRoutes, messageForms } from "./inbox/routes.tsx";
 import { policyRoutes } from "./policies/routes.tsx";
 import { eventRoutes } from "./events/routes.tsx";
+import { eventApiRoutes } from "./events/apiRoute.ts";
 import { testRoutes } from "./http/testRoutes.tsx";
 import { shopRoutes } from "./catalogue/routes.tsx";
 import type { PaymentGateway } from "./payments/gateway.ts";
@@ -174,17 +175,18 @@ export function createApp(deps: AppDeps): Express {
   // (query log, compression: it comes gzipped from its kept parts, body parsers, session, page context)
   app.use(securityHeaders(config.https));
   app.use(noCookieOnPublicResponses);
-  app.use(pageCache.serveBeforeSession({ sessionCookie: SESSION_COOKIE, sessionStoreReady: sessionStoreReady(sessionStore), beforeServing: eventsVersion.check }));
-  // The cart page of a visitor with a session, from its kept copy once the session is read (the later session
-  // middleware then finds it read and does nothing).
-  const session = sessionMiddleware(config, sessionStore);
+  const storeReady = sessionStoreReady(sessionStore);
+  app.use(pageCache.serveBeforeSession({ sessionCookie: SESSION_COOKIE, sessionStoreReady: storeReady, beforeServing: eventsVersion.check }));
+  // The cart page of a visitor with a session, from its kept copy with the session only read (no express-session).
   const cartPage: CartPageDeps = { catalogue: deps.catalogue, gateway: deps.gateway, shippingFlatRateCents: config.shippingFlatRateCents };
-  app.get("/cart", session, eventsVersion.check, keptCartPage({ page: cartPage, pages }));
+  app.get("/cart", eventsVersion.check, keptCartPage({ page: cartPage, pages, storedSession: storedSessionReader(config, sessionStore, storeReady) }));
 
   // A request that took a contended row lock logs its queries and lock times; development also each request's
   // number of queries (debug), and a warning for a query it runs twice.
   countRequestQueries(db);
   app.use(queryLog({ development: config.env === "development" }));
+  // Public JSON that reads no session: answered (and kept like the event's page) before compression, bodies and session.
+  app.use(eventApiRoutes({ db, now, pageCache, checkVersion: eventsVersion.check }));
 
   // 3. compression (pages and JSON; brotli at quality 4, gzip 6; built assets come precompressed), static files, health
   app.use(compression({ threshold: 1024 }));
@@ -200,7 +202,7 @@ export function createApp(deps: AppDeps): Express {
   // 5. bodies, session, page context (the error page needs it), same-origin check, CSRF
   app.use(express.json({ limit: "100kb" }));
   app.use(express.urlencoded({ extended: true, limit: "100kb", parameterLimit: 500 }));
-  app.use(session);
+  app.use(sessionMiddleware(config, sessionStore));
   app.use(pageContext(pages));
   app.use(sameOriginOnly(config.publicUrl));
   app.use(requireSessionForWrites);

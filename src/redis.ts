@@ -24,10 +24,23 @@ export function redisAvailable(client: Redis): boolean {
   return client.isReady && !stalled.has(client);
 }
 
+/** A command sent and not yet answered: its deadline counts from `sentAt`. */
+interface InFlight {
+  sentAt: number;
+  settled: boolean;
+  /** Late watchdog firings (a busy process) this command may still be given a fresh deadline for. */
+  lateRetries: number;
+  reject: (err: Error) => void;
+}
+
 /**
  * Every command gets a deadline (node-redis's own timeout stops once a command is written, so a paused server
  * would hold it forever). The first miss marks the client stalled: commands then fail at once, as with a
  * stopped Redis, while a PING probes until Redis answers again (and reopens the connection if it stays silent).
+ *
+ * One watchdog timer per client watches its commands in flight instead of a timer per command: Redis answers a
+ * connection's commands in the order they were sent, so only the oldest unanswered one can be the first to miss
+ * its deadline. The timer is re-armed when it fires, never per command.
  */
 function guardCommands(client: Redis, logger: Logger): void {
   // createClient returns a thin object over the real client (`_self`); typed commands (get, set, expire...)
@@ -38,42 +51,87 @@ function guardCommands(client: Redis, logger: Logger): void {
   let probe: NodeJS.Timeout | undefined;
   let probing = false;
 
+  /** Commands in the order they were sent; answered ones leave from the front when the watchdog looks. */
+  let inFlight: InFlight[] = [];
+  let oldest = 0;
+  let watchdog: NodeJS.Timeout | undefined;
+  /** When the watchdog is due: a firing much later than this means the process was busy. */
+  let watchdogDue = 0;
+  /** After a busy spell every command in flight counts its deadline from here, not from when it was sent. */
+  let busyUntil = 0;
+
+  const dueOf = (command: InFlight) => Math.max(command.sentAt, busyUntil) + REDIS_COMMAND_TIMEOUT_MS;
+
+  function oldestPending(): InFlight | undefined {
+    while (oldest < inFlight.length && inFlight[oldest]!.settled) oldest++;
+    if (oldest === inFlight.length) {
+      inFlight = [];
+      oldest = 0;
+      return undefined;
+    }
+    if (oldest > 1024) {
+      inFlight = inFlight.slice(oldest);
+      oldest = 0;
+    }
+    return inFlight[oldest];
+  }
+
+  function arm(due: number): void {
+    watchdogDue = Math.max(due, Date.now());
+    watchdog = setTimeout(watch, Math.max(0, due - Date.now()));
+    watchdog.unref();
+  }
+
+  function watch(): void {
+    watchdog = undefined;
+    const now = Date.now();
+    const late = now - watchdogDue > BUSY_LOOP_LAG_MS;
+    const command = oldestPending();
+    if (!command) return;
+    if (dueOf(command) > now) return arm(dueOf(command));
+    // The deadline counts time in which this process could have read an answer. A timer that fires late means the
+    // process itself was busy (a command queued before the busy spell may not even have been written yet): Redis
+    // gets a fresh deadline instead of being called stalled, a few times at most.
+    if (late && command.lateRetries > 0) {
+      command.lateRetries--;
+      busyUntil = now;
+      return arm(dueOf(command));
+    }
+    // Timers run before the event loop reads its sockets: an answer may be waiting unread. setImmediate runs after
+    // that read, so only a Redis that really stayed silent is stalled.
+    setImmediate(() => {
+      if (command.settled) {
+        const next = oldestPending();
+        if (next && !watchdog) arm(dueOf(next));
+        return;
+      }
+      // Answers come in order: the commands sent after this one get none either.
+      const error = new RedisUnavailableError(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`);
+      for (let i = oldest; i < inFlight.length; i++) settle(inFlight[i]!, error);
+      inFlight = [];
+      oldest = 0;
+      markStalled();
+    });
+  }
+
+  function settle(command: InFlight, error: Error): void {
+    if (command.settled) return;
+    command.settled = true;
+    command.reject(error);
+  }
+
   const withDeadline = <T>(pending: Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      let settled = false;
-      let timer: NodeJS.Timeout;
-      // The deadline counts time in which this process could have read an answer. A timer that fires late means the
-      // process itself was busy (a command queued before the busy spell may not even have been written yet): Redis
-      // gets a fresh deadline instead of being called stalled, a few times at most.
-      const arm = (lateRetries: number) => {
-        const due = Date.now() + REDIS_COMMAND_TIMEOUT_MS;
-        timer = setTimeout(() => {
-          if (Date.now() - due > BUSY_LOOP_LAG_MS && lateRetries > 0) return arm(lateRetries - 1);
-          // Timers run before the event loop reads its sockets: an answer may be waiting unread. setImmediate runs
-          // after that read, so only a Redis that really stayed silent is stalled.
-          setImmediate(() => {
-            if (settled) return;
-            settled = true;
-            reject(new RedisUnavailableError(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`));
-            markStalled();
-          });
-        }, REDIS_COMMAND_TIMEOUT_MS);
-        timer.unref();
-      };
-      arm(3);
+      const command: InFlight = { sentAt: Date.now(), settled: false, lateRetries: 3, reject };
+      inFlight.push(command);
+      if (!watchdog) arm(dueOf(command));
       pending.then(
         (value) => {
-          clearTimeout(timer);
-          if (settled) return;
-          settled = true;
+          if (command.settled) return;
+          command.settled = true;
           resolve(value);
         },
-        (err: unknown) => {
-          clearTimeout(timer);
-          if (settled) return;
-          settled = true;
-          reject(err instanceof Error ? err : new Error(String(err)));
-        },
+        (err: unknown) => settle(command, err instanceof Error ? err : new Error(String(err))),
       );
     });
 
@@ -130,7 +188,9 @@ export async function connectRedis(url: string, logger: Logger): Promise<Redis> 
   const client: Redis = createClient({
     url,
     disableOfflineQueue: true,
-    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+    // No node-redis per-command timeout (0; unset it is 5 s): it covers a command only until it is written and costs
+    // every command an AbortSignal timer of its own; the watchdog of guardCommands covers a command from sent to answered.
+    commandOptions: { timeout: 0 },
     socket: {
       connectTimeout: 2000,
       reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000),

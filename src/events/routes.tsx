@@ -5,10 +5,8 @@ import { renderPage, type PageContext } from "../http/render.tsx";
 import { findEvent, listEvents, shownPlacesLeft, shownWaiting } from "./repository.ts";
 import {
   EVENT_LOAD_FAILED,
-  EVENT_NOT_FOUND,
   EVENT_NOT_FOUND_TITLE,
   EVENT_NOT_FOUND_TEXT,
-  eventApiBody,
   eventJsonLd,
   parseEventId,
   registrationStatus,
@@ -48,7 +46,7 @@ function renderNotFound(req: Request, res: Response, status: number, message = E
   });
 }
 
-/** /events, /events/:id and GET /api/events/:id. */
+/** /events and /events/:id (GET /api/events/:id: ./apiRoute.ts). */
 export function eventRoutes({ db, site, heroVideoUrl, now }: EventRoutesDeps): Router {
   const router = Router();
 
@@ -103,34 +101,9 @@ export function eventRoutes({ db, site, heroVideoUrl, now }: EventRoutesDeps): R
     }
   });
 
-  router.get("/api/events/:id", async (req, res) => {
-    const id = parseEventId(req.params.id);
-    if (id === null) {
-      res.status(404).json({ error: EVENT_NOT_FOUND });
-      return;
-    }
-    try {
-      const event = await findEvent(db, id);
-      if (!event) {
-        res.status(404).json({ error: EVENT_NOT_FOUND });
-        return;
-      }
-      const at = now();
-      const left = (await shownPlacesLeft(db, at))(event);
-      res.json(eventApiBody(withPictures(event), left, at));
-    } catch (err) {
-      req.log.error({ err, eventId: id }, "event could not be loaded");
-      res.set("retry-after", "30").status(503).json({ error: EVENT_LOAD_FAILED });
-    }
-  });
-
   // A path that is not even valid percent-encoding ('/events/%E0%A4%A') names no event either: 404, like any unknown id.
-  router.use(["/events", "/api/events"], (err: unknown, req: Request, res: Response, next: NextFunction) => {
+  router.use("/events", (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!(err instanceof URIError)) return next(err);
-    if (req.originalUrl.startsWith("/api/")) {
-      res.status(404).json({ error: EVENT_NOT_FOUND });
-      return;
-    }
     renderNotFound(req, res, 404);
   });
 

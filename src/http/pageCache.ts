@@ -37,6 +37,14 @@ export interface PageCache {
   answerKept(req: Request, res: Response, key: string): boolean;
   /** Keeps a page rendered with placeholders under a key as `answerKept` takes it. */
   keepAs(req: Request, res: Response, key: string, html: string): void;
+  /**
+   * Public JSON (the same answer for every visitor, no session, no token), kept as the pages are and forgotten with
+   * them: answers the GET from a fresh copy (with an Age header) and returns true, or returns false and notes the
+   * time the answer is made from (a copy made while `clear()` ran is not kept).
+   */
+  answerPublic(req: Request, res: Response): boolean;
+  /** Sends a public JSON answer just made (status 200) and keeps it for the next `answerPublic`. */
+  sendPublic(req: Request, res: Response, json: string): void;
   /** Forgets every page: called after a write that pages show (places, prices, products). */
   clear(): void;
 }
@@ -55,6 +63,7 @@ interface KeptPage {
   /** The page's bytes between its placeholders, and which placeholder follows each part but the last. */
   parts: Buffer[];
   slots: ("csrf" | "formId")[];
+  type: "html" | "json";
   /** The parts deflated once, each ending byte-aligned (made at the first answer that may be gzipped). */
   deflated?: Buffer[];
   cacheControl: string | undefined;
@@ -83,15 +92,17 @@ function keptPages(ttlMs: number, maxPages: number) {
       page.refreshingSince = now;
       return undefined;
     },
-    set(key: string, res: Response, html: string): void {
+    set(key: string, res: Response, html: string, type: KeptPage["type"] = "html"): KeptPage {
       const cacheControl = res.getHeader("cache-control");
       pages.delete(key);
       const rendered = Date.now();
-      pages.set(key, { ...atPlaceholders(html), cacheControl: typeof cacheControl === "string" ? cacheControl : undefined, rendered, expires: rendered + ttlMs });
+      const page: KeptPage = { ...(type === "html" ? atPlaceholders(html) : whole(html)), type, cacheControl: typeof cacheControl === "string" ? cacheControl : undefined, rendered, expires: rendered + ttlMs };
+      pages.set(key, page);
       for (const oldest of pages.keys()) {
         if (pages.size <= maxPages) break;
         pages.delete(oldest);
       }
+      return page;
     },
     clear: () => pages.clear(),
   };
@@ -107,6 +118,9 @@ function atPlaceholders(html: string): Pick<KeptPage, "parts" | "slots"> {
     slots: pieces.filter((_, i) => i % 2 === 1).map((p) => (p === CSRF_PLACEHOLDER ? "csrf" : "formId")),
   };
 }
+
+/** An answer with no placeholders (public JSON): its bytes as one part. */
+const whole = (text: string): Pick<KeptPage, "parts" | "slots"> => ({ parts: [Buffer.from(text)], slots: [] });
 
 /** What goes in each of the page's placeholders for this visitor, as withVisitorToken fills them: their token, and a form id of this answer's own. */
 function visitorFills(page: KeptPage, token: () => string): Buffer[] {
@@ -178,13 +192,16 @@ function sendChunks(req: Request, res: Response, chunks: Buffer[]): void {
   res.uncork();
 }
 
-/** A kept page with its own Cache-Control and, as any HTTP cache answers a kept response, its age in seconds (for tests and operators, the sign of a hit). */
-function sendKept(req: Request, res: Response, page: KeptPage, token: () => string): void {
+/**
+ * A kept page with its own Cache-Control and, as any HTTP cache answers a kept response, its age in seconds (for
+ * tests and operators, the sign of a hit); `age: false` for the answer just made.
+ */
+function sendKept(req: Request, res: Response, page: KeptPage, token: () => string, { age = true } = {}): void {
   if (page.cacheControl) res.set("cache-control", page.cacheControl);
-  res.set("age", String(Math.floor((Date.now() - page.rendered) / 1000)));
+  if (age) res.set("age", String(Math.floor((Date.now() - page.rendered) / 1000)));
   const fills = visitorFills(page, token);
   const length = page.parts.reduce((n, part) => n + part.length, 0) + fills.reduce((n, fill) => n + fill.length, 0);
-  res.status(200).type("html").vary("Accept-Encoding");
+  res.status(200).type(page.type).vary("Accept-Encoding");
   if (length >= GZIP_FROM_BYTES && req.acceptsEncodings("gzip", "identity") === "gzip") {
     res.set("content-encoding", "gzip");
     sendChunks(req, res, gzippedChunks(page, fills));
@@ -196,12 +213,13 @@ export function createPageCache({ ttlMs, maxPages = 500, csrf }: { ttlMs: number
   // A route's own Cache-Control (registration pages: no-store) goes with its page; the rest is set on every request.
   const forStateless = keptPages(ttlMs, maxPages);
   const byState = keptPages(ttlMs, maxPages);
+  const publicJson = keptPages(ttlMs, maxPages);
   const stateKey = (req: Request, key: string) => `${keyOf(req)}\n${key}`;
   // Bumped by clear(): a page whose request began before the last clear() is not kept.
   let generation = 0;
   const keepable = (req: Request) => ttlMs > 0 && SAFE.has(req.method);
   const unchanged = (res: Response) => res.locals.pageCacheGeneration === undefined || res.locals.pageCacheGeneration === generation;
-  const send = (req: Request, res: Response, page: KeptPage) => sendKept(req, res, page, () => csrf.token(req, res));
+  const send = (req: Request, res: Response, page: KeptPage, opts?: { age: boolean }) => sendKept(req, res, page, () => csrf.token(req, res), opts);
   return {
     serveBeforeSession: ({ sessionCookie, sessionStoreReady, beforeServing }) => (req, res, next) => {
       if (ttlMs <= 0 || !SAFE.has(req.method) || cookieValue(req, sessionCookie) !== undefined || !sessionStoreReady()) return next();
@@ -233,10 +251,21 @@ export function createPageCache({ ttlMs, maxPages = 500, csrf }: { ttlMs: number
     keepAs: (req, res, key, html) => {
       if (keepable(req) && unchanged(res)) byState.set(stateKey(req, key), res, html);
     },
+    answerPublic: (req, res) => {
+      res.locals.pageCacheGeneration = generation;
+      const page = keepable(req) ? publicJson.get(keyOf(req)) : undefined;
+      if (page) send(req, res, page);
+      return page !== undefined;
+    },
+    sendPublic: (req, res, json) => {
+      const page = keepable(req) && unchanged(res) ? publicJson.set(keyOf(req), res, json, "json") : { ...whole(json), type: "json" as const, cacheControl: undefined, rendered: Date.now(), expires: 0 };
+      send(req, res, page, { age: false });
+    },
     clear: () => {
       generation += 1;
       forStateless.clear();
       byState.clear();
+      publicJson.clear();
     },
   };
 }

@@ -117,6 +117,25 @@ describe("the cart page kept per cart state", () => {
     expect(lineIds(pageC.text)).not.toEqual(lineIds(pageA.text));
   });
 
+  it("reads the session of a kept cart page only through a cookie the site signed, and writes nothing back", async () => {
+    const a = browser();
+    await a.add("2001");
+    const pageA = await a.get("/cart");
+    const answered = await a.get("/cart");
+    expect(kept(answered)).toBe(true);
+    expect(String(answered.headers["set-cookie"] ?? "")).not.toMatch(/\bsid=/);
+    // B sends A's session id under a signature the site did not make: B is a visitor without a session, never A.
+    const b = browser();
+    await b.get("/about");
+    const sid = decodeURIComponent(a.cookies.get("sid")!);
+    const forged = `${sid.slice(0, sid.lastIndexOf(".") + 1)}${"A".repeat(sid.length - sid.lastIndexOf(".") - 1)}`;
+    b.cookies.set("sid", encodeURIComponent(forged));
+    const pageB = await b.get("/cart");
+    expect(kept(pageB)).toBe(false);
+    expect(lineIds(pageB.text)).toEqual([]);
+    expect(lineIds(pageA.text)).toHaveLength(1);
+  });
+
   it("shows a quantity change, a removal and its toast at once", async () => {
     const a = browser();
     await a.add("2001");

@@ -122,6 +122,18 @@ describe("pages kept for visitors without state", () => {
     expect(kept(await get(b, "/contact"))).toBe(true);
   });
 
+  it("keeps the events API's answer like a page: the same JSON, gzipped for a client that accepts it, 404 never kept", async () => {
+    const first = await request(t.app).get("/api/events/2").set("host", HOST).expect(200);
+    const again = await request(t.app).get("/api/events/2").set("host", HOST).set("accept-encoding", "gzip").expect(200);
+    expect(kept(first)).toBe(false);
+    expect(kept(again)).toBe(true);
+    expect(again.headers["content-type"]).toBe(first.headers["content-type"]);
+    expect(again.headers["content-encoding"]).toBe("gzip");
+    expect(again.body).toEqual(first.body);
+    expect(String(again.headers["set-cookie"] ?? "")).toBe("");
+    for (let i = 0; i < 2; i++) expect(kept(await request(t.app).get("/api/events/99").set("host", HOST).expect(404))).toBe(false);
+  });
+
   it("keeps a route's own Cache-Control, never a page with another status than 200, and a query string is its own page", async () => {
     await get(request(t.app), "/register/2");
     const again = await get(request(t.app), "/register/2");
@@ -150,8 +162,15 @@ describe("pages kept for visitors without state", () => {
       expect(left, text.slice(0, 300)).toMatch(/^\d+$/);
       return { left: Number(left), kept: kept(res) };
     };
+    // The events API shows the same places left, kept and forgotten with the page.
+    const apiPlacesLeft = async () => {
+      const res = await request(t.app).get("/api/events/1").set("host", HOST).expect(200).expect("content-type", /json/);
+      return { left: (res.body as { placesLeft: number }).placesLeft, kept: kept(res) };
+    };
     const before = await placesLeft();
     expect((await placesLeft()).kept).toBe(true);
+    await apiPlacesLeft();
+    expect(await apiPlacesLeft()).toEqual({ left: before.left, kept: true });
     const v = await visitor(t.app);
     const held = await v.form("/register/1", {
       firstName: "Kept", lastName: "Page", email: "kept.page@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Male",
@@ -160,9 +179,11 @@ describe("pages kept for visitors without state", () => {
     });
     expect(held.status).toBe(303);
     expect(await placesLeft()).toEqual({ left: before.left, kept: true });
+    expect(await apiPlacesLeft()).toEqual({ left: before.left, kept: true });
     // An operator's change through the app (any write of the events' tables) empties them: the page is rendered again.
     await t.db("events").where({ id: 1 }).update({ updated_at: new Date() });
     expect(await placesLeft()).toEqual({ left: before.left - 1, kept: false });
+    expect(await apiPlacesLeft()).toEqual({ left: before.left - 1, kept: false });
   });
 });
 
