@@ -105,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
   };
   registerRegistrationWingPayments(registrations);
   const waitingList: WaitingListDeps = { ...registrations, offerHours: config.waitingListOfferHours, publicUrl: orders.publicUrl };
-  const offerQueue = createOfferQueue(waitingList);
+  const offerQueue = createOfferQueue(waitingList, config.waitingListJobIntervalMs);
   const coaches = coachRequestRoutes({
     db,
     site,

@@ -54,6 +54,8 @@ const EnvSchema = z.object({
   CLOCK_FILE: optional,
   /** Tests: how often the balance job runs (every minute otherwise); refused in production. */
   BALANCE_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).optional(),
+  /** Tests: how often the waiting list's offer queue polls for rounds (every 15 s otherwise); refused in production. */
+  WAITING_LIST_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(15_000).optional(),
   // Production over plain HTTP on this machine (compose.local.yaml): cookies without Secure. Only with a loopback http PUBLIC_URL.
   LOCAL_HTTP_TRIAL: z.enum(["0", "1"]).default("0"),
   MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
@@ -104,6 +106,8 @@ export interface Config {
   clockFile: string | undefined;
   /** How often the balance job runs, in milliseconds. */
   balanceJobIntervalMs: number;
+  /** How often the waiting list's offer queue polls for rounds, in milliseconds. */
+  waitingListJobIntervalMs: number;
   /** How long a start waits for another instance's migration (src/db/knex.ts migrateLatest). */
   migrationLockWaitMs: number;
   /** The port /metrics listens on (HOST's address); undefined: not served at all. */
@@ -189,6 +193,7 @@ function invalidCombinations(e: ParsedEnv, isProduction: boolean, purpose: Confi
     if (e.ENABLE_TEST_ROUTES === "1") invalid.push("ENABLE_TEST_ROUTES is refused in production");
     if (e.CLOCK_FILE) invalid.push("CLOCK_FILE is refused in production");
     if (e.BALANCE_JOB_INTERVAL_MS !== undefined) invalid.push("BALANCE_JOB_INTERVAL_MS is refused in production");
+    if (e.WAITING_LIST_JOB_INTERVAL_MS !== undefined) invalid.push("WAITING_LIST_JOB_INTERVAL_MS is refused in production");
   }
   return invalid;
 }
@@ -249,6 +254,7 @@ function toConfig(e: Env, isProduction: boolean): Config {
     testRoutes: e.ENABLE_TEST_ROUTES === "1",
     clockFile: isProduction || e.STRIPE_SECRET_KEY?.startsWith("sk_live_") ? undefined : clockFileToFollow(e.CLOCK_FILE, e.NODE_ENV),
     balanceJobIntervalMs: e.BALANCE_JOB_INTERVAL_MS ?? 60_000,
+    waitingListJobIntervalMs: e.WAITING_LIST_JOB_INTERVAL_MS ?? 15_000,
     migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,
     metricsPort: e.METRICS_PORT,
   };

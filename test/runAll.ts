@@ -1,7 +1,8 @@
 /**
  * `npm test` after its preflight and the test build: lint, the type check and vitest at once instead of one after
- * the other. The browser journeys run beside the unit and integration tests instead of after them, in two lanes
- * (test/e2e/lanes.ts: each a vitest run with its own server, database and Chromium, one file at a time). The
+ * the other. The browser journeys run beside the unit and integration tests instead of after them, in JOURNEY_LANES
+ * lanes (one on two cores; test/e2e/lanes.ts: each a vitest run with its own server, database and Chromium, one file
+ * at a time). With TEST_REPORT_DIR each half also writes vitest's JSON report (`.ci/run` prints the slowest files). The
  * journeys mostly wait on Chromium, the server and the pages' own timers, and the tests on
  * MySQL, Redis and child processes, so on a two-core machine lint and the type check fill cores the tests leave
  * idle. The unit and integration output streams; the journeys', lint's and the type check's output is held and

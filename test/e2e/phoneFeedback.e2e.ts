@@ -1,8 +1,9 @@
 /**
  * What a visitor sees on a phone (375 px wide, 667 px tall) when something is refused: after a declined card the
  * inline error has the focus with the card field in view and the toast covers neither; the same message never shows
- * as two toasts; an empty cart checkout takes the focus and the eye to the first field in error; the cart line's title
- * link is a touch target of at least 44 px.
+ * as two toasts; an empty cart checkout takes the focus and the eye to the first field in error; a toast stays while
+ * its Dismiss button has focus or the pointer is over it (on Playwright's clock); the cart line's title link is a
+ * touch target of at least 44 px.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -121,6 +122,54 @@ describe("an empty cart checkout on a phone", () => {
       await page.locator(".form-errors a").first().click();
       await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("name")), { timeout: scaledMs(10_000) }).toBe("firstName");
       await cameIntoView(page, page.getByLabel("First Name"));
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe("a toast being read on a phone", () => {
+  // The page's clock is Playwright's (installed before the page loads, paused once the cart has started): the toast's
+  // 6 s pass when the test says, never while the machine is slow.
+  it("stays while its Dismiss button has focus or the pointer is over it, and hides 6 s after it is left", async () => {
+    const { page, context } = await newVisit(browser, { viewport: PHONE });
+    try {
+      await page.clock.install();
+      await addCapFromShop(page);
+      await page.goto("/cart");
+      await cartStarted(page);
+      await page.clock.pauseAt(Date.now() + 60_000);
+      const toast = page.locator("#toast-region .toast", { hasText: "Please fill in all required fields." });
+
+      await page.getByRole("button", { name: /^Pay \$/ }).click();
+      await toast.waitFor();
+      // The next frame takes the focus to the first field in error (the form's own move); then it goes to the toast.
+      await page.clock.runFor(100);
+      expect(await page.getByLabel("First Name").evaluate((el) => el === document.activeElement)).toBe(true);
+      await toast.getByRole("button", { name: "Dismiss notification" }).focus();
+      await page.clock.runFor(7_000);
+      expect(await toast.isVisible(), "the toast with focus on its Dismiss button is shown 7 s after it came").toBe(true);
+      await page.keyboard.press("Tab");
+      expect(await toast.evaluate((el) => el.contains(document.activeElement))).toBe(false);
+      await page.clock.runFor(5_500);
+      expect(await toast.isVisible(), "5.5 s after focus left, the toast is shown: leaving starts the 6 s again").toBe(true);
+      await page.clock.runFor(1_000);
+      expect(await toast.isVisible(), "6.5 s after focus left, the toast is hidden").toBe(false);
+
+      // The same message again: a new toast, now with the pointer over it.
+      await page.getByRole("button", { name: /^Pay \$/ }).click();
+      await toast.waitFor();
+      await page.clock.runFor(100);
+      await toast.hover();
+      await page.clock.runFor(7_000);
+      expect(await toast.isVisible(), "the toast under the pointer is shown 7 s after it came").toBe(true);
+      // Away to the foot of the screen (the toast is at its top).
+      expect((await boxOf(toast)).bottom).toBeLessThan(PHONE.height - 20);
+      await page.mouse.move(10, PHONE.height - 10);
+      await page.clock.runFor(5_500);
+      expect(await toast.isVisible(), "5.5 s after the pointer left, the toast is shown").toBe(true);
+      await page.clock.runFor(1_000);
+      expect(await toast.isVisible(), "6.5 s after the pointer left, the toast is hidden").toBe(false);
     } finally {
       await context.close();
     }

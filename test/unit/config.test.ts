@@ -48,16 +48,20 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...env, ENABLE_TEST_ROUTES: "1" })).toThrowError(/ENABLE_TEST_ROUTES/);
     expect(() => loadConfig({ ...env, CLOCK_FILE: "var/clock.json" })).toThrowError(/CLOCK_FILE is refused in production/);
     expect(() => loadConfig({ ...env, BALANCE_JOB_INTERVAL_MS: "500" })).toThrowError(/BALANCE_JOB_INTERVAL_MS is refused in production/);
-    expect(loadConfig(env)).toMatchObject({ clockFile: undefined, balanceJobIntervalMs: 60_000 });
+    expect(() => loadConfig({ ...env, WAITING_LIST_JOB_INTERVAL_MS: "250" })).toThrowError(/WAITING_LIST_JOB_INTERVAL_MS is refused in production/);
+    expect(loadConfig(env)).toMatchObject({ clockFile: undefined, balanceJobIntervalMs: 60_000, waitingListJobIntervalMs: 15_000 });
   });
 
-  it("follows var/clock.json in development, only a given CLOCK_FILE under NODE_ENV=test, and runs the balance job every minute unless told", () => {
+  it("follows var/clock.json in development, only a given CLOCK_FILE under NODE_ENV=test, runs the balance job every minute and polls the waiting list every 15 s unless told", () => {
     expect(loadConfig({}).clockFile).toBe(path.join("var", "clock.json"));
     expect(loadConfig({ NODE_ENV: "test" }).clockFile).toBeUndefined();
     expect(loadConfig({ NODE_ENV: "test", CLOCK_FILE: "/tmp/e2e/clock.json" }).clockFile).toBe("/tmp/e2e/clock.json");
     expect(loadConfig({}).balanceJobIntervalMs).toBe(60_000);
     expect(loadConfig({ NODE_ENV: "test", BALANCE_JOB_INTERVAL_MS: "500" }).balanceJobIntervalMs).toBe(500);
     expect(() => loadConfig({ BALANCE_JOB_INTERVAL_MS: "5" })).toThrowError(/BALANCE_JOB_INTERVAL_MS/);
+    expect(loadConfig({}).waitingListJobIntervalMs).toBe(15_000);
+    expect(loadConfig({ NODE_ENV: "test", WAITING_LIST_JOB_INTERVAL_MS: "250" }).waitingListJobIntervalMs).toBe(250);
+    expect(() => loadConfig({ WAITING_LIST_JOB_INTERVAL_MS: "5" })).toThrowError(/WAITING_LIST_JOB_INTERVAL_MS/);
   });
 
   it("refuses production without SMTP_URL unless files are asked for, and a webhook secret that is not one", () => {
