@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../../db/knex.ts";
 import { lockEvent } from "./locks.ts";
+import { lockingTransaction } from "../../db/transaction.ts";
 import { moveChange } from "./tables/changes.ts";
 import { transition } from "./tables/registrations.ts";
 import { countsPlaces } from "../../events/places.ts";
@@ -64,9 +65,12 @@ export async function placesLeftForLate(trx: Knex.Transaction, r: { id: number; 
   return Number(locked.capacity) - (Number(locked.places_taken) - released - ownCounted);
 }
 
-/** A hold's admission found the event full: its lapsed holds are released at once, in a transaction of their own. */
+/**
+ * A hold's admission found the event full: its lapsed holds are released at once, in a transaction of their own (run
+ * again when it loses a deadlock to another visitor's release or hold, as every locking transaction is).
+ */
 export async function releaseLapsedNow(db: Db, eventId: number, now: Date): Promise<number> {
-  return db.transaction(async (trx) => {
+  return lockingTransaction(db, async (trx) => {
     if (!(await lockEvent(trx, eventId))) return 0;
     return releaseLapsedHolds(trx, eventId, now);
   });
