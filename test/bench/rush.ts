@@ -16,6 +16,8 @@
  *   and dropped), TEST_REDIS_URL (default redis://127.0.0.1:6379; keys under rush-*: are removed afterwards)
  *   RUSH_CPU_PROF=1: instance 1 and the load generator run with --cpu-prof; their profiles are summed up
  *   (var/bench-rush/profile/, and its generator/)
+ *   RUSH_WEBHOOKS=off: the fake Stripe's webhooks reach no instance (the endpoint down all along): a charge whose
+ *   return failed is left to the reconciliation job, which the end state then shows at work
  *   RUSH_KEEP_DATABASE=1: the run's database is kept (its name is printed) to follow a reference through its rows
  *   RUSH_SLOW_LOG_MS=n: MySQL's slow log (to its table) catches statements over n ms during the run, summed up at the
  *   end; the server's earlier settings are put back (a global setting of a shared server: use it for a profile only)
@@ -59,6 +61,7 @@ const SECONDS = setting("RUSH_SECONDS", 60, 3600);
 const SEED = setting("RUSH_SEED", 1, 2 ** 31);
 const SLOW_LOG_MS = process.env.RUSH_SLOW_LOG_MS ? setting("RUSH_SLOW_LOG_MS", 50, 10_000) : undefined;
 const CPU_PROFILE = process.env.RUSH_CPU_PROF === "1";
+const WEBHOOKS_OFF = process.env.RUSH_WEBHOOKS === "off";
 
 const plans = () => familyPlans({ families: FAMILIES, seconds: SECONDS, seed: SEED, instances: INSTANCES });
 
@@ -144,9 +147,11 @@ try {
   // Each instance's Prometheus metrics (src/metrics/): the hold figures an operator's dashboard shows, read after the run.
   const metricsPorts = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
   const stripePort = await freePort();
+  // RUSH_WEBHOOKS=off: the endpoint is down for the whole run (a port nobody listens on), every delivery and retry fails.
+  const webhookUrls = WEBHOOKS_OFF ? `http://127.0.0.1:${await freePort()}/api/stripe/webhook` : ports.map((p) => `http://127.0.0.1:${p}/api/stripe/webhook`).join(",");
   const started = await startProcess(
     ["--import", "tsx", "src/payments/offline/standalone.ts"],
-    { ...keys, STRIPE_FAKE_PORT: String(stripePort), STRIPE_FAKE_WEBHOOK_URL: ports.map((p) => `http://127.0.0.1:${p}/api/stripe/webhook`).join(","), LOG_LEVEL: "warn" },
+    { ...keys, STRIPE_FAKE_PORT: String(stripePort), STRIPE_FAKE_WEBHOOK_URL: webhookUrls, LOG_LEVEL: "warn" },
     path.join(runDir, "stripe.log"),
     /fake Stripe listening on (http:\/\/[^\s]+)/,
   );
@@ -200,7 +205,7 @@ try {
   const burst = SECONDS <= 10;
   console.log(
     `bench:rush ${runId}: the instances run in ${modes.every((m) => m === "production") ? "production" : `NOT production (${modes.join(", ")})`} mode (NODE_ENV=production, React's ${modes.join("/")} build); fake Stripe and the load generator run as processes of their own\n` +
-      `  ${burst ? "burst" : "steady"} profile: ${FAMILIES} families within ${SECONDS} s (seed ${SEED}) on ${INSTANCES} instances, events ${EVENT_IDS.join(", ")} (200 places each); ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} before the run\n` +
+      `  ${burst ? "burst" : "steady"} profile: ${FAMILIES} families within ${SECONDS} s (seed ${SEED}) on ${INSTANCES} instances, events ${EVENT_IDS.join(", ")} (200 places each)${WEBHOOKS_OFF ? ", the webhook endpoint down all along (RUSH_WEBHOOKS=off)" : ""}; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} before the run\n` +
       `  ${FAMILIES - teams.length} individuals, ${teams.length} teams of 5 to 12 (${teams.reduce((s, f) => s + f.athletes, 0)} athletes); ` +
       `${families.filter((f) => f.ending === "pay").length} mean to pay with 4242 4242 4242 4242, the others abandon after the hold; ` +
       `${families.filter((f) => f.doubleSubmit).length} double-submit; ${families.filter((f) => f.useCode).length} enter ${RUSH_CODE.code} (${RUSH_CODE.percent}% off, ${RUSH_CODE.maxRedemptions} uses)`,
