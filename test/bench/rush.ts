@@ -7,13 +7,18 @@
  * 60; the burst profile is RUSH_SECONDS=10), most of them early, each a real HTTP client pinned to one instance (see
  * rushFamily.ts). Prints every step's answers and times, holds per second at the peak, CPU time per hold of each
  * process, queries and lock waits per hold inside and outside the event lock, MySQL's counters, and the end state
- * read from the database; exits 1 when the end state is not exact or any answer was a 5xx (or no answer at all).
+ * read from the database at the end of the rush and, when a charge waits for it there (its return and its webhook
+ * both failed, Stripe's next delivery a minute away), again after the site's reconciliation job has run
+ * (rushReconcile.ts); exits 1 when that end state is not exact or any answer was a 5xx (or no answer at all).
  *
  *   RUSH_FAMILIES=1000 RUSH_SECONDS=60 RUSH_SEED=1 npm run bench:rush
  *   TEST_DATABASE_URL (default mysql://root@127.0.0.1:3306/test: its server is used, a database rush_* is made
  *   and dropped), TEST_REDIS_URL (default redis://127.0.0.1:6379; keys under rush-*: are removed afterwards)
  *   RUSH_CPU_PROF=1: instance 1 and the load generator run with --cpu-prof; their profiles are summed up
  *   (var/bench-rush/profile/, and its generator/)
+ *   RUSH_WEBHOOKS=off: the fake Stripe's webhooks reach no instance (the endpoint down all along): a charge whose
+ *   return failed is left to the reconciliation job, which the end state then shows at work
+ *   RUSH_KEEP_DATABASE=1: the run's database is kept (its name is printed) to follow a reference through its rows
  *   RUSH_SLOW_LOG_MS=n: MySQL's slow log (to its table) catches statements over n ms during the run, summed up at the
  *   end; the server's earlier settings are put back (a global setting of a shared server: use it for a profile only)
  */
@@ -31,6 +36,7 @@ import { PUBLIC_URL, RUSH_CODE, type Call, type FamilyResult } from "./rushFamil
 import type { LoadInput } from "./rushLoad.ts";
 import { cpuMs, databasePid, lockLines, profileSummary, serverStatus, slowStatements, type LockLine } from "./rushMetrics.ts";
 import { countCheck, readEndState, RULES, unsettledCharges, type Charge } from "./rushEndState.ts";
+import { reconcilePass } from "./rushReconcile.ts";
 import { agree, holdMetrics } from "./rushScrape.ts";
 import { EVENT_IDS, familyPlans } from "./rushPlans.ts";
 import { buildGenerator } from "./rushGenBuild.ts";
@@ -55,6 +61,7 @@ const SECONDS = setting("RUSH_SECONDS", 60, 3600);
 const SEED = setting("RUSH_SEED", 1, 2 ** 31);
 const SLOW_LOG_MS = process.env.RUSH_SLOW_LOG_MS ? setting("RUSH_SLOW_LOG_MS", 50, 10_000) : undefined;
 const CPU_PROFILE = process.env.RUSH_CPU_PROF === "1";
+const WEBHOOKS_OFF = process.env.RUSH_WEBHOOKS === "off";
 
 const plans = () => familyPlans({ families: FAMILIES, seconds: SECONDS, seed: SEED, instances: INSTANCES });
 
@@ -140,9 +147,11 @@ try {
   // Each instance's Prometheus metrics (src/metrics/): the hold figures an operator's dashboard shows, read after the run.
   const metricsPorts = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
   const stripePort = await freePort();
+  // RUSH_WEBHOOKS=off: the endpoint is down for the whole run (a port nobody listens on), every delivery and retry fails.
+  const webhookUrls = WEBHOOKS_OFF ? `http://127.0.0.1:${await freePort()}/api/stripe/webhook` : ports.map((p) => `http://127.0.0.1:${p}/api/stripe/webhook`).join(",");
   const started = await startProcess(
     ["--import", "tsx", "src/payments/offline/standalone.ts"],
-    { ...keys, STRIPE_FAKE_PORT: String(stripePort), STRIPE_FAKE_WEBHOOK_URL: ports.map((p) => `http://127.0.0.1:${p}/api/stripe/webhook`).join(","), LOG_LEVEL: "warn" },
+    { ...keys, STRIPE_FAKE_PORT: String(stripePort), STRIPE_FAKE_WEBHOOK_URL: webhookUrls, LOG_LEVEL: "warn" },
     path.join(runDir, "stripe.log"),
     /fake Stripe listening on (http:\/\/[^\s]+)/,
   );
@@ -196,7 +205,7 @@ try {
   const burst = SECONDS <= 10;
   console.log(
     `bench:rush ${runId}: the instances run in ${modes.every((m) => m === "production") ? "production" : `NOT production (${modes.join(", ")})`} mode (NODE_ENV=production, React's ${modes.join("/")} build); fake Stripe and the load generator run as processes of their own\n` +
-      `  ${burst ? "burst" : "steady"} profile: ${FAMILIES} families within ${SECONDS} s (seed ${SEED}) on ${INSTANCES} instances, events ${EVENT_IDS.join(", ")} (200 places each); ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} before the run\n` +
+      `  ${burst ? "burst" : "steady"} profile: ${FAMILIES} families within ${SECONDS} s (seed ${SEED}) on ${INSTANCES} instances, events ${EVENT_IDS.join(", ")} (200 places each)${WEBHOOKS_OFF ? ", the webhook endpoint down all along (RUSH_WEBHOOKS=off)" : ""}; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} before the run\n` +
       `  ${FAMILIES - teams.length} individuals, ${teams.length} teams of 5 to 12 (${teams.reduce((s, f) => s + f.athletes, 0)} athletes); ` +
       `${families.filter((f) => f.ending === "pay").length} mean to pay with 4242 4242 4242 4242, the others abandon after the hold; ` +
       `${families.filter((f) => f.doubleSubmit).length} double-submit; ${families.filter((f) => f.useCode).length} enter ${RUSH_CODE.code} (${RUSH_CODE.percent}% off, ${RUSH_CODE.maxRedemptions} uses)`,
@@ -244,7 +253,14 @@ try {
   const own = process.cpuUsage(ownBefore);
   const statusAfter = await serverStatus(admin);
   const loadAfter = os.loadavg();
-  const end = await readEndState(admin, EVENT_IDS, charges, new Date());
+  // The charges the rush left waiting (their return and webhook both failed, and Stripe's next webhook attempt is a
+  // minute away) are the reconciliation job's: it runs here as an instance runs it, and the end state is read again.
+  const atRushEnd = await readEndState(admin, EVENT_IDS, charges, new Date());
+  const waiting = atRushEnd.problems.filter((p) => p.rule === "lost");
+  const pass = waiting.length
+    ? await reconcilePass({ DATABASE_URL: databaseUrl.toString(), ...keys, STRIPE_API_URL: stripeUrl, PUBLIC_URL })
+    : undefined;
+  const end = pass ? await readEndState(admin, EVENT_IDS, charges, new Date()) : atRushEnd;
   end.problems.push(...(await countCheck(databaseUrl.toString())));
   const slow = SLOW_LOG_MS !== undefined ? await slowStatements(admin, database, slowSince) : [];
 
@@ -366,6 +382,17 @@ try {
   }
 
   console.log("\nend state (database):");
+  const returnOf = (reference: string) => results.find((r) => r.reference === reference)?.calls.filter((c) => c.step === "return").map((c) => (c.status === 0 ? "no answer" : String(c.status)));
+  console.log(
+    `  at the end of the rush (${settleSeconds.toFixed(1)} s after the last family): ${waiting.length} of ${charges.length} charges by Stripe neither registered nor refunded yet` +
+      (waiting.length ? `, e.g. ${waiting.slice(0, 3).map((p) => `${p.detail}, its return answered ${returnOf(p.detail.split(":")[0]!)?.join(", ") || "nothing"}`).join("; ")}` : ""),
+  );
+  console.log(
+    pass
+      ? `  after the reconcile pass (the site's job, which every minute asks Stripe about the payments still open 5 minutes after they were made): ` +
+          `${pass.asked} open payments asked about, ${pass.settled} settled; ${end.problems.filter((p) => p.rule === "lost").length} charges left neither registered nor refunded`
+      : "  after the reconcile pass: not needed, no charge waited for it",
+  );
   for (const e of end.events) {
     console.log(`  event ${e.id} ${e.title}: ${e.paidPlaces} paid + ${e.heldPlaces} held = ${e.paidPlaces + e.heldPlaces} of ${e.capacity} places (${e.athleteRows} athletes)`);
   }
@@ -398,6 +425,8 @@ try {
     fiveXX,
     noAnswer,
     endState: end,
+    atRushEnd: { waiting: waiting.map((p) => p.detail), problems: atRushEnd.problems.length },
+    reconcilePass: pass ?? null,
     problems,
   });
   const mark = (ok: boolean) => (ok ? "met" : "MISSED");
@@ -415,7 +444,8 @@ try {
   if (slowLogBefore) {
     await admin.query("SET GLOBAL slow_query_log = ?, long_query_time = ?, log_output = ?", [slowLogBefore.slow_query_log, slowLogBefore.long_query_time, slowLogBefore.log_output]);
   }
-  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+  if (process.env.RUSH_KEEP_DATABASE === "1") console.log(`the run's database is kept: ${database} (drop it when done)`);
+  else await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
   await admin.end();
   for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length) await redis.del(keys);
   await redis.close();

@@ -3,6 +3,7 @@ import { ADDRESS } from "../support/address.ts";
 import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { visitor } from "../support/http.ts";
 import fs from "node:fs";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -148,5 +149,33 @@ describe("reconciling open payments", () => {
     expect(after).toMatchObject({ status: "pending", reconcile_checks: 1 });
     expect(await reconcile()).toBe(0);
     expect((await t.db("payments").where({ reference }).first()).reconcile_checks).toBe(1);
+  });
+});
+
+describe("a charge an overloaded opening day left open (issue 40: its return and its webhook's delivery answered 503)", () => {
+  it("is settled by the job once it is over 5 minutes old, with one e-mail; Stripe's later retry of the webhook changes nothing", async () => {
+    const registration = await chargedRegistration();
+    const intentId = (await t.db("payments").where({ reference: registration }).first()).provider_payment_id as string;
+    const succeeded = fake.events.find((e) => e.type === "payment_intent.succeeded" && (e.data.object as { id: string }).id === intentId)!;
+    // The overloaded instance: its database pool timed out, the webhook answered 503 (the browser's return too: never settled).
+    const busy = http.createServer((_req, res) => res.writeHead(503).end()).listen(0, "127.0.0.1");
+    await new Promise((r) => busy.once("listening", r));
+    try {
+      fake.setWebhookUrl(`http://127.0.0.1:${(busy.address() as AddressInfo).port}/api/stripe/webhook`);
+      expect(await fake.deliver(succeeded)).toBe(503);
+    } finally {
+      fake.setWebhookUrl(t.webhookUrl);
+      await new Promise((r) => busy.close(r));
+    }
+    expect(await t.db("payments").where({ reference: registration }).first()).toMatchObject({ status: "pending" });
+    expect(await reconcile()).toBe(0);
+    await age(registration, 6);
+    expect(await reconcile()).toBe(1);
+    expect(await t.db("registrations").where({ reference: registration }).first()).toMatchObject({ status: "paid" });
+    expect(await t.db("payments").where({ reference: registration }).first()).toMatchObject({ status: "paid" });
+    // Stripe's retry (a minute after the failed delivery, then 5 min, 30 min ... for three days) reaches a settled payment.
+    expect(await fake.deliver(succeeded)).toBe(200);
+    expect(await t.db("payments").where({ reference: registration }).first()).toMatchObject({ status: "paid" });
+    expect(await t.db("email_outbox").where({ reference: `registration:${registration}` })).toHaveLength(1);
   });
 });
