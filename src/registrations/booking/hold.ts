@@ -21,7 +21,7 @@ import { holdIsLive, HOLD_MINUTES, REGISTRATION_KIND, type RegistrationDeps } fr
 import { holdUse, lockCodeNamed, repriceHeldUse, shownDiscount, type ShownDiscount } from "../core/money/codes.ts";
 import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, preparePayment } from "../core/money/payment.ts";
 import { isRequestInFlight } from "../../payments/gateway.ts";
-import type { PaymentRow } from "../../payments/repository.ts";
+import { findLive, type PaymentRow } from "../../payments/repository.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
 import { isOfferHold } from "../waitlist/tables/rounds.ts";
 import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
@@ -250,18 +250,21 @@ async function settled(db: Db, reference: string): Promise<HoldOutcome> {
 
 /**
  * The PaymentIntent could not be set up. When Stripe shows the payment under way (the visitor paid in another tab
- * meanwhile), that payment decides; otherwise the hold gives its places back at once, unless it changed meanwhile.
+ * meanwhile), that payment decides; otherwise the hold gives its places back at once, unless it changed meanwhile or
+ * a PaymentIntent of it was made already: the same form posted twice (a double submit) shares one hold, and the other
+ * request may have handed that PaymentIntent to the browser, which pays it. A database that stopped answering is the
+ * error page's 503 and leaves the hold as it is: the form posted again takes it up, and it lapses otherwise.
  */
 async function paymentSetupFailed(deps: RegistrationDeps, r: Registration, err: unknown): Promise<HoldOutcome> {
   if (isRequestInFlight(err)) throw new DomainError("conflict", PAYMENT_STILL_CONFIRMING);
-  if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
-  deps.logger.error({ err: (err as Error).message, reference: r.reference }, "could not set up the registration's PaymentIntent; hold released");
-  await lockingTransaction(deps.db, async (trx) => {
-    const current = await lockByReference(trx, r.reference);
-    if (current?.version === r.version) await transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });
-  }).catch(() => undefined);
-  // A database that stopped answering is the error page's 503; anything else is Stripe's side.
   if (isUnavailable(err)) throw err;
+  if (await paymentUnderWay(deps, r.reference).catch(() => false)) return settled(deps.db, r.reference);
+  const released = await lockingTransaction(deps.db, async (trx) => {
+    const current = await lockByReference(trx, r.reference);
+    if (current?.version !== r.version || (await findLive(trx, REGISTRATION_KIND, r.reference))?.providerPaymentId) return false;
+    return transition(trx, current.id, "cancelHold", deps.clock(), { reserved_until: null });
+  }).catch(() => false);
+  deps.logger.error({ err: (err as Error).message, reference: r.reference }, `could not set up the registration's PaymentIntent; hold ${released ? "released" : "kept"}`);
   throw new DomainError("upstream_failed", PAYMENT_SETUP_ERROR.message);
 }
 

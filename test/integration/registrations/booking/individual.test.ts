@@ -384,6 +384,37 @@ describe("closed, full and failing", () => {
       t.gateway.createIntent = original;
     }
   });
+
+  it("keeps the hold when the same form's second post cannot reach Stripe: the first post's PaymentIntent is paid, not refunded", async () => {
+    const v = await visitor(t.app);
+    const formSessionId = newFormId();
+    const first = await apiStart(v, 4, {}, formSessionId);
+    expect(first.status).toBe(200);
+    const reference = first.body.registrationId as string;
+    const leftWhileHeld = await placesLeft(t.db, 4, new Date());
+    // The second post finds the payment not under way (Stripe answers once), then cannot set its PaymentIntent up.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept only to be put back on t.gateway, never called apart
+    const original = t.gateway.retrieveIntent;
+    let asked = 0;
+    t.gateway.retrieveIntent = async (id) => {
+      if (++asked > 1) throw new Error("Stripe is down");
+      return original.call(t.gateway, id);
+    };
+    try {
+      const second = await apiStart(v, 4, {}, formSessionId);
+      expect(second.status).toBe(502);
+      expect(asked).toBeGreaterThan(1);
+    } finally {
+      t.gateway.retrieveIntent = original;
+    }
+    expect((await stored(reference)).registration.status).toBe("pending_payment");
+    expect(await placesLeft(t.db, 4, new Date())).toBe(leftWhileHeld);
+    const intentId = intentIdOf(first.body.clientSecret);
+    t.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
+    await t.fake.idle();
+    await until(async () => (await stored(reference)).registration.status === "paid");
+    expect((await stored(reference)).payments.map((p: { status: string }) => p.status)).toEqual(["paid"]);
+  });
 });
 
 describe("expired holds and late payments", () => {
