@@ -4,6 +4,7 @@ import { backend, createTestApp, type TestApp } from "../support/app.ts";
 import { startTcpProxy } from "../support/proxy.ts";
 import { textOf, visitor } from "../support/http.ts";
 import { SESSION_DOWN_NOTICE } from "../../src/http/pageContext.ts";
+import { SERVICE_UNAVAILABLE } from "../../src/http/errors.ts";
 import { scaledMs } from "../support/timeouts.ts";
 import { createDb } from "../../src/db/knex.ts";
 import { eventsChangedChannel, type EventsVersionWatch } from "../../src/events/version.ts";
@@ -81,6 +82,16 @@ describe.runIf(backend === "mysql")("when Redis or MySQL stops", () => {
   });
 
   it("answers readyz 503 naming the database within 2 s while MySQL is away, then recovers", async () => {
+    const payer = await visitor(t.app);
+    const held = await payer.post("/api/events/1/create-payment-intent").set("x-forwarded-for", "203.0.113.77").send({
+      option: "full",
+      formSessionId: `resilience-${Date.now()}`,
+      registrationData: {
+        registrationType: "full", firstName: "Ada", lastName: "Away", email: "ada.away@example.com", phone: "(205) 555-0100", grade: "10th", gender: "Female",
+        schoolName: "Central High", clubName: "Steel City WC", emergencyContactName: "Pat Away", emergencyContactPhone: "205-555-0199", adult: "on", agrees: "on",
+      },
+    });
+    expect(held.status).toBe(200);
     await mysqlProxy.down();
     const ready = await timed(request(t.app).get("/readyz"));
     expect(ready.value.status).toBe(503);
@@ -90,6 +101,12 @@ describe.runIf(backend === "mysql")("when Redis or MySQL stops", () => {
     const page = await timed(request(t.app).get("/about"));
     expect(page.value.status).toBe(200);
     expect(page.ms).toBeLessThan(scaledMs(2000));
+
+    // The browser's return after paying: our database, not Stripe, is what failed (503 and the site's text, not 502).
+    const paid = await timed(payer.post("/api/events/1/stripe-payment-success").send({ paymentIntentId: String(held.body.clientSecret).split("_secret_")[0] }));
+    expect(paid.value.status).toBe(503);
+    expect(paid.value.body).toEqual({ success: false, error: SERVICE_UNAVAILABLE });
+    expect(paid.ms).toBeLessThan(scaledMs(2000));
 
     await mysqlProxy.up();
     await until(async () => (await request(t.app).get("/readyz")).status === 200);

@@ -1,5 +1,5 @@
 import { Router, type Request } from "express";
-import { domainErrorStatus } from "../../../http/errors.ts";
+import { domainErrorStatus, isUnavailable, SERVICE_UNAVAILABLE } from "../../../http/errors.ts";
 import { DISCOUNT_REASONS, DISCOUNT_TEXT } from "../../../shared/discounts/rules.ts";
 import { EVENT_NOT_FOUND } from "../../../shared/events/rules.ts";
 import type { EventDetail } from "../../../shared/events/types.ts";
@@ -61,7 +61,13 @@ export function checkoutRoutes(deps: RegistrationRouteDeps): Router {
       }
     },
     refused: (_req, _res, err) => ({ status: domainErrorStatus(err), json: { success: false, error: err.message } }),
-    failed: (req, _res, err) => {
+    failed: (req, res, err) => {
+      // A database or Redis that did not answer is ours, not Stripe's: 503, and the card widget tries again.
+      if (isUnavailable(err)) {
+        req.log.warn({ err: (err as Error).message }, "could not confirm a registration payment: a service is not answering");
+        res.set("retry-after", "5");
+        return { status: 503, json: { success: false, error: SERVICE_UNAVAILABLE } };
+      }
       req.log.error({ err: (err as Error).message }, "could not confirm a registration payment");
       return { status: 502, json: { success: false, error: PAYMENT_SETUP_ERROR.message } };
     },
