@@ -8,6 +8,8 @@ import { outsideRequest } from "./queryLog.ts";
  * `claimed_at`, `last_error` and `sent_at`. A job is claimed by one conditional UPDATE that also counts
  * the attempt, so two instances never run one job; the claimer's attempt number is its ticket for
  * writing the outcome, so a worker whose claim went stale (and was taken over) cannot overwrite it.
+ * A pass looks for due jobs; jobs this process just committed can be handed over instead (`committed`): wake()
+ * then claims each by its id, as written, with no look for due jobs (the timer's pass finds everything else).
  */
 export interface JobRow {
   id: number;
@@ -15,10 +17,16 @@ export interface JobRow {
   [column: string]: unknown;
 }
 
+/** Jobs this process committed since the last call, as written (attempts 0); `unlisted`: others were, ids unknown. */
+export interface CommittedJobs {
+  rows: JobRow[];
+  unlisted: boolean;
+}
+
 export interface JobQueue {
   /** Runs what is due now (also runs on a timer). Resolves with the number of jobs done in this pass. */
   drain(): Promise<number>;
-  /** Ask for a pass soon, without waiting for it. */
+  /** Runs the jobs handed over as committed soon, or (none handed over) a pass; without waiting for it. */
   wake(): void;
   start(): void;
   stop(): Promise<void>;
@@ -36,6 +44,8 @@ export interface JobQueueOptions {
   onFailure?(row: JobRow, error: string, final: boolean): Promise<void>;
   /** Context for log lines about a job (never a full e-mail address or a token). */
   describe?: (row: JobRow) => Record<string, unknown>;
+  /** The jobs this process just committed, to be claimed by id rather than looked for (the outbox's e-mails). */
+  committed?: () => CommittedJobs;
   /** The column holding the job's state (pending, sending, sent, failed); `status` unless the table uses that for its own. */
   statusColumn?: string;
   maxAttempts?: number;
@@ -61,7 +71,9 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const status = opts.statusColumn ?? "status";
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
-  let again = false;
+  /** What a drain asked for while one ran: the handed-over jobs only, or a whole pass. */
+  let again: "handed" | "pass" | undefined;
+  const handed: JobRow[] = [];
 
   /** Due now: pending and past its backoff, or claimed by a worker that went silent. */
   function due(now: Date) {
@@ -109,6 +121,19 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     }
   }
 
+  /** Takes what was handed over since; true when a pass is needed for jobs whose ids were not given. */
+  function takeHanded(): boolean {
+    const { rows, unlisted } = opts.committed?.() ?? { rows: [], unlisted: false };
+    handed.push(...rows);
+    return unlisted;
+  }
+
+  async function runHanded(): Promise<number> {
+    let done = 0;
+    for (let row = handed.shift(); row; row = handed.shift()) if (await runOne(row)) done += 1;
+    return done;
+  }
+
   async function pass(): Promise<number> {
     const rows = (await due(new Date()).orderBy("id").limit(opts.batchSize ?? 20)) as JobRow[];
     let done = 0;
@@ -116,19 +141,21 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     return done;
   }
 
-  async function drain(): Promise<number> {
+  function drain(scope: "handed" | "pass" = "pass"): Promise<number> {
     if (running) {
-      again = true;
+      again = again === "pass" || scope === "pass" ? "pass" : "handed";
       return running;
     }
     // A request that wakes the queue does not own its queries (the development query log counts per request).
     running = outsideRequest(async () => {
       let total = 0;
       try {
-        do {
-          again = false;
-          total += await pass();
-        } while (again);
+        for (let next: typeof again = scope; next; next = again) {
+          again = undefined;
+          const unlisted = takeHanded();
+          total += await runHanded();
+          if (next === "pass" || unlisted) total += await pass();
+        }
       } catch (err) {
         logger.error({ queue: name, err: (err as Error).message }, `${name} queue pass failed`);
       } finally {
@@ -140,8 +167,11 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   }
 
   return {
-    drain,
-    wake: () => void drain(),
+    drain: () => drain("pass"),
+    wake() {
+      const unlisted = takeHanded();
+      void drain(handed.length > 0 && !unlisted ? "handed" : "pass");
+    },
     start() {
       timer ??= setInterval(() => void drain(), intervalMs);
       timer.unref();
