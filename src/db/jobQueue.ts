@@ -46,6 +46,8 @@ export interface JobQueueOptions {
   describe?: (row: JobRow) => Record<string, unknown>;
   /** The jobs this process just committed, to be claimed by id rather than looked for (the outbox's e-mails). */
   committed?: () => CommittedJobs;
+  /** Columns a handed-over job's row must still hold to be claimed (ids of a multi-row INSERT are inferred). */
+  sameJob?: (row: JobRow) => Record<string, unknown>;
   /** The column holding the job's state (pending, sending, sent, failed); `status` unless the table uses that for its own. */
   statusColumn?: string;
   maxAttempts?: number;
@@ -86,19 +88,20 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   }
 
   /** One atomic UPDATE: the job is ours only if it was still due and nobody counted an attempt since we read it. */
-  async function claim(row: JobRow): Promise<number | null> {
+  async function claim(row: JobRow, same: Record<string, unknown> = {}): Promise<number | null> {
     const attempt = row.attempts + 1;
     const updated = await due(new Date())
-      .andWhere({ id: row.id, attempts: row.attempts })
+      .andWhere({ ...same, id: row.id, attempts: row.attempts })
       .update({ [status]: "sending", claimed_at: new Date(), attempts: attempt });
     return updated === 1 ? attempt : null;
   }
 
   const ours = (row: JobRow, attempt: number) => db(table).where({ id: row.id, [status]: "sending", attempts: attempt });
 
-  async function runOne(row: JobRow): Promise<boolean> {
-    const attempt = await claim(row);
-    if (attempt === null) return false;
+  /** Runs the job if this worker claims it; null when it was not claimed (another took it, or it is not that row). */
+  async function runOne(row: JobRow, same?: Record<string, unknown>): Promise<boolean | null> {
+    const attempt = await claim(row, same);
+    if (attempt === null) return null;
     const claimed = { ...row, attempts: attempt };
     try {
       const extra = (await opts.run(claimed)) ?? {};
@@ -128,10 +131,16 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     return unlisted;
   }
 
-  async function runHanded(): Promise<number> {
+  /** Runs the handed-over jobs; `missed`: one was not claimed (most often another instance took it), so a pass follows. */
+  async function runHanded(): Promise<{ done: number; missed: boolean }> {
     let done = 0;
-    for (let row = handed.shift(); row; row = handed.shift()) if (await runOne(row)) done += 1;
-    return done;
+    let missed = false;
+    for (let row = handed.shift(); row; row = handed.shift()) {
+      const ran = await runOne(row, opts.sameJob?.(row));
+      if (ran) done += 1;
+      if (ran === null) missed = true;
+    }
+    return { done, missed };
   }
 
   async function pass(): Promise<number> {
@@ -153,8 +162,9 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
         for (let next: typeof again = scope; next; next = again) {
           again = undefined;
           const unlisted = takeHanded();
-          total += await runHanded();
-          if (next === "pass" || unlisted) total += await pass();
+          const { done, missed } = await runHanded();
+          total += done;
+          if (next === "pass" || unlisted || missed) total += await pass();
         }
       } catch (err) {
         logger.error({ queue: name, err: (err as Error).message }, `${name} queue pass failed`);

@@ -38,12 +38,18 @@ export async function enqueueEmail(trx: Knex | Knex.Transaction, email: Outgoing
   return Number(id);
 }
 
-/** Several e-mails written by one statement, in their order (enqueueEmail's promise for each). */
+/**
+ * Several e-mails written by one statement, in their order (enqueueEmail's promise for each). Their ids are inferred
+ * (consecutive: SQLite answers the last, MySQL the first); the outbox claims a handed-over e-mail only if its row
+ * still holds its recipient, subject and kind, so a wrong guess (gaps between ids) leaves it to a pass, never sends it wrong.
+ */
 export async function enqueueEmails(trx: Knex | Knex.Transaction, emails: readonly OutgoingEmail[]): Promise<void> {
   if (emails.length === 0) return;
   const now = new Date();
-  await trx("email_outbox").insert(emails.map((email) => outboxRow(email, now)));
-  noteQueued(trx, undefined);
+  const rows = emails.map((email) => outboxRow(email, now));
+  const [answered] = await trx("email_outbox").insert(rows);
+  const first = (trx.client as { dialect: string }).dialect === "sqlite3" ? Number(answered) - rows.length + 1 : Number(answered);
+  rows.forEach((row, i) => noteQueued(trx, { ...row, id: first + i, attempts: 0 }));
 }
 
 function outboxRow(email: OutgoingEmail, now: Date) {
@@ -89,6 +95,7 @@ export function createOutbox(opts: { db: Db; transport: MailTransport; from: str
     name: "email",
     intervalMs: opts.intervalMs,
     committed: () => takeCommitted(opts.db),
+    sameJob: (row) => ({ to_address: row.to_address, subject: row.subject, kind: row.kind }),
     describe: (row) => ({ emailId: row.id, kind: row.kind, to: maskEmail(String(row.to_address)) }),
     async run(row) {
       await transport.send({

@@ -6,6 +6,7 @@ import { backend, createTestApp, type TestApp } from "../support/app.ts";
 import { createDb, type Db } from "../../src/db/knex.ts";
 import { createOutbox, enqueueEmail, enqueueEmails, type Outbox } from "../../src/email/outbox.ts";
 import type { MailMessage, MailTransport } from "../../src/email/transport.ts";
+import { noteQueued, takeCommitted } from "../../src/email/committedEmails.ts";
 import { createLogger } from "../../src/logger.ts";
 
 // Two app instances on one database: `t` and a second knex of its own on the same database (a file on SQLite).
@@ -102,13 +103,31 @@ describe("the outbox claims an e-mail its process just committed by id", () => {
     expect(await rowOf(id)).toMatchObject({ status: "sent", attempts: 1, subject: "Handover 3" });
   });
 
-  it("a wake after e-mails queued by one INSERT (ids unknown) looks for due rows", async () => {
+  it("e-mails queued by one INSERT are claimed by their inferred ids, without looking for due rows", async () => {
     const transport = recordingTransport();
     const outbox = outboxOn(t.db, transport);
     await t.db.transaction((trx) => enqueueEmails(trx, [email(4), email(5)]));
+    const statements = await statementsOf(async () => {
+      outbox.wake();
+      await outbox.stop();
+    });
+    expect(statements.filter((sql) => sql.startsWith("select"))).toHaveLength(0);
+    expect(transport.sent.map((m) => m.subject)).toEqual(["Handover 4", "Handover 5"]);
+    const rows = await t.db("email_outbox").whereIn("reference", ["handover:4", "handover:5"]).orderBy("id");
+    expect(rows.map((r) => [r.subject, r.status, r.attempts])).toEqual([["Handover 4", "sent", 1], ["Handover 5", "sent", 1]]);
+  });
+
+  it("a handed-over e-mail whose inferred id is another e-mail's row is not sent as that row; the row is sent as itself", async () => {
+    const transport = recordingTransport();
+    const outbox = outboxOn(t.db, transport);
+    const id = await t.db.transaction((trx) => enqueueEmail(trx, email(8)));
+    takeCommitted(t.db);
+    // A wrong guess: what another e-mail says, handed over under this row's id.
+    noteQueued(t.db, { id, attempts: 0, kind: "test", to_address: "someone@example.com", subject: "Not this row", text_body: "Wrong" });
     outbox.wake();
     await outbox.stop();
-    expect(transport.sent.map((m) => m.subject).sort()).toEqual(["Handover 4", "Handover 5"]);
+    expect(transport.sent.map((m) => m.subject)).toEqual(["Handover 8"]);
+    expect(await rowOf(id)).toMatchObject({ status: "sent", attempts: 1, subject: "Handover 8" });
   });
 
   it("an e-mail the other instance already took is not sent twice by the one that queued it", async () => {
