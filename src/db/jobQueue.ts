@@ -8,6 +8,8 @@ import { outsideRequest } from "./queryLog.ts";
  * `claimed_at`, `last_error` and `sent_at`. A job is claimed by one conditional UPDATE that also counts
  * the attempt, so two instances never run one job; the claimer's attempt number is its ticket for
  * writing the outcome, so a worker whose claim went stale (and was taken over) cannot overwrite it.
+ * A pass looks for due jobs; jobs this process just committed can be handed over instead (`committed`): wake()
+ * then claims each by its id, as written, with no look for due jobs (the timer's pass finds everything else).
  */
 export interface JobRow {
   id: number;
@@ -15,10 +17,16 @@ export interface JobRow {
   [column: string]: unknown;
 }
 
+/** Jobs this process committed since the last call, as written (attempts 0); `unlisted`: others were, ids unknown. */
+export interface CommittedJobs {
+  rows: JobRow[];
+  unlisted: boolean;
+}
+
 export interface JobQueue {
   /** Runs what is due now (also runs on a timer). Resolves with the number of jobs done in this pass. */
   drain(): Promise<number>;
-  /** Ask for a pass soon, without waiting for it. */
+  /** Runs the jobs handed over as committed soon, or (none handed over) a pass; without waiting for it. */
   wake(): void;
   start(): void;
   stop(): Promise<void>;
@@ -36,6 +44,10 @@ export interface JobQueueOptions {
   onFailure?(row: JobRow, error: string, final: boolean): Promise<void>;
   /** Context for log lines about a job (never a full e-mail address or a token). */
   describe?: (row: JobRow) => Record<string, unknown>;
+  /** The jobs this process just committed, to be claimed by id rather than looked for (the outbox's e-mails). */
+  committed?: () => CommittedJobs;
+  /** Columns a handed-over job's row must still hold to be claimed (ids of a multi-row INSERT are inferred). */
+  sameJob?: (row: JobRow) => Record<string, unknown>;
   /** The column holding the job's state (pending, sending, sent, failed); `status` unless the table uses that for its own. */
   statusColumn?: string;
   maxAttempts?: number;
@@ -61,7 +73,9 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const status = opts.statusColumn ?? "status";
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
-  let again = false;
+  /** What a drain asked for while one ran: the handed-over jobs only, or a whole pass. */
+  let again: "handed" | "pass" | undefined;
+  const handed: JobRow[] = [];
 
   /** Due now: pending and past its backoff, or claimed by a worker that went silent. */
   function due(now: Date) {
@@ -74,19 +88,20 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   }
 
   /** One atomic UPDATE: the job is ours only if it was still due and nobody counted an attempt since we read it. */
-  async function claim(row: JobRow): Promise<number | null> {
+  async function claim(row: JobRow, same: Record<string, unknown> = {}): Promise<number | null> {
     const attempt = row.attempts + 1;
     const updated = await due(new Date())
-      .andWhere({ id: row.id, attempts: row.attempts })
+      .andWhere({ ...same, id: row.id, attempts: row.attempts })
       .update({ [status]: "sending", claimed_at: new Date(), attempts: attempt });
     return updated === 1 ? attempt : null;
   }
 
   const ours = (row: JobRow, attempt: number) => db(table).where({ id: row.id, [status]: "sending", attempts: attempt });
 
-  async function runOne(row: JobRow): Promise<boolean> {
-    const attempt = await claim(row);
-    if (attempt === null) return false;
+  /** Runs the job if this worker claims it; null when it was not claimed (another took it, or it is not that row). */
+  async function runOne(row: JobRow, same?: Record<string, unknown>): Promise<boolean | null> {
+    const attempt = await claim(row, same);
+    if (attempt === null) return null;
     const claimed = { ...row, attempts: attempt };
     try {
       const extra = (await opts.run(claimed)) ?? {};
@@ -109,6 +124,25 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     }
   }
 
+  /** Takes what was handed over since; true when a pass is needed for jobs whose ids were not given. */
+  function takeHanded(): boolean {
+    const { rows, unlisted } = opts.committed?.() ?? { rows: [], unlisted: false };
+    handed.push(...rows);
+    return unlisted;
+  }
+
+  /** Runs the handed-over jobs; `missed`: one was not claimed (most often another instance took it), so a pass follows. */
+  async function runHanded(): Promise<{ done: number; missed: boolean }> {
+    let done = 0;
+    let missed = false;
+    for (let row = handed.shift(); row; row = handed.shift()) {
+      const ran = await runOne(row, opts.sameJob?.(row));
+      if (ran) done += 1;
+      if (ran === null) missed = true;
+    }
+    return { done, missed };
+  }
+
   async function pass(): Promise<number> {
     const rows = (await due(new Date()).orderBy("id").limit(opts.batchSize ?? 20)) as JobRow[];
     let done = 0;
@@ -116,19 +150,22 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     return done;
   }
 
-  async function drain(): Promise<number> {
+  function drain(scope: "handed" | "pass" = "pass"): Promise<number> {
     if (running) {
-      again = true;
+      again = again === "pass" || scope === "pass" ? "pass" : "handed";
       return running;
     }
     // A request that wakes the queue does not own its queries (the development query log counts per request).
     running = outsideRequest(async () => {
       let total = 0;
       try {
-        do {
-          again = false;
-          total += await pass();
-        } while (again);
+        for (let next: typeof again = scope; next; next = again) {
+          again = undefined;
+          const unlisted = takeHanded();
+          const { done, missed } = await runHanded();
+          total += done;
+          if (next === "pass" || unlisted || missed) total += await pass();
+        }
       } catch (err) {
         logger.error({ queue: name, err: (err as Error).message }, `${name} queue pass failed`);
       } finally {
@@ -140,8 +177,11 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   }
 
   return {
-    drain,
-    wake: () => void drain(),
+    drain: () => drain("pass"),
+    wake() {
+      const unlisted = takeHanded();
+      void drain(handed.length > 0 && !unlisted ? "handed" : "pass");
+    },
     start() {
       timer ??= setInterval(() => void drain(), intervalMs);
       timer.unref();

@@ -6,6 +6,7 @@ import { createJobQueue, type JobQueue } from "../db/jobQueue.ts";
 import { readStoredFile } from "../db/storedFiles.ts";
 import type { MailAttachment, MailMessage, MailTransport, SendableAttachment } from "./transport.ts";
 import { toText } from "../shared/toText.ts";
+import { noteQueued, takeCommitted } from "./committedEmails.ts";
 
 /** What a feature queues: the message without its sender, plus what it is about. */
 export interface OutgoingEmail extends Omit<MailMessage, "from" | "attachments"> {
@@ -28,18 +29,27 @@ async function sendable(db: Db, attachments: MailAttachment[]): Promise<Sendable
 
 /**
  * Writes the e-mail in the caller's transaction, so it exists exactly when the fact it announces does.
- * Call outbox.wake() after the transaction commits to send it at once.
+ * Call outbox.wake() after the transaction commits to send it at once (claimed by its id: committedEmails.ts).
  */
 export async function enqueueEmail(trx: Knex | Knex.Transaction, email: OutgoingEmail): Promise<number> {
-  const [id] = await trx("email_outbox").insert(outboxRow(email, new Date()));
+  const row = outboxRow(email, new Date());
+  const [id] = await trx("email_outbox").insert(row);
+  noteQueued(trx, { ...row, id: Number(id), attempts: 0 });
   return Number(id);
 }
 
-/** Several e-mails written by one statement, in their order (enqueueEmail's promise for each). */
+/**
+ * Several e-mails written by one statement, in their order (enqueueEmail's promise for each). Their ids are inferred
+ * (consecutive: SQLite answers the last, MySQL the first); the outbox claims a handed-over e-mail only if its row
+ * still holds its recipient, subject and kind, so a wrong guess (gaps between ids) leaves it to a pass, never sends it wrong.
+ */
 export async function enqueueEmails(trx: Knex | Knex.Transaction, emails: readonly OutgoingEmail[]): Promise<void> {
   if (emails.length === 0) return;
   const now = new Date();
-  await trx("email_outbox").insert(emails.map((email) => outboxRow(email, now)));
+  const rows = emails.map((email) => outboxRow(email, now));
+  const [answered] = await trx("email_outbox").insert(rows);
+  const first = (trx.client as { dialect: string }).dialect === "sqlite3" ? Number(answered) - rows.length + 1 : Number(answered);
+  rows.forEach((row, i) => noteQueued(trx, { ...row, id: first + i, attempts: 0 }));
 }
 
 function outboxRow(email: OutgoingEmail, now: Date) {
@@ -84,6 +94,8 @@ export function createOutbox(opts: { db: Db; transport: MailTransport; from: str
     table: "email_outbox",
     name: "email",
     intervalMs: opts.intervalMs,
+    committed: () => takeCommitted(opts.db),
+    sameJob: (row) => ({ to_address: row.to_address, subject: row.subject, kind: row.kind }),
     describe: (row) => ({ emailId: row.id, kind: row.kind, to: maskEmail(String(row.to_address)) }),
     async run(row) {
       await transport.send({

@@ -32,10 +32,14 @@ export interface MailTransport {
   close(): void;
 }
 
-/** SMTP when SMTP_URL is set; otherwise each message is written as an .eml file (embedded default). */
+/**
+ * SMTP when SMTP_URL is set, over one pooled connection kept open between messages (the outbox sends one at a time;
+ * nodemailer closes it after 4 idle minutes or 100 messages and opens another when needed); otherwise each message
+ * is written as an .eml file (embedded default).
+ */
 export function createMailTransport(opts: { smtpUrl: string | undefined; dir: string }): MailTransport {
   if (opts.smtpUrl) {
-    const transporter = nodemailer.createTransport(opts.smtpUrl);
+    const transporter = nodemailer.createTransport({ url: opts.smtpUrl, pool: true, maxConnections: 1 });
     return {
       async send(message) {
         await transporter.sendMail(message);
@@ -44,12 +48,28 @@ export function createMailTransport(opts: { smtpUrl: string | undefined; dir: st
     };
   }
   const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  // Made once (a failure is not kept); made again only should the folder be removed while the site runs.
+  let folder: Promise<unknown> | undefined;
+  const makeFolder = () =>
+    (folder = fs.mkdir(opts.dir, { recursive: true }).catch((err: unknown) => {
+      folder = undefined;
+      throw err;
+    }));
+  const write = async (file: string, content: Buffer) => {
+    await (folder ?? makeFolder());
+    try {
+      await fs.writeFile(file, content);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      await makeFolder();
+      await fs.writeFile(file, content);
+    }
+  };
   return {
     async send(message) {
       const info = await transporter.sendMail(message);
-      await fs.mkdir(opts.dir, { recursive: true });
       const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${String(info.messageId).replace(/[^a-zA-Z0-9]/g, "").slice(0, 24)}.eml`;
-      await fs.writeFile(path.join(opts.dir, name), info.message as Buffer);
+      await write(path.join(opts.dir, name), info.message as Buffer);
     },
     close: () => transporter.close(),
   };

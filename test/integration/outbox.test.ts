@@ -1,5 +1,6 @@
 import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { startSmtpServer } from "../support/smtp.ts";
 import { createMailTransport } from "../../src/email/transport.ts";
@@ -39,7 +40,8 @@ describe("e-mail outbox", () => {
   });
 
   it("sends a queued e-mail through SMTP once, with its attachment", async () => {
-    const outbox = createOutbox({ db: t.db, transport: createMailTransport({ smtpUrl: smtp.url, dir: t.mailDir }), from: "Ironside <no-reply@ironsidewrestling.com>", logger: createLogger("silent") });
+    const transport = createMailTransport({ smtpUrl: smtp.url, dir: t.mailDir });
+    const outbox = createOutbox({ db: t.db, transport, from: "Ironside <no-reply@ironsidewrestling.com>", logger: createLogger("silent") });
     const id = await t.db.transaction((trx) => enqueueEmail(trx, email(1)));
     expect(await outbox.drain()).toBe(1);
     expect(await outbox.drain()).toBe(0);
@@ -50,10 +52,12 @@ describe("e-mail outbox", () => {
     const row = await t.db("email_outbox").where({ id }).first();
     expect(row.status).toBe("sent");
     expect(row.attempts).toBe(1);
+    transport.close();
   });
 
   it("retries later when the SMTP server refuses, then sends", async () => {
-    const outbox = createOutbox({ db: t.db, transport: createMailTransport({ smtpUrl: smtp.url, dir: t.mailDir }), from: "no-reply@ironsidewrestling.com", logger: createLogger("silent") });
+    const transport = createMailTransport({ smtpUrl: smtp.url, dir: t.mailDir });
+    const outbox = createOutbox({ db: t.db, transport, from: "no-reply@ironsidewrestling.com", logger: createLogger("silent") });
     const id = await t.db.transaction((trx) => enqueueEmail(trx, email(2)));
     smtp.refuse.on = true;
     expect(await outbox.drain()).toBe(0);
@@ -69,6 +73,7 @@ describe("e-mail outbox", () => {
     row = await t.db("email_outbox").where({ id }).first();
     expect(row.status).toBe("sent");
     expect(row.attempts).toBe(2);
+    transport.close();
   });
 
   it("writes .eml files when no SMTP server is configured", async () => {
@@ -78,5 +83,36 @@ describe("e-mail outbox", () => {
     const contents = files.map((f) => fs.readFileSync(`${t.mailDir}/${f}`, "utf8"));
     expect(contents.some((c) => c.includes("Subject: Camp confirmation 3") && c.includes("athlete3@example.com"))).toBe(true);
     expect((await t.db("email_outbox").where({ id }).first()).status).toBe("sent");
+  });
+
+  it("sends e-mail after e-mail over one SMTP connection, kept open between them", async () => {
+    const transport = createMailTransport({ smtpUrl: smtp.url, dir: t.mailDir });
+    const outbox = createOutbox({ db: t.db, transport, from: "no-reply@ironsidewrestling.com", logger: createLogger("silent") });
+    const before = smtp.connections();
+    for (const n of [4, 5, 6]) {
+      await t.db.transaction((trx) => enqueueEmail(trx, email(n)));
+      expect(await outbox.drain()).toBe(1);
+    }
+    expect(smtp.received.filter((m) => /athlete[456]@/.test(m.to[0]!))).toHaveLength(3);
+    expect(smtp.connections() - before).toBe(1);
+    transport.close();
+  });
+
+  it("makes the .eml folder once, and again only if it was removed", async () => {
+    const dir = path.join(t.mailDir, "own");
+    const transport = createMailTransport({ smtpUrl: undefined, dir });
+    const message = (n: number) => ({ from: "no-reply@ironsidewrestling.com", to: `athlete${n}@example.com`, subject: `Kept ${n}`, text: "Hi" });
+    const mkdir = vi.spyOn(fs.promises, "mkdir");
+    try {
+      for (const n of [7, 8, 9]) await transport.send(message(n));
+      expect(mkdir).toHaveBeenCalledTimes(1);
+      fs.rmSync(dir, { recursive: true });
+      await transport.send(message(10));
+      expect(mkdir).toHaveBeenCalledTimes(2);
+    } finally {
+      mkdir.mockRestore();
+    }
+    const subjects = fs.readdirSync(dir).map((f) => /Subject: (.*)/.exec(fs.readFileSync(path.join(dir, f), "utf8"))![1]);
+    expect(subjects).toEqual(["Kept 10"]);
   });
 });

@@ -7,14 +7,22 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** A real SMTP server on loopback that keeps what it receives (or refuses every message while `refuse` is set). */
-export async function startSmtpServer(): Promise<{ url: string; received: ReceivedMail[]; refuse: { on: boolean }; close: () => Promise<void> }> {
+/**
+ * A real SMTP server on loopback that keeps what it receives (or refuses every message while `refuse` is set), and
+ * counts the connections opened to it.
+ */
+export async function startSmtpServer(): Promise<{ url: string; received: ReceivedMail[]; refuse: { on: boolean }; connections: () => number; close: () => Promise<void> }> {
   const received: ReceivedMail[] = [];
   const refuse = { on: false };
+  let connections = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    onConnect(_session, callback) {
+      connections += 1;
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
@@ -40,6 +48,7 @@ export async function startSmtpServer(): Promise<{ url: string; received: Receiv
     url: `smtp://127.0.0.1:${port}/?ignoreTLS=true`,
     received,
     refuse,
+    connections: () => connections,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
