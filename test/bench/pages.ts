@@ -4,7 +4,8 @@
  * prefix, removed afterwards; `--embedded` uses SQLite and in-process sessions instead), warms each page,
  * measures it with autocannon (50 connections), then serves the very bytes it answered as a static file
  * from a bare Express server and measures that too. Prints the table, writes bench/results.json (the
- * `http` part; `npm run bench:browser` writes the `browser` part) and exits 1 when a budget is broken.
+ * `http` part; `npm run bench:browser` writes the `browser` part) and exits 1 when a budget is broken. A time budget
+ * (the ratio, the p99) missed once is measured again, both servers, and broken only when missed again.
  *
  *   npm run bench [-- --embedded] [-- --duration 5] [-- --requests 5000] [-- /path ...]
  *   BENCH_DATABASE_URL (default mysql://root@127.0.0.1:3306), BENCH_REDIS_URL (default redis://127.0.0.1:6379)
@@ -230,27 +231,43 @@ try {
       // Kept: answered with an Age header (twice asked: one answer may be the render that follows a copy's expiry).
       const answeredKept = () => fetch(`${base}${page.path}`, { headers, redirect: "manual" }).then(async (res) => (await res.arrayBuffer(), res.headers.has("age")));
       const kept = (await answeredKept()) || (await answeredKept());
-      const statementsBefore = site.statements();
-      const app = await measure(`${base}${page.path}`, headers, duration, site.pid, options);
-      const statementsAfter = site.statements();
-      siteWindows.push(app.window);
-      // Beyond what the timers send when idle in as long as the measurement took (`--requests` may take longer than `--duration`), per request.
-      const idleMeanwhile = (idleStatements * (app.window.toUs - app.window.fromUs)) / (duration * 1_000_000);
-      const statementsPerRequest = statementsBefore !== undefined && statementsAfter !== undefined ? Math.max(0, statementsAfter - statementsBefore - idleMeanwhile) / Math.max(1, app.requests) : null;
-      const stat = await measure(`${statics.url}/${name}`, {}, duration, statics.pid);
-      const ratio = Math.round((app.reqPerSec / stat.reqPerSec) * 100) / 100;
-      const cpuRatio = app.cpuMicrosPerRequest && stat.cpuMicrosPerRequest ? Math.round((stat.cpuMicrosPerRequest / app.cpuMicrosPerRequest) * 100) / 100 : null;
-      const broken: string[] = [];
+      /** The page, then its static twin, each for the run's duration. */
+      const measureBoth = async () => {
+        const statementsBefore = site.statements();
+        const app = await measure(`${base}${page.path}`, headers, duration, site.pid, options);
+        const statementsAfter = site.statements();
+        siteWindows.push(app.window);
+        // Beyond what the timers send when idle in as long as the measurement took (`--requests` may take longer than `--duration`), per request.
+        const idleMeanwhile = (idleStatements * (app.window.toUs - app.window.fromUs)) / (duration * 1_000_000);
+        const statementsPerRequest = statementsBefore !== undefined && statementsAfter !== undefined ? Math.max(0, statementsAfter - statementsBefore - idleMeanwhile) / Math.max(1, app.requests) : null;
+        const stat = await measure(`${statics.url}/${name}`, {}, duration, statics.pid);
+        const ratio = Math.round((app.reqPerSec / stat.reqPerSec) * 100) / 100;
+        const cpuRatio = app.cpuMicrosPerRequest && stat.cpuMicrosPerRequest ? Math.round((stat.cpuMicrosPerRequest / app.cpuMicrosPerRequest) * 100) / 100 : null;
+        return { app, stat, ratio, cpuRatio, statementsPerRequest };
+      };
       const minRatio = kept ? BUDGET.keptRatio : BUDGET.ratio;
+      const timingBroken = (m: { ratio: number; app: { p99Ms: number } }) => [
+        ...(m.ratio < minRatio ? [`ratio ${m.ratio} < ${minRatio}${kept ? " (a kept page)" : ""}`] : []),
+        ...(m.app.p99Ms >= BUDGET.p99Ms ? [`p99 ${m.app.p99Ms} ms >= ${BUDGET.p99Ms}`] : []),
+      ];
+      let measured = await measureBoth();
+      // A time budget missed once is measured again, both sides: on a shared machine one window of either server can
+      // fall on other work. Missed twice, it is broken (a real regression misses every time).
+      let again = "";
+      if (!page.recordOnly && timingBroken(measured).length > 0) {
+        again = `\tmeasured again (first: ${timingBroken(measured).join(", ")})`;
+        measured = await measureBoth();
+      }
+      const { app, stat, ratio, cpuRatio, statementsPerRequest } = measured;
+      const broken: string[] = [];
       if (!page.recordOnly) {
-        if (ratio < minRatio) broken.push(`ratio ${ratio} < ${minRatio}${kept ? " (a kept page)" : ""}`);
+        broken.push(...timingBroken(measured));
         if (kept && statementsPerRequest !== null && statementsPerRequest >= BUDGET.keptStatementsPerRequest) broken.push(`${statementsPerRequest.toFixed(3)} database statements per request on a kept page`);
-        if (app.p99Ms >= BUDGET.p99Ms) broken.push(`p99 ${app.p99Ms} ms >= ${BUDGET.p99Ms}`);
       }
       if (app.errors > 0) broken.push(`${app.errors} errors or answers other than ${status}`);
       rows.push({ path: label, bytes: body.length, kept, statementsPerRequest, app, static: stat, ratio, cpuRatio, broken });
       problems.push(...broken.map((b) => `${label}: ${b}`));
-      console.log(`${label}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}\tCPU µs/req ${app.cpuMicrosPerRequest ?? "?"} / static ${stat.cpuMicrosPerRequest ?? "?"} (${cpuRatio ?? "?"})\t${kept ? "kept" : page.recordOnly ? "rendered (for the record: no budget but its status)" : "rendered"}, ${statementsPerRequest === null ? "?" : statementsPerRequest.toFixed(3)} statements/req${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
+      console.log(`${label}\t${app.reqPerSec} req/s\tp50 ${app.p50Ms} ms\tp99 ${app.p99Ms} ms\tstatic ${stat.reqPerSec} req/s\tratio ${ratio}\tCPU µs/req ${app.cpuMicrosPerRequest ?? "?"} / static ${stat.cpuMicrosPerRequest ?? "?"} (${cpuRatio ?? "?"})\t${kept ? "kept" : page.recordOnly ? "rendered (for the record: no budget but its status)" : "rendered"}, ${statementsPerRequest === null ? "?" : statementsPerRequest.toFixed(3)} statements/req${again}${broken.length ? `\tBROKEN: ${broken.join(", ")}` : ""}`);
       return warm.requests + app.requests;
     };
     for (const [i, page] of pages.entries()) {
