@@ -13,8 +13,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { SMTPServer } from "smtp-server";
-import type { AddressInfo } from "node:net";
+import { startSmtpServer } from "../support/smtp.ts";
 import { Session } from "node:inspector/promises";
 import { createDb } from "../../src/db/knex.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -33,22 +32,9 @@ const PROF = args.includes("--prof");
 const SENDS_ONLY = args.includes("--sends-only");
 process.env.TEST_DATABASE_URL ??= "mysql://root@127.0.0.1:3306/test";
 
-let connections = 0;
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ["STARTTLS"],
-  logger: false,
-  onConnect(_session, callback) {
-    connections += 1;
-    callback();
-  },
-  onData(stream, _session, callback) {
-    stream.on("data", () => undefined);
-    stream.on("end", () => callback());
-  },
-});
-await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-const smtpUrl = FILES ? undefined : `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}/?ignoreTLS=true`;
+// The tests' SMTP server: it keeps what it receives (a few hundred e-mails here) and counts connections.
+const smtp = await startSmtpServer();
+const smtpUrl = FILES ? undefined : smtp.url;
 
 const ics = ["BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VEVENT", "SUMMARY:Summer camp", "DTSTART:20270615T130000Z", "END:VEVENT", "END:VCALENDAR"].join("\r\n");
 const email = (n: number) => ({
@@ -66,15 +52,15 @@ if (SENDS_ONLY) {
   const transport = createMailTransport({ smtpUrl, dir });
   const send = (n: number) => transport.send({ from: "Ironside <no-reply@ironsidewrestling.com>", messageId: `<outbox-${n}@ironsidewrestling.com>`, ...email(n) });
   for (let n = 0; n < 20; n++) await send(n);
-  const before = { connections, cpu: process.cpuUsage(), at: performance.now() };
+  const before = { connections: smtp.connections(), cpu: process.cpuUsage(), at: performance.now() };
   for (let n = 0; n < EMAILS; n++) await send(n);
   const cpu = process.cpuUsage(before.cpu);
   console.log(`${EMAILS} sends, one at a time, ${FILES ? ".eml files" : "SMTP (the local server's CPU included)"}; load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   console.log(`CPU per send: ${((cpu.user + cpu.system) / 1000 / EMAILS).toFixed(2)} ms (user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms); wall ${(performance.now() - before.at).toFixed(0)} ms`);
-  if (!FILES) console.log(`SMTP connections opened: ${connections - before.connections}`);
+  if (!FILES) console.log(`SMTP connections opened: ${smtp.connections() - before.connections}`);
   transport.close();
   fs.rmSync(dir, { recursive: true, force: true });
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
   process.exit(0);
 }
 
@@ -101,7 +87,7 @@ await Promise.all(instances.map(({ outbox }) => outbox.drain()));
 
 const sent = async () => Number((await instances[0]!.db("email_outbox").where({ status: "sent" }).count({ n: "*" }))[0]!.n);
 const sentBefore = await sent();
-const connectionsBefore = connections;
+const connectionsBefore = smtp.connections();
 counter.texts.length = 0;
 const statementsBefore = counter.statements();
 const profiler = PROF ? new Session() : undefined;
@@ -150,7 +136,7 @@ console.log(`${EMAILS} e-mails, 2 instances, ${CONCURRENCY} at a time, ${FILES ?
 console.log(`statements counted: ${counter.statements() - statementsBefore}`);
 for (const [k, v] of Object.entries(kinds).sort()) console.log(`  ${k}: ${v} (${(v / EMAILS).toFixed(2)} per e-mail)`);
 console.log(`outbox statements per e-mail: ${(outboxStatements / EMAILS).toFixed(2)}`);
-if (!FILES) console.log(`SMTP connections opened: ${connections - connectionsBefore}`);
+if (!FILES) console.log(`SMTP connections opened: ${smtp.connections() - connectionsBefore}`);
 console.log(`CPU per e-mail: ${((cpu.user + cpu.system) / 1000 / EMAILS).toFixed(2)} ms (user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms); wall ${wallMs.toFixed(0)} ms`);
 if (profile) {
   const file = path.join(mailDir, "outbox.cpuprofile");
@@ -171,5 +157,5 @@ for (const { outbox, transport, db } of instances) {
 }
 await counter.close();
 await database.drop();
-await new Promise<void>((resolve) => smtp.close(() => resolve()));
+await smtp.close();
 fs.rmSync(mailDir, { recursive: true, force: true });
