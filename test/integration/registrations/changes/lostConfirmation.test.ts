@@ -69,7 +69,9 @@ describe("Lost your confirmation?", () => {
     // Within the grace period every link still opens; after it only the newest does.
     const tokens = [confirmationToken, ...mails.map((m: { text_body: string }) => tokenIn(sentText(t.mailDir, m)))];
     for (const token of tokens) expect(await opens(token)).toBe(200);
-    const retired = await t.db("registration_manage_links").where({ registration_id: id }).whereNotNull("revoked_at");
+    // The e-mailed links but the newest (a confirmation page's own link, written when the browser's return settled the
+    // payment rather than the webhook, is retired with them: left out of the count).
+    const retired = (await t.db("registration_manage_links").where({ registration_id: id }).whereNotNull("revoked_at")).filter((l: { sent_by: string | null }) => l.sent_by !== "page");
     expect(retired).toHaveLength(3);
     for (const link of retired as { revoked_at: Date | string; created_at: Date | string }[]) expect(new Date(link.revoked_at).getTime()).toBeGreaterThan(Date.now());
     // 15 minutes later, as the clock would have it.
