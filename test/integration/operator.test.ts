@@ -19,6 +19,7 @@ import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { placesLeft } from "../../src/events/repository.ts";
 import { createDb, migrateLatest } from "../../src/db/knex.ts";
 import { erasePerson } from "../../src/privacy/erase.ts";
+import { until } from "../support/until.ts";
 
 // The operator's commands run as their functions against the app's database, beside the running app (its webhooks,
 // its job queues): what a command writes is what the app then does.
@@ -42,15 +43,6 @@ beforeEach(async () => {
 const CARD = { number: "4242 4242 4242 4242" };
 const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0]!;
 let formSeq = 0;
-
-async function until(check: () => Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("condition not met in time");
-}
 
 /** Captures what a command prints. */
 function printed() {

@@ -7,7 +7,7 @@ import { pino } from "pino";
 import { createDb } from "../../src/db/knex.ts";
 import { MAX_ATTEMPTS } from "../../src/db/jobQueue.ts";
 import { createShopifyWriteBacks } from "../../src/orders/shopifyWriteBack.ts";
-import { scaledMs } from "../support/timeouts.ts";
+import { untilRead as until } from "../support/until.ts";
 
 let t: TestApp;
 let shopify: FakeShopify;
@@ -39,15 +39,6 @@ async function paidOrder(): Promise<string> {
 
 type OrderRow = { id: number; status: string; shopify_sync_status: string; shopify_order_id: string | null; shopify_error: string | null };
 type WriteBackRow = { id: number; status: string; attempts: number; last_error: string | null; shopify_order_id: string | null };
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 5000): Promise<T> {
-  const end = Date.now() + scaledMs(ms);
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const orderRow = (reference: string) => t.db("orders").where({ reference }).first() as Promise<OrderRow>;
 async function writeBackOf(reference: string): Promise<WriteBackRow> {

@@ -9,6 +9,7 @@ import type { PaymentRow } from "../../src/payments/repository.ts";
 import { ORDER_KIND, registerOrderPayments } from "../../src/orders/checkout.ts";
 import { insertOrder } from "../../src/orders/repository.ts";
 import { buildSite } from "../../src/shared/site.ts";
+import { until } from "../support/until.ts";
 
 let t: PayingTestApp;
 let fake: FakeStripe;
@@ -51,15 +52,6 @@ async function orderFor(reference: string) {
   const payments = await t.db("payments").where({ kind: "order", reference });
   const emails = await t.db("email_outbox").where({ reference: `order:${reference}` });
   return { order, items, payments, emails };
-}
-
-async function until(check: () => Promise<boolean>, ms = 5000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("condition not met in time");
 }
 
 describe("cart checkout", () => {

@@ -10,15 +10,7 @@ import { createDb } from "../../src/db/knex.ts";
 import { eventsChangedChannel, type EventsVersionWatch } from "../../src/events/version.ts";
 import { runEventsCommand } from "../../src/cli/events.ts";
 import { parseEventsArgs, type EventsCommand } from "../../src/cli/eventsArgs.ts";
-
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("condition not met in time");
-}
+import { until } from "../support/until.ts";
 
 async function timed<T>(p: PromiseLike<T>): Promise<{ value: T; ms: number }> {
   const start = Date.now();

@@ -6,21 +6,13 @@ import { textOf, visitor } from "../support/http.ts";
 import { SESSION_DOWN_NOTICE } from "../../src/http/pageContext.ts";
 import { closeRedis, connectRedis, redisAvailable, REDIS_COMMAND_TIMEOUT_MS } from "../../src/redis.ts";
 import { createLogger } from "../../src/logger.ts";
+import { until } from "../support/until.ts";
 
 /**
  * Redis taken away through a TCP proxy (never the shared server itself): stopped (connections refused) and
  * paused (connections open, nothing answered, like `CLIENT PAUSE` or a hung host). Every answer comes within
  * 2 s, pages render with the notice, writes answer 503, and the site recovers without a restart.
  */
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("condition not met in time");
-}
-
 describe.runIf(backend === "mysql")("Redis stopped or paused", () => {
   let t: TestApp;
   let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
@@ -109,7 +101,7 @@ describe.runIf(backend === "mysql")("Redis stopped or paused", () => {
     t.redis!.on("end", () => replaced++);
     proxy.pause();
     await v.get("/about");
-    await until(() => replaced > 0, 10_000);
+    await until(() => replaced > 0);
     await everyAnswerWithinTwoSeconds(v);
     proxy.resume();
     await recovers(v);

@@ -6,6 +6,7 @@ import type { FakeStripe } from "../../../../src/payments/offline/fakeStripeServ
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { CARD_CONSENT_VERSION } from "../../../../src/shared/registrations/deposits.ts";
 import { insertCode } from "../../../../src/discounts/repository.ts";
+import { until } from "../../../support/until.ts";
 
 let t: PayingTestApp;
 let fake: FakeStripe;
@@ -37,15 +38,6 @@ const intentIdOf = (clientSecret: string) => clientSecret.split("_secret_")[0]!;
 const apiStart = (v: V, eventId: number, data: Record<string, unknown> = {}, formSessionId = newFormId()) =>
   v.post(`/api/events/${eventId}/create-payment-intent`).send({ option: "full", formSessionId, registrationData: { ...ATHLETE, registrationType: "full", ...data } });
 const when = (v: unknown) => (v instanceof Date ? v : new Date(typeof v === "number" || /^\d+$/.test(String(v)) ? Number(v) : String(v)));
-
-async function until(check: () => Promise<boolean>, ms = 5000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("condition not met in time");
-}
 
 async function stored(reference: string) {
   const registration = await t.db("registrations").where({ reference }).first();

@@ -7,6 +7,7 @@ import type { JobQueue } from "../../../../src/db/jobQueue.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { createDb } from "../../../../src/db/knex.ts";
 import { createApp } from "../../../../src/app.ts";
+import { until } from "../../../support/until.ts";
 
 // Behind one proxy, as in production: the crowd tests give each person their own address (X-Forwarded-For).
 const t = bookingApp();
@@ -39,15 +40,6 @@ async function stored(reference: string) {
   const payments = await t.db("payments").where({ kind: "registration", reference });
   const emails = await t.db("email_outbox").where({ reference: `registration:${reference}` }).orderBy("id");
   return { registration, athletes, days: days.map((d: { label: string }) => d.label), payments, emails };
-}
-
-async function until(check: () => Promise<boolean>, ms = 5000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("condition not met in time");
 }
 
 async function resetEvent(id: number) {

@@ -11,6 +11,7 @@ import { findEvent } from "../../../../src/events/repository.ts";
 import { csrfFrom, textOf, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
 import { bookingApp } from "./helpers.ts";
+import { until } from "../../../support/until.ts";
 
 /**
  * "Registered before?" (issue 43): a link e-mailed to an address that registered last season fills in this season's
@@ -70,15 +71,6 @@ async function paidTeam(app: typeof t) {
   const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
   app.fake.confirm(intentId, { number: "4242 4242 4242 4242" });
   expect((await v.post("/api/events/1/stripe-payment-success").send({ paymentIntentId: intentId, option: "team" })).body.status).toBe("paid");
-}
-
-async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const v = await check();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("never happened");
 }
 
 /** A browser of its own: cookies, address and the CSRF token of the page it opened first. */

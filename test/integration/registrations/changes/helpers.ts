@@ -7,6 +7,7 @@ import type { PayingTestApp } from "../../../support/app.ts";
 import { csrfFrom, visitor } from "../../../support/http.ts";
 import { sentText } from "../../../support/mail.ts";
 import { payingAppForFile, webhooksDelivered, type FileAppOptions } from "../app.ts";
+export { until } from "../../../support/until.ts";
 
 /**
  * A changes test file's app (../app.ts): each test starts with Stripe's webhooks delivered and event 2 open to
@@ -123,11 +124,3 @@ export function paidChangesKit(t: { app: Express; db: Db; fake: FakeStripe; mail
   return { paidRegistration, paidTeam, browser, intentOf, row, netPaid };
 }
 
-export async function until(check: () => Promise<boolean>, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("condition not met in time");
-}

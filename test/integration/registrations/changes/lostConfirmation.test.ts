@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { sentText } from "../../../support/mail.ts";
 import { describe, expect, it } from "vitest";
-import { changesApp } from "./helpers.ts";
+import { changesApp, until } from "./helpers.ts";
 import request from "supertest";
 import { textOf, visitor } from "../../../support/http.ts";
 import { createLogger } from "../../../../src/logger.ts";
@@ -12,11 +12,13 @@ import { LOST_CONFIRMATION_LIMITS } from "../../../../src/registrations/changes/
  * 30/30): 3 e-mails, 3 new links a day; each new link replaces the earlier ones, which open for the grace period only.
  */
 const resent: number[] = [];
+const failures: string[] = [];
 const t = changesApp({
   logger: createLogger("info", new Writable({ write: (chunk: Buffer, _e, done) => {
     for (const line of chunk.toString().split("\n").filter(Boolean)) {
-      const l = JSON.parse(line) as { msg: string; sent?: number };
+      const l = JSON.parse(line) as { msg: string; sent?: number; err?: string };
       if (l.msg === "manage links re-sent") resent.push(l.sent!);
+      if (l.msg === "could not re-send manage links") failures.push(l.err!);
     }
     done();
   } })),
@@ -27,12 +29,10 @@ const ATHLETE = {
   emergencyContactName: "Ana Ortiz", emergencyContactPhone: "702-555-0199", adult: "on", agrees: "on",
 };
 
-async function until(check: () => Promise<boolean> | boolean) {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("never happened");
+/** Waits for every re-send to end; a failed one fails the test with its error. */
+async function untilAllEnded(count: number) {
+  await until(() => resent.length + failures.length >= count);
+  expect(failures).toEqual([]);
 }
 
 const tokenIn = (text: string) => /\/my-registration\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
@@ -59,7 +59,7 @@ describe("Lost your confirmation?", () => {
       }),
     );
     expect(new Set(answers).size).toBe(1);
-    await until(() => resent.length === 30);
+    await untilAllEnded(30);
     const mails = await t.db("email_outbox").where({ reference: `registration:${reference}`, kind: "registration_manage_link" }).orderBy("id");
     expect(mails).toHaveLength(LOST_CONFIRMATION_LIMITS.perRegistrationPerDay);
     expect(resent.reduce((a, b) => a + b, 0)).toBe(3);
