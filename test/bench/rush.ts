@@ -34,7 +34,7 @@ import { startServer, type RunningServer } from "../support/server.ts";
 import { writeResults } from "./site.ts";
 import { PUBLIC_URL, RUSH_CODE, type Call, type FamilyResult } from "./rushFamily.ts";
 import type { LoadInput } from "./rushLoad.ts";
-import { cpuMs, databasePid, lockLines, profileSummary, serverStatus, slowStatements, type LockLine } from "./rushMetrics.ts";
+import { cpuSplitMs, databasePid, lockLines, profileSummary, serverStatus, slowStatements, type LockLine } from "./rushMetrics.ts";
 import { countCheck, readEndState, RULES, unsettledCharges, type Charge } from "./rushEndState.ts";
 import { reconcilePass } from "./rushReconcile.ts";
 import { agree, holdMetrics } from "./rushScrape.ts";
@@ -225,17 +225,17 @@ try {
   fs.writeFileSync(loadFile, JSON.stringify({ instances: servers.map((s) => s.url), stripeUrl, plans: families } satisfies LoadInput));
   const statusBefore = await serverStatus(admin);
   const slowSince = new Date(Date.now() - 1000);
-  const cpuBefore = new Map(watched.map(([name, pid]) => [name, pid ? cpuMs(pid) : undefined]));
+  const cpuBefore = new Map(watched.map(([name, pid]) => [name, pid ? cpuSplitMs(pid) : undefined]));
   const ownBefore = process.cpuUsage();
   rushWindow.fromUs = Number(process.hrtime.bigint() / 1000n);
   const generatorProfile = CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${generatorProfileDir}`] : [];
   const generator = spawn(process.execPath, [...generatorProfile, generatorScript, loadFile, resultFile], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
-  let generatorCpu: number | undefined;
+  let generatorSplit: { user: number; system: number } | undefined;
   const generatorDone = new Promise<number | null>((resolve) => {
     // Read just before it is reaped: its CPU, summed over its whole life.
     const poll = setInterval(() => {
-      const now = generator.pid ? cpuMs(generator.pid) : undefined;
-      if (now !== undefined) generatorCpu = now;
+      const now = generator.pid ? cpuSplitMs(generator.pid) : undefined;
+      if (now !== undefined) generatorSplit = now;
     }, 200);
     generator.once("exit", (code) => (clearInterval(poll), resolve(code)));
   });
@@ -249,7 +249,7 @@ try {
   while ((await unsettledCharges(admin, charges)) > 0 && performance.now() - settleStarted < 30_000) await new Promise((r) => setTimeout(r, 500));
   const settleSeconds = (performance.now() - settleStarted) / 1000;
   rushWindow.toUs = Number(process.hrtime.bigint() / 1000n);
-  const cpuAfter = new Map(watched.map(([name, pid]) => [name, pid ? cpuMs(pid) : undefined]));
+  const cpuAfter = new Map(watched.map(([name, pid]) => [name, pid ? cpuSplitMs(pid) : undefined]));
   const own = process.cpuUsage(ownBefore);
   const statusAfter = await serverStatus(admin);
   const loadAfter = os.loadavg();
@@ -331,18 +331,28 @@ try {
   }
 
   console.log(`\nCPU time per hold (${holds.length} holds posted), from the generator's start to the end of the settling:`);
-  const cpuRows: [string, number | undefined][] = [
-    ...watched.map(([name]): [string, number | undefined] => {
+  const splits: [string, { user: number; system: number } | undefined][] = [
+    ...watched.map(([name]): [string, { user: number; system: number } | undefined] => {
       const a = cpuBefore.get(name);
       const b = cpuAfter.get(name);
-      return [name, a !== undefined && b !== undefined ? b - a : undefined];
+      return [name, a && b ? { user: b.user - a.user, system: b.system - a.system } : undefined];
     }),
-    ["load generator", generatorCpu],
-    ["this report", (own.user + own.system) / 1000],
+    ["load generator", generatorSplit],
+    ["this report", { user: own.user / 1000, system: own.system / 1000 }],
   ];
+  const cpuRows = splits.map(([name, split]): [string, number | undefined] => [name, split && split.user + split.system]);
   for (const [name, used] of cpuRows) {
     console.log(`  ${name.padEnd(26)} ${used === undefined ? "unreadable" : `${(used / Math.max(1, holds.length)).toFixed(1).padStart(6)} ms per hold (${(used / 1000).toFixed(1)} s)`}`);
   }
+  // The kernel's share: on loopback the sender of each write does the TCP work of both ends, so a share that grows
+  // with the statements and answers says round trips cost; a CPU profile cannot tell (it counts the time a process
+  // waits for a core inside a write as the write's).
+  console.log(
+    `  of which in the kernel (system time): ${splits
+      .filter(([name, split]) => name !== "this report" && split && split.user + split.system > 0)
+      .map(([name, split]) => `${name.replace(/ \(.*\)$/, "")} ${Math.round((100 * split!.system) / (split!.user + split!.system))}%`)
+      .join(", ")}`,
+  );
   // What the machine allows: every process's CPU for the run over the families that came, against the cores.
   const everyProcessMs = cpuRows.filter(([name]) => name !== "this report").reduce((sum, [, used]) => sum + (used ?? 0), 0);
   const perFamilyMs = everyProcessMs / Math.max(1, results.length);
@@ -421,6 +431,7 @@ try {
     returns: { p50Ms: percentile(returns, 50), p99Ms: p99Return },
     answers: Object.fromEntries(steps.map((step) => [step, calls.filter((c) => c.step === step).length])),
     cpuMsPerHold: Object.fromEntries(cpuRows.map(([name, used]) => [name, used === undefined ? null : used / Math.max(1, holds.length)])),
+    systemCpuMs: Object.fromEntries(splits.map(([name, split]) => [name, split ? split.system : null])),
     ceiling: { familiesPerSecond: Math.floor((cores * 1000) / Math.max(0.001, perFamilyMs)), cores, cpuMsPerFamily: perFamilyMs },
     fiveXX,
     noAnswer,

@@ -9,16 +9,22 @@ import type mysql from "mysql2/promise";
 
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
-/** CPU time (user + system) a process has used so far, in ms; undefined when it is gone or unreadable. */
-export function cpuMs(pid: number): number | undefined {
+/** CPU time a process has used so far in user mode and in the kernel (system), in ms; undefined when it is gone or unreadable. */
+export function cpuSplitMs(pid: number): { user: number; system: number } | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (in parentheses) may hold spaces: the fields count from after it.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    return { user: (Number(fields[11]) * 1000) / TICKS_PER_SECOND, system: (Number(fields[12]) * 1000) / TICKS_PER_SECOND };
   } catch {
     return undefined;
   }
+}
+
+/** CPU time (user + system) a process has used so far, in ms; undefined when it is gone or unreadable. */
+export function cpuMs(pid: number): number | undefined {
+  const split = cpuSplitMs(pid);
+  return split && split.user + split.system;
 }
 
 /** The database server's process on this machine (MariaDB or MySQL), if it runs here. */
