@@ -15,8 +15,8 @@ interface RequestQueries {
   count: number;
   /** Queries run inside locking transactions (src/db/rowQueue.ts), and those transactions' times. */
   locked: { queries: number; transactions: number; queuedMs: number; lockWaitMs: number; heldMs: number; key: string; batch: number };
-  /** Per scope (a transaction id, or '' outside transactions): how often each SQL text ran. */
-  runs: Map<string, number>;
+  /** Per scope (a transaction id, or '' outside transactions): how often each SQL text ran (development only). */
+  runs: Map<string, number> | undefined;
   done: boolean;
 }
 
@@ -36,7 +36,7 @@ export function countRequestQueries(db: Db): void {
     if (!request || request.done || !q.sql) return;
     request.count += 1;
     if (underLock.getStore()) request.locked.queries += 1;
-    if (TRANSACTION_CONTROL.test(q.sql)) return;
+    if (!request.runs || TRANSACTION_CONTROL.test(q.sql)) return;
     const key = `${q.__knexTxId ?? ""}\u0000${q.sql}`;
     request.runs.set(key, (request.runs.get(key) ?? 0) + 1);
   });
@@ -49,7 +49,7 @@ export function countRequestQueries(db: Db): void {
 /** The middleware: logs through the request's logger when the response is finished. `development` adds the debug count and repeat warnings. */
 export function queryLog(opts: { development: boolean }): RequestHandler {
   return (req, res, next) => {
-    const request: RequestQueries = { count: 0, locked: { queries: 0, transactions: 0, queuedMs: 0, lockWaitMs: 0, heldMs: 0, key: "", batch: 0 }, runs: new Map(), done: false };
+    const request: RequestQueries = { count: 0, locked: { queries: 0, transactions: 0, queuedMs: 0, lockWaitMs: 0, heldMs: 0, key: "", batch: 0 }, runs: opts.development ? new Map() : undefined, done: false };
     res.once("finish", () => {
       request.done = true;
       const l = request.locked;
@@ -70,7 +70,7 @@ export function queryLog(opts: { development: boolean }): RequestHandler {
       }
       if (!opts.development) return;
       req.log.debug({ queries: request.count }, "database queries");
-      for (const [key, times] of request.runs) {
+      for (const [key, times] of request.runs!) {
         if (times > 1) req.log.warn({ sql: key.slice(key.indexOf("\u0000") + 1), times }, "the same query ran more than once in one request");
       }
     });
