@@ -90,7 +90,7 @@ export function createApp(deps: AppDeps): Express {
   // One per-session counter for every route that creates an order, a registration or a PaymentIntent.
   const paymentLimit = rateLimiter(PAYMENT_CREATION_LIMIT);
   // The payment core: shop orders and event registrations register their kinds here.
-  const paymentCore = createPaymentCore({ db, gateway: deps.gateway, logger });
+  const paymentCore = createPaymentCore({ db, gateway: deps.gateway, logger, refundIntervalMs: config.refundJobIntervalMs });
   const orders: OrdersDeps = {
     db, paymentCore, outbox: deps.outbox, logger, site, shopifyWriteBacks: deps.shopifyWriteBacks,
     shippingFlatRateCents: config.shippingFlatRateCents,

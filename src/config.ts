@@ -56,6 +56,8 @@ const EnvSchema = z.object({
   BALANCE_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   /** Tests: how often the waiting list's offer queue polls for rounds (every 15 s otherwise); refused in production. */
   WAITING_LIST_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(15_000).optional(),
+  /** Tests: how often the refund job looks for requests (every 5 s otherwise); refused in production. */
+  REFUND_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(5_000).optional(),
   // Production over plain HTTP on this machine (compose.local.yaml): cookies without Secure. Only with a loopback http PUBLIC_URL.
   LOCAL_HTTP_TRIAL: z.enum(["0", "1"]).default("0"),
   MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
@@ -108,6 +110,8 @@ export interface Config {
   balanceJobIntervalMs: number;
   /** How often the waiting list's offer queue polls for rounds, in milliseconds. */
   waitingListJobIntervalMs: number;
+  /** How often the refund job looks for requests (an operator's command writes them from another process), in milliseconds. */
+  refundJobIntervalMs: number;
   /** How long a start waits for another instance's migration (src/db/knex.ts migrateLatest). */
   migrationLockWaitMs: number;
   /** The port /metrics listens on (HOST's address); undefined: not served at all. */
@@ -194,6 +198,7 @@ function invalidCombinations(e: ParsedEnv, isProduction: boolean, purpose: Confi
     if (e.CLOCK_FILE) invalid.push("CLOCK_FILE is refused in production");
     if (e.BALANCE_JOB_INTERVAL_MS !== undefined) invalid.push("BALANCE_JOB_INTERVAL_MS is refused in production");
     if (e.WAITING_LIST_JOB_INTERVAL_MS !== undefined) invalid.push("WAITING_LIST_JOB_INTERVAL_MS is refused in production");
+    if (e.REFUND_JOB_INTERVAL_MS !== undefined) invalid.push("REFUND_JOB_INTERVAL_MS is refused in production");
   }
   return invalid;
 }
@@ -255,6 +260,7 @@ function toConfig(e: Env, isProduction: boolean): Config {
     clockFile: isProduction || e.STRIPE_SECRET_KEY?.startsWith("sk_live_") ? undefined : clockFileToFollow(e.CLOCK_FILE, e.NODE_ENV),
     balanceJobIntervalMs: e.BALANCE_JOB_INTERVAL_MS ?? 60_000,
     waitingListJobIntervalMs: e.WAITING_LIST_JOB_INTERVAL_MS ?? 15_000,
+    refundJobIntervalMs: e.REFUND_JOB_INTERVAL_MS ?? 5_000,
     migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,
     metricsPort: e.METRICS_PORT,
   };

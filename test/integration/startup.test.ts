@@ -3,27 +3,43 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import knexFactory from "knex";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backend, createMysqlDatabase } from "../support/app.ts";
 import { spawnServer, startServer, type RunningServer, type StartingServer } from "../support/server.ts";
-import { spawnNodeScript } from "../support/children.ts";
+import { spawnNodeBuilt, spawnNodeScript, spawnTracked } from "../support/children.ts";
 import { MYSQL_MIGRATION_LOCK } from "../../src/db/knex.ts";
 import { scaledMs } from "../support/timeouts.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const migrationFiles = fs.readdirSync(path.join(root, "migrations")).filter((f) => f.endsWith(".ts"));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-"));
+// The server as `npm start` runs it: built once by esbuild.server.mjs (inside the checkout, so the bundle's
+// dependencies resolve from node_modules) and started by plain node. Through tsx, each of this file's dozen starts
+// compiled the server's whole import graph again: seconds of CPU apiece, and what they prove is the start, not the loading.
+const built = path.join(root, "build", `test-startup.${process.pid}`, "server.js");
 const servers: RunningServer[] = [];
 const cleanups: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  const build = spawnTracked(process.execPath, ["esbuild.server.mjs", "--outfile", built], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  build.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  build.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  const code = await new Promise<number | null>((resolve) => build.once("exit", resolve));
+  expect(code, output).toBe(0);
+});
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop("SIGKILL")));
   for (const c of cleanups) await c();
   fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(path.dirname(built), { recursive: true, force: true });
 });
 
-/** Runs a script of the project until it exits; every line it printed, parsed as JSON (a stack trace would not parse). */
-function runToExit(script: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; lines: Record<string, unknown>[]; output: string }> {
-  const child = spawnNodeScript(script, args, {
+/** Starts the built server and waits for its "listening" line. */
+const startBuilt = (env: Record<string, string>) => startServer(env, { built });
+
+/** Runs plain node on FILE ARGS until it exits; every line it printed, parsed as JSON (a stack trace would not parse). */
+function runToExit(file: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; lines: Record<string, unknown>[]; output: string }> {
+  const child = spawnNodeBuilt(file, args, {
     cwd: root,
     env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", MAIL_DIR: path.join(dir, "mail"), ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -38,6 +54,11 @@ function runToExit(script: string, env: Record<string, string>, args: string[] =
     });
   });
 }
+
+/** The built server, started until it exits. */
+const runServer = (env: Record<string, string>) => runToExit(built, env);
+/** `npm run migrate -- ARGS` as the npm script runs it (src/cli/run.mjs: the command compiled once, then plain node). */
+const runMigrate = (env: Record<string, string>, args: string[] = []) => runToExit(path.join(root, "src/cli/run.mjs"), env, ["migrate", ...args]);
 
 /** `npm run knex -- ARGS`: knex's own CLI, as an admin runs it. */
 function runKnexCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -54,7 +75,7 @@ function fatalLines(lines: Record<string, unknown>[]): Record<string, unknown>[]
 
 describe("a start that fails says why in one JSON line", () => {
   it("an unreachable database: exit 1, one fatal line naming the step and the reason, no stack", async () => {
-    const run = await runToExit("src/server.ts", { DATABASE_URL: "mysql://root@127.0.0.1:1/nothing" });
+    const run = await runServer({ DATABASE_URL: "mysql://root@127.0.0.1:1/nothing" });
     expect(run.code).toBe(1);
     const [fatal, ...more] = fatalLines(run.lines);
     expect(more).toEqual([]);
@@ -64,7 +85,7 @@ describe("a start that fails says why in one JSON line", () => {
   });
 
   it("a bad setting: exit 1, one JSON line naming it", async () => {
-    const run = await runToExit("src/server.ts", { PORT: "not-a-port", SQLITE_PATH: ":memory:" });
+    const run = await runServer({ PORT: "not-a-port", SQLITE_PATH: ":memory:" });
     expect(run.code).toBe(1);
     expect(run.lines).toHaveLength(1);
     expect(run.lines[0]).toMatchObject({ level: 60, step: "configuration" });
@@ -72,10 +93,10 @@ describe("a start that fails says why in one JSON line", () => {
   });
 
   it("a port already taken: exit 1, step listen, EADDRINUSE", async () => {
-    const first = await startServer({ SQLITE_PATH: path.join(dir, "port.sqlite3") });
+    const first = await startBuilt({ SQLITE_PATH: path.join(dir, "port.sqlite3") });
     servers.push(first);
     const port = new URL(first.url).port;
-    const run = await runToExit("src/server.ts", { PORT: port, SQLITE_PATH: path.join(dir, "port.sqlite3") });
+    const run = await runServer({ PORT: port, SQLITE_PATH: path.join(dir, "port.sqlite3") });
     expect(run.code).toBe(1);
     expect(fatalLines(run.lines)).toEqual([expect.objectContaining({ step: "listen", code: "EADDRINUSE" })]);
   });
@@ -89,17 +110,16 @@ describe("npm run migrate", () => {
       cleanups.push(created.drop);
       env.DATABASE_URL = created.url;
     }
-    const first = await runToExit("src/cli/migrate.ts", env);
+    const first = await runMigrate(env);
     expect(first.code).toBe(0);
     expect(first.lines.at(-1)).toMatchObject({ ran: migrationFiles.length, msg: `ran ${migrationFiles.length} migration(s)` });
-    const second = await runToExit("src/cli/migrate.ts", env);
+    // Once migrated, the other three only read the database (or not at all): they run at once.
+    // The knex CLI reads knexfile.ts: the same database, every migration found done.
+    const [second, bad, status] = await Promise.all([runMigrate(env), runMigrate(env, ["--force"]), runKnexCli(["migrate:status"], env)]);
     expect(second.code).toBe(0);
     expect(second.lines.at(-1)).toMatchObject({ ran: 0, msg: "the database is up to date" });
-    const bad = await runToExit("src/cli/migrate.ts", env, ["--force"]);
     expect(bad.code).toBe(1);
     expect(bad.lines).toEqual([expect.objectContaining({ level: 60, reason: "unknown argument --force" })]);
-    // The knex CLI reads knexfile.ts: the same database, every migration found done.
-    const status = await runKnexCli(["migrate:status"], env);
     expect(status.output).toContain("No Pending Migration files Found.");
     expect(status.output).toContain(`Found ${migrationFiles.length} Completed Migration file/files.`);
     expect(status.code).toBe(0);
@@ -107,13 +127,13 @@ describe("npm run migrate", () => {
 
   it("needs DATABASE_URL alone in production (no Stripe keys, SESSION_SECRET, PUBLIC_URL or SMTP)", async () => {
     const env: Record<string, string> = { NODE_ENV: "production", SQLITE_PATH: path.join(dir, "alone.sqlite3") };
-    const refused = await runToExit("src/cli/migrate.ts", env);
+    const refused = await runMigrate(env);
     expect(refused.code).toBe(1);
     expect(refused.lines).toEqual([expect.objectContaining({ level: 60, step: "configuration", reason: "Production needs: DATABASE_URL (mysql://...)" })]);
     if (backend !== "mysql") return;
     const created = await createMysqlDatabase();
     cleanups.push(created.drop);
-    const run = await runToExit("src/cli/migrate.ts", { NODE_ENV: "production", DATABASE_URL: created.url });
+    const run = await runMigrate({ NODE_ENV: "production", DATABASE_URL: created.url });
     expect(run.code).toBe(0);
     expect(run.lines.at(-1)).toMatchObject({ ran: migrationFiles.length });
   });
@@ -140,7 +160,7 @@ describe.runIf(backend === "mysql")("several instances starting on one MySQL dat
 
   it("two processes started at once on an empty database both become ready; every migration ran once", async () => {
     const url = await emptyDatabase();
-    const started = await Promise.all([startServer({ DATABASE_URL: url }), startServer({ DATABASE_URL: url })]);
+    const started = await Promise.all([startBuilt({ DATABASE_URL: url }), startBuilt({ DATABASE_URL: url })]);
     servers.push(...started);
     for (const s of started) {
       const ready = await fetch(`${s.url}/readyz`);
@@ -156,7 +176,7 @@ describe.runIf(backend === "mysql")("several instances starting on one MySQL dat
   it("a start that finds another migrating logs one line, waits, and starts once the lock is released", async () => {
     const url = await emptyDatabase();
     const lock = await holdMigrationLock(url);
-    const starting = spawnServer({ DATABASE_URL: url });
+    const starting = spawnServer({ DATABASE_URL: url }, { built });
     await waitForOutput(starting, "waiting for it to finish");
     await new Promise((r) => setTimeout(r, 1000));
     expect(starting.child.exitCode).toBeNull();
@@ -174,7 +194,7 @@ describe.runIf(backend === "mysql")("several instances starting on one MySQL dat
     const url = await emptyDatabase();
     const lock = await holdMigrationLock(url);
     try {
-      const run = await runToExit("src/server.ts", { DATABASE_URL: url, MIGRATION_LOCK_WAIT_MS: "1500" });
+      const run = await runServer({ DATABASE_URL: url, MIGRATION_LOCK_WAIT_MS: "1500" });
       expect(run.code).toBe(1);
       expect(fatalLines(run.lines)).toEqual([expect.objectContaining({ step: "database" })]);
       expect(String(fatalLines(run.lines)[0]!.reason)).toContain("not released within 2 s");

@@ -9,8 +9,10 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/** The node flags that tie a child's life to this process (Node 24 loads the guard's TypeScript without a loader). */
+const ORPHAN_GUARD_FLAGS = ["--import", path.join(root, "test/support/orphanGuard.ts")];
 /** The node flags that run a TypeScript file of the project and tie its life to this process. */
-export const NODE_CHILD_FLAGS = ["--import", "tsx", "--import", path.join(root, "test/support/orphanGuard.ts")];
+export const NODE_CHILD_FLAGS = ["--import", "tsx", ...ORPHAN_GUARD_FLAGS];
 
 const running = new Set<ChildProcess>();
 
@@ -37,6 +39,14 @@ export function spawnTracked(command: string, args: string[], options: SpawnOpti
 /** Runs a TypeScript file of the project in a node child (tsx), stopped with this process at the latest. */
 export function spawnNodeScript(script: string, args: string[], options: SpawnOptions, nodeArgs: string[] = []): ChildProcess {
   return spawnTracked(process.execPath, [...nodeArgs, ...NODE_CHILD_FLAGS, script, ...args], options);
+}
+
+/**
+ * Runs plain JavaScript (a build of esbuild.server.mjs, src/cli/run.mjs) in a node child with no loader, as
+ * production runs it, stopped with this process at the latest.
+ */
+export function spawnNodeBuilt(file: string, args: string[], options: SpawnOptions, nodeArgs: string[] = []): ChildProcess {
+  return spawnTracked(process.execPath, [...nodeArgs, "--enable-source-maps", ...ORPHAN_GUARD_FLAGS, file, ...args], options);
 }
 
 /** Stops every child still running (a suite's afterAll, whatever its tests left). */

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { spawnNodeScript } from "./children.ts";
+import { spawnNodeBuilt, spawnNodeScript } from "./children.ts";
 import { scaledMs } from "./timeouts.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -22,8 +22,19 @@ export interface RunningServer {
  * server compiled, build/server.js) and waits for its "listening" log line.
  * With `logFile`, every line the process writes is also appended there (a benchmark keeps its servers' logs).
  */
-export function startServer(env: Record<string, string>, options: { logFile?: string; nodeArgs?: string[] } = {}): Promise<RunningServer> {
+export function startServer(env: Record<string, string>, options: ServerOptions = {}): Promise<RunningServer> {
   return spawnServer(env, options).listening;
+}
+
+export interface ServerOptions {
+  logFile?: string;
+  nodeArgs?: string[];
+  /**
+   * A build of the server (esbuild.server.mjs --outfile FILE) to run on plain node, as `npm start` does, instead of
+   * src/server.ts through tsx: for a test whose subject is what the server does, not how its source loads (a start
+   * through tsx compiles the whole import graph, seconds of CPU per process).
+   */
+  built?: string;
 }
 
 export interface StartingServer {
@@ -34,16 +45,18 @@ export interface StartingServer {
 }
 
 /**
- * Spawns `src/server.ts` (`nodeArgs` before it, e.g. `--cpu-prof`); its output can be read while it starts. The process
- * is stopped with the test process at the latest (test/support/children.ts), and a start that hangs is killed.
+ * Spawns `src/server.ts` or the `built` server (`nodeArgs` before it, e.g. `--cpu-prof`); its output can be read while
+ * it starts. The process is stopped with the test process at the latest (test/support/children.ts), and a start that
+ * hangs is killed.
  */
-export function spawnServer(env: Record<string, string>, options: { logFile?: string; nodeArgs?: string[] } = {}): StartingServer {
-  const child = spawnNodeScript("src/server.ts", [], {
+export function spawnServer(env: Record<string, string>, options: ServerOptions = {}): StartingServer {
+  const spawnOptions = {
     cwd: root,
     // LOG_LEVEL stays info: the "listening" line tells the port.
     env: { ...process.env, NODE_ENV: "test", PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "pipe"],
-  }, options.nodeArgs);
+    stdio: ["ignore", "pipe", "pipe"] as ("ignore" | "pipe")[],
+  };
+  const child = options.built ? spawnNodeBuilt(options.built, [], spawnOptions, options.nodeArgs) : spawnNodeScript("src/server.ts", [], spawnOptions, options.nodeArgs);
   // Only the tail is kept: a benchmark's server logs every request, and a growing string would slow this process.
   let log = "";
   const LOG_TAIL = 64 * 1024;

@@ -49,7 +49,8 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...env, CLOCK_FILE: "var/clock.json" })).toThrowError(/CLOCK_FILE is refused in production/);
     expect(() => loadConfig({ ...env, BALANCE_JOB_INTERVAL_MS: "500" })).toThrowError(/BALANCE_JOB_INTERVAL_MS is refused in production/);
     expect(() => loadConfig({ ...env, WAITING_LIST_JOB_INTERVAL_MS: "250" })).toThrowError(/WAITING_LIST_JOB_INTERVAL_MS is refused in production/);
-    expect(loadConfig(env)).toMatchObject({ clockFile: undefined, balanceJobIntervalMs: 60_000, waitingListJobIntervalMs: 15_000 });
+    expect(() => loadConfig({ ...env, REFUND_JOB_INTERVAL_MS: "200" })).toThrowError(/REFUND_JOB_INTERVAL_MS is refused in production/);
+    expect(loadConfig(env)).toMatchObject({ clockFile: undefined, balanceJobIntervalMs: 60_000, waitingListJobIntervalMs: 15_000, refundJobIntervalMs: 5_000 });
   });
 
   it("follows var/clock.json in development, only a given CLOCK_FILE under NODE_ENV=test, runs the balance job every minute and polls the waiting list every 15 s unless told", () => {
@@ -62,6 +63,8 @@ describe("loadConfig", () => {
     expect(loadConfig({}).waitingListJobIntervalMs).toBe(15_000);
     expect(loadConfig({ NODE_ENV: "test", WAITING_LIST_JOB_INTERVAL_MS: "250" }).waitingListJobIntervalMs).toBe(250);
     expect(() => loadConfig({ WAITING_LIST_JOB_INTERVAL_MS: "5" })).toThrowError(/WAITING_LIST_JOB_INTERVAL_MS/);
+    expect(loadConfig({}).refundJobIntervalMs).toBe(5_000);
+    expect(loadConfig({ NODE_ENV: "test", REFUND_JOB_INTERVAL_MS: "200" }).refundJobIntervalMs).toBe(200);
   });
 
   it("refuses production without SMTP_URL unless files are asked for, and a webhook secret that is not one", () => {
