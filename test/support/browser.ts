@@ -85,6 +85,16 @@ export async function hydratedInView(page: Page, widget: string, timeout = scale
  * mode"): the same rules and results, in about half the time.
  */
 export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  // A toast or panel still fading in has the contrast of its half-way opacity: the scan waits for the page's finite
+  // animations and transitions to end (a spinner's endless one is left running), so it judges what a visitor reads.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(a.effect?.getComputedTiming().endTime ?? Infinity))
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   const axe = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]);
   const results = await (page.frames().length > 1 ? axe : axe.setLegacyMode(true)).analyze();
   return results.violations
