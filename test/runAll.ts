@@ -36,11 +36,8 @@ function killGroups(signal: NodeJS.Signals): void {
   }
 }
 process.once("exit", () => killGroups("SIGKILL"));
-/** Set once the run is stopped: a lane that would start after the unit and integration half does not. */
-let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.once(signal, () => {
-    stopping = true;
     process.stderr.write(`\nnpm test stopped (${signal}): stopping every test process\n`);
     killGroups("SIGTERM");
     setTimeout(() => process.exit(130), 2000);
@@ -103,22 +100,18 @@ const extra = process.argv.slice(2);
 // cores, with the journeys beside them) kept the load near 10 and lost the journeys time without finishing sooner:
 // the journeys are the longer half.
 const checkWorkers = String(os.availableParallelism());
-// The journeys in lanes, each with its own server, database and Chromium (test/e2e/lanes.ts). On two cores a second
-// lane beside the unit and integration half kept the load near 30 and made the whole run slower (27 min against 21 in
-// one lane), so the second lane starts when that half ends (in CI about half-way through the journeys' one lane),
-// with the files the first lane would have reached last.
-const SECOND_LANE_START = 0.45;
-const journeyLane = (files: string[], lane: number, lanes: number) =>
-  vitest(`browser journeys (e2e), lane ${lane} of ${lanes}`, ["--project", "e2e", ...reportArgs(`e2e-${lane}`), ...files], false);
-let tests: Promise<Step>[];
-if (extra.length) tests = [vitest("vitest", extra, true)];
-else {
-  const checks = vitest("unit/integration", ["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true, BESIDE_NICE);
-  const [first, later] = journeyLanes([0, SECOND_LANE_START]).filter((files) => files.length);
-  const lanes = later ? 2 : 1;
-  tests = [checks, journeyLane(first!, 1, lanes)];
-  if (later) tests.push(checks.then(() => (stopping ? { name: "browser journeys (e2e), lane 2 of 2", code: 1, output: "", failures: [] } : journeyLane(later, 2, lanes))));
-}
+// The journeys in lanes, each with its own server, database and Chromium (test/e2e/lanes.ts). One: on two cores a
+// second lane beside the unit and integration half kept the load near 30 and made the whole run slower (27 min
+// against 21 in one lane), and a toast's auto-dismissal lost a journey. More lanes pay only on more cores.
+const JOURNEY_LANES = 1;
+const tests = extra.length
+  ? [vitest("vitest", extra, true)]
+  : [
+      vitest("unit/integration", ["--project", "!e2e", "--maxWorkers", checkWorkers, ...reportArgs("checks")], true, BESIDE_NICE),
+      ...journeyLanes(JOURNEY_LANES).map((files, i) =>
+        vitest(`browser journeys (e2e), lane ${i + 1} of ${JOURNEY_LANES}`, ["--project", "e2e", ...reportArgs(`e2e-${i + 1}`), ...files], false),
+      ),
+    ];
 const steps = await Promise.all([
   ...tests,
   step("lint", "npm", ["run", "--silent", "lint"], false, BESIDE_NICE),

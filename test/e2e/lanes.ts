@@ -53,18 +53,12 @@ export function journeyFiles(): string[] {
     .sort();
 }
 
-/**
- * The journey files (as `test/e2e/<file>`) dealt to lanes: `count` lanes that start at once (none empty while there are
- * files), or one lane per entry of a list of start shares, each lane starting that share of the journeys' whole time
- * after the first (0 for the first): a lane started later gets less, so that every lane ends about together.
- */
-export function journeyLanes(count: number | number[], files: string[] = journeyFiles()): string[][] {
+/** The journey files (as `test/e2e/<file>`) dealt to `count` lanes; no lane is empty while there are files. */
+export function journeyLanes(count: number, files: string[] = journeyFiles()): string[][] {
   const known = Object.values(SECONDS).sort((a, b) => a - b);
   const median = known.length ? known[Math.floor(known.length / 2)]! : 1;
   const cost = (file: string) => SECONDS[file] ?? median;
-  const total = files.reduce((sum, file) => sum + cost(file), 0);
-  const starts = (typeof count === "number" ? Array.from({ length: count }, () => 0) : count).slice(0, Math.max(1, files.length));
-  const lanes = (starts.length ? starts : [0]).map((share) => ({ files: [] as string[], seconds: share * total }));
+  const lanes = Array.from({ length: Math.max(1, Math.min(count, files.length)) }, () => ({ files: [] as string[], seconds: 0 }));
   // Longest first, ties by name: the same files give the same lanes.
   for (const file of [...files].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
     const lane = lanes.reduce((least, l) => (l.seconds < least.seconds ? l : least));
