@@ -85,8 +85,9 @@ export async function hydratedInView(page: Page, widget: string, timeout = scale
  * mode"): the same rules and results, in about half the time.
  */
 export async function seriousA11yViolations(page: Page): Promise<string[]> {
-  // A toast or panel still fading in has the contrast of its half-way opacity: the scan waits for the page's finite
-  // animations and transitions to end (a spinner's endless one is left running), so it judges what a visitor reads.
+  // A toast caught fading (a server toast fades out 8 s after the page loads, which a slow journey reaches) has the
+  // contrast of its half-way opacity: the scan waits for the page's finite animations and transitions to end (an
+  // endless or scroll-driven one is left running), so it judges a settled page.
   await page.evaluate(() =>
     Promise.all(
       document
