@@ -8,6 +8,9 @@ import type { JobQueue } from "../../src/db/jobQueue.ts";
 import { runDiscountCommand } from "../../src/cli/discount.ts";
 import { parseDiscountArgs } from "../../src/cli/discountArgs.ts";
 import { CODE_GUESS_LIMITS } from "../../src/registrations/core/routeKit.tsx";
+import { admitWithCodeUse } from "../../src/registrations/core/money/codeLast.ts";
+import { findCode } from "../../src/discounts/repository.ts";
+import { RestartTransaction } from "../../src/db/transaction.ts";
 
 let t: PayingTestApp;
 let fake: FakeStripe;
@@ -355,6 +358,37 @@ describe("free registrations", () => {
     const refused = await w.post("/api/events/2/create-payment-intent").send({ option: "full", formSessionId: formId(), registrationData: { ...ATHLETE, registrationType: "full", discountCode: "STEPONE" } });
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ success: false, title: "Invalid Discount", error: "This discount code has been used up." });
+  });
+
+  it("a code with 2 uses entered at step 1 by 6 families at once: 2 hold it, the others are told it is used up and hold nothing", async () => {
+    await createCode("create FIRSTTWO --percent 10 --max 2");
+    const visitors = await Promise.all(Array.from({ length: 6 }, () => visitorFrom(t.app)));
+    const forms = visitors.map(() => formId());
+    const answers = await Promise.all(
+      visitors.map((v, i) => v.post("/api/events/1/create-payment-intent").send({ option: "full", formSessionId: forms[i], registrationData: { ...ATHLETE, registrationType: "full", discountCode: "firsttwo" } })),
+    );
+    const held = answers.filter((a) => a.status === 200);
+    expect(held, answers.map((a) => `${a.status} ${JSON.stringify(a.body)}`).join("\n")).toHaveLength(2);
+    for (const a of held) expect(a.body.discount).toMatchObject({ code: "FIRSTTWO" });
+    for (const a of answers.filter((x) => x.status !== 200)) {
+      expect(a.status).toBe(422);
+      expect(a.body).toMatchObject({ success: false, error: "This discount code has been used up." });
+    }
+    const code = await t.db("discount_codes").where({ code: "FIRSTTWO" }).first();
+    const registrations = await t.db("registrations").whereIn("form_session_id", forms);
+    expect(registrations).toHaveLength(2);
+    const uses = await t.db("discount_redemptions").where({ discount_code_id: code.id });
+    expect(uses.map((u: { registration_id: number; status: string }) => [u.registration_id, u.status]).sort()).toEqual(registrations.map((r: { id: number }) => [r.id, "held"]).sort());
+  });
+
+  it("a code changed between a new hold's read and its use is not used: nothing is written and the hold runs again", async () => {
+    await createCode("create CHANGED10 --percent 10");
+    const code = (await findCode(t.db, "CHANGED10"))!;
+    const use = { code: { ...code, value: 20 }, registrationId: 0, eventId: 1, kind: "individual" as const, offCents: 0 };
+    const taken = await t.db("event_places").where({ event_id: 1 }).first();
+    await expect(t.db.transaction((trx) => admitWithCodeUse(trx, 1, use, new Date()))).rejects.toBeInstanceOf(RestartTransaction);
+    expect(await t.db("discount_redemptions").where({ discount_code_id: code.id })).toEqual([]);
+    expect(await t.db("event_places").where({ event_id: 1 }).first()).toEqual(taken);
   });
 
   it("if the earlier PaymentIntent had already succeeded, the registration is paid by card, not free", async () => {

@@ -18,7 +18,8 @@ import { beginsInServer, type ServerBegin } from "../../db/serverBegins.ts";
 import { findByFormSession, findByReference, lockByFormSession, lockByReference, setAmount, transition } from "../core/tables/registrations.ts";
 import { isSettled } from "../core/states.ts";
 import { holdIsLive, HOLD_MINUTES, REGISTRATION_KIND, type RegistrationDeps } from "../core/deps.ts";
-import { holdUse, lockCodeNamed, repriceHeldUse, shownDiscount, type ShownDiscount } from "../core/money/codes.ts";
+import { codeNamed, holdUse, lockCodeNamed, priceBeforeUse, repriceHeldUse, shownDiscount, type ShownDiscount } from "../core/money/codes.ts";
+import { admitWithCodeUse, takeUseLast, type CodeUse } from "../core/money/codeLast.ts";
 import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, preparePayment } from "../core/money/payment.ts";
 import { isRequestInFlight } from "../../payments/gateway.ts";
 import { findLive, type PaymentRow } from "../../payments/repository.ts";
@@ -92,8 +93,10 @@ interface Decided {
  * PaymentIntent. Before the transaction: what needs no lock (the form's row as a hint, the price, the event's closing
  * time and a cheap "sold out"). In one short transaction, in the lock order (docs/architecture.md): the visitor's
  * rows (their cap), the code's row, the registration's row, the rows written, and LAST the event's count moved by one
- * conditional statement (src/events/places.ts), so the count's row is locked only from that statement to COMMIT. No
- * lock is shared by the visitors of an event other than that one statement's. Then, outside it, the PaymentIntent.
+ * conditional statement (src/events/places.ts), so the count's row is locked only from that statement to COMMIT. A
+ * new registration's code is read without a lock and its use taken last, with the places (codeLast.ts): its row is
+ * shared by every family that enters it. No lock is shared by the visitors of an event other than that last
+ * statement's. Then, outside it, the PaymentIntent.
  */
 async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, onHeld: (reference: string) => void): Promise<HoldOutcome> {
   /** The form's row, when it was posted before: someone else's, or paid (or being paid), decides the answer. */
@@ -163,7 +166,9 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
   // Begun by begin_hold: the visitor's rows are locked and their places read already (none is the form's: it is new).
   const heldAtBegin = begin ? placesHeldAtBegin(begin) : undefined;
   if (!begin) await lockVisitor(trx, visitor.holder);
-  const code = spec.code ? await lockCodeNamed(trx, spec.code) : undefined;
+  // A form not looked for is taken as new: its code's use is taken last (codeLast.ts), so the code is read unlocked here.
+  const codeLast = !opts.looked;
+  const code = spec.code ? await (codeLast ? codeNamed(trx, spec.code) : lockCodeNamed(trx, spec.code)) : undefined;
   // Not looked for yet: taken as new, the registration's unique form id refuses the insert otherwise (FormPostedBefore).
   const current = opts.looked ? await lockByFormSession(trx, spec.formSessionId) : undefined;
   if (current && (!ownedBy(current, visitor) || current.eventId !== event.id || current.kind !== spec.kind)) {
@@ -181,6 +186,7 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
   let written: Registration | undefined;
   let payment: PaymentRow | undefined;
   let discount: ShownDiscount | null | undefined;
+  let use: CodeUse | undefined;
   if (!current) {
     // A new registration: version 1, the code entered with the form (if any) priced on the list price.
     const made = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 }).catch((err: unknown) => {
@@ -190,7 +196,9 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
     let amountCents = listCents;
     discount = null;
     if (code) {
-      const amount = await holdUse(trx, code, { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents }, now);
+      const r = { id, eventId: event.id, kind: spec.kind, listPriceCents: listCents };
+      const amount = codeLast ? priceBeforeUse(code, r, now) : await holdUse(trx, code, r, now);
+      if (codeLast) use = { code, registrationId: id, eventId: event.id, kind: spec.kind, offCents: amount.offCents };
       await setAmount(trx, id, (amountCents = amount.finalCents), 1, now);
       discount = shownDiscount(code, amount, listCents);
     }
@@ -217,10 +225,12 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
   const counted = current && countsPlaces(current.status) ? current.places : 0;
   const more = spec.places - counted;
   if (opts.viaLine) {
+    if (use) await takeUseLast(trx, use, now);
     if (!(await admitPastTheLine(trx, event.id, spec.places, counted, live ? current.places : 0, now))) throw new NotAdmitted();
   } else if (more > 0) {
-    if (!(await admitPlaces(trx, event.id, more))) throw new NotAdmitted();
+    if (!(await (use ? admitWithCodeUse(trx, more, use, now) : admitPlaces(trx, event.id, more)))) throw new NotAdmitted();
   } else {
+    if (use) await takeUseLast(trx, use, now);
     await movePlaces(trx, event.id, more);
   }
   return { reference, settled: false, written, payment, discount };

@@ -52,6 +52,23 @@ export async function lockCodeNamed(trx: Knex.Transaction, raw: string): Promise
   return found;
 }
 
+/** The code named, read without a lock (a new hold takes its use last: codeLast.ts); refused when there is none. */
+export async function codeNamed(conn: Knex.Transaction, raw: string): Promise<DiscountCode> {
+  const found = await codes.findCode(conn, codeText(raw));
+  if (!found) throw new DiscountRefused("discount_unknown", DISCOUNT_REASONS.unknown);
+  return found;
+}
+
+/**
+ * A new hold's price with the code as read without its lock: refused when the code may not be used now for reasons
+ * other than its limit, which is decided when the use is taken (codeLast.ts).
+ */
+export function priceBeforeUse(code: DiscountCode, r: Pick<Registration, "eventId" | "kind" | "listPriceCents">, now: Date): DiscountAmount {
+  const reason = refusal(code, { eventId: r.eventId, kind: r.kind, now, usesTaken: 0 });
+  if (reason) throw new DiscountRefused("discount_not_usable", reason);
+  return discountAmount(r.listPriceCents, code);
+}
+
 /** Under the code's lock: why this registration may not use the code now (its limit counts every other live use). */
 export async function refuseUse(trx: Knex.Transaction, code: DiscountCode, r: Pick<Registration, "id" | "eventId" | "kind">, now: Date): Promise<void> {
   const reason = refusal(code, { eventId: r.eventId, kind: r.kind, now, usesTaken: await redemptions.usesTaken(trx, code.id, now, r.id) });

@@ -1,0 +1,68 @@
+import type { Knex } from "knex";
+import { RestartTransaction } from "../../../db/transaction.ts";
+import { committedByServer } from "../../../db/serverCommits.ts";
+import { admitPlaces } from "../../../events/places.ts";
+import * as codes from "../../../discounts/repository.ts";
+import { DISCOUNT_REASONS, refusal, type DiscountCode } from "../../../shared/discounts/rules.ts";
+import type { RegistrationKind } from "../registration.ts";
+import { DiscountRefused } from "./codes.ts";
+import * as redemptions from "./redemptions.ts";
+
+/**
+ * A new hold's code use, taken last. A code that many families enter shares its limit among them as an event shares
+ * its places, so its row is locked only at the end of the hold's transaction, with the event's count: on MySQL in the
+ * same statement that takes the places and COMMITs (`admit_places_with_code`,
+ * migrations/20261205000100_admit_with_code.ts), so no family waits for another's instance to get round to its next
+ * statement. The hold read the code without a lock and priced on it (codes.ts: priceBeforeUse); under the lock the code
+ * must still be usable now at that type and value, or the hold runs again from the start and reads it anew.
+ */
+export interface CodeUse {
+  code: DiscountCode;
+  registrationId: number;
+  eventId: number;
+  kind: RegistrationKind;
+  offCents: number;
+}
+
+type Row = Record<string, unknown>;
+
+const stillUsable = (locked: DiscountCode | undefined, use: CodeUse, now: Date) =>
+  locked !== undefined &&
+  locked.type === use.code.type &&
+  locked.value === use.code.value &&
+  refusal(locked, { eventId: use.eventId, kind: use.kind, now, usesTaken: 0 }) === null;
+
+function codeChanged(use: CodeUse): never {
+  throw new RestartTransaction(`discount code ${use.code.code} changed between its read and its use`);
+}
+
+function usedUp(): never {
+  throw new DiscountRefused("discount_not_usable", DISCOUNT_REASONS.usedUp);
+}
+
+/** The code's use taken under its lock, by statements (SQLite, and a hold past the waiting list's line); refused when used up. */
+export async function takeUseLast(trx: Knex.Transaction, use: CodeUse, now: Date): Promise<void> {
+  const locked = await codes.lockCodeNamed(trx, use.code.code);
+  if (!stillUsable(locked, use, now)) codeChanged(use);
+  if (locked!.maxRedemptions !== null && (await redemptions.usesTaken(trx, locked!.id, now, use.registrationId)) >= locked!.maxRedemptions) usedUp();
+  await redemptions.putRedemption(trx, use.registrationId, locked!.id, use.offCents, "held", now);
+}
+
+/**
+ * The hold's last statement when it has a code: the use and `places` taken (true), or nothing taken because the event
+ * has not the places free (false: the caller rolls back). Refused when the code is used up.
+ */
+export async function admitWithCodeUse(trx: Knex.Transaction, places: number, use: CodeUse, now: Date): Promise<boolean> {
+  if ((trx.client as Knex.Client).config.client !== "mysql2") {
+    await takeUseLast(trx, use, now);
+    return admitPlaces(trx, use.eventId, places);
+  }
+  const bindings = [use.eventId, places, use.code.id, use.registrationId, use.offCents, use.code.type, use.code.value, use.kind, now];
+  const result = (await trx.raw("call admit_places_with_code(?, ?, ?, ?, ?, ?, ?, ?, ?)", bindings)) as unknown as [[Row[], ...unknown[]], ...unknown[]];
+  const outcome = String(result[0][0][0]?.outcome);
+  if (outcome === "admitted") committedByServer(trx);
+  else if (outcome === "used_up") usedUp();
+  else if (outcome === "changed") codeChanged(use);
+  else if (outcome !== "full") throw new Error(`admit_places_with_code answered ${outcome}`);
+  return outcome === "admitted";
+}
