@@ -29,6 +29,7 @@ import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
 import { planKeyOf, writePaymentPlan } from "../core/money/deposit.ts";
 import { hasLapsedHolds, releaseLapsedNow } from "../core/lapse.ts";
 import { HOLD_TEXT, newReference, type Visitor } from "../core/holding.ts";
+import { samePost } from "./samePost.ts";
 
 export type HoldOutcome =
   /**
@@ -44,6 +45,8 @@ export type HoldOutcome =
 interface HoldSpec<P> {
   kind: RegistrationKind;
   formSessionId: string;
+  /** What the form says (its data, code and plan as one string): the same form posted twice at once is decided once (samePost.ts). */
+  content: string;
   places: number;
   /** A discount code entered with the form. */
   code?: string;
@@ -99,6 +102,17 @@ interface Decided {
  * statement's. Then, outside it, the PaymentIntent.
  */
 async function hold<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, onHeld: (reference: string) => void): Promise<HoldOutcome> {
+  const post = { form: `${event.id}\n${spec.kind}\n${spec.formSessionId}`, who: `${visitor.holder.session}\n${visitor.holder.address}`, content: spec.content };
+  const { outcome, joined } = samePost(deps, post, () => holdOnce(deps, event, visitor, spec, onHeld));
+  if (!joined) return outcome;
+  // This request's session learns of the hold as the first's did.
+  const answer = await outcome;
+  if (answer.status === "held") onHeld(answer.registration.reference);
+  return answer;
+}
+
+/** One post's hold, decided (see hold). */
+async function holdOnce<P>(deps: RegistrationDeps, event: EventDetail, visitor: Visitor, spec: HoldSpec<P>, onHeld: (reference: string) => void): Promise<HoldOutcome> {
   /** The form's row, when it was posted before: someone else's, or paid (or being paid), decides the answer. */
   const postedBefore = async (): Promise<HoldOutcome | undefined> => {
     const earlier = await findByFormSession(deps.db, spec.formSessionId);
@@ -291,6 +305,7 @@ export function holdIndividual(deps: RegistrationDeps, event: EventDetail, data:
     {
       kind: "individual",
       formSessionId: data.formSessionId,
+      content: JSON.stringify([data, opts.code ?? null, opts.plan ?? null]),
       // A family's places are admitted together by the one statement, or none of them (a family is not split).
       places,
       code: opts.code,
@@ -340,6 +355,7 @@ export function holdTeam(deps: RegistrationDeps, event: EventDetail, data: TeamR
     {
       kind: "team",
       formSessionId: data.formSessionId,
+      content: JSON.stringify([data, opts.code ?? null, opts.plan ?? null]),
       places,
       code: opts.code,
       plan: opts.plan,

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { bookingApp } from "./helpers.ts";
 import Stripe from "stripe";
-import { visitor } from "../../../support/http.ts";
+import request from "supertest";
+import { csrfFrom, visitor } from "../../../support/http.ts";
 import { placesLeft } from "../../../../src/events/repository.ts";
 import { insertCode } from "../../../../src/discounts/repository.ts";
 import { createApp } from "../../../../src/app.ts";
+import { createDb } from "../../../../src/db/knex.ts";
+import { backend } from "../../../support/app.ts";
 import { CODE_GUESS_LIMITS } from "../../../../src/registrations/core/routeKit.tsx";
 import { HOLD_TEXT } from "../../../../src/registrations/core/holding.ts";
 
@@ -251,6 +254,64 @@ describe("races on the registration aggregate", () => {
       expect(a.headers.location).toBe("/register/2?step=payment");
       expect(b.headers.location).toBe("/register/2?step=payment");
       expect(await t.db("registrations").where({ form_session_id: form })).toHaveLength(1);
+    }
+  });
+
+  it("a double submit of step 1 with JavaScript on one instance is decided once: both answers name one registration and one PaymentIntent", async () => {
+    const v = await newVisitor();
+    const form = formId();
+    const inserts: string[] = [];
+    const listener = (q: { sql: string }) => {
+      if (/^insert into `registrations`/i.test(q.sql.trim())) inserts.push(q.sql);
+    };
+    t.db.on("query", listener);
+    let answers;
+    try {
+      answers = await Promise.all([hold(v, form, ONE_DAY), hold(v, form, ONE_DAY)]);
+    } finally {
+      t.db.off("query", listener);
+    }
+    const [a, b] = answers;
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.registrationId).toBe(a.body.registrationId);
+    expect(b.body.clientSecret).toBe(a.body.clientSecret);
+    // The second post joined the first (samePost.ts): it did not try the insert that the form's unique id refuses.
+    expect(inserts).toHaveLength(1);
+    // Both sessions know the hold: the visitor can go on from either answer's tab.
+    expect((await v.get("/register/2?step=payment")).status).toBe(200);
+    // The same form with other content is decided anew: the registration is rewritten as full camp.
+    const [c] = await Promise.all([hold(v, form, FULL)]);
+    expect(c.status).toBe(200);
+    expect(c.body.registrationId).toBe(a.body.registrationId);
+    expect((await t.db("registrations").where({ form_session_id: form }).first()).package_code).toBe("full");
+  });
+
+  it.runIf(backend === "mysql")("a double submit of step 1 across two instances is decided by the database: one registration, both answers name it", async () => {
+    const secondDb = createDb(t.config.database, t.logger);
+    const second = createApp({ config: t.config, db: secondDb, redis: t.redis, logger: t.logger, outbox: t.outbox, catalogue: t.catalogue, gateway: t.gateway, shopifyWriteBacks: undefined });
+    try {
+      for (let i = 0; i < 3; i++) {
+        // One browser: its cookies and token, sent to either instance (they share the session store).
+        const ip = address();
+        const first = await request(t.app).get("/about").set("x-forwarded-for", ip);
+        const cookie = (first.headers["set-cookie"] as unknown as string[]).map((c) => c.split(";")[0]).join("; ");
+        const token = csrfFrom(first.text);
+        const form = formId();
+        const body = { option: "1day", formSessionId: form, registrationData: { ...ATHLETE, ...ONE_DAY } };
+        const send = (app: typeof second) => request(app).post("/api/events/2/create-payment-intent").set("x-forwarded-for", ip).set("cookie", cookie).set("x-csrf-token", token).send(body);
+        const [a, b] = await Promise.all([send(t.app), send(second)]);
+        const answers = [a, b].map((x) => `${x.status} ${JSON.stringify(x.body)}`).join("\n");
+        const rows = await t.db("registrations").where({ form_session_id: form });
+        expect(rows, answers).toHaveLength(1);
+        for (const x of [a, b]) {
+          // The post that finds the other's PaymentIntent still being made says so (409) rather than make a second one.
+          if (x.status === 200) expect(x.body.registrationId, answers).toBe(rows[0].reference);
+          else expect(x.status, answers).toBe(409);
+        }
+        expect([a.status, b.status], answers).toContain(200);
+      }
+    } finally {
+      await secondDb.destroy();
     }
   });
 
