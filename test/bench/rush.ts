@@ -1,6 +1,6 @@
 /**
- * `npm run bench:rush`: registration opening, production-shaped. Two app instances (src/server.ts processes with
- * NODE_ENV=production, the production build, every production check satisfied with loopback values) share one fresh
+ * `npm run bench:rush`: registration opening, production-shaped. Two app instances (the server built as `npm start`
+ * builds and runs it, plain JavaScript on node, with NODE_ENV=production, the production build of the assets, every production check satisfied with loopback values) share one fresh
  * MySQL database and one Redis prefix; Stripe is the offline fake as a process of its own (`npm run stripe:fake`),
  * reached through STRIPE_API_URL and delivering signed webhooks to the instances in turn; the load generator is a
  * process of its own too (rushLoad.ts). RUSH_FAMILIES families (default 1,000) arrive within RUSH_SECONDS (default
@@ -109,9 +109,12 @@ function startProcess(args: string[], env: Record<string, string>, logFile: stri
 }
 const stopProcess = (child: ChildProcess) => (child.exitCode !== null ? Promise.resolve() : new Promise<void>((resolve) => (child.once("exit", () => resolve()), child.kill("SIGTERM"))));
 
-// The production build of the browser assets (what NODE_ENV=production serves); its output only when it fails.
+// The production build of the browser assets (what NODE_ENV=production serves) and of the server (what `npm start`
+// runs: plain JavaScript on node, no tsx); their output only when they fail.
+const serverBuild = path.join(runDir, "server", "server.js");
 try {
   execFileSync(process.execPath, ["esbuild.config.mjs"], { cwd: root, env: { ...process.env, NODE_ENV: "production" }, stdio: "pipe" });
+  execFileSync(process.execPath, ["esbuild.server.mjs", "--outfile", serverBuild], { cwd: root, stdio: "pipe" });
 } catch (err) {
   console.error(`the production build failed:\n${String((err as { stdout?: Buffer }).stdout ?? "")}${String((err as { stderr?: Buffer }).stderr ?? "")}`);
   process.exit(1);
@@ -178,7 +181,7 @@ try {
           ...keys,
           STRIPE_API_URL: stripeUrl,
         },
-        { logFile: path.join(runDir, `instance-${i + 1}.log`), ...(CPU_PROFILE && i === 0 ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] } : {}) },
+        { built: serverBuild, logFile: path.join(runDir, `instance-${i + 1}.log`), ...(CPU_PROFILE && i === 0 ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] } : {}) },
       ),
     );
   }
