@@ -33,7 +33,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { startServer, type RunningServer } from "../support/server.ts";
 import { writeResults } from "./site.ts";
 import { PUBLIC_URL, RUSH_CODE, type Call, type FamilyResult } from "./rushFamily.ts";
-import type { LoadInput } from "./rushLoad.ts";
+import type { LoadInput, LoopDelay } from "./rushLoad.ts";
 import { cpuSplitMs, databasePid, lockLines, profileSummary, serverStatus, slowStatements, type LockLine } from "./rushMetrics.ts";
 import { countCheck, readEndState, RULES, unsettledCharges, type Charge } from "./rushEndState.ts";
 import { reconcilePass } from "./rushReconcile.ts";
@@ -243,7 +243,7 @@ try {
     generator.once("exit", (code) => (clearInterval(poll), resolve(code)));
   });
   if ((await generatorDone) !== 0) throw new Error("the load generator failed");
-  const load = JSON.parse(fs.readFileSync(resultFile, "utf8")) as { seconds: number; results: FamilyResult[] };
+  const load = JSON.parse(fs.readFileSync(resultFile, "utf8")) as { seconds: number; results: FamilyResult[]; loopDelay: { firstSeconds: number; first: LoopDelay; whole: LoopDelay } };
   const results = load.results;
 
   // Let the webhooks and returns still under way settle every charge (at most 30 s).
@@ -323,6 +323,11 @@ try {
     const statuses = [...byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s === 0 ? "no answer" : s}: ${n}`).join(", ");
     console.log(`  ${step.padEnd(9)} ${statuses.padEnd(28)} ${spread(mine.map((c) => c.ms))}`);
   }
+  const delay = (d: LoopDelay) => `p50 ${round(d.p50Ms)} ms, p99 ${round(d.p99Ms)} ms, max ${round(d.maxMs)} ms`;
+  console.log(
+    `  the load generator's own event-loop delay (a time above includes up to this much of its own wait): ` +
+      `first ${load.loopDelay.firstSeconds} s ${delay(load.loopDelay.first)}; whole run ${delay(load.loopDelay.whole)}`,
+  );
   const errors = new Map<string, number>();
   for (const c of calls.filter((c) => c.status >= 400 || c.status === 0)) {
     const key = `${c.step} ${c.status === 0 ? "no answer" : c.status}: ${c.message ?? ""}`;
