@@ -9,8 +9,9 @@ import type { Knex } from "knex";
  * places taken as admit_places takes them, and COMMIT sent, all inside the server.
  * The hold read the code without a lock at its start and priced on it: the row, once locked, must still be usable
  * now at that type and value for this event and kind, or nothing is written ('changed': the hold runs again and reads
- * it anew). Answers one row: outcome 'admitted' (committed), 'full', 'used_up' or 'changed' (nothing committed: the
- * caller rolls back). SQLite keeps the statements (codeLast.ts); it runs one writer at a time.
+ * it anew). Answers one row: outcome 'admitted' (committed), 'full', 'used_up' or 'changed' (rolled back inside the
+ * server too: the code's row is not kept locked until the caller's ROLLBACK arrives, which it would be once the code
+ * is used up and every family still entering it is refused). SQLite keeps the statements (codeLast.ts); it runs one writer at a time.
  */
 export async function up(knex: Knex): Promise<void> {
   if (!isMysql(knex)) return;
@@ -55,6 +56,9 @@ export async function up(knex: Knex): Promise<void> {
             commit;
           end if;
         end if;
+      end if;
+      if v_outcome <> 'admitted' then
+        rollback;
       end if;
       select v_outcome as outcome;
     end`);

@@ -381,6 +381,19 @@ describe("free registrations", () => {
     expect(uses.map((u: { registration_id: number; status: string }) => [u.registration_id, u.status]).sort()).toEqual(registrations.map((r: { id: number }) => [r.id, "held"]).sort());
   });
 
+  it.runIf(backend === "mysql")("a used-up code refused at a hold's last statement is not kept locked until the app's ROLLBACK arrives", async () => {
+    await createCode("create LASTONE --percent 10 --max 1");
+    const v = await visitorFrom(t.app);
+    await register(v, 1, "full", { discountCode: "LASTONE" });
+    const code = (await findCode(t.db, "LASTONE"))!;
+    const use = { code, registrationId: 0, eventId: 1, kind: "individual" as const, offCents: 0 };
+    await t.db.transaction(async (trx) => {
+      await expect(admitWithCodeUse(trx, 1, use, new Date())).rejects.toMatchObject({ message: "This discount code has been used up." });
+      // Another connection takes the code's row at once: the procedure rolled back inside the server.
+      await t.db.raw("select id from discount_codes where id = ? for update nowait", [code.id]);
+    });
+  });
+
   it("a code changed between a new hold's read and its use is not used: nothing is written and the hold runs again", async () => {
     await createCode("create CHANGED10 --percent 10");
     const code = (await findCode(t.db, "CHANGED10"))!;

@@ -50,7 +50,8 @@ export async function takeUseLast(trx: Knex.Transaction, use: CodeUse, now: Date
 
 /**
  * The hold's last statement when it has a code: the use and `places` taken (true), or nothing taken because the event
- * has not the places free (false: the caller rolls back). Refused when the code is used up.
+ * has not the places free (false: the caller rolls back; on MySQL the procedure has rolled back already, so the code's
+ * row is not kept locked meanwhile). Refused when the code is used up.
  */
 export async function admitWithCodeUse(trx: Knex.Transaction, places: number, use: CodeUse, now: Date): Promise<boolean> {
   if ((trx.client as Knex.Client).config.client !== "mysql2") {
