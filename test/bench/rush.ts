@@ -19,6 +19,8 @@
  *   RUSH_WEBHOOKS=off: the fake Stripe's webhooks reach no instance (the endpoint down all along): a charge whose
  *   return failed is left to the reconciliation job, which the end state then shows at work
  *   RUSH_KEEP_DATABASE=1: the run's database is kept (its name is printed) to follow a reference through its rows
+ *   RUSH_LOCK_WAITS=1: MySQL's row-lock waits sampled every 50 ms during the rush (rushLockWaits.ts), summed up by lock
+ *   and by the waiting and blocking statements (what a slow hold or return queued behind)
  *   RUSH_SLOW_LOG_MS=n: MySQL's slow log (to its table) catches statements over n ms during the run, summed up at the
  *   end; the server's earlier settings are put back (a global setting of a shared server: use it for a profile only)
  */
@@ -34,6 +36,7 @@ import { startServer, type RunningServer } from "../support/server.ts";
 import { writeResults } from "./site.ts";
 import { PUBLIC_URL, RUSH_CODE, type Call, type FamilyResult } from "./rushFamily.ts";
 import type { LoadInput, LoopDelay } from "./rushLoad.ts";
+import { sampleLockWaits } from "./rushLockWaits.ts";
 import { cpuSplitMs, databasePid, lockLines, profileSummary, serverStatus, slowStatements, type LockLine } from "./rushMetrics.ts";
 import { countCheck, readEndState, RULES, unsettledCharges, type Charge } from "./rushEndState.ts";
 import { reconcilePass } from "./rushReconcile.ts";
@@ -59,6 +62,7 @@ function setting(name: string, fallback: number, max: number): number {
 const FAMILIES = setting("RUSH_FAMILIES", 1000, 100_000);
 const SECONDS = setting("RUSH_SECONDS", 60, 3600);
 const SEED = setting("RUSH_SEED", 1, 2 ** 31);
+const LOCK_WAITS = process.env.RUSH_LOCK_WAITS === "1";
 const SLOW_LOG_MS = process.env.RUSH_SLOW_LOG_MS ? setting("RUSH_SLOW_LOG_MS", 50, 10_000) : undefined;
 const CPU_PROFILE = process.env.RUSH_CPU_PROF === "1";
 const WEBHOOKS_OFF = process.env.RUSH_WEBHOOKS === "off";
@@ -230,6 +234,7 @@ try {
   const slowSince = new Date(Date.now() - 1000);
   const cpuBefore = new Map(watched.map(([name, pid]) => [name, pid ? cpuSplitMs(pid) : undefined]));
   const ownBefore = process.cpuUsage();
+  const lockWaits = LOCK_WAITS ? await sampleLockWaits(databaseUrl.toString()) : undefined;
   rushWindow.fromUs = Number(process.hrtime.bigint() / 1000n);
   const generatorProfile = CPU_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${generatorProfileDir}`] : [];
   const generator = spawn(process.execPath, [...generatorProfile, generatorScript, loadFile, resultFile], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
@@ -252,6 +257,7 @@ try {
   while ((await unsettledCharges(admin, charges)) > 0 && performance.now() - settleStarted < 30_000) await new Promise((r) => setTimeout(r, 500));
   const settleSeconds = (performance.now() - settleStarted) / 1000;
   rushWindow.toUs = Number(process.hrtime.bigint() / 1000n);
+  const lockWaitSummary = await lockWaits?.stop();
   const cpuAfter = new Map(watched.map(([name, pid]) => [name, pid ? cpuSplitMs(pid) : undefined]));
   const own = process.cpuUsage(ownBefore);
   const statusAfter = await serverStatus(admin);
@@ -393,6 +399,13 @@ try {
       `${delta("Innodb_row_lock_waits")} row lock waits (${per(delta("Innodb_row_lock_waits"))} per hold) for ${delta("Innodb_row_lock_time")} ms (${per(delta("Innodb_row_lock_time"))} ms per hold), ` +
       `${delta("Innodb_data_fsyncs")} fsyncs`,
   );
+  if (lockWaitSummary) {
+    const l = lockWaitSummary;
+    console.log(`row-lock waits sampled every 50 ms (RUSH_LOCK_WAITS=1): ${l.withWaiter} of ${l.samples} samples found a waiter${l.error ? ` (sampling stopped: ${l.error})` : ""}; by lock (samples):`);
+    for (const [lock, n] of l.byLock) console.log(`  ${String(n).padStart(6)}  ${lock}`);
+    console.log("  by statement:");
+    for (const [pair, n] of l.byStatements) console.log(`  ${String(n).padStart(6)}  ${pair}`);
+  }
   if (SLOW_LOG_MS !== undefined) {
     console.log(`MySQL's slow log (statements over ${SLOW_LOG_MS} ms), the costliest:`);
     for (const s of slow) console.log(`  ${String(s.count).padStart(5)} × ${s.sql}: ${ms(s.totalMs)} in all (lock ${ms(s.lockMs)}), max ${ms(s.maxMs)}`);
