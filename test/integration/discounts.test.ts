@@ -382,10 +382,10 @@ describe("free registrations", () => {
   });
 
   it.runIf(backend === "mysql")("a used-up code refused at a hold's last statement is not kept locked until the app's ROLLBACK arrives", async () => {
-    await createCode("create LASTONE --percent 10 --max 1");
+    await createCode("create FREEAGAIN --percent 10 --max 1");
     const v = await visitorFrom(t.app);
-    await register(v, 1, "full", { discountCode: "LASTONE" });
-    const code = (await findCode(t.db, "LASTONE"))!;
+    await register(v, 1, "full", { discountCode: "FREEAGAIN" });
+    const code = (await findCode(t.db, "FREEAGAIN"))!;
     const use = { code, registrationId: 0, eventId: 1, kind: "individual" as const, offCents: 0 };
     await t.db.transaction(async (trx) => {
       await expect(admitWithCodeUse(trx, 1, use, new Date())).rejects.toMatchObject({ message: "This discount code has been used up." });
