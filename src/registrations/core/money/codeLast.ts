@@ -3,9 +3,9 @@ import { RestartTransaction } from "../../../db/transaction.ts";
 import { committedByServer } from "../../../db/serverCommits.ts";
 import { admitPlaces } from "../../../events/places.ts";
 import * as codes from "../../../discounts/repository.ts";
-import { DISCOUNT_REASONS, refusal, type DiscountCode } from "../../../shared/discounts/rules.ts";
+import { DISCOUNT_REASONS, type DiscountCode } from "../../../shared/discounts/rules.ts";
 import type { RegistrationKind } from "../registration.ts";
-import { DiscountRefused } from "./codes.ts";
+import { DiscountRefused, refuseUse } from "./codes.ts";
 import * as redemptions from "./redemptions.ts";
 
 /**
@@ -14,7 +14,8 @@ import * as redemptions from "./redemptions.ts";
  * same statement that takes the places and COMMITs (`admit_places_with_code`,
  * migrations/20261205000100_admit_with_code.ts), so no family waits for another's instance to get round to its next
  * statement. The hold read the code without a lock and priced on it (codes.ts: priceBeforeUse); under the lock the code
- * must still be usable now at that type and value, or the hold runs again from the start and reads it anew.
+ * must still have that type and value, or the hold runs again from the start and reads it anew (the procedure also
+ * checks it is still active, in its dates and for this event and kind, as refuseUse does).
  */
 export interface CodeUse {
   code: DiscountCode;
@@ -26,11 +27,9 @@ export interface CodeUse {
 
 type Row = Record<string, unknown>;
 
-const stillUsable = (locked: DiscountCode | undefined, use: CodeUse, now: Date) =>
-  locked !== undefined &&
-  locked.type === use.code.type &&
-  locked.value === use.code.value &&
-  refusal(locked, { eventId: use.eventId, kind: use.kind, now, usesTaken: 0 }) === null;
+/** The code as locked still prices as the hold priced it (its type and value); otherwise the hold runs again. */
+const pricesTheSame = (locked: DiscountCode | undefined, use: CodeUse): locked is DiscountCode =>
+  locked !== undefined && locked.type === use.code.type && locked.value === use.code.value;
 
 function codeChanged(use: CodeUse): never {
   throw new RestartTransaction(`discount code ${use.code.code} changed between its read and its use`);
@@ -40,12 +39,15 @@ function usedUp(): never {
   throw new DiscountRefused("discount_not_usable", DISCOUNT_REASONS.usedUp);
 }
 
-/** The code's use taken under its lock, by statements (SQLite, and a hold past the waiting list's line); refused when used up. */
+/**
+ * The code's use taken under its lock, by statements (SQLite, and a hold past the waiting list's line): decided as
+ * every other use is (codes.ts: refuseUse), refused with its reason when it may not be used now.
+ */
 export async function takeUseLast(trx: Knex.Transaction, use: CodeUse, now: Date): Promise<void> {
   const locked = await codes.lockCodeNamed(trx, use.code.code);
-  if (!stillUsable(locked, use, now)) codeChanged(use);
-  if (locked!.maxRedemptions !== null && (await redemptions.usesTaken(trx, locked!.id, now, use.registrationId)) >= locked!.maxRedemptions) usedUp();
-  await redemptions.putRedemption(trx, use.registrationId, locked!.id, use.offCents, "held", now);
+  if (!pricesTheSame(locked, use)) codeChanged(use);
+  await refuseUse(trx, locked, { id: use.registrationId, eventId: use.eventId, kind: use.kind }, now);
+  await redemptions.putRedemption(trx, use.registrationId, locked.id, use.offCents, "held", now);
 }
 
 /**

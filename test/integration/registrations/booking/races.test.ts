@@ -280,7 +280,7 @@ describe("races on the registration aggregate", () => {
     // Both sessions know the hold: the visitor can go on from either answer's tab.
     expect((await v.get("/register/2?step=payment")).status).toBe(200);
     // The same form with other content is decided anew: the registration is rewritten as full camp.
-    const [c] = await Promise.all([hold(v, form, FULL)]);
+    const c = await hold(v, form, FULL);
     expect(c.status).toBe(200);
     expect(c.body.registrationId).toBe(a.body.registrationId);
     expect((await t.db("registrations").where({ form_session_id: form }).first()).package_code).toBe("full");
