@@ -196,7 +196,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(crawlerRoutes({ db, catalogue: deps.catalogue, publicUrl: config.publicUrl, logger }));
 
   // 4. raw-body routes that must not meet the session or CSRF (the Stripe webhook) go here
-  app.use(stripeWebhookRoutes({ db, paymentCore, logger }));
+  app.use(stripeWebhookRoutes({ db, paymentCore, logger, waitMs: config.webhookWaitMs }));
   if (deps.gateway.offline && !config.isProduction) app.use(offlineStripeRoutes(deps.gateway.offline));
 
   // 5. bodies, session, page context (the error page needs it), same-origin check, CSRF

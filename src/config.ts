@@ -56,6 +56,8 @@ const EnvSchema = z.object({
   BALANCE_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).optional(),
   /** Tests: how often the waiting list's offer queue polls for rounds (every 15 s otherwise); refused in production. */
   WAITING_LIST_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(15_000).optional(),
+  /** How long a payment_intent.succeeded webhook waits for the visitor's own return to settle the payment first (src/payments/webhook.ts). */
+  STRIPE_WEBHOOK_WAIT_MS: z.coerce.number().int().min(0).max(5_000).optional(),
   /** Tests: how often the refund job looks for requests (every 5 s otherwise); refused in production. */
   REFUND_JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(5_000).optional(),
   // Production over plain HTTP on this machine (compose.local.yaml): cookies without Secure. Only with a loopback http PUBLIC_URL.
@@ -112,6 +114,8 @@ export interface Config {
   waitingListJobIntervalMs: number;
   /** How often the refund job looks for requests (an operator's command writes them from another process), in milliseconds. */
   refundJobIntervalMs: number;
+  /** STRIPE_WEBHOOK_WAIT_MS: 2 s unless set; none under NODE_ENV=test, whose requests post webhooks and read the outcome at once. */
+  webhookWaitMs: number;
   /** How long a start waits for another instance's migration (src/db/knex.ts migrateLatest). */
   migrationLockWaitMs: number;
   /** The port /metrics listens on (HOST's address); undefined: not served at all. */
@@ -261,6 +265,7 @@ function toConfig(e: Env, isProduction: boolean): Config {
     balanceJobIntervalMs: e.BALANCE_JOB_INTERVAL_MS ?? 60_000,
     waitingListJobIntervalMs: e.WAITING_LIST_JOB_INTERVAL_MS ?? 15_000,
     refundJobIntervalMs: e.REFUND_JOB_INTERVAL_MS ?? 5_000,
+    webhookWaitMs: e.STRIPE_WEBHOOK_WAIT_MS ?? (e.NODE_ENV === "test" ? 0 : 2_000),
     migrationLockWaitMs: e.MIGRATION_LOCK_WAIT_MS,
     metricsPort: e.METRICS_PORT,
   };

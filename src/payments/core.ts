@@ -220,6 +220,11 @@ export interface PaymentCore extends SavedCards {
    * as the caller just read it (not looked up again; read again under its lock); `visit`: see SettleVisit.
    */
   settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult>;
+  /**
+   * Resolves when a settlement of this PaymentIntent that ran in this process has ended (whatever its outcome), or
+   * when `signal` aborts: the webhook's wait for the visitor's return (webhook.ts) ends as soon as the return is done.
+   */
+  settledHere(intentId: string, signal: AbortSignal): Promise<void>;
   /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
   handleEvent(event: Stripe.Event): Promise<void>;
   /** The live payment of (kind, reference), if any. */
@@ -268,7 +273,33 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   const fresh = async (id: number) => (await repo.findById(db, id))!;
   const logFields = (p: PaymentRow) => ({ kind: p.kind, reference: p.reference, intentId: p.providerPaymentId });
 
+  /** Who waits for a settlement of an intent in this process to end (settledHere). */
+  const settleWaiters = new Map<string, Set<() => void>>();
+  function settledHere(intentId: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const waiters = settleWaiters.get(intentId) ?? new Set<() => void>();
+      settleWaiters.set(intentId, waiters);
+      const done = () => {
+        waiters.delete(done);
+        if (waiters.size === 0 && settleWaiters.get(intentId) === waiters) settleWaiters.delete(intentId);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      waiters.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
   async function settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult> {
+    try {
+      return await settleOnce(intentId, via, known, visit);
+    } finally {
+      for (const done of [...(settleWaiters.get(intentId) ?? [])]) done();
+    }
+  }
+
+  async function settleOnce(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult> {
     const found = known?.providerPaymentId === intentId ? known : await repo.findByIntentId(db, intentId);
     if (!found) throw new UnknownPaymentError(`No payment for ${intentId}`);
     const handler = handlerFor(found.kind);
@@ -678,6 +709,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     failedRefunds: () => listFailedRefunds(db),
     refundJobs: refunds.job,
     settle,
+    settledHere,
     async handleEvent(event) {
       if (event.type === "charge.refunded") return handleChargeRefunded(event);
       if (REFUND_EVENTS.has(event.type)) return refunds.applyStripeRefund(refundSnapshot(event.data.object as Stripe.Refund));

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import express, { Router } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
@@ -10,9 +11,22 @@ import { countWebhook } from "../metrics/hooks.ts";
  * POST /api/stripe/webhook: mounted before the body parsers and the session (raw body, no CSRF).
  * Verified on the raw body, de-duplicated by event id, non-2xx when processing failed so Stripe retries.
  */
-export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; logger: Logger }): Router {
-  const { db, paymentCore, logger } = opts;
+export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; logger: Logger; waitMs?: number }): Router {
+  const { db, paymentCore, logger, waitMs = 0 } = opts;
   const router = Router();
+
+  /**
+   * A card paid in the browser: the visitor's return (stripe-payment-success) settles it a moment later. The event
+   * waits for that (up to waitMs, or until a settlement of it in this process ends) and then finds the payment paid,
+   * with neither Stripe nor the locks (settle's early answer); settling both at once made one wait for the other's
+   * locks and ask Stripe again. Without a return (a closed tab, an off-session charge) the event settles it after the
+   * wait, as before.
+   */
+  async function waitForReturn(intentId: string): Promise<void> {
+    const waited = new AbortController();
+    await Promise.race([sleep(waitMs, undefined, { signal: waited.signal }).catch(() => undefined), paymentCore.settledHere(intentId, waited.signal)]);
+    waited.abort();
+  }
   // Not the form kit: Stripe's signature is checked on the raw body, before any parser, session or CSRF check.
   router.post("/api/stripe/webhook", express.raw({ type: "*/*", limit: "1mb" }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -38,6 +52,7 @@ export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; lo
         res.json({ received: true, duplicate: true });
         return;
       }
+      if (event.type === "payment_intent.succeeded" && intentId && waitMs > 0) await waitForReturn(intentId);
       await paymentCore.handleEvent(event);
       await markEventProcessed(db, event.id);
       res.json({ received: true });

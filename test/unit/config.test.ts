@@ -50,7 +50,9 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...env, BALANCE_JOB_INTERVAL_MS: "500" })).toThrowError(/BALANCE_JOB_INTERVAL_MS is refused in production/);
     expect(() => loadConfig({ ...env, WAITING_LIST_JOB_INTERVAL_MS: "250" })).toThrowError(/WAITING_LIST_JOB_INTERVAL_MS is refused in production/);
     expect(() => loadConfig({ ...env, REFUND_JOB_INTERVAL_MS: "200" })).toThrowError(/REFUND_JOB_INTERVAL_MS is refused in production/);
-    expect(loadConfig(env)).toMatchObject({ clockFile: undefined, balanceJobIntervalMs: 60_000, waitingListJobIntervalMs: 15_000, refundJobIntervalMs: 5_000 });
+    expect(loadConfig(env)).toMatchObject({ clockFile: undefined, balanceJobIntervalMs: 60_000, waitingListJobIntervalMs: 15_000, refundJobIntervalMs: 5_000, webhookWaitMs: 2_000 });
+    expect(loadConfig({ ...env, STRIPE_WEBHOOK_WAIT_MS: "0" }).webhookWaitMs).toBe(0);
+    expect(() => loadConfig({ ...env, STRIPE_WEBHOOK_WAIT_MS: "20000" })).toThrowError(/STRIPE_WEBHOOK_WAIT_MS/);
   });
 
   it("follows var/clock.json in development, only a given CLOCK_FILE under NODE_ENV=test, runs the balance job every minute and polls the waiting list every 15 s unless told", () => {
@@ -65,6 +67,9 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ WAITING_LIST_JOB_INTERVAL_MS: "5" })).toThrowError(/WAITING_LIST_JOB_INTERVAL_MS/);
     expect(loadConfig({}).refundJobIntervalMs).toBe(5_000);
     expect(loadConfig({ NODE_ENV: "test", REFUND_JOB_INTERVAL_MS: "200" }).refundJobIntervalMs).toBe(200);
+    expect(loadConfig({}).webhookWaitMs).toBe(2_000);
+    expect(loadConfig({ NODE_ENV: "test" }).webhookWaitMs).toBe(0);
+    expect(loadConfig({ NODE_ENV: "test", STRIPE_WEBHOOK_WAIT_MS: "5000" }).webhookWaitMs).toBe(5_000);
   });
 
   it("refuses production without SMTP_URL unless files are asked for, and a webhook secret that is not one", () => {

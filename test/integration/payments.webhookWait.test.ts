@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADDRESS } from "../support/address.ts";
+import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
+import { visitor } from "../support/http.ts";
+import { until } from "../support/until.ts";
+
+/**
+ * The payment_intent.succeeded webhook waits for the visitor's return (STRIPE_WEBHOOK_WAIT_MS, src/payments/webhook.ts):
+ * the return settles the payment and the webhook, woken when that settlement ends, answers without asking Stripe or
+ * taking a lock. Without a return the webhook settles the payment once its wait is over.
+ */
+const WAIT_MS = 5_000;
+let t: PayingTestApp;
+/** PaymentIntents the site fetched from Stripe, by id. */
+const retrieved: string[] = [];
+
+beforeAll(async () => {
+  t = await createPayingTestApp({ STRIPE_WEBHOOK_WAIT_MS: String(WAIT_MS) });
+  t.fake.autoDeliver = false;
+  const retrieve = t.gateway.retrieveIntent.bind(t.gateway);
+  t.gateway.retrieveIntent = async (id) => {
+    retrieved.push(id);
+    return retrieve(id);
+  };
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const CUSTOMER = { firstName: "Jordan", lastName: "Burroughs", email: "jordan@example.com", phone: "205-555-0100" };
+
+/** A shopper's order with its PaymentIntent confirmed at Stripe, and the event Stripe would deliver for it. */
+async function paidAtStripe() {
+  const v = await visitor(t.app);
+  await v.post("/api/cart/add").send({ shopifyProductId: "1001", shopifyVariantId: "2001", quantity: 1 });
+  const cart = (await v.get("/api/cart")).body as { cartItems: { id: string; shopifyProductId: string; shopifyVariantId: string; quantity: number; price: string }[] };
+  const items = cart.cartItems.map((i) => ({ id: i.id, shopifyProductId: i.shopifyProductId, shopifyVariantId: i.shopifyVariantId, quantity: i.quantity, price: Number(i.price) }));
+  const res = await v.post("/api/cart/checkout").send({ items, customerInfo: CUSTOMER, shippingAddress: ADDRESS });
+  expect(res.status).toBe(200);
+  const intentId = (res.body.clientSecret as string).split("_secret_")[0]!;
+  const before = t.fake.events.length;
+  t.fake.confirm(intentId, { number: "4242424242424242" });
+  const succeeded = t.fake.events.slice(before).find((e) => e.type === "payment_intent.succeeded")!;
+  return { v, intentId, reference: res.body.orderReference as string, succeeded };
+}
+
+const paymentOf = (reference: string) => t.db("payments").where({ kind: "order", reference }).first();
+
+describe("the succeeded webhook waits for the visitor's return", () => {
+  it("the return settles the payment during the webhook's wait; the webhook then answers without Stripe or a second settlement", async () => {
+    const { v, intentId, reference, succeeded } = await paidAtStripe();
+    const sent = Date.now();
+    let answeredAt = 0;
+    const hook = t.fake.deliver(succeeded).then((status) => ((answeredAt = Date.now()), status));
+    // The event is recorded before the wait: from here the webhook is waiting.
+    await until(async () => (await t.db("stripe_events").where({ event_id: succeeded.id })).length === 1);
+    const seenBefore = retrieved.length;
+    const ret = await v.post("/api/cart/checkout/complete").send({ paymentIntentId: intentId });
+    expect(ret.status).toBe(200);
+    expect(await hook).toBe(200);
+
+    expect(await paymentOf(reference)).toMatchObject({ status: "paid", paid_via: "return" });
+    expect((await t.db("orders").where({ reference }).first()).status).toBe("paid");
+    expect(await t.db("email_outbox").where({ reference: `order:${reference}` })).toHaveLength(1);
+    expect((await t.db("stripe_events").where({ event_id: succeeded.id }).first()).processed_at).not.toBeNull();
+    // Woken by the return's settlement rather than at the end of its wait.
+    expect(answeredAt - sent).toBeLessThan(WAIT_MS);
+    // Stripe was asked once, by the return.
+    expect(retrieved.slice(seenBefore).filter((id) => id === intentId)).toHaveLength(1);
+  });
+
+  it("without a return, the webhook settles the payment itself once its wait is over", async () => {
+    const { reference, succeeded } = await paidAtStripe();
+    expect(await t.fake.deliver(succeeded)).toBe(200);
+    expect(await paymentOf(reference)).toMatchObject({ status: "paid", paid_via: "webhook" });
+    expect((await t.db("orders").where({ reference }).first()).status).toBe("paid");
+  });
+});
