@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import request from "supertest";
 import { ADDRESS } from "../support/address.ts";
-import { createPayingTestApp, type PayingTestApp } from "../support/app.ts";
+import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
+import { createApp } from "../../src/app.ts";
+import { createDb } from "../../src/db/knex.ts";
 import { visitor } from "../support/http.ts";
 import { until } from "../support/until.ts";
 
@@ -67,6 +70,29 @@ describe("the succeeded webhook waits for the visitor's return", () => {
     expect(answeredAt - sent).toBeLessThan(WAIT_MS);
     // Stripe was asked once, by the return.
     expect(retrieved.slice(seenBefore).filter((id) => id === intentId)).toHaveLength(1);
+  });
+
+  it.runIf(backend === "mysql")("across two instances: the webhook on one waits its whole time while the return on the other settles; it then answers without Stripe", async () => {
+    const secondDb = createDb(t.config.database, t.logger);
+    const second = createApp({ config: t.config, db: secondDb, redis: t.redis, logger: t.logger, outbox: t.outbox, catalogue: t.catalogue, gateway: t.gateway, shopifyWriteBacks: undefined });
+    try {
+      const { v, intentId, reference, succeeded } = await paidAtStripe();
+      // Stripe's delivery reaches the second instance; the visitor's browser returns to the first.
+      const payload = JSON.stringify(succeeded, null, 2);
+      // Sent now (a supertest request starts when it is awaited or then'd), answered after the return below.
+      const hook = request(second).post("/api/stripe/webhook").set("content-type", "application/json").set("stripe-signature", t.fake.sign(payload)).send(payload).then((r) => r);
+      await until(async () => (await t.db("stripe_events").where({ event_id: succeeded.id })).length === 1);
+      const seenBefore = retrieved.length;
+      expect((await v.post("/api/cart/checkout/complete").send({ paymentIntentId: intentId })).status).toBe(200);
+      expect((await hook).status).toBe(200);
+
+      expect(await paymentOf(reference)).toMatchObject({ status: "paid", paid_via: "return" });
+      expect(await t.db("email_outbox").where({ reference: `order:${reference}` })).toHaveLength(1);
+      expect((await t.db("stripe_events").where({ event_id: succeeded.id }).first()).processed_at).not.toBeNull();
+      expect(retrieved.slice(seenBefore).filter((id) => id === intentId)).toHaveLength(1);
+    } finally {
+      await secondDb.destroy();
+    }
   });
 
   it("without a return, the webhook settles the payment itself once its wait is over", async () => {
