@@ -150,12 +150,13 @@ try {
     await admin.query("SET GLOBAL log_output = 'TABLE', long_query_time = ?, slow_query_log = 1", [SLOW_LOG_MS / 1000]);
   }
   // The instances' ports are chosen first: the fake Stripe is told where its webhooks go when it starts.
-  const ports = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
-  // Each instance's Prometheus metrics (src/metrics/): the hold figures an operator's dashboard shows, read after the run.
-  const metricsPorts = await Promise.all(Array.from({ length: INSTANCES }, () => freePort()));
-  const stripePort = await freePort();
+  // Each instance's Prometheus metrics (src/metrics/) too: the hold figures an operator's dashboard shows, read after the run.
   // RUSH_WEBHOOKS=off: the endpoint is down for the whole run (a port nobody listens on), every delivery and retry fails.
-  const webhookUrls = WEBHOOKS_OFF ? `http://127.0.0.1:${await freePort()}/api/stripe/webhook` : ports.map((p) => `http://127.0.0.1:${p}/api/stripe/webhook`).join(",");
+  const free = await freePorts(2 * INSTANCES + 2);
+  const ports = free.slice(0, INSTANCES);
+  const metricsPorts = free.slice(INSTANCES, 2 * INSTANCES);
+  const stripePort = free[2 * INSTANCES]!;
+  const webhookUrls = WEBHOOKS_OFF ? `http://127.0.0.1:${free[2 * INSTANCES + 1]}/api/stripe/webhook` : ports.map((p) => `http://127.0.0.1:${p}/api/stripe/webhook`).join(",");
   const started = await startProcess(
     ["--import", "tsx", "src/payments/offline/standalone.ts"],
     { ...keys, STRIPE_FAKE_PORT: String(stripePort), STRIPE_FAKE_WEBHOOK_URL: webhookUrls, LOG_LEVEL: "warn" },
@@ -497,15 +498,22 @@ for (const [who, dir] of profiles.filter(([, d]) => fs.existsSync(d))) {
 }
 process.exit(exitCode);
 
-/** A free TCP port on loopback (asked of the system, then released for the process that will listen on it). */
-async function freePort(): Promise<number> {
+/**
+ * Distinct free TCP ports on loopback: each asked of the system, all held until every one is known, then released for
+ * the processes that will listen on them (released one by one, the system may give the same port twice).
+ */
+async function freePorts(count: number): Promise<number[]> {
   const net = await import("node:net");
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as import("node:net").AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  const servers = await Promise.all(
+    Array.from({ length: count }, () =>
+      new Promise<import("node:net").Server>((resolve, reject) => {
+        const server = net.createServer();
+        server.once("error", reject);
+        server.listen(0, "127.0.0.1", () => resolve(server));
+      }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as import("node:net").AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
 }
