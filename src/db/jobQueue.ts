@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
 import type { Db } from "./knex.ts";
 import type { Logger } from "../logger.ts";
 import { outsideRequest } from "./queryLog.ts";
@@ -9,7 +11,8 @@ import { outsideRequest } from "./queryLog.ts";
  * the attempt, so two instances never run one job; the claimer's attempt number is its ticket for
  * writing the outcome, so a worker whose claim went stale (and was taken over) cannot overwrite it.
  * A pass looks for due jobs; jobs this process just committed can be handed over instead (`committed`): wake()
- * then claims each by its id, as written, with no look for due jobs (the timer's pass finds everything else).
+ * then claims them by their ids, as written, with no look for due jobs (the timer's pass finds everything else),
+ * together: one UPDATE claims them all and one marks all that were done (such a table has a `claim_token` column).
  */
 export interface JobRow {
   id: number;
@@ -105,23 +108,78 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     const claimed = { ...row, attempts: attempt };
     try {
       const extra = (await opts.run(claimed)) ?? {};
-      await ours(row, attempt).update({ ...extra, [status]: "sent", sent_at: new Date(), last_error: null, claimed_at: null });
+      await ours(row, attempt).update({ ...extra, ...doneColumns() });
       return true;
     } catch (err) {
-      const message = String((err as Error).message ?? err).slice(0, 2000);
-      const final = attempt >= maxAttempts;
-      const recorded = await ours(row, attempt).update({
-        [status]: final ? "failed" : "pending",
-        last_error: message,
-        next_attempt_at: new Date(Date.now() + backoffMs(attempt)),
-        claimed_at: null,
-      });
-      if (recorded === 1) await opts.onFailure?.(claimed, message, final);
-      const context = { queue: name, ...describe(claimed), attempts: attempt, err: message };
-      if (final) logger.error(context, `${name} job failed for good after ${attempt} attempts; an operator must act`);
-      else logger.warn(context, `${name} job failed; retrying later`);
+      await recordFailure(claimed, err);
       return false;
     }
+  }
+
+  const doneColumns = () => ({ [status]: "sent", sent_at: new Date(), last_error: null, claimed_at: null });
+
+  async function recordFailure(claimed: JobRow, err: unknown): Promise<void> {
+    const attempt = claimed.attempts;
+    const message = String((err as Error).message ?? err).slice(0, 2000);
+    const final = attempt >= maxAttempts;
+    const recorded = await ours(claimed, attempt).update({
+      [status]: final ? "failed" : "pending",
+      last_error: message,
+      next_attempt_at: new Date(Date.now() + backoffMs(attempt)),
+      claimed_at: null,
+    });
+    if (recorded === 1) await opts.onFailure?.(claimed, message, final);
+    const context = { queue: name, ...describe(claimed), attempts: attempt, err: message };
+    if (final) logger.error(context, `${name} job failed for good after ${attempt} attempts; an operator must act`);
+    else logger.warn(context, `${name} job failed; retrying later`);
+  }
+
+  /**
+   * Handed-over jobs (attempts 0) claimed by one UPDATE that writes its own token. When it took fewer than all (another
+   * instance took one first, or an inferred id is not that job's row), the rows carrying the token are the claimed ones.
+   */
+  async function claimTogether(rows: JobRow[]): Promise<JobRow[]> {
+    const token = randomUUID();
+    const updated = await due(new Date())
+      .andWhere("attempts", 0)
+      .andWhere((w) => {
+        for (const row of rows) w.orWhere({ ...opts.sameJob?.(row), id: row.id });
+      })
+      .update({ [status]: "sending", claimed_at: new Date(), attempts: 1, claim_token: token });
+    if (updated === rows.length) return rows.map((row) => ({ ...row, attempts: 1 }));
+    if (updated === 0) return [];
+    const mine = (await db(table).where({ claim_token: token })) as JobRow[];
+    // Two handed-over jobs may name one id (inferred ids): the row claimed is the one whose columns it holds, once.
+    const taken = new Set<number>();
+    const holds = (row: JobRow) => !taken.has(row.id) && mine.some((m) => Number(m.id) === row.id && Object.entries(opts.sameJob?.(row) ?? {}).every(([k, v]) => String(m[k]) === String(v)));
+    return rows.filter((row) => holds(row) && taken.add(row.id)).map((row) => ({ ...row, attempts: 1 }));
+  }
+
+  /** Marks the claimed jobs done in one UPDATE, each with its own extra columns (a CASE on the id per column). */
+  async function markDone(done: { row: JobRow; extra: Record<string, unknown> }[]): Promise<void> {
+    if (done.length === 0) return;
+    const columns: Record<string, unknown> = doneColumns();
+    for (const column of new Set(done.flatMap(({ extra }) => Object.keys(extra)))) {
+      const set = done.filter(({ extra }) => column in extra);
+      const cases = set.map(() => "when ? then ?").join(" ");
+      columns[column] = db.raw(`case ?? ${cases} else ?? end`, ["id", ...set.flatMap(({ row, extra }) => [row.id, extra[column]]), column] as Knex.Value[]);
+    }
+    await db(table).where({ [status]: "sending", attempts: 1 }).whereIn("id", done.map(({ row }) => row.id)).update(columns);
+  }
+
+  /** Runs handed-over jobs claimed together; `missed`: some were not claimed, so a pass follows. */
+  async function runTogether(rows: JobRow[]): Promise<{ done: number; missed: boolean }> {
+    const claimed = await claimTogether(rows);
+    const done: { row: JobRow; extra: Record<string, unknown> }[] = [];
+    for (const row of claimed) {
+      try {
+        done.push({ row, extra: (await opts.run(row)) ?? {} });
+      } catch (err) {
+        await recordFailure(row, err);
+      }
+    }
+    await markDone(done);
+    return { done: done.length, missed: claimed.length < rows.length };
   }
 
   /** Takes what was handed over since; true when a pass is needed for jobs whose ids were not given. */
@@ -131,14 +189,14 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
     return unlisted;
   }
 
-  /** Runs the handed-over jobs; `missed`: one was not claimed (most often another instance took it), so a pass follows. */
+  /** Runs the handed-over jobs, a batch at a time; `missed`: one was not claimed (most often another instance took it), so a pass follows. */
   async function runHanded(): Promise<{ done: number; missed: boolean }> {
     let done = 0;
     let missed = false;
-    for (let row = handed.shift(); row; row = handed.shift()) {
-      const ran = await runOne(row, opts.sameJob?.(row));
-      if (ran) done += 1;
-      if (ran === null) missed = true;
+    while (handed.length > 0) {
+      const ran = await runTogether(handed.splice(0, opts.batchSize ?? 20));
+      done += ran.done;
+      missed ||= ran.missed;
     }
     return { done, missed };
   }

@@ -130,6 +130,19 @@ describe("the outbox claims an e-mail its process just committed by id", () => {
     expect(await rowOf(id)).toMatchObject({ status: "sent", attempts: 1, subject: "Handover 8" });
   });
 
+  it("an e-mail handed over twice under its id is sent once", async () => {
+    const transport = recordingTransport();
+    const outbox = outboxOn(t.db, transport);
+    const id = await t.db.transaction((trx) => enqueueEmail(trx, email(9)));
+    const [handed] = takeCommitted(t.db).rows;
+    noteQueued(t.db, handed);
+    noteQueued(t.db, handed);
+    outbox.wake();
+    await outbox.stop();
+    expect(transport.sent.map((m) => m.subject)).toEqual(["Handover 9"]);
+    expect(await rowOf(id)).toMatchObject({ status: "sent", attempts: 1 });
+  });
+
   it("an e-mail the other instance already took is not sent twice by the one that queued it", async () => {
     const mine = recordingTransport();
     const theirs = recordingTransport();
@@ -147,6 +160,64 @@ describe("the outbox claims an e-mail its process just committed by id", () => {
     expect(mine.sent).toHaveLength(0);
     expect(theirs.sent.map((m) => m.subject)).toEqual(["Handover 6"]);
     expect(await rowOf(id)).toMatchObject({ status: "sent", attempts: 1 });
+  });
+
+  it("e-mails one process committed are claimed by one UPDATE and marked sent by one, each keeping its own text", async () => {
+    const transport = recordingTransport();
+    const outbox = outboxOn(t.db, transport);
+    const withLink = (n: number) => ({ ...email(n), text: `Mail ${n}: https://shop.example.com/registrations/manage?token=secret${n}` });
+    const ids = await t.db.transaction(async (trx) => [await enqueueEmail(trx, withLink(20)), await enqueueEmail(trx, withLink(21)), await enqueueEmail(trx, withLink(22))]);
+    const statements = await statementsOf(async () => {
+      outbox.wake();
+      await outbox.stop();
+    });
+    expect(statements).toHaveLength(2);
+    expect(statements.every((sql) => sql.startsWith("update"))).toBe(true);
+    expect(transport.sent.map((m) => m.text)).toEqual([20, 21, 22].map((n) => `Mail ${n}: https://shop.example.com/registrations/manage?token=secret${n}`));
+    const rows = await t.db("email_outbox").whereIn("id", ids).orderBy("id");
+    expect(rows.map((r) => [r.subject, r.status, r.attempts])).toEqual([["Handover 20", "sent", 1], ["Handover 21", "sent", 1], ["Handover 22", "sent", 1]]);
+    expect(rows.map((r) => String(r.text_body).slice(0, 8))).toEqual(["Mail 20:", "Mail 21:", "Mail 22:"]);
+    for (const row of rows) expect(row.text_body).not.toContain("secret");
+  });
+
+  it("when the other instance took one of them first, the claimer sends only the e-mails its claim holds", async () => {
+    const mine = recordingTransport();
+    const theirs = recordingTransport();
+    const outbox = outboxOn(t.db, mine);
+    const otherOutbox = outboxOn(other, theirs);
+    const ids = await t.db.transaction(async (trx) => [await enqueueEmail(trx, email(23)), await enqueueEmail(trx, email(24)), await enqueueEmail(trx, email(25))]);
+    // The other instance's timer claims the middle one first and is still sending it when this instance wakes.
+    await t.db("email_outbox").whereIn("id", [ids[0]!, ids[2]!]).update({ next_attempt_at: new Date(Date.now() + 60_000) });
+    theirs.hold();
+    const theirPass = otherOutbox.drain();
+    await expect.poll(async () => (await rowOf(ids[1]!)).status).toBe("sending");
+    await t.db("email_outbox").whereIn("id", [ids[0]!, ids[2]!]).update({ next_attempt_at: new Date(Date.now() - 1000) });
+    outbox.wake();
+    await outbox.stop();
+    theirs.release();
+    expect(await theirPass).toBe(1);
+    expect(mine.sent.map((m) => m.subject)).toEqual(["Handover 23", "Handover 25"]);
+    expect(theirs.sent.map((m) => m.subject)).toEqual(["Handover 24"]);
+    const rows = await t.db("email_outbox").whereIn("id", ids).orderBy("id");
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([["sent", 1], ["sent", 1], ["sent", 1]]);
+  });
+
+  it("one e-mail of those claimed together that cannot be sent is retried later; the others are marked sent", async () => {
+    const sent: string[] = [];
+    const outbox = outboxOn(t.db, {
+      async send(message: MailMessage) {
+        if (message.subject === "Handover 27") throw new Error("mailbox unavailable");
+        sent.push(message.subject);
+      },
+      close() {},
+    });
+    const ids = await t.db.transaction(async (trx) => [await enqueueEmail(trx, email(26)), await enqueueEmail(trx, email(27)), await enqueueEmail(trx, email(28))]);
+    outbox.wake();
+    await outbox.stop();
+    expect(sent).toEqual(["Handover 26", "Handover 28"]);
+    const rows = await t.db("email_outbox").whereIn("id", ids).orderBy("id");
+    expect(rows.map((r) => [r.status, r.attempts, r.last_error])).toEqual([["sent", 1, null], ["pending", 1, "mailbox unavailable"], ["sent", 1, null]]);
+    expect(new Date(rows[1].next_attempt_at).getTime()).toBeGreaterThan(Date.now());
   });
 
   it("a worker whose claim on a handed-over e-mail went stale cannot overwrite the outcome of the one that took over", async () => {
