@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
-import { committedByServer } from "../db/serverCommits.ts";
+import { committedByServer, rolledBackByServer } from "../db/serverCommits.ts";
 
 /**
  * Each event's count of places taken (`event_places.taken`), the number a hold is admitted on. It counts by status,
@@ -54,27 +54,45 @@ export async function movePlaces(trx: Knex.Transaction, eventId: number, delta: 
   await trx("event_places").where({ event_id: eventId }).update({ taken: trx.raw("taken + ?", [delta]) });
 }
 
+/** Why the count refused a hold: the places free by it, whether it exists, whether the line waits, whether lapsed holds could give places back. */
+export interface Refusal {
+  counted: boolean;
+  free: number;
+  lineWaits: boolean;
+  lapsed: boolean;
+}
+
 /**
  * THE admission: takes `places` when the event has them free and nobody waits in its line (the line's kept-back
- * places are decided by `placesForSale`, apart). One statement that checks and takes at once; false is "not taken".
- * It must be the transaction's last statement: on MySQL it runs as `admit_places`, which COMMITs inside the server
- * when it took the places (migrations/20261202000200_admit_places.ts), so the count's row is locked only from the
- * UPDATE to that COMMIT, in one round trip, and knex sends no COMMIT of its own after it (src/db/serverCommits.ts);
- * on false nothing is committed and the caller rolls back.
+ * places are decided by `placesForSale`, apart). One statement that checks and takes at once.
+ * It must be the transaction's last statement: on MySQL it runs as `admit_places_or_why`, which COMMITs inside the
+ * server when it took the places (migrations/20261207000100_admit_places_or_why.ts), so the count's row is locked
+ * only from the UPDATE to that COMMIT, in one round trip, and knex sends no COMMIT of its own after it
+ * (src/db/serverCommits.ts). Refused, the transaction is over too (rolled back inside the server, with the refusal's
+ * reasons in the same answer) or, on SQLite, to be rolled back: either way the caller throws, and reads the reasons
+ * itself when none came (`admissionState`, `hasLapsedHolds`).
  */
-export async function admitPlaces(trx: Knex.Transaction, eventId: number, places: number): Promise<boolean> {
+export async function admitPlaces(trx: Knex.Transaction, eventId: number, places: number, now: Date): Promise<{ admitted: true } | { admitted: false; refusal?: Refusal }> {
   if ((trx.client as Knex.Client).config.client === "mysql2") {
-    const result = (await trx.raw("call admit_places(?, ?)", [eventId, places])) as unknown as [[Row[], ...unknown[]], ...unknown[]];
-    const admitted = Number(result[0][0][0]?.admitted) === 1;
-    if (admitted) committedByServer(trx);
-    return admitted;
+    const result = (await trx.raw("call admit_places_or_why(?, ?, ?)", [eventId, places, now])) as unknown as [[Row[], ...unknown[]], ...unknown[]];
+    const row = result[0][0][0] ?? {};
+    if (Number(row.admitted) === 1) {
+      committedByServer(trx);
+      return { admitted: true };
+    }
+    rolledBackByServer(trx);
+    const counted = row.taken !== null && row.taken !== undefined;
+    return {
+      admitted: false,
+      refusal: { counted, free: Number(row.capacity ?? 0) - Number(row.taken ?? 0), lineWaits: Number(row.line_waits) === 1, lapsed: Number(row.lapsed) === 1 },
+    };
   }
   const changed: unknown = await trx.raw(
     "update event_places set taken = taken + ? where event_id = ? and taken + ? <= (select capacity from events where id = ?) " +
       "and not exists (select 1 from waiting_list_entries where event_id = ? and status = 'waiting')",
     [places, eventId, places, eventId, eventId],
   );
-  return affectedRows(changed) === 1;
+  return affectedRows(changed) === 1 ? { admitted: true } : { admitted: false };
 }
 
 /** better-sqlite3 through knex.raw answers { changes }. */
@@ -82,7 +100,7 @@ function affectedRows(result: unknown): number {
   return Number((result as { changes?: number }).changes ?? 0);
 }
 
-/** Why `admitPlaces` refused, read without a lock: the places free by the count, whether the line waits, whether the count exists. */
+/** Why `admitPlaces` refused, read without a lock (SQLite, a code's use): the places free by the count, whether the line waits, whether the count exists. */
 export async function admissionState(conn: Conn, eventId: number): Promise<{ counted: boolean; free: number; lineWaits: boolean }> {
   const [row]: Row[] = await conn
     .select({

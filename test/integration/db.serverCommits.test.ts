@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backend, createTestApp, type TestApp } from "../support/app.ts";
-import { admitPlaces } from "../../src/events/places.ts";
+import { admitPlaces, type Refusal } from "../../src/events/places.ts";
 import { lockForUpdate } from "../../src/db/locks.ts";
 
 /**
- * A transaction whose last statement COMMITs inside MySQL (`admit_places`) ends without knex's COMMIT
- * (src/db/serverCommits.ts): its writes are committed, its value returned, its connection back in the pool.
+ * A transaction whose last statement COMMITs inside MySQL (`admit_places_or_why`) ends without knex's COMMIT
+ * (src/db/serverCommits.ts): its writes are committed, its value returned, its connection back in the pool. Refused,
+ * the statement rolls back inside MySQL and says why; knex sends no ROLLBACK and the transaction fails with the work's error.
  */
 let t: TestApp;
 beforeAll(async () => {
@@ -23,48 +24,75 @@ afterAll(async () => {
 const taken = async () => Number((await t.db("event_places").where({ event_id: 2 }).first())!.taken);
 
 /** A row written, then the admission as the transaction's last statement; the statements knex sent. */
-async function admit(places: number, note: string): Promise<{ value: string | undefined; sql: string[] }> {
+async function admit(places: number, note: string): Promise<{ value: string | undefined; sql: string[]; refusal?: Refusal; error?: string }> {
   const sql: string[] = [];
   const listener = (q: { sql: string }) => sql.push(q.sql.trim().toLowerCase());
   t.db.on("query", listener);
+  let refusal: Refusal | undefined;
+  let error: string | undefined;
   try {
     const value = await t.db
       .transaction(async (trx) => {
         await trx("server_commit_rows").insert({ note });
-        if (!(await admitPlaces(trx, 2, places))) throw new Error("not admitted");
+        const admission = await admitPlaces(trx, 2, places, new Date());
+        if (!admission.admitted) {
+          refusal = admission.refusal;
+          throw new Error("not admitted");
+        }
         return note;
       })
-      .catch(() => undefined);
-    return { value, sql };
+      .catch((err: Error) => void (error = err.message));
+    return { value: value ?? undefined, sql, refusal, error };
   } finally {
     t.db.off("query", listener);
   }
 }
 
 describe.runIf(backend === "mysql")("a transaction committed inside the server", () => {
-  it("sends no COMMIT after admit_places took the places; its writes are committed and its value returned", async () => {
+  it("sends no COMMIT after admit_places_or_why took the places; its writes are committed and its value returned", async () => {
     const before = await taken();
     const { value, sql } = await admit(1, "admitted");
     expect(value).toBe("admitted");
-    expect(sql.at(-1)).toBe("call admit_places(?, ?)");
+    expect(sql.at(-1)).toBe("call admit_places_or_why(?, ?, ?)");
     expect(sql.some((s) => s.startsWith("commit"))).toBe(false);
     expect(await taken()).toBe(before + 1);
     expect(await t.db("server_commit_rows").where({ note: "admitted" })).toHaveLength(1);
   });
 
-  it("rolls back as before when admit_places took nothing: the ROLLBACK is sent and nothing is written", async () => {
+  it("sends no ROLLBACK after admit_places_or_why refused: nothing is written, the work's error ends it, and it says why", async () => {
     const before = await taken();
-    const { value, sql } = await admit(10_000, "refused");
+    const capacity = Number((await t.db("events").where({ id: 2 }).first("capacity"))!.capacity);
+    const { value, sql, refusal, error } = await admit(10_000, "refused");
     expect(value).toBeUndefined();
-    expect(sql.at(-1)).toMatch(/^rollback/);
+    expect(error).toBe("not admitted");
+    expect(sql.at(-1)).toBe("call admit_places_or_why(?, ?, ?)");
+    expect(sql.some((s) => s.startsWith("rollback"))).toBe(false);
+    expect(refusal).toEqual({ counted: true, free: capacity - before, lineWaits: false, lapsed: false });
     expect(await taken()).toBe(before);
     expect(await t.db("server_commit_rows").where({ note: "refused" })).toHaveLength(0);
+  });
+
+  it("says that lapsed holds could give places back", async () => {
+    const now = new Date();
+    const [id] = await t.db("registrations").insert({
+      reference: "LAPSEDSC", event_id: 2, kind: "individual", status: "pending_payment", places: 1, package_code: "full", package_label: "Full",
+      list_price_cents: 100, amount_cents: 100, contact_first_name: "A", contact_last_name: "B", contact_email: "a@example.com", contact_phone: "5551234567",
+      form_session_id: "server-commits-lapsed-0001", reserved_until: new Date(now.getTime() - 60_000), agreed_at: now, created_at: now, updated_at: now,
+    });
+    try {
+      const { refusal } = await admit(10_000, "refused-lapsed");
+      expect(refusal?.lapsed).toBe(true);
+    } finally {
+      await t.db("registrations").where({ id }).delete();
+    }
   });
 
   it("gives every connection back: more such transactions than the pool holds, then ordinary ones, all run", async () => {
     const before = await taken();
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => admit(1, `many-${i}`)));
+    const refused = await Promise.all(Array.from({ length: 40 }, (_, i) => admit(10_000, `many-refused-${i}`)));
     expect(results.every((r) => r.value !== undefined)).toBe(true);
+    expect(refused.every((r) => r.error === "not admitted")).toBe(true);
     expect(await taken()).toBe(before + 40);
     // An ordinary transaction after them still starts with its lock (nothing remembered of the ended ones) and commits.
     await t.db.transaction(async (trx) => {

@@ -3,7 +3,7 @@ import { lockingTransaction } from "../../db/transaction.ts";
 import { isUniqueViolation } from "../../db/rows.ts";
 import { isUnavailable } from "../../http/errors.ts";
 import { DomainError } from "../../errors.ts";
-import { admissionState, admitPlaces, countsPlaces, movePlaces } from "../../events/places.ts";
+import { admissionState, admitPlaces, countsPlaces, movePlaces, type Refusal } from "../../events/places.ts";
 import type { EventDetail } from "../../shared/events/types.ts";
 import type { Db } from "../../db/knex.ts";
 import { REGISTRATION_ERRORS, findPackage, type IndividualRegistration } from "../../shared/registrations/rules.ts";
@@ -75,7 +75,12 @@ function paidFor(r: Registration, code: string | undefined): string {
 const ownedBy = (r: Registration, visitor: Visitor) => visitor.owned.includes(r.reference) || r.holderSession === visitor.holder.session;
 
 /** The event could not admit the hold's places now (its count's statement changed no row): the caller finds out why. */
-class NotAdmitted extends Error {}
+class NotAdmitted extends Error {
+  /** Why, when the refusing statement said (MySQL); read apart otherwise. */
+  constructor(readonly refusal?: Refusal) {
+    super("not admitted");
+  }
+}
 
 /** The form's id is taken: the form was posted before (or, rarely, the new reference was): looked at before deciding again. */
 class FormPostedBefore extends Error {}
@@ -155,10 +160,11 @@ async function holdOnce<P>(deps: RegistrationDeps, event: EventDetail, visitor: 
       }
       if (!(err instanceof NotAdmitted)) throw err;
       const now = deps.clock();
-      const state = await admissionState(deps.db, event.id);
+      const { refusal } = err;
+      const state = refusal ?? (await admissionState(deps.db, event.id));
       if (turn < 3 && !state.counted) await countEvent(deps.db, event.id);
       else if (turn < 3 && state.lineWaits && !viaLine) viaLine = true;
-      else if (turn < 3 && (await hasLapsedHolds(deps.db, event.id, now))) await releaseLapsedNow(deps.db, event.id, now);
+      else if (turn < 3 && (refusal ? refusal.lapsed : await hasLapsedHolds(deps.db, event.id, now))) await releaseLapsedNow(deps.db, event.id, now);
       else throw new DomainError("conflict", spec.fullMessage(Math.max(0, state.free)), "sold_out");
       turn++;
     }
@@ -242,7 +248,12 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
     if (use) await takeUseLast(trx, use, now);
     if (!(await admitPastTheLine(trx, event.id, spec.places, counted, live ? current.places : 0, now))) throw new NotAdmitted();
   } else if (more > 0) {
-    if (!(await (use ? admitWithCodeUse(trx, more, use, now) : admitPlaces(trx, event.id, more)))) throw new NotAdmitted();
+    if (use) {
+      if (!(await admitWithCodeUse(trx, more, use, now))) throw new NotAdmitted();
+    } else {
+      const admission = await admitPlaces(trx, event.id, more, now);
+      if (!admission.admitted) throw new NotAdmitted(admission.refusal);
+    }
   } else {
     if (use) await takeUseLast(trx, use, now);
     await movePlaces(trx, event.id, more);

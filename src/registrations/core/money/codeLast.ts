@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { RestartTransaction } from "../../../db/transaction.ts";
-import { committedByServer } from "../../../db/serverCommits.ts";
+import { committedByServer, rolledBackByServer } from "../../../db/serverCommits.ts";
 import { admitPlaces } from "../../../events/places.ts";
 import * as codes from "../../../discounts/repository.ts";
 import { DISCOUNT_REASONS, type DiscountCode } from "../../../shared/discounts/rules.ts";
@@ -58,14 +58,19 @@ export async function takeUseLast(trx: Knex.Transaction, use: CodeUse, now: Date
 export async function admitWithCodeUse(trx: Knex.Transaction, places: number, use: CodeUse, now: Date): Promise<boolean> {
   if ((trx.client as Knex.Client).config.client !== "mysql2") {
     await takeUseLast(trx, use, now);
-    return admitPlaces(trx, use.eventId, places);
+    return (await admitPlaces(trx, use.eventId, places, now)).admitted;
   }
   const bindings = [use.eventId, places, use.code.id, use.registrationId, use.offCents, use.code.type, use.code.value, use.kind, now];
   const result = (await trx.raw("call admit_places_with_code(?, ?, ?, ?, ?, ?, ?, ?, ?)", bindings)) as unknown as [[Row[], ...unknown[]], ...unknown[]];
   const outcome = String(result[0][0][0]?.outcome);
-  if (outcome === "admitted") committedByServer(trx);
-  else if (outcome === "used_up") usedUp();
-  else if (outcome === "changed") codeChanged(use);
-  else if (outcome !== "full") throw new Error(`admit_places_with_code answered ${outcome}`);
-  return outcome === "admitted";
+  if (outcome === "admitted") {
+    committedByServer(trx);
+    return true;
+  }
+  // Every other answer rolled back inside the server: the caller throws, and knex sends no ROLLBACK.
+  rolledBackByServer(trx);
+  if (outcome === "used_up") usedUp();
+  if (outcome === "changed") codeChanged(use);
+  if (outcome !== "full") throw new Error(`admit_places_with_code answered ${outcome}`);
+  return false;
 }

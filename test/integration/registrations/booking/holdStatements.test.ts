@@ -16,7 +16,7 @@ const ATHLETE = {
 };
 /**
  * Measured (docs/performance.md: Opening day, second design: fewer statements): 21 before, the old design 38. On MySQL
- * three fewer: no COMMIT after admit_places, and BEGIN, the visitor's lock and its places held are one call (begin_hold).
+ * three fewer: no COMMIT after admit_places_or_why, and BEGIN, the visitor's lock and its places held are one call (begin_hold).
  */
 const MOST_STATEMENTS = { sqlite: 10, mysql: 7 } as const;
 
@@ -46,15 +46,44 @@ describe("one hold's statements", () => {
     const payment = await t.db("payments").where({ reference: row.reference }).first();
     expect(payment).toMatchObject({ status: "pending", amount_cents: Number(row.amount_cents), covers_version: 1 });
     expect(res.body.clientSecret).toMatch(new RegExp(`^${payment.provider_payment_id}_secret`));
-    const admission = sql.findIndex((s) => /^(update event_places set taken = taken \+ \?|call admit_places\(\?, \?\))/.test(s));
+    const admission = sql.findIndex((s) => /^(update event_places set taken = taken \+ \?|call admit_places_or_why\(\?, \?, \?\))/.test(s));
     expect(admission).toBeGreaterThan(0);
     expect(sql.filter((s) => s.includes("event_places") || s.includes("admit_places"))).toHaveLength(1);
-    // On MySQL the statement runs in admit_places, which COMMITs inside the server: knex sends no COMMIT after it.
+    // On MySQL the statement runs in admit_places_or_why, which COMMITs inside the server: knex sends no COMMIT after it.
     if (t.backend === "mysql") expect(sql.filter((s) => s.startsWith("commit"))).toEqual([]);
     else expect(sql[admission + 1]).toMatch(/^commit/);
     // On MySQL the transaction is begun by begin_hold, which locks the visitor and reads its places: no BEGIN of knex's.
     if (t.backend === "mysql") expect(sql[0]).toBe("call begin_hold(?, ?, ?)");
     expect(sql.filter((s) => /^(begin|start transaction)/.test(s))).toHaveLength(t.backend === "mysql" ? 0 : 1);
     expect(sql.length, sql.join("\n")).toBeLessThanOrEqual(MOST_STATEMENTS[t.backend]);
+  });
+
+  it("a hold refused for want of places ends with the admission's statement on MySQL: no ROLLBACK, no read of why after it", async () => {
+    const v = await visitor(t.app);
+    const event = await t.db("events").where({ id: 2 }).first("capacity");
+    const counted = await t.db("event_places").where({ event_id: 2 }).first("taken");
+    // No place left by the count.
+    await t.db("event_places").where({ event_id: 2 }).update({ taken: Number(event.capacity) });
+    const sql: string[] = [];
+    const listener = (q: { sql: string }) => {
+      const s = q.sql.trim().toLowerCase();
+      if (!s.includes("content_versions")) sql.push(s);
+    };
+    try {
+      t.db.on("query", listener);
+      const res = await v.post("/api/events/2/create-payment-intent").set("x-forwarded-for", "203.0.113.78").send({
+        option: "1day", formSessionId: `refused-${Date.now()}`, registrationData: { ...ATHLETE, registrationType: "1day", day1: true },
+      });
+      t.db.off("query", listener);
+      expect(res.status).toBe(409);
+      expect(res.body.error).toBe("This event is sold out: every place is taken or held. Please choose another event.");
+      const admission = sql.findIndex((s) => /^(update event_places set taken = taken \+ \?|call admit_places_or_why\(\?, \?, \?\))/.test(s));
+      expect(admission).toBeGreaterThan(0);
+      if (t.backend === "mysql") expect(sql.slice(admission + 1), sql.join("\n")).toEqual([]);
+      else expect(sql[admission + 1]).toMatch(/^rollback/);
+    } finally {
+      t.db.off("query", listener);
+      await t.db("event_places").where({ event_id: 2 }).update({ taken: Number(counted.taken) });
+    }
   });
 });
