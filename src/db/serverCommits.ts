@@ -42,10 +42,13 @@ export function skipCommitsDoneInServer(db: Knex): void {
     const trx = make(...args);
     const commit = trx.commit.bind(trx);
     trx.commit = (connection, value) => {
-      if (!trx.transactor || !committedInServer.has(trx.transactor)) return commit(connection, value);
+      const rolledBack = trx.transactor !== undefined && rolledBackInServer.has(trx.transactor);
+      if (!rolledBack && (!trx.transactor || !committedInServer.has(trx.transactor))) return commit(connection, value);
       trx._completed = true;
       transactionEnded(trx.txid);
-      trx._resolver(value);
+      // Work that went on as if its transaction were open after the server rolled it back did not happen: it fails.
+      if (rolledBack) trx._rejecter(new Error("the transaction was rolled back inside the server; its work must throw"));
+      else trx._resolver(value);
       return Promise.resolve();
     };
     const rollback = trx.rollback.bind(trx);

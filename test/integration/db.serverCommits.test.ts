@@ -72,6 +72,20 @@ describe.runIf(backend === "mysql")("a transaction committed inside the server",
     expect(await t.db("server_commit_rows").where({ note: "refused" })).toHaveLength(0);
   });
 
+  it("fails work that returns as if its transaction were open after admit_places_or_why rolled it back", async () => {
+    const before = await taken();
+    const outcome = await t.db
+      .transaction(async (trx) => {
+        await trx("server_commit_rows").insert({ note: "went-on" });
+        await admitPlaces(trx, 2, 10_000, new Date());
+        return "went on";
+      })
+      .then(String, (err: Error) => err.message);
+    expect(outcome).toBe("the transaction was rolled back inside the server; its work must throw");
+    expect(await taken()).toBe(before);
+    expect(await t.db("server_commit_rows").where({ note: "went-on" })).toHaveLength(0);
+  });
+
   it("says that lapsed holds could give places back", async () => {
     const now = new Date();
     const [id] = await t.db("registrations").insert({
