@@ -381,17 +381,28 @@ describe("free registrations", () => {
     expect(uses.map((u: { registration_id: number; status: string }) => [u.registration_id, u.status]).sort()).toEqual(registrations.map((r: { id: number }) => [r.id, "held"]).sort());
   });
 
-  it.runIf(backend === "mysql")("a used-up code refused at a hold's last statement is not kept locked until the app's ROLLBACK arrives", async () => {
+  it.runIf(backend === "mysql")("a used-up code refused at a hold's last statement is not kept locked: the procedure rolled back, the app sends no ROLLBACK", async () => {
     await createCode("create FREEAGAIN --percent 10 --max 1");
     const v = await visitorFrom(t.app);
     await register(v, 1, "full", { discountCode: "FREEAGAIN" });
     const code = (await findCode(t.db, "FREEAGAIN"))!;
     const use = { code, registrationId: 0, eventId: 1, kind: "individual" as const, offCents: 0 };
-    await t.db.transaction(async (trx) => {
-      await expect(admitWithCodeUse(trx, 1, use, new Date())).rejects.toMatchObject({ message: "This discount code has been used up." });
-      // Another connection takes the code's row at once: the procedure rolled back inside the server.
-      await t.db.raw("select id from discount_codes where id = ? for update nowait", [code.id]);
-    });
+    const sql: string[] = [];
+    const listener = (q: { sql: string }) => void sql.push(q.sql.trim().toLowerCase());
+    t.db.on("query", listener);
+    try {
+      // Work that goes on after the refusal (as this test does) is failed: its transaction is over.
+      await expect(
+        t.db.transaction(async (trx) => {
+          await expect(admitWithCodeUse(trx, 1, use, new Date())).rejects.toMatchObject({ message: "This discount code has been used up." });
+          // Another connection takes the code's row at once: the procedure rolled back inside the server.
+          await t.db.raw("select id from discount_codes where id = ? for update nowait", [code.id]);
+        }),
+      ).rejects.toThrow("the transaction was rolled back inside the server; its work must throw");
+    } finally {
+      t.db.off("query", listener);
+    }
+    expect(sql.filter((s) => /^(rollback|commit)/.test(s))).toEqual([]);
   });
 
   it("a code changed between a new hold's read and its use is not used: nothing is written and the hold runs again", async () => {
