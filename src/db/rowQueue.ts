@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { Db } from "./knex.ts";
 import { lockingTransaction } from "./transaction.ts";
 import { timeLockedWork } from "./queryLog.ts";
+import type { ServerBegin } from "./serverBegins.ts";
 
 /**
  * Transactions that will wait for the same row lock run one at a time in this process. The database lock decides
@@ -13,13 +14,13 @@ export function queuedLockingTransaction<T>(
   db: Db,
   key: string,
   work: (trx: Knex.Transaction) => Promise<T>,
-  opts: { atHead?: () => Promise<void> } = {},
+  opts: { atHead?: () => Promise<void>; beginWith?: ServerBegin } = {},
 ): Promise<T> {
   const queued = performance.now();
   return oneAtATime(db, key, async () => {
     // A request may give up at the head of the queue (its answer no longer needs the lock), before any connection is taken.
     await opts.atHead?.();
-    return timeLockedWork(key, performance.now() - queued, () => lockingTransaction(db, work));
+    return timeLockedWork(key, performance.now() - queued, () => lockingTransaction(db, work, opts.beginWith && { beginWith: opts.beginWith }));
   });
 }
 

@@ -4,6 +4,7 @@ import type Stripe from "stripe";
 import type { Db } from "../db/knex.ts";
 import { lockForUpdate } from "../db/locks.ts";
 import { lockingTransaction } from "../db/transaction.ts";
+import { beginsInServer, type ServerBegin } from "../db/serverBegins.ts";
 import { queuedLockingTransaction } from "../db/rowQueue.ts";
 import type { Logger } from "../logger.ts";
 import type { JobQueue } from "../db/jobQueue.ts";
@@ -312,9 +313,11 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     const intent = await gateway.retrieveIntent(intentId);
 
     type Step = { result: SettleResult; accepted: boolean; changed?: boolean };
+    // On MySQL the transaction's BEGIN and the payment's lock are one round trip (begin_payment_lock).
+    const begin: ServerBegin | undefined = beginsInServer(db) ? { sql: "call begin_payment_lock(?)", bindings: [found.id] } : undefined;
     const step = await inKindQueue(handler, found.reference, visit?.queueKey, async (trx): Promise<Step> => {
       // The payment as locked (the lock's statement reads the row).
-      let payment = repo.paymentOf((await lockForUpdate(trx, "payments", found.id))!);
+      let payment = repo.paymentOf((begin ? begin.rows?.[0] : await lockForUpdate(trx, "payments", found.id))!);
       if (payment.expectedAmountCents !== null) {
         if (Date.now() - (payment.amountChangeStartedAt?.getTime() ?? 0) < AMOUNT_CHANGE_GRACE_MS) {
           throw new AmountChangeInFlightError(`An amount change of ${payment.kind}:${payment.reference} is in flight`);
@@ -365,7 +368,7 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
         case "settled":
           return { result: current(payment), accepted: false };
       }
-    });
+    }, begin);
 
     if (step.accepted) {
       logger.info({ ...logFields(step.result.payment), via }, "payment confirmed");
@@ -382,9 +385,9 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   }
 
   /** A transaction that locks a payment, queued behind the kind's own transactions on the row its handler will lock next. */
-  async function inKindQueue<T>(handler: PaymentKindHandler, reference: string, knownKey: string | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  async function inKindQueue<T>(handler: PaymentKindHandler, reference: string, knownKey: string | undefined, work: (trx: Knex.Transaction) => Promise<T>, beginWith?: ServerBegin): Promise<T> {
     const key = knownKey ?? (await handler.queueKey?.(db, reference));
-    return key ? queuedLockingTransaction(db, key, work) : lockingTransaction(db, work);
+    return key ? queuedLockingTransaction(db, key, work, { beginWith }) : lockingTransaction(db, work, beginWith && { beginWith });
   }
 
   async function afterChange(handler: PaymentKindHandler, payment: PaymentRow): Promise<void> {

@@ -4,6 +4,7 @@ import { backend } from "../../../support/app.ts";
 import { visitor } from "../../../support/http.ts";
 import { findByReference, lockByReference } from "../../../../src/registrations/core/tables/registrations.ts";
 import { replaceDays, updateAthlete } from "../../../../src/registrations/core/tables/athletes.ts";
+import { someoneWaits } from "../../../support/lockWaits.ts";
 
 /**
  * A registration read whole (core/registration.ts readRegistration): on MySQL one statement, the row with its
@@ -23,23 +24,6 @@ async function held(): Promise<string> {
   const res = await v.post("/api/events/2/create-payment-intent").set("x-forwarded-for", "203.0.113.90").send({ option: "full", formSessionId: `read-${Date.now()}`, registrationData: { ...ATHLETE, registrationType: "full" } });
   expect(res.status).toBe(200);
   return res.body.registrationId as string;
-}
-
-/**
- * Until a transaction of this database waits for a row lock (a guard against a hang, not a timing). MariaDB 10.11
- * may take a unique key's row lock while it plans the statement ("Statistics"), before the transaction shows in
- * innodb_trx: a locking read of this database under way on another connection counts as waiting too.
- */
-async function someoneWaits(): Promise<void> {
-  for (let i = 0; i < 2000; i++) {
-    const [rows] = (await t.db.raw(
-      "select (select count(*) from information_schema.innodb_trx where trx_state = 'LOCK WAIT') + " +
-        "(select count(*) from information_schema.processlist where id <> connection_id() and db = database() and info like '%for update%') as n",
-    )) as unknown as [{ n: number }[]];
-    if (Number(rows[0]!.n) > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("no transaction waits for the lock");
 }
 
 describe("a registration read whole", () => {
@@ -71,7 +55,7 @@ describe("a registration read whole", () => {
     });
     await lockTaken;
     const reader = t.db.transaction((trx) => lockByReference(trx, reference));
-    await someoneWaits();
+    await someoneWaits(t.db);
     release();
     await writer;
     const seen = (await reader)!;
