@@ -9,7 +9,7 @@ export async function someoneWaits(db: Knex): Promise<void> {
   for (let i = 0; i < 2000; i++) {
     const [rows] = (await db.raw(
       "select (select count(*) from information_schema.innodb_trx where trx_state = 'LOCK WAIT') + " +
-        "(select count(*) from information_schema.processlist where id <> connection_id() and db = database() and (info like '%for update%' or info like 'call begin_%')) as n",
+        "(select count(*) from information_schema.processlist where id <> connection_id() and db = database() and info like '%for update%') as n",
     )) as unknown as [{ n: number }[]];
     if (Number(rows[0]!.n) > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
