@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { isMysql } from "./dialect.ts";
 
 /**
  * Transactions begun inside the server: a stored procedure whose first statement is START TRANSACTION (`begin_hold`)
@@ -46,5 +47,5 @@ export function beginInServerWhenAsked(db: Knex): void {
 
 /** Whether `db` begins transactions given `beginWith` in the server (MySQL), or ignores it. */
 export function beginsInServer(db: { client: unknown }): boolean {
-  return (db.client as Knex.Client).config.client === "mysql2";
+  return isMysql(db);
 }

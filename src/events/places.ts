@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
+import { isMysql } from "../db/dialect.ts";
 import { committedByServer, rolledBackByServer } from "../db/serverCommits.ts";
 
 /**
@@ -73,7 +74,7 @@ export interface Refusal {
  * itself when none came (`admissionState`, `hasLapsedHolds`).
  */
 export async function admitPlaces(trx: Knex.Transaction, eventId: number, places: number, now: Date): Promise<{ admitted: true } | { admitted: false; refusal?: Refusal }> {
-  if ((trx.client as Knex.Client).config.client === "mysql2") {
+  if (isMysql(trx)) {
     const result = (await trx.raw("call admit_places_or_why(?, ?, ?)", [eventId, places, now])) as unknown as [[Row[], ...unknown[]], ...unknown[]];
     const row = result[0][0][0] ?? {};
     if (Number(row.admitted) === 1) {

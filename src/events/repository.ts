@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { toBool, toDate, toJson } from "../db/rows.ts";
+import { isMysql } from "../db/dialect.ts";
 import {
   type CollegeLogo,
   type EventCoach,
@@ -98,6 +99,12 @@ async function childRows(db: Conn, table: string, ids: number[]): Promise<Row[]>
   return db(table).whereIn("event_id", ids).orderBy([{ column: "event_id" }, { column: "sort_order" }, { column: "id" }]);
 }
 
+interface ChildrenOf {
+  packages: Map<number, EventPackage[]>;
+  days: Map<number, EventDay[]>;
+  logos: Map<number, CollegeLogo[]>;
+}
+
 async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
   const ids = rows.map((r) => num(r.id));
   const [packageRows, dayRows, logoRows] = await Promise.all([
@@ -105,45 +112,45 @@ async function summaries(db: Conn, rows: Row[]): Promise<EventSummary[]> {
     childRows(db, "event_days", ids),
     childRows(db, "event_college_logos", ids),
   ]);
-  const packages = groupBy(packageRows, toPackage);
-  const days = groupBy(dayRows, toDay);
-  const logos = groupBy(logoRows, toLogo);
-  return rows.map((r) => {
-    const id = num(r.id);
-    const eventPackages = packages.get(id) ?? [];
-    const fullPriceCents = headlinePriceCents(eventPackages);
-    const startDate = calendarDate(r.start_date);
-    const timeZone = str(r.time_zone) || DEFAULT_TIME_ZONE;
-    return {
-      id,
-      title: str(r.title),
-      shortDescription: str(r.short_description),
-      category: str(r.category),
-      dateText: str(r.date_text),
-      startDate,
-      endDate: calendarDate(r.end_date),
-      time: str(r.time_text),
-      location: str(r.location),
-      image: str(r.image),
-      cardOverlay: r.card_overlay ? str(r.card_overlay) : null,
-      capacity: num(r.capacity),
-      ageGroup: str(r.age_group),
-      ageLimits: { min: num(r.min_age ?? 10), max: num(r.max_age ?? 19) },
-      timeZone,
-      listed: toBool(r.listed),
-      registrationClosesAt: registrationClosingTime(toDate(r.registration_closes_at), startOfDayIn(isoDay(startDate), timeZone)),
-      fullPriceCents,
-      regularPriceCents: fullPriceCents,
-      teamPriceCents: num(r.team_price_cents),
-      originalPriceCents: r.original_price_cents === null || r.original_price_cents === undefined ? null : num(r.original_price_cents),
-      packages: eventPackages,
-      days: days.get(id) ?? [],
-      collegeLogos: logos.get(id) ?? [],
-      coachRegistration: toBool(r.coach_registration),
-      depositPolicy: toDepositPolicy(r),
-      siblingDiscount: toSiblingDiscount(r),
-    };
-  });
+  const children = { packages: groupBy(packageRows, toPackage), days: groupBy(dayRows, toDay), logos: groupBy(logoRows, toLogo) };
+  return rows.map((r) => summaryOf(r, children));
+}
+
+function summaryOf(r: Row, { packages, days, logos }: ChildrenOf): EventSummary {
+  const id = num(r.id);
+  const eventPackages = packages.get(id) ?? [];
+  const fullPriceCents = headlinePriceCents(eventPackages);
+  const startDate = calendarDate(r.start_date);
+  const timeZone = str(r.time_zone) || DEFAULT_TIME_ZONE;
+  return {
+    id,
+    title: str(r.title),
+    shortDescription: str(r.short_description),
+    category: str(r.category),
+    dateText: str(r.date_text),
+    startDate,
+    endDate: calendarDate(r.end_date),
+    time: str(r.time_text),
+    location: str(r.location),
+    image: str(r.image),
+    cardOverlay: r.card_overlay ? str(r.card_overlay) : null,
+    capacity: num(r.capacity),
+    ageGroup: str(r.age_group),
+    ageLimits: { min: num(r.min_age ?? 10), max: num(r.max_age ?? 19) },
+    timeZone,
+    listed: toBool(r.listed),
+    registrationClosesAt: registrationClosingTime(toDate(r.registration_closes_at), startOfDayIn(isoDay(startDate), timeZone)),
+    fullPriceCents,
+    regularPriceCents: fullPriceCents,
+    teamPriceCents: num(r.team_price_cents),
+    originalPriceCents: r.original_price_cents === null || r.original_price_cents === undefined ? null : num(r.original_price_cents),
+    packages: eventPackages,
+    days: days.get(id) ?? [],
+    collegeLogos: logos.get(id) ?? [],
+    coachRegistration: toBool(r.coach_registration),
+    depositPolicy: toDepositPolicy(r),
+    siblingDiscount: toSiblingDiscount(r),
+  };
 }
 
 const inTransaction = (conn: Conn): conn is Knex.Transaction => (conn as Knex.Transaction).isTransaction === true;
@@ -174,17 +181,51 @@ export function keptEvent(db: Db, id: number): EventDetail | undefined {
   return eventCaches(db).events.peek<EventDetail | null>(`event:${id}`) ?? undefined;
 }
 
+/** The columns each child table's mapper reads (a column it starts to read is added here too). */
+const CHILD_COLUMNS = {
+  event_packages: ["code", "label", "price_cents", "day_count"],
+  event_days: ["label", "day_date"],
+  event_college_logos: ["name", "image"],
+  event_coaches: ["name", "title", "bio", "image"],
+} as const;
+type ChildTable = keyof typeof CHILD_COLUMNS;
+
+const childJson = (table: ChildTable) => {
+  const columns = ["id", "sort_order", ...CHILD_COLUMNS[table]];
+  return `(select json_arrayagg(json_object(${columns.map((c) => `'${c}', c.${c}`).join(", ")})) from ${table} c where c.event_id = e.id) as ${table}_json`;
+};
+const EVENT_CHILDREN_JSON = (Object.keys(CHILD_COLUMNS) as ChildTable[]).map(childJson);
+
+/**
+ * One event with its packages, days, logos and coaches. On MySQL one statement, the child rows aggregated as JSON in
+ * subqueries and put in childRows' order here (JSON_ARRAYAGG keeps none), as the registration read does
+ * (src/registrations/core/registration.ts); a cache refill was five statements. SQLite reads them apart (one
+ * connection: nothing to save).
+ */
 async function readEvent(db: Conn, id: number): Promise<EventDetail | null> {
+  if (isMysql(db)) {
+    const row: Row | undefined = await db<Row>("events as e").where("e.id", id).select("e.*", ...EVENT_CHILDREN_JSON.map((sql) => db.raw(sql))).first();
+    if (!row) return null;
+    const rows = (table: ChildTable) =>
+      toJson<Row[]>(row[`${table}_json`], [])
+        .sort((a, b) => num(a.sort_order) - num(b.sort_order) || num(a.id) - num(b.id))
+        .map((r) => ({ ...r, event_id: id }));
+    const one = <T>(list: T[]) => new Map([[id, list]]);
+    const summary = summaryOf(row, { packages: one(rows("event_packages").map(toPackage)), days: one(rows("event_days").map(toDay)), logos: one(rows("event_college_logos").map(toLogo)) });
+    return detailOf(row, summary, rows("event_coaches"));
+  }
   const row: Row | undefined = await db<Row>("events").where("id", id).first();
   if (!row) return null;
   const [[summary], coachRows] = await Promise.all([summaries(db, [row]), childRows(db, "event_coaches", [id])]);
-  return {
-    ...summary!,
-    description: str(row.description),
-    features: toJson<unknown[]>(row.features_json, []).map(String),
-    coaches: coachRows.map(toCoach),
-  };
+  return detailOf(row, summary!, coachRows);
 }
+
+const detailOf = (row: Row, summary: EventSummary, coachRows: Row[]): EventDetail => ({
+  ...summary,
+  description: str(row.description),
+  features: toJson<unknown[]>(row.features_json, []).map(String),
+  coaches: coachRows.map(toCoach),
+});
 
 /**
  * Registrations that take places at `now`: paid ones, ones whose deposit is paid (deposit_paid, and balance_overdue

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { backend, createTestApp, type TestApp } from "../support/app.ts";
 import { createDb, type Db } from "../../src/db/knex.ts";
 import { findEvent, placesLeft } from "../../src/events/repository.ts";
-import { EVENT_CACHE_MS } from "../../src/events/cache.ts";
+import { EVENT_CACHE_MS, eventCaches } from "../../src/events/cache.ts";
 import { lockForUpdate } from "../../src/db/locks.ts";
 
 /**
@@ -88,6 +88,40 @@ describe("event cache, writes of this process", () => {
     const before = await shownPlacesLeft(1);
     await t.db("registrations").insert(paidRegistration(1, 3));
     expect(await shownPlacesLeft(1)).toBe(before - 3);
+  });
+});
+
+describe("event cache, a refill", () => {
+  /** The child rows as the pages list them: by sort_order, then id. */
+  const ordered = (table: string) => t.db(table).where({ event_id: 2 }).orderBy(["sort_order", "id"]);
+
+  it("reads an event whole in one statement on MySQL, every child list in its sort order", async () => {
+    // Each list's sort order made the reverse of its ids, so neither the ids nor the insertion order give it.
+    const tables = ["event_packages", "event_days", "event_college_logos", "event_coaches"];
+    const before = Object.fromEntries(await Promise.all(tables.map(async (table) => [table, await t.db(table).where({ event_id: 2 }).select("id", "sort_order")] as const)));
+    for (const table of tables) for (const r of before[table]!) await t.db(table).where({ id: r.id }).update({ sort_order: 1000 - Number(r.id) });
+    try {
+      eventCaches(t.db).events.invalidate();
+      const sql: string[] = [];
+      const listener = (q: { sql: string }) => {
+        if (!q.sql.includes("content_versions")) sql.push(q.sql);
+      };
+      t.db.on("query", listener);
+      const event = (await findEvent(t.db, 2))!;
+      t.db.off("query", listener);
+      expect(sql).toHaveLength(backend === "mysql" ? 1 : 5);
+      expect(event.packages.map((p) => p.code)).toEqual((await ordered("event_packages")).map((r) => r.code));
+      expect(event.packages.length).toBeGreaterThan(1);
+      expect(event.days.map((d) => d.id)).toEqual((await ordered("event_days")).map((r) => Number(r.id)));
+      expect(event.days.length).toBeGreaterThan(1);
+      expect(event.collegeLogos.map((l) => l.id)).toEqual((await ordered("event_college_logos")).map((r) => Number(r.id)));
+      expect(event.coaches.map((c) => c.id)).toEqual((await ordered("event_coaches")).map((r) => Number(r.id)));
+      // What a transaction reads (the database's rows, never the cache) is the same event.
+      expect(await t.db.transaction((trx) => findEvent(trx, 2))).toEqual(event);
+    } finally {
+      for (const table of tables) for (const r of before[table]!) await t.db(table).where({ id: r.id }).update({ sort_order: r.sort_order });
+      eventCaches(t.db).events.invalidate();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { isMysql } from "../../db/dialect.ts";
 import { toDate, toJson } from "../../db/rows.ts";
 import type { Guardian } from "../../shared/registrations/rules.ts";
 import { toText } from "../../shared/toText.ts";
@@ -232,4 +233,3 @@ export async function readWhole(conn: Conn, where: { reference: string } | { for
   return { r: registrationOf(own, athletes, days.map((d) => Number(d[1]))), row };
 }
 
-export const isMysql = (conn: Conn) => (conn.client as { config: { client: string } }).config.client === "mysql2";
