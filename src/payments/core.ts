@@ -222,10 +222,11 @@ export interface PaymentCore extends SavedCards {
    */
   settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult>;
   /**
-   * Resolves when a settlement of this PaymentIntent that ran in this process has ended (whatever its outcome), or
-   * when `signal` aborts: the webhook's wait for the visitor's return (webhook.ts) ends as soon as the return is done.
+   * Resolves when a settlement of this PaymentIntent that ran in this process has ended, with its payment as that
+   * settlement committed it (undefined when it threw), or with undefined when `signal` aborts: the webhook's wait for
+   * the visitor's return (webhook.ts) ends as soon as the return is done.
    */
-  settledHere(intentId: string, signal: AbortSignal): Promise<void>;
+  settledHere(intentId: string, signal: AbortSignal): Promise<PaymentRow | undefined>;
   /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
   handleEvent(event: Stripe.Event): Promise<void>;
   /** The live payment of (kind, reference), if any. */
@@ -241,6 +242,12 @@ export interface PaymentCore extends SavedCards {
    */
   acceptReview(paymentId: number): Promise<PaymentRow>;
 }
+
+/**
+ * A payment a settlement leaves as it is (paid, refunded, in review, ...: a settled status never goes back to open),
+ * answered with neither Stripe nor the locks.
+ */
+export const settledAlready = (p: PaymentRow): boolean => !OPEN_STATUSES.includes(p.status) && p.status !== "canceled" && p.expectedAmountCents === null;
 
 const SETTLING_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.canceled", "payment_intent.processing", "payment_intent.requires_action"]);
 const REFUND_EVENTS = new Set(["refund.created", "refund.updated", "refund.failed"]);
@@ -275,28 +282,32 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   const logFields = (p: PaymentRow) => ({ kind: p.kind, reference: p.reference, intentId: p.providerPaymentId });
 
   /** Who waits for a settlement of an intent in this process to end (settledHere). */
-  const settleWaiters = new Map<string, Set<() => void>>();
-  function settledHere(intentId: string, signal: AbortSignal): Promise<void> {
+  const settleWaiters = new Map<string, Set<(payment?: PaymentRow) => void>>();
+  function settledHere(intentId: string, signal: AbortSignal): Promise<PaymentRow | undefined> {
     return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const waiters = settleWaiters.get(intentId) ?? new Set<() => void>();
+      if (signal.aborted) return resolve(undefined);
+      const waiters = settleWaiters.get(intentId) ?? new Set();
       settleWaiters.set(intentId, waiters);
-      const done = () => {
+      const aborted = () => done(undefined);
+      const done = (payment?: PaymentRow) => {
         waiters.delete(done);
         if (waiters.size === 0 && settleWaiters.get(intentId) === waiters) settleWaiters.delete(intentId);
-        signal.removeEventListener("abort", done);
-        resolve();
+        signal.removeEventListener("abort", aborted);
+        resolve(payment);
       };
       waiters.add(done);
-      signal.addEventListener("abort", done, { once: true });
+      signal.addEventListener("abort", aborted, { once: true });
     });
   }
 
   async function settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult> {
+    let committed: PaymentRow | undefined;
     try {
-      return await settleOnce(intentId, via, known, visit);
+      const result = await settleOnce(intentId, via, known, visit);
+      committed = result.payment;
+      return result;
     } finally {
-      for (const done of [...(settleWaiters.get(intentId) ?? [])]) done();
+      for (const done of [...(settleWaiters.get(intentId) ?? [])]) done(committed);
     }
   }
 
@@ -304,9 +315,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     const found = known?.providerPaymentId === intentId ? known : await repo.findByIntentId(db, intentId);
     if (!found) throw new UnknownPaymentError(`No payment for ${intentId}`);
     const handler = handlerFor(found.kind);
-    // Settled already (the return and the webhook both come): a settled status never goes back to open, so the
-    // answer needs neither Stripe nor the locks.
-    if (!OPEN_STATUSES.includes(found.status) && found.status !== "canceled" && found.expectedAmountCents === null) {
+    // Settled already: the return and the webhook both come.
+    if (settledAlready(found)) {
       if (found.status === "refund_pending") refunds.job.wake();
       return current(found);
     }

@@ -239,11 +239,13 @@ export async function claimReconciliation(conn: Conn, id: number, now: Date, nex
 }
 
 /** Records a webhook event; `processed` is true when an earlier delivery of the same event id was processed. */
-export async function recordEvent(conn: Conn, e: { eventId: string; type: string; intentId: string | null }): Promise<{ isNew: boolean; processed: boolean }> {
+/** `processed`: recorded as processed already (the webhook found its payment settled in this process). */
+export async function recordEvent(conn: Conn, e: { eventId: string; type: string; intentId: string | null }, opts: { processed?: boolean } = {}): Promise<{ isNew: boolean; processed: boolean }> {
   // Inserted first (most events are delivered once): the unique index refuses a delivery seen before, which is then read.
   try {
-    await conn("stripe_events").insert({ event_id: e.eventId, type: e.type, provider_payment_id: e.intentId, received_at: new Date() });
-    return { isNew: true, processed: false };
+    const now = new Date();
+    await conn("stripe_events").insert({ event_id: e.eventId, type: e.type, provider_payment_id: e.intentId, received_at: now, ...(opts.processed ? { processed_at: now } : {}) });
+    return { isNew: true, processed: opts.processed === true };
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     const again = await conn<Row>("stripe_events").where({ event_id: e.eventId }).first();

@@ -2,9 +2,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import express, { Router } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
-import { AmountChangeInFlightError, type PaymentCore } from "./core.ts";
+import { AmountChangeInFlightError, settledAlready, type PaymentCore } from "./core.ts";
 import { WebhookSignatureError } from "./gateway.ts";
-import { markEventFailed, markEventProcessed, recordEvent } from "./repository.ts";
+import { markEventFailed, markEventProcessed, recordEvent, type PaymentRow } from "./repository.ts";
 import { countWebhook } from "../metrics/hooks.ts";
 
 /**
@@ -17,15 +17,17 @@ export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; lo
 
   /**
    * A card paid in the browser: the visitor's return (stripe-payment-success) settles it a moment later. The event
-   * waits for that (up to waitMs, or until a settlement of it in this process ends) and then finds the payment paid,
-   * with neither Stripe nor the locks (settle's early answer); settling both at once made one wait for the other's
-   * locks and ask Stripe again. Without a return (a closed tab, an off-session charge) the event settles it after the
-   * wait, as before.
+   * waits for that (up to waitMs, or until a settlement of it in this process ends); settling both at once made one
+   * wait for the other's locks and ask Stripe again. Settled here, the event is recorded as processed in one statement
+   * (nothing recorded before: a crash during the wait leaves no answer, and Stripe delivers it again). Otherwise (the
+   * return went to another instance, a closed tab, an off-session charge) it is recorded and settled as any other
+   * event: settle finds the payment paid with neither Stripe nor the locks, or settles it.
    */
-  async function waitForReturn(intentId: string): Promise<void> {
+  async function waitForReturn(intentId: string): Promise<PaymentRow | undefined> {
     const waited = new AbortController();
-    await Promise.race([sleep(waitMs, undefined, { signal: waited.signal }).catch(() => undefined), paymentCore.settledHere(intentId, waited.signal)]);
+    const settled = await Promise.race([sleep(waitMs, undefined, { signal: waited.signal }).then(() => undefined, () => undefined), paymentCore.settledHere(intentId, waited.signal)]);
     waited.abort();
+    return settled;
   }
   // Not the form kit: Stripe's signature is checked on the raw body, before any parser, session or CSRF check.
   router.post("/api/stripe/webhook", express.raw({ type: "*/*", limit: "1mb" }), async (req, res) => {
@@ -47,12 +49,21 @@ export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; lo
     const intentId = object.object === "payment_intent" ? (object.id ?? null) : typeof object.payment_intent === "string" ? object.payment_intent : null;
     countWebhook(db, event.type, "received");
     try {
+      if (event.type === "payment_intent.succeeded" && intentId && waitMs > 0) {
+        const settled = await waitForReturn(intentId);
+        if (settled && settledAlready(settled)) {
+          const seen = await recordEvent(db, { eventId: event.id, type: event.type, intentId }, { processed: true });
+          // Recorded by an earlier delivery that failed: the payment is settled, so is the event.
+          if (!seen.processed) await markEventProcessed(db, event.id);
+          res.json(seen.isNew ? { received: true } : { received: true, duplicate: true });
+          return;
+        }
+      }
       const seen = await recordEvent(db, { eventId: event.id, type: event.type, intentId });
       if (seen.processed) {
         res.json({ received: true, duplicate: true });
         return;
       }
-      if (event.type === "payment_intent.succeeded" && intentId && waitMs > 0) await waitForReturn(intentId);
       await paymentCore.handleEvent(event);
       await markEventProcessed(db, event.id);
       res.json({ received: true });

@@ -16,6 +16,8 @@ const WAIT_MS = 5_000;
 let t: PayingTestApp;
 /** PaymentIntents the site fetched from Stripe, by id. */
 const retrieved: string[] = [];
+/** Webhook events whose signature the site checked: from there on, in the same turn of the event loop, a succeeded one waits. */
+const verified: string[] = [];
 
 beforeAll(async () => {
   t = await createPayingTestApp({ STRIPE_WEBHOOK_WAIT_MS: String(WAIT_MS) });
@@ -24,6 +26,12 @@ beforeAll(async () => {
   t.gateway.retrieveIntent = async (id) => {
     retrieved.push(id);
     return retrieve(id);
+  };
+  const verify = t.gateway.verifyWebhook.bind(t.gateway);
+  t.gateway.verifyWebhook = (raw, signature) => {
+    const event = verify(raw, signature);
+    verified.push(event.id);
+    return event;
   };
 });
 afterAll(async () => {
@@ -50,26 +58,47 @@ async function paidAtStripe() {
 const paymentOf = (reference: string) => t.db("payments").where({ kind: "order", reference }).first();
 
 describe("the succeeded webhook waits for the visitor's return", () => {
-  it("the return settles the payment during the webhook's wait; the webhook then answers without Stripe or a second settlement", async () => {
+  it("the return settles the payment during the webhook's wait; the webhook then records the event as processed in one statement, without Stripe or a second settlement", async () => {
     const { v, intentId, reference, succeeded } = await paidAtStripe();
     const sent = Date.now();
     let answeredAt = 0;
     const hook = t.fake.deliver(succeeded).then((status) => ((answeredAt = Date.now()), status));
-    // The event is recorded before the wait: from here the webhook is waiting.
-    await until(async () => (await t.db("stripe_events").where({ event_id: succeeded.id })).length === 1);
+    await until(() => verified.includes(succeeded.id));
+    // Nothing is recorded during the wait: a crash there leaves no answer, and Stripe delivers the event again.
+    expect(await t.db("stripe_events").where({ event_id: succeeded.id })).toHaveLength(0);
     const seenBefore = retrieved.length;
+    const statements: string[] = [];
+    const listener = (q: { sql: string }) => statements.push(q.sql);
+    t.db.on("query", listener);
     const ret = await v.post("/api/cart/checkout/complete").send({ paymentIntentId: intentId });
     expect(ret.status).toBe(200);
     expect(await hook).toBe(200);
+    t.db.off("query", listener);
 
     expect(await paymentOf(reference)).toMatchObject({ status: "paid", paid_via: "return" });
     expect((await t.db("orders").where({ reference }).first()).status).toBe("paid");
     expect(await t.db("email_outbox").where({ reference: `order:${reference}` })).toHaveLength(1);
-    expect((await t.db("stripe_events").where({ event_id: succeeded.id }).first()).processed_at).not.toBeNull();
+    // The event recorded as processed by one statement: no update of it follows.
+    expect(statements.filter((sql) => sql.includes("stripe_events"))).toEqual([expect.stringMatching(/^insert into .stripe_events./)]);
+    const recorded = await t.db("stripe_events").where({ event_id: succeeded.id }).first();
+    expect(recorded.processed_at).not.toBeNull();
+    expect(recorded.last_error).toBeNull();
     // Woken by the return's settlement rather than at the end of its wait.
     expect(answeredAt - sent).toBeLessThan(WAIT_MS);
     // Stripe was asked once, by the return.
     expect(retrieved.slice(seenBefore).filter((id) => id === intentId)).toHaveLength(1);
+  });
+
+  it("an event an earlier, failed delivery recorded is marked processed when the return settles it during the wait", async () => {
+    const { v, intentId, succeeded } = await paidAtStripe();
+    await t.db("stripe_events").insert({ event_id: succeeded.id, type: succeeded.type, provider_payment_id: intentId, received_at: new Date(), last_error: "an earlier attempt failed" });
+    const hook = t.fake.deliver(succeeded);
+    await until(() => verified.includes(succeeded.id));
+    expect((await v.post("/api/cart/checkout/complete").send({ paymentIntentId: intentId })).status).toBe(200);
+    expect(await hook).toBe(200);
+    const recorded = await t.db("stripe_events").where({ event_id: succeeded.id }).first();
+    expect(recorded.processed_at).not.toBeNull();
+    expect(recorded.last_error).toBeNull();
   });
 
   it.runIf(backend === "mysql")("across two instances: the webhook on one waits its whole time while the return on the other settles; it then answers without Stripe", async () => {
@@ -81,7 +110,7 @@ describe("the succeeded webhook waits for the visitor's return", () => {
       const payload = JSON.stringify(succeeded, null, 2);
       // Sent now (a supertest request starts when it is awaited or then'd), answered after the return below.
       const hook = request(second).post("/api/stripe/webhook").set("content-type", "application/json").set("stripe-signature", t.fake.sign(payload)).send(payload).then((r) => r);
-      await until(async () => (await t.db("stripe_events").where({ event_id: succeeded.id })).length === 1);
+      await until(() => verified.includes(succeeded.id));
       const seenBefore = retrieved.length;
       expect((await v.post("/api/cart/checkout/complete").send({ paymentIntentId: intentId })).status).toBe(200);
       expect((await hook).status).toBe(200);
