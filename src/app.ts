@@ -36,6 +36,7 @@ import { testRoutes } from "./http/testRoutes.tsx";
 import { shopRoutes } from "./catalogue/routes.tsx";
 import type { PaymentGateway } from "./payments/gateway.ts";
 import { createPaymentCore } from "./payments/core.ts";
+import { hearSettlements, settlementAnnouncer } from "./payments/settledAnnouncements.ts";
 import { now } from "./clock.ts";
 import { stripeWebhookRoutes } from "./payments/webhook.ts";
 import { reconcileOpenPayments } from "./payments/reconcile.ts";
@@ -75,6 +76,7 @@ export interface AppDeps {
 /** The whole middleware order, top to bottom. */
 export function createApp(deps: AppDeps): Express {
   const { config, db, redis, logger } = deps;
+  const redisPrefix = config.redis?.prefix ?? "";
   const site = buildSite(config.brandName, { shipsStarting: config.shipsStartingDate });
   const assets = loadAssets();
   const csrf = createCsrf(config.sessionSecret ?? DEVELOPMENT_SECRET, config.https);
@@ -84,13 +86,17 @@ export function createApp(deps: AppDeps): Express {
   // instance's do: in a rush every hold emptied the kept pages, and most families' pages were rendered again.
   onCommittedWrites(db, EVENT_TABLES, () => pageCache.clear());
   // A change of events this process bumps the version for is announced to the other instances.
-  if (redis) announceEventsChanges(db, () => redis.publish(eventsChangedChannel(config.redis?.prefix ?? ""), "1"), logger);
+  if (redis) announceEventsChanges(db, () => redis.publish(eventsChangedChannel(redisPrefix), "1"), logger);
 
-  const rateLimiter = rateLimiterFactory(redis, config.redis?.prefix ?? "");
+  const rateLimiter = rateLimiterFactory(redis, redisPrefix);
   // One per-session counter for every route that creates an order, a registration or a PaymentIntent.
   const paymentLimit = rateLimiter(PAYMENT_CREATION_LIMIT);
   // The payment core: shop orders and event registrations register their kinds here.
-  const paymentCore = createPaymentCore({ db, gateway: deps.gateway, logger, refundIntervalMs: config.refundJobIntervalMs });
+  const paymentCore = createPaymentCore({
+    db, gateway: deps.gateway, logger, refundIntervalMs: config.refundJobIntervalMs,
+    announceSettled: redis && settlementAnnouncer(redis, redisPrefix, logger),
+  });
+  if (redis) hearSettlements(redis, redisPrefix, paymentCore.heardSettled);
   const orders: OrdersDeps = {
     db, paymentCore, outbox: deps.outbox, logger, site, shopifyWriteBacks: deps.shopifyWriteBacks,
     shippingFlatRateCents: config.shippingFlatRateCents,
@@ -123,7 +129,7 @@ export function createApp(deps: AppDeps): Express {
       pageCache.clear();
     },
   });
-  const sessionStore = createSessionStore(redis, config.redis?.prefix ?? "", logger);
+  const sessionStore = createSessionStore(redis, redisPrefix, logger);
   const app = express();
   app.locals.eventsVersion = eventsVersion;
   // Prometheus metrics of this instance (src/metrics/); server.ts serves them on METRICS_PORT, never on the site's port.

@@ -3,6 +3,7 @@ import type { RequestHandler } from "express";
 import type { Db } from "../db/knex.ts";
 import { onCommittedWrites } from "../db/committedWrites.ts";
 import { redisAvailable, type Redis } from "../redis.ts";
+import { subscribe } from "../redisSubscription.ts";
 import type { Logger } from "../logger.ts";
 
 /**
@@ -114,38 +115,4 @@ export function watchEventsVersion({ db, redis, prefix = "", stale, pollMs = EVE
       void read().then(() => next());
     },
   };
-}
-
-/** A subscriber connection of its own: `up` once each (re)subscription is in place, `down` when it is lost. */
-function subscribe(redis: Redis, channel: string, heard: () => void, on: { up: () => Promise<void>; down: () => void }): void {
-  // Queued while disconnected: node-redis then subscribes again before it reports "ready".
-  const sub = redis.duplicate({ disableOfflineQueue: false });
-  let subscribed = false;
-  let closed = false;
-  sub.on("error", () => undefined); // the main client logs Redis's failures
-  for (const event of ["end", "reconnecting"]) sub.on(event, on.down);
-  sub.on("ready", () => {
-    if (subscribed) void on.up();
-  });
-  // The main client ends when the instance stops (and for a moment when redis.ts reopens a silent connection).
-  redis.on("end", () => {
-    setImmediate(() => {
-      if (redis.isOpen || closed) return;
-      closed = true;
-      on.down();
-      if (sub.isOpen) sub.destroy();
-    });
-  });
-  const start = async () => {
-    if (closed) return;
-    try {
-      if (!sub.isOpen) await sub.connect();
-      await sub.subscribe(channel, heard);
-      subscribed = true;
-      await on.up();
-    } catch {
-      if (!closed) setTimeout(() => void start(), 1000).unref();
-    }
-  };
-  void start();
 }

@@ -222,11 +222,14 @@ export interface PaymentCore extends SavedCards {
    */
   settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult>;
   /**
-   * Resolves when a settlement of this PaymentIntent that ran in this process has ended, with its payment as that
-   * settlement committed it (undefined when it threw), or with undefined when `signal` aborts: the webhook's wait for
-   * the visitor's return (webhook.ts) ends as soon as the return is done.
+   * Resolves when a settlement of this PaymentIntent ends: true when it left the payment settled (settledAlready), in
+   * this process or, heard over Redis (`heardSettled`), on another instance; false when one here left it open or
+   * failed, or when `signal` aborts. The webhook's wait for the visitor's return (webhook.ts) ends as soon as the
+   * return is done.
    */
-  settledHere(intentId: string, signal: AbortSignal): Promise<PaymentRow | undefined>;
+  settledSomewhere(intentId: string, signal: AbortSignal): Promise<boolean>;
+  /** Another instance announced that its settlement of this PaymentIntent left the payment settled. */
+  heardSettled(intentId: string): void;
   /** A verified webhook event; throws when processing failed or must wait (the route answers non-2xx so Stripe retries). */
   handleEvent(event: Stripe.Event): Promise<void>;
   /** The live payment of (kind, reference), if any. */
@@ -256,7 +259,11 @@ const CHARGED_OTHERWISE = /^(metadata |currency |amount \d+ is not the payment's
 /** An amount change older than this died between its two writes (a crash): what Stripe holds decides. */
 const AMOUNT_CHANGE_GRACE_MS = 60_000;
 
-export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logger: Logger; refundIntervalMs?: number }): PaymentCore {
+/**
+ * `announceSettled`: tells the other instances (over Redis) that a settlement here left an intent's payment settled,
+ * so that a webhook waiting there for the visitor's return stops waiting (their `heardSettled`).
+ */
+export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logger: Logger; refundIntervalMs?: number; announceSettled?: (intentId: string) => void }): PaymentCore {
   const { db, gateway, logger } = opts;
   const handlers = new Map<string, PaymentKindHandler>();
   const refunds = createRefunds({
@@ -281,33 +288,37 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
   const fresh = async (id: number) => (await repo.findById(db, id))!;
   const logFields = (p: PaymentRow) => ({ kind: p.kind, reference: p.reference, intentId: p.providerPaymentId });
 
-  /** Who waits for a settlement of an intent in this process to end (settledHere). */
-  const settleWaiters = new Map<string, Set<(payment?: PaymentRow) => void>>();
-  function settledHere(intentId: string, signal: AbortSignal): Promise<PaymentRow | undefined> {
+  /** Who waits for a settlement of an intent to end (settledSomewhere). */
+  const settleWaiters = new Map<string, Set<(settled: boolean) => void>>();
+  function settledSomewhere(intentId: string, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
-      if (signal.aborted) return resolve(undefined);
+      if (signal.aborted) return resolve(false);
       const waiters = settleWaiters.get(intentId) ?? new Set();
       settleWaiters.set(intentId, waiters);
-      const aborted = () => done(undefined);
-      const done = (payment?: PaymentRow) => {
+      const aborted = () => done(false);
+      const done = (settled: boolean) => {
         waiters.delete(done);
         if (waiters.size === 0 && settleWaiters.get(intentId) === waiters) settleWaiters.delete(intentId);
         signal.removeEventListener("abort", aborted);
-        resolve(payment);
+        resolve(settled);
       };
       waiters.add(done);
       signal.addEventListener("abort", aborted, { once: true });
     });
   }
+  const wake = (intentId: string, settled: boolean) => {
+    for (const done of [...(settleWaiters.get(intentId) ?? [])]) done(settled);
+  };
 
   async function settle(intentId: string, via: "return" | "webhook" | "off_session", known?: PaymentRow, visit?: SettleVisit): Promise<SettleResult> {
-    let committed: PaymentRow | undefined;
+    let settled = false;
     try {
       const result = await settleOnce(intentId, via, known, visit);
-      committed = result.payment;
+      settled = settledAlready(result.payment);
       return result;
     } finally {
-      for (const done of [...(settleWaiters.get(intentId) ?? [])]) done(committed);
+      wake(intentId, settled);
+      if (settled) opts.announceSettled?.(intentId);
     }
   }
 
@@ -722,7 +733,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     failedRefunds: () => listFailedRefunds(db),
     refundJobs: refunds.job,
     settle,
-    settledHere,
+    settledSomewhere,
+    heardSettled: (intentId) => wake(intentId, true),
     async handleEvent(event) {
       if (event.type === "charge.refunded") return handleChargeRefunded(event);
       if (REFUND_EVENTS.has(event.type)) return refunds.applyStripeRefund(refundSnapshot(event.data.object as Stripe.Refund));

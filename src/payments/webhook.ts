@@ -2,9 +2,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import express, { Router } from "express";
 import type { Db } from "../db/knex.ts";
 import type { Logger } from "../logger.ts";
-import { AmountChangeInFlightError, settledAlready, type PaymentCore } from "./core.ts";
+import { AmountChangeInFlightError, type PaymentCore } from "./core.ts";
 import { WebhookSignatureError } from "./gateway.ts";
-import { markEventFailed, markEventProcessed, recordEvent, type PaymentRow } from "./repository.ts";
+import { markEventFailed, markEventProcessed, recordEvent } from "./repository.ts";
 import { countWebhook } from "../metrics/hooks.ts";
 
 /**
@@ -17,15 +17,16 @@ export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; lo
 
   /**
    * A card paid in the browser: the visitor's return (stripe-payment-success) settles it a moment later. The event
-   * waits for that (up to waitMs, or until a settlement of it in this process ends); settling both at once made one
-   * wait for the other's locks and ask Stripe again. Settled here, the event is recorded as processed in one statement
-   * (nothing recorded before: a crash during the wait leaves no answer, and Stripe delivers it again). Otherwise (the
-   * return went to another instance, a closed tab, an off-session charge) it is recorded and settled as any other
-   * event: settle finds the payment paid with neither Stripe nor the locks, or settles it.
+   * waits for that (up to waitMs, or until a settlement of it ends, in this process or announced by another);
+   * settling both at once made one wait for the other's locks and ask Stripe again. Settled, the event is recorded as
+   * processed in one statement (nothing recorded before: a crash during the wait leaves no answer, and Stripe
+   * delivers it again). Otherwise (no return heard of: a closed tab, an off-session charge, Redis down) it is
+   * recorded and settled as any other event: settle finds the payment paid with neither Stripe nor the locks, or
+   * settles it.
    */
-  async function waitForReturn(intentId: string): Promise<PaymentRow | undefined> {
+  async function waitForReturn(intentId: string): Promise<boolean> {
     const waited = new AbortController();
-    const settled = await Promise.race([sleep(waitMs, undefined, { signal: waited.signal }).then(() => undefined, () => undefined), paymentCore.settledHere(intentId, waited.signal)]);
+    const settled = await Promise.race([sleep(waitMs, false, { signal: waited.signal }).catch(() => false), paymentCore.settledSomewhere(intentId, waited.signal)]);
     waited.abort();
     return settled;
   }
@@ -50,8 +51,7 @@ export function stripeWebhookRoutes(opts: { db: Db; paymentCore: PaymentCore; lo
     countWebhook(db, event.type, "received");
     try {
       if (event.type === "payment_intent.succeeded" && intentId && waitMs > 0) {
-        const settled = await waitForReturn(intentId);
-        if (settled && settledAlready(settled)) {
+        if (await waitForReturn(intentId)) {
           const seen = await recordEvent(db, { eventId: event.id, type: event.type, intentId }, { processed: true });
           // Recorded by an earlier delivery that failed: the payment is settled, so is the event.
           if (!seen.processed) await markEventProcessed(db, event.id);

@@ -3,6 +3,7 @@ import request from "supertest";
 import { ADDRESS } from "../support/address.ts";
 import { backend, createPayingTestApp, type PayingTestApp } from "../support/app.ts";
 import { createApp } from "../../src/app.ts";
+import { paymentsSettledChannel } from "../../src/payments/settledAnnouncements.ts";
 import { createDb } from "../../src/db/knex.ts";
 import { visitor } from "../support/http.ts";
 import { until } from "../support/until.ts";
@@ -101,27 +102,51 @@ describe("the succeeded webhook waits for the visitor's return", () => {
     expect(recorded.last_error).toBeNull();
   });
 
-  it.runIf(backend === "mysql")("across two instances: the webhook on one waits its whole time while the return on the other settles; it then answers without Stripe", async () => {
+  /** A second instance on the same database; `hearsRedis`: subscribed to the first's announcements. */
+  async function acrossInstances(hearsRedis: boolean) {
     const secondDb = createDb(t.config.database, t.logger);
-    const second = createApp({ config: t.config, db: secondDb, redis: t.redis, logger: t.logger, outbox: t.outbox, catalogue: t.catalogue, gateway: t.gateway, shopifyWriteBacks: undefined });
+    const second = createApp({ config: t.config, db: secondDb, redis: hearsRedis ? t.redis : undefined, logger: t.logger, outbox: t.outbox, catalogue: t.catalogue, gateway: t.gateway, shopifyWriteBacks: undefined });
     try {
+      // Both instances listening before anything is announced (what is published before a subscription is lost).
+      const channel = paymentsSettledChannel(t.config.redis?.prefix ?? "");
+      if (hearsRedis) await until(async () => Number((await t.redis!.pubSubNumSub(channel))[channel]) >= 2);
       const { v, intentId, reference, succeeded } = await paidAtStripe();
       // Stripe's delivery reaches the second instance; the visitor's browser returns to the first.
       const payload = JSON.stringify(succeeded, null, 2);
+      const sent = Date.now();
       // Sent now (a supertest request starts when it is awaited or then'd), answered after the return below.
-      const hook = request(second).post("/api/stripe/webhook").set("content-type", "application/json").set("stripe-signature", t.fake.sign(payload)).send(payload).then((r) => r);
+      const hook = request(second).post("/api/stripe/webhook").set("content-type", "application/json").set("stripe-signature", t.fake.sign(payload)).send(payload).then((r) => ({ status: r.status, ms: Date.now() - sent }));
       await until(() => verified.includes(succeeded.id));
       const seenBefore = retrieved.length;
+      const statements: string[] = [];
+      const listener = (q: { sql: string }) => statements.push(q.sql);
+      secondDb.on("query", listener);
       expect((await v.post("/api/cart/checkout/complete").send({ paymentIntentId: intentId })).status).toBe(200);
-      expect((await hook).status).toBe(200);
+      const answer = await hook;
+      secondDb.off("query", listener);
+      expect(answer.status).toBe(200);
 
       expect(await paymentOf(reference)).toMatchObject({ status: "paid", paid_via: "return" });
       expect(await t.db("email_outbox").where({ reference: `order:${reference}` })).toHaveLength(1);
       expect((await t.db("stripe_events").where({ event_id: succeeded.id }).first()).processed_at).not.toBeNull();
       expect(retrieved.slice(seenBefore).filter((id) => id === intentId)).toHaveLength(1);
+      return { ms: answer.ms, statements: statements.filter((sql) => !sql.includes("content_versions")) };
     } finally {
       await secondDb.destroy();
     }
+  }
+
+  it.runIf(backend === "mysql")("across two instances: the return's settlement on one is announced over Redis, and the webhook waiting on the other answers at once, with one statement", async () => {
+    const { ms, statements } = await acrossInstances(true);
+    expect(ms).toBeLessThan(WAIT_MS);
+    expect(statements).toEqual([expect.stringMatching(/^insert into .stripe_events./)]);
+  });
+
+  it.runIf(backend === "mysql")("across two instances, the announcement not heard: the webhook waits its whole time, then finds the payment paid without Stripe", async () => {
+    const { ms, statements } = await acrossInstances(false);
+    expect(ms).toBeGreaterThanOrEqual(WAIT_MS);
+    // Recorded, the payment read (paid: settle's early answer), the event marked processed.
+    expect(statements).toHaveLength(3);
   });
 
   it("without a return, the webhook settles the payment itself once its wait is over", async () => {
