@@ -96,7 +96,7 @@ export function createApp(deps: AppDeps): Express {
     db, gateway: deps.gateway, logger, refundIntervalMs: config.refundJobIntervalMs,
     announceSettled: redis && settlementAnnouncer(redis, redisPrefix, logger),
   });
-  if (redis) hearSettlements(redis, redisPrefix, paymentCore.heardSettled);
+  if (redis) hearSettlements(redis, redisPrefix, (intentId) => paymentCore.heardSettled(intentId));
   const orders: OrdersDeps = {
     db, paymentCore, outbox: deps.outbox, logger, site, shopifyWriteBacks: deps.shopifyWriteBacks,
     shippingFlatRateCents: config.shippingFlatRateCents,
