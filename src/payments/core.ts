@@ -225,7 +225,7 @@ export interface PaymentCore extends SavedCards {
    * Resolves when a settlement of this PaymentIntent ends: true when it left the payment settled (settledAlready), in
    * this process or, heard over Redis (`heardSettled`), on another instance; false when one here left it open or
    * failed, or when `signal` aborts. The webhook's wait for the visitor's return (webhook.ts) ends as soon as the
-   * return is done.
+   * return is done, or at once when the return settled it already.
    */
   settledSomewhere(intentId: string, signal: AbortSignal): Promise<boolean>;
   /** Another instance announced that its settlement of this PaymentIntent left the payment settled. */
@@ -256,6 +256,8 @@ const SETTLING_EVENTS = new Set(["payment_intent.succeeded", "payment_intent.pay
 const REFUND_EVENTS = new Set(["refund.created", "refund.updated", "refund.failed"]);
 /** Review reasons of a PaymentIntent whose amount, currency or metadata are not its payment's (transitions.ts mismatch). */
 const CHARGED_OTHERWISE = /^(metadata |currency |amount \d+ is not the payment's )/;
+/** How many settled intents an instance remembers for the webhooks that come after their return (about 1 MB). */
+const RECENTLY_SETTLED = 10_000;
 /** An amount change older than this died between its two writes (a crash): what Stripe holds decides. */
 const AMOUNT_CHANGE_GRACE_MS = 60_000;
 
@@ -290,8 +292,14 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
 
   /** Who waits for a settlement of an intent to end (settledSomewhere). */
   const settleWaiters = new Map<string, Set<(settled: boolean) => void>>();
+  /**
+   * Intents whose payment a settlement left settled, here or announced, the newest RECENTLY_SETTLED of them: a
+   * settled payment never opens again, so a webhook that comes after its return need not wait for anything.
+   */
+  const recentlySettled = new Set<string>();
   function settledSomewhere(intentId: string, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
+      if (recentlySettled.has(intentId)) return resolve(true);
       if (signal.aborted) return resolve(false);
       const waiters = settleWaiters.get(intentId) ?? new Set();
       settleWaiters.set(intentId, waiters);
@@ -307,6 +315,10 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     });
   }
   const wake = (intentId: string, settled: boolean) => {
+    if (settled) {
+      recentlySettled.add(intentId);
+      if (recentlySettled.size > RECENTLY_SETTLED) recentlySettled.delete(recentlySettled.values().next().value!);
+    }
     for (const done of [...(settleWaiters.get(intentId) ?? [])]) done(settled);
   };
 

@@ -90,6 +90,22 @@ describe("the succeeded webhook waits for the visitor's return", () => {
     expect(retrieved.slice(seenBefore).filter((id) => id === intentId)).toHaveLength(1);
   });
 
+  it("a webhook delivered after the return settled the payment answers at once, with one statement", async () => {
+    const { v, intentId, reference, succeeded } = await paidAtStripe();
+    expect((await v.post("/api/cart/checkout/complete").send({ paymentIntentId: intentId })).status).toBe(200);
+    const statements: string[] = [];
+    const listener = (q: { sql: string }) => statements.push(q.sql);
+    t.db.on("query", listener);
+    const sent = Date.now();
+    expect(await t.fake.deliver(succeeded)).toBe(200);
+    const ms = Date.now() - sent;
+    t.db.off("query", listener);
+    expect(ms).toBeLessThan(WAIT_MS);
+    expect(statements.filter((sql) => !sql.includes("content_versions"))).toEqual([expect.stringMatching(/^insert into .stripe_events./)]);
+    expect(await paymentOf(reference)).toMatchObject({ status: "paid", paid_via: "return" });
+    expect((await t.db("stripe_events").where({ event_id: succeeded.id }).first()).processed_at).not.toBeNull();
+  });
+
   it("an event an earlier, failed delivery recorded is marked processed when the return settles it during the wait", async () => {
     const { v, intentId, succeeded } = await paidAtStripe();
     await t.db("stripe_events").insert({ event_id: succeeded.id, type: succeeded.type, provider_payment_id: intentId, received_at: new Date(), last_error: "an earlier attempt failed" });
