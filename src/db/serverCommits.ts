@@ -1,9 +1,10 @@
 import type { Knex } from "knex";
 import { transactionEnded } from "./locks.ts";
+import { hasDeferredWrites } from "./deferredWrites.ts";
 
 /**
  * Transactions whose last statement COMMITted or rolled back inside the server (a stored procedure:
- * `admit_places_or_why`): knex's own COMMIT or ROLLBACK after it would be a statement that does nothing, at the cost of
+ * `admit_places_then`): knex's own COMMIT or ROLLBACK after it would be a statement that does nothing, at the cost of
  * a round trip while the hold's request waits.
  */
 const committedInServer = new WeakSet<object>();
@@ -42,6 +43,8 @@ export function skipCommitsDoneInServer(db: Knex): void {
     const trx = make(...args);
     const commit = trx.commit.bind(trx);
     trx.commit = (connection, value) => {
+      // Writes deferred to an admission that never came (src/db/deferredWrites.ts) would be lost: the transaction fails.
+      if (trx.transactor && hasDeferredWrites(trx.transactor)) return trx.rollback(connection, new Error("writes deferred to an admission were never sent; the transaction is rolled back"));
       const rolledBack = trx.transactor !== undefined && rolledBackInServer.has(trx.transactor);
       if (!rolledBack && (!trx.transactor || !committedInServer.has(trx.transactor))) return commit(connection, value);
       trx._completed = true;

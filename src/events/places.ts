@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.ts";
 import { isMysql } from "../db/dialect.ts";
+import { takeDeferredWrites } from "../db/deferredWrites.ts";
 import { committedByServer, rolledBackByServer } from "../db/serverCommits.ts";
 
 /**
@@ -66,16 +67,18 @@ export interface Refusal {
 /**
  * THE admission: takes `places` when the event has them free and nobody waits in its line (the line's kept-back
  * places are decided by `placesForSale`, apart). One statement that checks and takes at once.
- * It must be the transaction's last statement: on MySQL it runs as `admit_places_or_why`, which COMMITs inside the
- * server when it took the places (migrations/20261207000100_admit_places_or_why.ts), so the count's row is locked
- * only from the UPDATE to that COMMIT, in one round trip, and knex sends no COMMIT of its own after it
+ * It must be the transaction's last statement: on MySQL it runs as `admit_places_then`, which sends the writes the
+ * transaction deferred to it (src/db/deferredWrites.ts) and COMMITs inside the server when it took the places
+ * (migrations/20261209000100_admit_places_then.ts), so the count's row is locked only from the UPDATE to that COMMIT,
+ * in one round trip, and knex sends no COMMIT of its own after it
  * (src/db/serverCommits.ts). Refused, the transaction is over too (rolled back inside the server, with the refusal's
  * reasons in the same answer) or, on SQLite, to be rolled back: either way the caller throws, and reads the reasons
  * itself when none came (`admissionState`, `hasLapsedHolds`).
  */
 export async function admitPlaces(trx: Knex.Transaction, eventId: number, places: number, now: Date): Promise<{ admitted: true } | { admitted: false; refusal?: Refusal }> {
   if (isMysql(trx)) {
-    const result = (await trx.raw("call admit_places_or_why(?, ?, ?)", [eventId, places, now])) as unknown as [[Row[], ...unknown[]], ...unknown[]];
+    const then = JSON.stringify(takeDeferredWrites(trx));
+    const result = (await trx.raw("call admit_places_then(?, ?, ?, ?)", [eventId, places, now, then])) as unknown as [[Row[], ...unknown[]], ...unknown[]];
     const row = result[0][0][0] ?? {};
     if (Number(row.admitted) === 1) {
       committedByServer(trx);

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backend, createTestApp, type TestApp } from "../support/app.ts";
 import { admitPlaces, type Refusal } from "../../src/events/places.ts";
 import { lockForUpdate } from "../../src/db/locks.ts";
+import { deferToAdmission, writeWithAdmission } from "../../src/db/deferredWrites.ts";
 
 /**
- * A transaction whose last statement COMMITs inside MySQL (`admit_places_or_why`) ends without knex's COMMIT
+ * A transaction whose last statement COMMITs inside MySQL (`admit_places_then`) ends without knex's COMMIT
  * (src/db/serverCommits.ts): its writes are committed, its value returned, its connection back in the pool. Refused,
  * the statement rolls back inside MySQL and says why; knex sends no ROLLBACK and the transaction fails with the work's error.
  */
@@ -49,30 +50,30 @@ async function admit(places: number, note: string): Promise<{ value: string | un
 }
 
 describe.runIf(backend === "mysql")("a transaction committed inside the server", () => {
-  it("sends no COMMIT after admit_places_or_why took the places; its writes are committed and its value returned", async () => {
+  it("sends no COMMIT after admit_places_then took the places; its writes are committed and its value returned", async () => {
     const before = await taken();
     const { value, sql } = await admit(1, "admitted");
     expect(value).toBe("admitted");
-    expect(sql.at(-1)).toBe("call admit_places_or_why(?, ?, ?)");
+    expect(sql.at(-1)).toBe("call admit_places_then(?, ?, ?, ?)");
     expect(sql.some((s) => s.startsWith("commit"))).toBe(false);
     expect(await taken()).toBe(before + 1);
     expect(await t.db("server_commit_rows").where({ note: "admitted" })).toHaveLength(1);
   });
 
-  it("sends no ROLLBACK after admit_places_or_why refused: nothing is written, the work's error ends it, and it says why", async () => {
+  it("sends no ROLLBACK after admit_places_then refused: nothing is written, the work's error ends it, and it says why", async () => {
     const before = await taken();
     const capacity = Number((await t.db("events").where({ id: 2 }).first("capacity"))!.capacity);
     const { value, sql, refusal, error } = await admit(10_000, "refused");
     expect(value).toBeUndefined();
     expect(error).toBe("not admitted");
-    expect(sql.at(-1)).toBe("call admit_places_or_why(?, ?, ?)");
+    expect(sql.at(-1)).toBe("call admit_places_then(?, ?, ?, ?)");
     expect(sql.some((s) => s.startsWith("rollback"))).toBe(false);
     expect(refusal).toEqual({ counted: true, free: capacity - before, lineWaits: false, lapsed: false });
     expect(await taken()).toBe(before);
     expect(await t.db("server_commit_rows").where({ note: "refused" })).toHaveLength(0);
   });
 
-  it("fails work that returns as if its transaction were open after admit_places_or_why rolled it back", async () => {
+  it("fails work that returns as if its transaction were open after admit_places_then rolled it back", async () => {
     const before = await taken();
     const outcome = await t.db
       .transaction(async (trx) => {
@@ -114,5 +115,71 @@ describe.runIf(backend === "mysql")("a transaction committed inside the server",
       await trx("server_commit_rows").insert({ note: "ordinary" });
     });
     expect(await t.db("server_commit_rows").where({ note: "ordinary" })).toHaveLength(1);
+  });
+});
+
+describe.runIf(backend === "mysql")("writes deferred to the admission", () => {
+  /** Rows written through writeWithAdmission in a transaction told to defer, then `end`; the statements knex sent. */
+  async function deferred(notes: string[], end: (trx: Parameters<Parameters<typeof t.db.transaction>[0]>[0]) => Promise<unknown>) {
+    const sql: string[] = [];
+    const listener = (q: { sql: string }) => sql.push(q.sql.trim().toLowerCase());
+    t.db.on("query", listener);
+    try {
+      const outcome = await t.db
+        .transaction(async (trx) => {
+          deferToAdmission(trx);
+          await trx("server_commit_rows").insert({ note: `${notes[0]}-own` });
+          for (const note of notes) await writeWithAdmission(trx, trx("server_commit_rows").insert({ note }));
+          await end(trx);
+          return "done";
+        })
+        .then(String, (err: Error) => err.message);
+      return { outcome, sql };
+    } finally {
+      t.db.off("query", listener);
+    }
+  }
+  const notesLike = async (prefix: string) => (await t.db("server_commit_rows").where("note", "like", `${prefix}%`).orderBy("id")).map((r) => r.note);
+
+  it("go in the admission's call, in order and as written (quotes, backslashes, other scripts), and are committed with it", async () => {
+    const before = await taken();
+    const notes = ["deferred-a", "deferred-b 'quoted' \\ back\\slash", "deferred-c Ünïcödé 🤼"];
+    const { outcome, sql } = await deferred(notes, async (trx) => {
+      const admission = await admitPlaces(trx, 2, 1, new Date());
+      if (!admission.admitted) throw new Error("not admitted");
+    });
+    expect(outcome).toBe("done");
+    expect(sql).toEqual(["begin;", "insert into `server_commit_rows` (`note`) values (?)", "call admit_places_then(?, ?, ?, ?)"]);
+    expect(await notesLike("deferred-")).toEqual(["deferred-a-own", ...notes]);
+    expect(await taken()).toBe(before + 1);
+  });
+
+  it("are never sent when the admission is refused", async () => {
+    const before = await taken();
+    const { outcome } = await deferred(["refused-deferred"], async (trx) => {
+      const admission = await admitPlaces(trx, 2, 10_000, new Date());
+      if (!admission.admitted) throw new Error("not admitted");
+    });
+    expect(outcome).toBe("not admitted");
+    expect(await notesLike("refused-deferred")).toEqual([]);
+    expect(await taken()).toBe(before);
+  });
+
+  it("that fail in the call fail the transaction: the places taken are given back with everything else", async () => {
+    const before = await taken();
+    const { outcome } = await deferred(["failing-deferred"], async (trx) => {
+      // A write that cannot succeed, deferred after the good one: the column is NOT NULL.
+      await writeWithAdmission(trx, trx("server_commit_rows").insert({ note: null as unknown as string }));
+      await admitPlaces(trx, 2, 1, new Date());
+    });
+    expect(outcome).toMatch(/note/);
+    expect(await notesLike("failing-deferred")).toEqual([]);
+    expect(await taken()).toBe(before);
+  });
+
+  it("left unsent when the transaction would commit without the admission: it fails and writes nothing", async () => {
+    const { outcome } = await deferred(["forgotten-deferred"], async () => undefined);
+    expect(outcome).toBe("writes deferred to an admission were never sent; the transaction is rolled back");
+    expect(await notesLike("forgotten-deferred")).toEqual([]);
   });
 });
