@@ -238,8 +238,10 @@ export async function claimReconciliation(conn: Conn, id: number, now: Date, nex
   return changed === 1;
 }
 
-/** Records a webhook event; `processed` is true when an earlier delivery of the same event id was processed. */
-/** `processed`: recorded as processed already (the webhook found its payment settled in this process). */
+/**
+ * Records a webhook event; answers `processed` true when an earlier delivery of the same event id was processed.
+ * `opts.processed`: recorded as processed already (the webhook was told its payment is settled).
+ */
 export async function recordEvent(conn: Conn, e: { eventId: string; type: string; intentId: string | null }, opts: { processed?: boolean } = {}): Promise<{ isNew: boolean; processed: boolean }> {
   // Inserted first (most events are delivered once): the unique index refuses a delivery seen before, which is then read.
   try {
