@@ -1,11 +1,12 @@
 import type { Knex } from "knex";
 import { transactionEnded } from "./locks.ts";
-import { hasDeferredWrites } from "./deferredWrites.ts";
+import { hasDeferredWrites, takeDeferredWrites } from "./deferredWrites.ts";
 
 /**
  * Transactions whose last statement COMMITted or rolled back inside the server (a stored procedure:
  * `admit_places_then`): knex's own COMMIT or ROLLBACK after it would be a statement that does nothing, at the cost of
- * a round trip while the hold's request waits.
+ * a round trip while the hold's request waits. And transactions with writes deferred to their end
+ * (src/db/deferredWrites.ts): `commit_then` sends them with the COMMIT.
  */
 const committedInServer = new WeakSet<object>();
 const rolledBackInServer = new WeakSet<object>();
@@ -24,6 +25,7 @@ export function rolledBackByServer(trx: Knex.Transaction): void {
 interface KnexTransaction {
   txid: string;
   transactor?: object;
+  trxClient: { query(conn: unknown, q: { sql: string; bindings: unknown[] }): Promise<unknown> };
   _completed: boolean;
   _resolver(value: unknown): void;
   _rejecter(error: unknown): void;
@@ -42,19 +44,30 @@ export function skipCommitsDoneInServer(db: Knex): void {
   client.transaction = (...args: unknown[]) => {
     const trx = make(...args);
     const commit = trx.commit.bind(trx);
-    trx.commit = (connection, value) => {
-      // Writes deferred to an admission that never came (src/db/deferredWrites.ts) would be lost: the transaction fails.
-      if (trx.transactor && hasDeferredWrites(trx.transactor)) return trx.rollback(connection, new Error("writes deferred to an admission were never sent; the transaction is rolled back"));
-      const rolledBack = trx.transactor !== undefined && rolledBackInServer.has(trx.transactor);
-      if (!rolledBack && (!trx.transactor || !committedInServer.has(trx.transactor))) return commit(connection, value);
+    const rollback = trx.rollback.bind(trx);
+    /** Ends the transaction as knex does after its COMMIT (or ROLLBACK, given an error), without sending one. */
+    const ended = (value: unknown, error?: Error) => {
       trx._completed = true;
       transactionEnded(trx.txid);
-      // Work that went on as if its transaction were open after the server rolled it back did not happen: it fails.
-      if (rolledBack) trx._rejecter(new Error("the transaction was rolled back inside the server; its work must throw"));
+      if (error) trx._rejecter(error);
       else trx._resolver(value);
+    };
+    trx.commit = (connection, value) => {
+      const ender = trx.transactor;
+      const rolledBack = ender !== undefined && rolledBackInServer.has(ender);
+      const committed = ender !== undefined && committedInServer.has(ender);
+      const deferred = ender !== undefined && hasDeferredWrites(ender);
+      // Work that went on as if its transaction were open after the server rolled it back did not happen: it fails.
+      if (rolledBack) ended(value, new Error("the transaction was rolled back inside the server; its work must throw"));
+      // Committed inside the server by a statement that did not take them: they are lost, which is a bug.
+      else if (committed) ended(value, deferred ? new Error("writes deferred to the end of a transaction that committed without them") : undefined);
+      // Writes deferred to the end (src/db/deferredWrites.ts) go with the COMMIT, in one call; if one fails, all is rolled back.
+      else if (deferred) {
+        const then = takeDeferredWrites(ender);
+        return trx.trxClient.query(connection, { sql: "call commit_then(?)", bindings: [then] }).then(() => ended(value), (err: unknown) => rollback(connection, err));
+      } else return commit(connection, value);
       return Promise.resolve();
     };
-    const rollback = trx.rollback.bind(trx);
     trx.rollback = (connection, error) => {
       if (!trx.transactor || !rolledBackInServer.has(trx.transactor)) return rollback(connection, error);
       trx._completed = true;

@@ -77,7 +77,7 @@ export interface Refusal {
  */
 export async function admitPlaces(trx: Knex.Transaction, eventId: number, places: number, now: Date): Promise<{ admitted: true } | { admitted: false; refusal?: Refusal }> {
   if (isMysql(trx)) {
-    const then = JSON.stringify(takeDeferredWrites(trx));
+    const then = takeDeferredWrites(trx);
     const result = (await trx.raw("call admit_places_then(?, ?, ?, ?)", [eventId, places, now, then])) as unknown as [[Row[], ...unknown[]], ...unknown[]];
     const row = result[0][0][0] ?? {};
     if (Number(row.admitted) === 1) {

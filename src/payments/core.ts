@@ -10,6 +10,7 @@ import type { Logger } from "../logger.ts";
 import type { JobQueue } from "../db/jobQueue.ts";
 import { refundSnapshot, type IntentSnapshot, type PaymentGateway } from "./gateway.ts";
 import { judgeIntent, OPEN_STATUSES } from "./transitions.ts";
+import { deferWrites } from "../db/deferredWrites.ts";
 import * as repo from "./repository.ts";
 import type { PaymentRow } from "./repository.ts";
 import { createRefunds, type RefundRequest } from "./refunds.ts";
@@ -349,6 +350,8 @@ export function createPaymentCore(opts: { db: Db; gateway: PaymentGateway; logge
     // On MySQL the transaction's BEGIN and the payment's lock are one round trip (begin_payment_lock).
     const begin: ServerBegin | undefined = beginsInServer(db) ? { sql: "call begin_payment_lock(?)", bindings: [found.id] } : undefined;
     const step = await inKindQueue(handler, found.reference, visit?.queueKey, async (trx): Promise<Step> => {
+      // Writes nothing here reads back (a manage link) go with the COMMIT (src/db/deferredWrites.ts).
+      deferWrites(trx);
       // The payment as locked (the lock's statement reads the row).
       let payment = repo.paymentOf((begin ? begin.rows?.[0] : await lockForUpdate(trx, "payments", found.id))!);
       if (payment.expectedAmountCents !== null) {

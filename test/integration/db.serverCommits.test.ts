@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backend, createTestApp, type TestApp } from "../support/app.ts";
 import { admitPlaces, type Refusal } from "../../src/events/places.ts";
+import { committedByServer } from "../../src/db/serverCommits.ts";
 import { lockForUpdate } from "../../src/db/locks.ts";
-import { deferToAdmission, writeWithAdmission } from "../../src/db/deferredWrites.ts";
+import { deferWrites, writeDeferred } from "../../src/db/deferredWrites.ts";
 
 /**
  * A transaction whose last statement COMMITs inside MySQL (`admit_places_then`) ends without knex's COMMIT
@@ -118,8 +119,8 @@ describe.runIf(backend === "mysql")("a transaction committed inside the server",
   });
 });
 
-describe.runIf(backend === "mysql")("writes deferred to the admission", () => {
-  /** Rows written through writeWithAdmission in a transaction told to defer, then `end`; the statements knex sent. */
+describe.runIf(backend === "mysql")("writes deferred to the end of the transaction", () => {
+  /** Rows written through writeDeferred in a transaction told to defer, then `end`; the statements knex sent. */
   async function deferred(notes: string[], end: (trx: Parameters<Parameters<typeof t.db.transaction>[0]>[0]) => Promise<unknown>) {
     const sql: string[] = [];
     const listener = (q: { sql: string }) => sql.push(q.sql.trim().toLowerCase());
@@ -127,9 +128,9 @@ describe.runIf(backend === "mysql")("writes deferred to the admission", () => {
     try {
       const outcome = await t.db
         .transaction(async (trx) => {
-          deferToAdmission(trx);
+          deferWrites(trx);
           await trx("server_commit_rows").insert({ note: `${notes[0]}-own` });
-          for (const note of notes) await writeWithAdmission(trx, trx("server_commit_rows").insert({ note }));
+          for (const note of notes) await writeDeferred(trx, trx("server_commit_rows").insert({ note }));
           await end(trx);
           return "done";
         })
@@ -169,7 +170,7 @@ describe.runIf(backend === "mysql")("writes deferred to the admission", () => {
     const before = await taken();
     const { outcome } = await deferred(["failing-deferred"], async (trx) => {
       // A write that cannot succeed, deferred after the good one: the column is NOT NULL.
-      await writeWithAdmission(trx, trx("server_commit_rows").insert({ note: null as unknown as string }));
+      await writeDeferred(trx, trx("server_commit_rows").insert({ note: null as unknown as string }));
       await admitPlaces(trx, 2, 1, new Date());
     });
     expect(outcome).toMatch(/note/);
@@ -177,9 +178,28 @@ describe.runIf(backend === "mysql")("writes deferred to the admission", () => {
     expect(await taken()).toBe(before);
   });
 
-  it("left unsent when the transaction would commit without the admission: it fails and writes nothing", async () => {
-    const { outcome } = await deferred(["forgotten-deferred"], async () => undefined);
-    expect(outcome).toBe("writes deferred to an admission were never sent; the transaction is rolled back");
-    expect(await notesLike("forgotten-deferred")).toEqual([]);
+  it("go with the COMMIT when no admission ends the transaction: one call in its place", async () => {
+    const notes = ["commit-deferred-a", "commit-deferred-b"];
+    const { outcome, sql } = await deferred(notes, async () => undefined);
+    expect(outcome).toBe("done");
+    expect(sql).toEqual(["begin;", "insert into `server_commit_rows` (`note`) values (?)", "call commit_then(?)"]);
+    expect(await notesLike("commit-deferred-")).toEqual(["commit-deferred-a-own", ...notes]);
+  });
+
+  it("that fail with the COMMIT roll everything back and fail the transaction", async () => {
+    const { outcome, sql } = await deferred(["commit-failing"], async (trx) => {
+      await writeDeferred(trx, trx("server_commit_rows").insert({ note: null as unknown as string }));
+    });
+    expect(outcome).toMatch(/note/);
+    expect(sql.at(-1)).toMatch(/^rollback/);
+    expect(await notesLike("commit-failing")).toEqual([]);
+  });
+
+  it("are not lost to a statement that commits inside the server without taking them: the transaction fails", async () => {
+    const { outcome } = await deferred(["lost-deferred"], async (trx) => {
+      await trx.raw("commit");
+      committedByServer(trx);
+    });
+    expect(outcome).toBe("writes deferred to the end of a transaction that committed without them");
   });
 });

@@ -24,7 +24,7 @@ import { PAYMENT_SETUP_ERROR, PAYMENT_STILL_CONFIRMING, paymentUnderWay, prepare
 import { isRequestInFlight } from "../../payments/gateway.ts";
 import { findLive, type PaymentRow } from "../../payments/repository.ts";
 import { placesForSale } from "../waitlist/forSale.ts";
-import { deferToAdmission } from "../../db/deferredWrites.ts";
+import { deferWrites } from "../../db/deferredWrites.ts";
 import { isOfferHold } from "../waitlist/tables/rounds.ts";
 import type { PaymentPlan } from "../../shared/registrations/deposits.ts";
 import { planKeyOf, writePaymentPlan } from "../core/money/deposit.ts";
@@ -209,9 +209,10 @@ async function decide<P>(deps: RegistrationDeps, trx: Knex.Transaction, event: E
   let discount: ShownDiscount | null | undefined;
   let use: CodeUse | undefined;
   if (!current) {
-    // A new registration: version 1, the code entered with the form (if any) priced on the list price. Admitted by
-    // admitPlaces (no line, no code), its athletes and days go with the admission's call (src/db/deferredWrites.ts).
-    if (!opts.viaLine && !code) deferToAdmission(trx);
+    // A new registration: version 1, the code entered with the form (if any) priced on the list price. Its athletes
+    // and days go with the statement that ends the transaction (src/db/deferredWrites.ts): the admission's call, or
+    // the COMMIT on the line's path; not with a code, whose admission (admit_places_with_code) takes no writes.
+    if (!code) deferWrites(trx);
     const made = await spec.write(trx, prepared, { current, reference, now, reservedUntil, version: 1 }).catch((err: unknown) => {
       throw isUniqueViolation(err) && !opts.looked ? new FormPostedBefore() : err;
     });

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import { movePlaces } from "../../events/places.ts";
 import type { Db } from "../../db/knex.ts";
 import { toDate } from "../../db/rows.ts";
+import { writeDeferred } from "../../db/deferredWrites.ts";
 import type { RegistrationStatus } from "../core/registration.ts";
 import { mapChange, type ChangeData, type RegistrationChange } from "../core/tables/changes.ts";
 import type { Holder } from "../core/tables/holds.ts";
@@ -30,10 +31,10 @@ export interface NewManageLink {
   athletePosition: number | null;
 }
 
-/** Several manage links written by one statement. */
+/** Several manage links written by one statement (deferred to the end of a transaction that defers: src/db/deferredWrites.ts). */
 export async function insertManageLinks(conn: Conn, links: readonly NewManageLink[]): Promise<void> {
   if (links.length === 0) return;
-  await conn("registration_manage_links").insert(links.map((l) => ({ registration_id: l.registrationId, token_hash: l.tokenHash, sent_by: l.sentBy, created_at: l.createdAt, athlete_position: l.athletePosition })));
+  await writeDeferred(conn, conn("registration_manage_links").insert(links.map((l) => ({ registration_id: l.registrationId, token_hash: l.tokenHash, sent_by: l.sentBy, created_at: l.createdAt, athlete_position: l.athletePosition }))));
 }
 
 /** The reference a live (not revoked) link opens, and the athlete it is limited to: one lookup by the hash's unique index. */

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { asStored } from "../../../db/rows.ts";
-import { writeWithAdmission } from "../../../db/deferredWrites.ts";
+import { writeDeferred } from "../../../db/deferredWrites.ts";
 import type { IndividualRegistration } from "../../../shared/registrations/rules.ts";
 import { TEAM_PACKAGE, type TeamRegistration } from "../../../shared/registrations/teamRules.ts";
 import { registrationOf, type FamilyAthlete, type Registration } from "../registration.ts";
@@ -43,7 +43,7 @@ function individualColumns(h: IndividualHold, now: Date) {
   };
 }
 
-/** Writes the athlete's row (a family's athletes' rows) and the days, or defers them to the hold's admission (writeWithAdmission); returns the rows as written. */
+/** Writes the athlete's row (a family's athletes' rows) and the days, or defers them to the hold's admission (writeDeferred); returns the rows as written. */
 async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number, h: IndividualHold, replacing: boolean): Promise<Row[]> {
   const d = h.data;
   if (replacing) {
@@ -83,9 +83,9 @@ async function writeAthleteAndDays(trx: Knex.Transaction, registrationId: number
       ...familyColumns(h.family![i]!),
     }));
   }
-  await writeWithAdmission(trx, trx("registration_athletes").insert(rows));
+  await writeDeferred(trx, trx("registration_athletes").insert(rows));
   if (h.data.dayIds.length > 0) {
-    await writeWithAdmission(trx, trx("registration_days").insert(h.data.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId }))));
+    await writeDeferred(trx, trx("registration_days").insert(h.data.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId }))));
   }
   return rows;
 }
@@ -155,15 +155,15 @@ function teamColumns(h: TeamHold, now: Date) {
   };
 }
 
-/** Writes the athletes' rows (one statement) and the days, or defers them to the hold's admission (writeWithAdmission); returns the athletes' rows as written. */
+/** Writes the athletes' rows (one statement) and the days, or defers them to the hold's admission (writeDeferred); returns the athletes' rows as written. */
 async function writeTeamAthletesAndDays(trx: Knex.Transaction, registrationId: number, h: TeamHold, replacing: boolean): Promise<Row[]> {
   if (replacing) {
     await trx("registration_athletes").where({ registration_id: registrationId }).delete();
     await trx("registration_days").where({ registration_id: registrationId }).delete();
   }
   const athletes = h.data.athletes.map((a, i) => teamAthleteRow(registrationId, i + 1, a));
-  await writeWithAdmission(trx, trx("registration_athletes").insert(athletes));
-  if (h.dayIds.length > 0) await writeWithAdmission(trx, trx("registration_days").insert(h.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId }))));
+  await writeDeferred(trx, trx("registration_athletes").insert(athletes));
+  if (h.dayIds.length > 0) await writeDeferred(trx, trx("registration_days").insert(h.dayIds.map((dayId) => ({ registration_id: registrationId, event_day_id: dayId }))));
   return athletes;
 }
 
