@@ -3,7 +3,7 @@ import type { Knex } from "knex";
 /**
  * `admit_places_then(event, places, now, then)` (MySQL/MariaDB only): `admit_places_or_why`, and when the places are
  * taken, the statements in `then` (a JSON array of SQL texts: the writes a hold deferred to its admission,
- * src/db/deferredWrites.ts) run before the COMMIT, in order, each as a prepared statement. A hold's athletes and days
+ * src/db/deferredWrites.ts) run before the COMMIT, in order, each as a prepared statement (`run_statements`). A hold's athletes and days
  * so cost no round trip of their own, and a refused hold never sends them. The event's count row stays locked from
  * the UPDATE to the COMMIT, inside the server only. A statement of `then` that fails ends the call with its error, the
  * transaction still open: the caller rolls it back, the count's change with it.
@@ -11,25 +11,33 @@ import type { Knex } from "knex";
  */
 export async function up(knex: Knex): Promise<void> {
   if (!isMysql(knex)) return;
+  await knex.raw("drop procedure if exists run_statements");
+  // The statements of a JSON array of SQL texts, in order, each prepared and executed (also commit_then's).
+  await knex.raw(`
+    create procedure run_statements(in p_statements longtext)
+    modifies sql data
+    begin
+      declare i int default 0;
+      while i < json_length(p_statements) do
+        set @run_statement = json_unquote(json_extract(p_statements, concat('$[', i, ']')));
+        prepare run_statement from @run_statement;
+        execute run_statement;
+        deallocate prepare run_statement;
+        set i = i + 1;
+      end while;
+      set @run_statement = null;
+    end`);
   await knex.raw("drop procedure if exists admit_places_then");
   await knex.raw(`
     create procedure admit_places_then(in p_event int, in p_places int, in p_now datetime(3), in p_then longtext)
     modifies sql data
     begin
-      declare i int default 0;
       update event_places set taken = taken + p_places
         where event_id = p_event
           and taken + p_places <= (select capacity from events where id = p_event)
           and not exists (select 1 from waiting_list_entries where event_id = p_event and status = 'waiting');
       if row_count() = 1 then
-        while i < json_length(p_then) do
-          set @admit_places_then = json_unquote(json_extract(p_then, concat('$[', i, ']')));
-          prepare admit_places_then_write from @admit_places_then;
-          execute admit_places_then_write;
-          deallocate prepare admit_places_then_write;
-          set i = i + 1;
-        end while;
-        set @admit_places_then = null;
+        call run_statements(p_then);
         commit;
         select 1 as admitted;
       else
@@ -45,7 +53,9 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  if (isMysql(knex)) await knex.raw("drop procedure if exists admit_places_then");
+  if (!isMysql(knex)) return;
+  await knex.raw("drop procedure if exists admit_places_then");
+  await knex.raw("drop procedure if exists run_statements");
 }
 
 const isMysql = (knex: Knex) => (knex.client as Knex.Client).config.client === "mysql2";

@@ -3,8 +3,9 @@ import type { Knex } from "knex";
 /**
  * `commit_then(then)` (MySQL/MariaDB only): the statements in `then` (a JSON array of SQL texts: writes a transaction
  * deferred to its end, src/db/deferredWrites.ts, such as a settlement's manage link) run in order, each as a prepared
- * statement, then COMMIT, in one round trip in place of knex's COMMIT. A statement that fails ends the call with its
- * error, the transaction still open: knex then rolls it back.
+ * statement (`run_statements`, migrations/20261209000100_admit_places_then.ts), then COMMIT, in one round trip in
+ * place of knex's COMMIT. A statement that fails ends the call with its error, the transaction still open: knex then
+ * rolls it back.
  */
 export async function up(knex: Knex): Promise<void> {
   if (!isMysql(knex)) return;
@@ -13,15 +14,7 @@ export async function up(knex: Knex): Promise<void> {
     create procedure commit_then(in p_then longtext)
     modifies sql data
     begin
-      declare i int default 0;
-      while i < json_length(p_then) do
-        set @commit_then = json_unquote(json_extract(p_then, concat('$[', i, ']')));
-        prepare commit_then_write from @commit_then;
-        execute commit_then_write;
-        deallocate prepare commit_then_write;
-        set i = i + 1;
-      end while;
-      set @commit_then = null;
+      call run_statements(p_then);
       commit;
     end`);
 }
