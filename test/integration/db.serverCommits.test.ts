@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backend, createTestApp, type TestApp } from "../support/app.ts";
 import { admitPlaces, type Refusal } from "../../src/events/places.ts";
-import { committedByServer } from "../../src/db/serverCommits.ts";
+import { committedByServer, rolledBackByServer } from "../../src/db/serverCommits.ts";
 import { lockForUpdate } from "../../src/db/locks.ts";
 import { deferWrites, writeDeferred } from "../../src/db/deferredWrites.ts";
 
@@ -101,6 +101,26 @@ describe.runIf(backend === "mysql")("a transaction committed inside the server",
     } finally {
       await t.db("registrations").where({ id }).delete();
     }
+  });
+
+  it("answers the previous release's call, admit_places_or_why, as admit_places_then with no writes (a rolling deploy)", async () => {
+    const before = await taken();
+    const capacity = Number((await t.db("events").where({ id: 2 }).first("capacity"))!.capacity);
+    const call = (places: number) =>
+      t.db.transaction(async (trx) => {
+        await trx("server_commit_rows").insert({ note: `previous-release-${places}` });
+        const result = (await trx.raw("call admit_places_or_why(?, ?, ?)", [2, places, new Date()])) as unknown as [[Record<string, unknown>[]]];
+        const row = result[0][0][0]!;
+        if (Number(row.admitted) === 1) committedByServer(trx);
+        else rolledBackByServer(trx);
+        return row;
+      }).catch((err: Error) => ({ error: err.message }));
+    expect(await call(1)).toEqual({ admitted: 1 });
+    expect(await taken()).toBe(before + 1);
+    expect(await call(10_000)).toEqual({ error: "the transaction was rolled back inside the server; its work must throw" });
+    expect(await taken()).toBe(before + 1);
+    expect((await t.db("server_commit_rows").where("note", "like", "previous-release-%")).map((r) => r.note)).toEqual(["previous-release-1"]);
+    expect(capacity).toBeGreaterThan(before + 1);
   });
 
   it("gives every connection back: more such transactions than the pool holds, then ordinary ones, all run", async () => {
