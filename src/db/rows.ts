@@ -1,4 +1,5 @@
 import { toText } from "../shared/toText.ts";
+import { isMysql } from "./dialect.ts";
 
 /** A row as knex returns it: repositories read each column through the functions below. */
 export type Row = Record<string, unknown>;
@@ -42,7 +43,7 @@ export function isUniqueViolation(err: unknown): boolean {
  * Date carries, MySQL rounds them), so on MySQL the dates are written in whole seconds (dropped); SQLite keeps them.
  */
 export function asStored(conn: { client: unknown }, row: Row): Row {
-  if ((conn.client as { config: { client: string } }).config.client !== "mysql2") return row;
+  if (!isMysql(conn)) return row;
   const out: Row = {};
   for (const [key, value] of Object.entries(row)) out[key] = value instanceof Date ? new Date(Math.floor(value.getTime() / 1000) * 1000) : value;
   return out;

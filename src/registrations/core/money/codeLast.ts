@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { RestartTransaction } from "../../../db/transaction.ts";
 import { committedByServer, rolledBackByServer } from "../../../db/serverCommits.ts";
+import { isMysql } from "../../../db/dialect.ts";
 import { admitPlaces } from "../../../events/places.ts";
 import * as codes from "../../../discounts/repository.ts";
 import { DISCOUNT_REASONS, type DiscountCode } from "../../../shared/discounts/rules.ts";
@@ -56,7 +57,7 @@ export async function takeUseLast(trx: Knex.Transaction, use: CodeUse, now: Date
  * row is not kept locked meanwhile). Refused when the code is used up.
  */
 export async function admitWithCodeUse(trx: Knex.Transaction, places: number, use: CodeUse, now: Date): Promise<boolean> {
-  if ((trx.client as Knex.Client).config.client !== "mysql2") {
+  if (!isMysql(trx)) {
     await takeUseLast(trx, use, now);
     return (await admitPlaces(trx, use.eventId, places, now)).admitted;
   }
